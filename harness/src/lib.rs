@@ -1,0 +1,8 @@
+//! clawspec: conformance suite and simulation harness for OpenClaw context engines.
+//!
+//! Flow: scenario → runtime (simulated OpenClaw host) → driver → engine process;
+//! trace → checks (clauses) → verdicts → reports.
+
+pub use clawspec_contract as contract;
+
+pub mod driver;

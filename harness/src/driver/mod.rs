@@ -1,0 +1,176 @@
+//! Engine driver: spawns an engine as a real child process and speaks protocol
+//! v1 with it (`docs/protocol.md`). Every misbehaviour becomes a named
+//! [`EngineFault`]; after a fault the process group is killed and the caller
+//! moves on (a fresh process per scenario).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clawspec_contract::protocol::{InitializeParams, InitializeResult, RpcError};
+use serde_json::Value;
+
+/// How to start an engine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineSpec {
+    /// argv; `program` is looked up on PATH.
+    pub program: String,
+    pub args: Vec<String>,
+    /// Extra environment (the driver does not clear the parent environment;
+    /// adapters that need isolation do it themselves).
+    pub env: BTreeMap<String, String>,
+    pub cwd: Option<PathBuf>,
+    /// Shown in reports: `builtin:window`, the command line, `plugin:path`.
+    pub display: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct DriverConfig {
+    /// Default per-call timeout.
+    pub call_timeout: Duration,
+    /// `compact` timeout: OpenClaw's `compactContextEngineWithSafetyTimeout`
+    /// default of 180 s (`agents.defaults.compaction.timeoutSeconds`,
+    /// openclaw `src/agents/embedded-agent-runner/compaction-safety-timeout.ts`).
+    pub compact_timeout: Duration,
+    /// Time allowed for the handshake (process start included).
+    pub initialize_timeout: Duration,
+    /// After `shutdown` is answered (or after a fault), wait this long for exit
+    /// before killing the process group.
+    pub shutdown_grace: Duration,
+    /// Largest stdout line accepted (bytes).
+    pub max_line_bytes: usize,
+    /// stderr kept per engine (bytes, ring buffer) and the flood limit: more
+    /// than `stderr_flood_bytes` during one call is a fault.
+    pub stderr_keep_bytes: usize,
+    pub stderr_flood_bytes: usize,
+}
+
+impl Default for DriverConfig {
+    fn default() -> Self {
+        DriverConfig {
+            call_timeout: Duration::from_secs(30),
+            compact_timeout: Duration::from_secs(180),
+            initialize_timeout: Duration::from_secs(30),
+            shutdown_grace: Duration::from_secs(2),
+            max_line_bytes: 64 * 1024 * 1024,
+            stderr_keep_bytes: 64 * 1024,
+            stderr_flood_bytes: 16 * 1024 * 1024,
+        }
+    }
+}
+
+/// Named engine misbehaviours. `kind()` gives the stable kebab-case name used
+/// in reports.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum EngineFault {
+    #[error("engine could not be started: {message}")]
+    SpawnFailed { message: String },
+    #[error("engine exited during start-up ({status}) before answering initialize")]
+    CrashAtStart { status: String, stderr: String },
+    #[error("engine exited ({status}) while handling {method}")]
+    CrashMidCall { method: String, status: String, stderr: String },
+    #[error("engine did not answer {method} within {timeout_ms} ms")]
+    Timeout { method: String, timeout_ms: u64, stderr: String },
+    #[error("engine wrote a line that is not a JSON-RPC frame while handling {method}: {detail}")]
+    NonJsonLine { method: String, line: String, detail: String, stderr: String },
+    #[error("engine wrote a partial line and closed stdout while handling {method}")]
+    PartialLine { method: String, fragment: String, stderr: String },
+    #[error("engine answered {method} (id {expected}) with id {got}")]
+    WrongId { method: String, expected: String, got: String, stderr: String },
+    #[error("engine response to {method} exceeds {limit} bytes")]
+    OversizedResponse { method: String, limit: usize, stderr: String },
+    #[error("engine wrote invalid UTF-8 while handling {method}")]
+    InvalidUtf8 { method: String, stderr: String },
+    #[error("engine exited with status 0 before shutdown (during {method})")]
+    ExitBeforeShutdown { method: String, stderr: String },
+    #[error("engine flooded stderr (> {limit} bytes) while handling {method}")]
+    StderrFlood { method: String, limit: usize, stderr: String },
+    #[error("engine does not speak protocol version {requested}: {detail}")]
+    UnsupportedProtocolVersion { requested: u32, detail: String, stderr: String },
+    #[error("engine answered initialize with an invalid result: {detail}")]
+    BadHandshake { detail: String, stderr: String },
+    #[error("engine did not exit within the grace period after shutdown")]
+    NoExitAfterShutdown { stderr: String },
+}
+
+impl EngineFault {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            EngineFault::SpawnFailed { .. } => "spawn-failed",
+            EngineFault::CrashAtStart { .. } => "crash-at-start",
+            EngineFault::CrashMidCall { .. } => "crash-mid-call",
+            EngineFault::Timeout { .. } => "timeout",
+            EngineFault::NonJsonLine { .. } => "non-json-line",
+            EngineFault::PartialLine { .. } => "partial-line",
+            EngineFault::WrongId { .. } => "wrong-id",
+            EngineFault::OversizedResponse { .. } => "oversized-response",
+            EngineFault::InvalidUtf8 { .. } => "invalid-utf8",
+            EngineFault::ExitBeforeShutdown { .. } => "exit-before-shutdown",
+            EngineFault::StderrFlood { .. } => "stderr-flood",
+            EngineFault::UnsupportedProtocolVersion { .. } => "unsupported-protocol-version",
+            EngineFault::BadHandshake { .. } => "bad-handshake",
+            EngineFault::NoExitAfterShutdown { .. } => "no-exit-after-shutdown",
+        }
+    }
+
+    /// The stderr slice captured for this fault (empty when none).
+    pub fn stderr(&self) -> &str {
+        match self {
+            EngineFault::SpawnFailed { .. } => "",
+            EngineFault::CrashAtStart { stderr, .. }
+            | EngineFault::CrashMidCall { stderr, .. }
+            | EngineFault::Timeout { stderr, .. }
+            | EngineFault::NonJsonLine { stderr, .. }
+            | EngineFault::PartialLine { stderr, .. }
+            | EngineFault::WrongId { stderr, .. }
+            | EngineFault::OversizedResponse { stderr, .. }
+            | EngineFault::InvalidUtf8 { stderr, .. }
+            | EngineFault::ExitBeforeShutdown { stderr, .. }
+            | EngineFault::StderrFlood { stderr, .. }
+            | EngineFault::UnsupportedProtocolVersion { stderr, .. }
+            | EngineFault::BadHandshake { stderr, .. }
+            | EngineFault::NoExitAfterShutdown { stderr } => stderr,
+        }
+    }
+}
+
+/// The engine's answer to one call: a result, or a caught error (a JS throw,
+/// `-32000`; abort rejection `-32001`; not implemented `-32601`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reply {
+    Ok(Value),
+    Threw(RpcError),
+}
+
+/// Answers engine → host requests (`host/llm.complete`, …) while a call is in
+/// flight, and receives engine notifications (`$/log`). Must be deterministic.
+pub trait HostHandler: Send {
+    fn request(&mut self, method: &str, params: &Value) -> Result<Value, RpcError>;
+    fn notification(&mut self, method: &str, params: &Value);
+}
+
+/// Options for one call.
+#[derive(Clone, Debug, Default)]
+pub struct CallOptions {
+    /// Overrides the configured timeout for this call.
+    pub timeout: Option<Duration>,
+    /// When the timeout fires and this is set, the driver sends
+    /// `$/abort {signal, reason:"timeout"}` and reports `Reply::Threw` with code
+    /// `-32001` instead of a fault if the engine then answers within the
+    /// shutdown grace; otherwise the usual `Timeout` fault. (OpenClaw's
+    /// compaction safety timeout races an AbortSignal.)
+    pub abort_signal: Option<String>,
+}
+
+/// How the process ended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShutdownReport {
+    /// Exited on its own within the grace period after `shutdown`.
+    pub exited_cleanly: bool,
+    pub exit_status: Option<String>,
+    pub fault: Option<EngineFault>,
+    pub stderr_tail: String,
+}
+
+mod process;
+pub use process::Engine;
