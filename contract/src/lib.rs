@@ -6,6 +6,7 @@
 
 pub mod events;
 pub mod info;
+pub mod markers;
 pub mod message;
 pub mod params;
 pub mod protocol;
@@ -13,6 +14,7 @@ pub mod provenance;
 pub mod results;
 pub mod schema;
 pub mod settings;
+pub mod tokens;
 
 pub use events::*;
 pub use info::*;

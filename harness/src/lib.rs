@@ -6,3 +6,5 @@
 pub use clawspec_contract as contract;
 
 pub mod driver;
+pub mod cli;
+pub mod engines;
