@@ -8,3 +8,6 @@ pub use clawspec_contract as contract;
 pub mod driver;
 pub mod cli;
 pub mod engines;
+pub mod runtime;
+pub mod scenario;
+pub mod trace;

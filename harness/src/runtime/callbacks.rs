@@ -1,0 +1,124 @@
+//! Engine → host requests answered while a call is in flight, deterministically:
+//! `host/llm.complete` (a digest summary), `host/delegateCompaction`
+//! (OpenClaw's built-in compaction, `delegateCompactionToRuntime`,
+//! openclaw `src/context-engine/delegate.ts`), `host/rewriteTranscriptEntries`.
+
+use clawspec_contract::protocol::{code, method, RpcError};
+use clawspec_contract::*;
+use serde_json::{json, Value};
+
+use crate::driver::HostHandler;
+use crate::trace::CallbackRecord;
+
+/// A transcript rewrite the runtime applies after the call returns.
+#[derive(Clone, Debug)]
+pub struct CompactionPlan {
+    /// Index of the first kept message in the transcript.
+    pub first_kept: usize,
+    pub summary: String,
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+}
+
+pub struct Callbacks {
+    pub records: Vec<CallbackRecord>,
+    /// Transcript messages (for delegated compaction).
+    pub transcript: Vec<AgentMessage>,
+    pub entry_ids: Vec<String>,
+    pub plan: Option<CompactionPlan>,
+    pub log: Vec<String>,
+}
+
+impl Callbacks {
+    pub fn new(transcript: Vec<AgentMessage>, entry_ids: Vec<String>) -> Self {
+        Callbacks { records: Vec::new(), transcript, entry_ids, plan: None, log: Vec::new() }
+    }
+}
+
+/// Deterministic stand-in for a summarising model call.
+pub fn summarize(messages: &[Value]) -> String {
+    let texts: Vec<String> = messages
+        .iter()
+        .map(|m| match m.get("content") {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Array(a)) => a.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join(" "),
+            _ => String::new(),
+        })
+        .collect();
+    let all = texts.join(" ");
+    let words: Vec<&str> = all.split_whitespace().collect();
+    let head: Vec<&str> = words.iter().take(12).copied().collect();
+    format!("Summary of {} messages ({} words): {}", messages.len(), words.len(), head.join(" "))
+}
+
+/// OpenClaw's built-in compaction, simplified: summarise everything before a
+/// kept tail of about a third of the budget, starting at a user message so no
+/// tool pair is split.
+pub fn plan_compaction(ms: &[AgentMessage], token_budget: u64) -> Option<CompactionPlan> {
+    let before = tokens::estimate_messages(ms);
+    let keep_budget = (token_budget / 3).max(1);
+    let mut kept = 0u64;
+    let mut first_kept = ms.len();
+    for i in (0..ms.len()).rev() {
+        kept += tokens::estimate_message(&ms[i]);
+        if kept > keep_budget {
+            break;
+        }
+        if matches!(ms[i], AgentMessage::User(_)) {
+            first_kept = i;
+        }
+    }
+    if first_kept == 0 || first_kept >= ms.len() && ms.len() < 2 {
+        return None;
+    }
+    if first_kept >= ms.len() {
+        // No user boundary inside the tail budget: keep only the last user turn.
+        first_kept = ms.iter().rposition(|m| matches!(m, AgentMessage::User(_)))?;
+        if first_kept == 0 {
+            return None;
+        }
+    }
+    let prefix: Vec<Value> = ms[..first_kept].iter().map(|m| serde_json::to_value(m).unwrap()).collect();
+    let summary = summarize(&prefix);
+    let after = tokens::estimate_text(&summary) + tokens::estimate_messages(&ms[first_kept..]);
+    if after >= before {
+        return None;
+    }
+    Some(CompactionPlan { first_kept, summary, tokens_before: before, tokens_after: after })
+}
+
+impl HostHandler for Callbacks {
+    fn request(&mut self, m: &str, params: &Value) -> Result<Value, RpcError> {
+        let result = match m {
+            method::HOST_LLM_COMPLETE => {
+                let messages = params.get("messages").and_then(Value::as_array).cloned().unwrap_or_default();
+                json!({"text": summarize(&messages)})
+            }
+            method::HOST_DELEGATE_COMPACTION => {
+                let budget = params.get("tokenBudget").and_then(Value::as_u64).unwrap_or(u64::MAX / 4);
+                match plan_compaction(&self.transcript, budget) {
+                    Some(p) => {
+                        let r = json!({"ok": true, "compacted": true, "result": {
+                            "summary": p.summary, "firstKeptEntryId": self.entry_ids.get(p.first_kept),
+                            "tokensBefore": p.tokens_before, "tokensAfter": p.tokens_after}});
+                        self.plan = Some(p);
+                        r
+                    }
+                    None => json!({"ok": true, "compacted": false, "reason": "nothing to compact"}),
+                }
+            }
+            method::HOST_REWRITE_TRANSCRIPT => json!({"changed": false, "bytesFreed": 0, "rewrittenEntries": 0}),
+            other => {
+                return Err(RpcError { code: code::METHOD_NOT_FOUND, message: format!("unknown host method {other}"), data: None });
+            }
+        };
+        self.records.push(CallbackRecord { method: m.to_string(), params: params.clone(), result: result.clone() });
+        Ok(result)
+    }
+
+    fn notification(&mut self, m: &str, params: &Value) {
+        if m == method::LOG {
+            self.log.push(params.get("message").and_then(Value::as_str).unwrap_or_default().to_string());
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! How each lifecycle call's params are built, per profile. One function per
+//! hook, so "where is an assemble call built" has one answer: [`assemble_params`].
+
+use clawspec_contract::*;
+use serde_json::{json, Map, Value};
+
+use super::settings::{self, SettingsInput};
+use super::Sim;
+
+/// The system prompt the simulated agent sends (its size counts against the budget).
+pub const SYSTEM_PROMPT: &str = "You are a personal assistant running inside OpenClaw.";
+
+fn llm_callback() -> Value {
+    json!({"complete": {"$callback": "llm.complete"}})
+}
+
+impl Sim<'_> {
+    pub fn runtime_settings(&self, prompt_budget: u64, degraded: Option<&str>) -> Option<Value> {
+        if !self.profile.runtime_settings {
+            return None;
+        }
+        let s = settings::build(&SettingsInput {
+            provider: &self.setup.provider,
+            requested_model: &self.scenario.setup.model,
+            resolved_model: &self.setup.model,
+            engine_id: &self.info.id,
+            prompt_token_budget: prompt_budget,
+            reserve_tokens: self.setup.reserve_tokens,
+            fallback_reason: None,
+            degraded_reason: degraded,
+        });
+        Some(serde_json::to_value(s).expect("settings"))
+    }
+
+    /// `sessionTarget` (2026.8.2+).
+    pub fn session_target(&self) -> Option<Value> {
+        self.profile.compact_params_v2026_8.then(|| {
+            json!({"agentId": self.setup.agent_id, "sessionId": self.transcript.session_id,
+                   "sessionKey": self.setup.session_key, "storePath": format!("{}/sessions.db", self.state_str())})
+        })
+    }
+
+    /// `buildAfterTurnRuntimeContext` subset (openclaw
+    /// `src/agents/embedded-agent-runner/run/attempt.prompt-helpers.ts`); pre-turn
+    /// hooks get it without `rewriteTranscriptEntries` (`preparePreTurnRuntimeContext`).
+    pub fn runtime_context(&self, with_rewrite: bool) -> Value {
+        let mut c = Map::new();
+        c.insert("sessionKey".into(), json!(self.setup.session_key));
+        c.insert("workspaceDir".into(), json!("/workspace"));
+        c.insert("agentDir".into(), json!("/agent"));
+        c.insert("provider".into(), json!(self.setup.provider));
+        c.insert("modelId".into(), json!(self.setup.model));
+        c.insert("tokenBudget".into(), json!(self.budget()));
+        // runtimeContext.llm.complete arrived in 2026.5.28.
+        if self.profile.runtime_settings {
+            c.insert("llm".into(), llm_callback());
+            if let Some(t) = self.session_target() {
+                c.insert("sessionTarget".into(), t);
+            }
+        }
+        if with_rewrite {
+            c.insert("rewriteTranscriptEntries".into(), json!({"$callback": "rewriteTranscriptEntries"}));
+        }
+        Value::Object(c)
+    }
+
+    fn put(obj: &mut Map<String, Value>, k: &str, v: Option<Value>) {
+        if let Some(v) = v {
+            obj.insert(k.into(), v);
+        }
+    }
+
+    pub fn bootstrap_params(&self) -> Value {
+        let mut p = Map::new();
+        p.insert("sessionId".into(), json!(self.transcript.session_id));
+        p.insert("sessionKey".into(), json!(self.setup.session_key));
+        Self::put(&mut p, "sessionTarget", self.session_target());
+        p.insert("sessionFile".into(), json!(self.session_file()));
+        Self::put(&mut p, "runtimeSettings", self.runtime_settings(self.budget(), None));
+        p.insert("runtimeContext".into(), self.runtime_context(false));
+        Value::Object(p)
+    }
+
+    pub fn maintain_params(&mut self, deferred: bool) -> Value {
+        let mut p = Map::new();
+        p.insert("sessionId".into(), json!(self.transcript.session_id));
+        p.insert("sessionKey".into(), json!(self.setup.session_key));
+        Self::put(&mut p, "sessionTarget", self.session_target());
+        p.insert("sessionFile".into(), json!(self.session_file()));
+        Self::put(&mut p, "runtimeSettings", self.runtime_settings(self.budget(), None));
+        let mut ctx = self.runtime_context(true);
+        if deferred {
+            ctx["allowDeferredCompactionExecution"] = json!(true);
+        }
+        p.insert("runtimeContext".into(), ctx);
+        if self.profile.compact_params_v2026_8 {
+            p.insert("abortSignal".into(), json!({"$abortSignal": self.ids.next("sig")}));
+        }
+        Value::Object(p)
+    }
+
+    /// The assemble budget of an attempt: `max(1, budget − reserve − rendered
+    /// prompt)` since 2026.5 (contract §4.3 step 3); the full budget before.
+    pub fn assemble_budget(&self, prompt: &str) -> u64 {
+        if self.profile.reduced_assemble_budget {
+            let rendered = tokens::estimate_text(SYSTEM_PROMPT) + tokens::estimate_text(prompt);
+            self.budget().saturating_sub(self.setup.reserve_tokens).saturating_sub(rendered).max(1)
+        } else {
+            self.budget()
+        }
+    }
+
+    /// `availableTools`: capability tool names, client tools excluded
+    /// (attempt.spawn-workspace.context-engine.test.ts).
+    pub fn available_tools(&self) -> Vec<String> {
+        self.setup.tools.iter().filter(|t| !self.setup.client_tools.contains(t)).cloned().collect()
+    }
+
+    pub fn assemble_params(&self, messages: &[AgentMessage], token_budget: u64, prompt: Option<&str>, attempt_call: bool, boundary: usize) -> Value {
+        let mut p = Map::new();
+        p.insert("sessionId".into(), json!(self.transcript.session_id));
+        p.insert("sessionKey".into(), json!(self.setup.session_key));
+        p.insert("messages".into(), serde_json::to_value(messages).expect("messages"));
+        p.insert("tokenBudget".into(), json!(token_budget));
+        if attempt_call {
+            p.insert("availableTools".into(), json!(self.available_tools()));
+            Self::put(&mut p, "citationsMode", self.setup.citations_mode.clone().map(Value::String));
+        }
+        p.insert("model".into(), json!(self.setup.model));
+        if let (true, Some(pr)) = (attempt_call, prompt) {
+            p.insert("prompt".into(), json!(pr));
+        }
+        Self::put(&mut p, "runtimeSettings", self.runtime_settings(token_budget, None));
+        if self.profile.rfc_assemble_fields {
+            // RFC #82137 (seed 000 §2): three parallel arrays aligned with messages.
+            p.insert("prePromptMessageCount".into(), json!(boundary));
+            let prov: Vec<Value> = messages
+                .iter()
+                .map(|m| m.provenance().map(|p| serde_json::to_value(p).unwrap()).unwrap_or(Value::Null))
+                .collect();
+            let evs: Vec<Value> = messages
+                .iter()
+                .map(|m| match self.events_by_text.get(&m.text()) {
+                    Some(e) if matches!(m, AgentMessage::User(_)) => serde_json::to_value(e).unwrap(),
+                    _ => Value::Null,
+                })
+                .collect();
+            p.insert("inputProvenance".into(), Value::Array(prov));
+            p.insert("internalEvents".into(), Value::Array(evs));
+        }
+        Value::Object(p)
+    }
+
+    /// Overflow/budget/manual compaction params (contract §4.6; ≤2026.7.x shape
+    /// keeps `sessionFile` and has no agentId/sessionTarget/abortSignal).
+    pub fn compact_params(&mut self, token_budget: u64, current: Option<u64>, target: &str, trigger: &str, attempt: u32) -> Value {
+        let mut p = Map::new();
+        p.insert("sessionId".into(), json!(self.transcript.session_id));
+        p.insert("sessionKey".into(), json!(self.setup.session_key));
+        if self.profile.compact_params_v2026_8 {
+            p.insert("agentId".into(), json!(self.setup.agent_id));
+            Self::put(&mut p, "sessionTarget", self.session_target());
+        } else {
+            p.insert("sessionFile".into(), json!(self.session_file()));
+        }
+        p.insert("tokenBudget".into(), json!(token_budget));
+        Self::put(&mut p, "currentTokenCount", current.map(|c| json!(c)));
+        p.insert("force".into(), json!(true));
+        p.insert("compactionTarget".into(), json!(target));
+        let mut ctx = Map::new();
+        ctx.insert("trigger".into(), json!(trigger));
+        ctx.insert("diagId".into(), json!(format!("diag-{:04}", self.seq + 1)));
+        ctx.insert("attempt".into(), json!(attempt));
+        // Max 3 overflow compactions per run (openclaw
+        // `src/agents/embedded-agent-runner/run/overflow-context-recovery.ts`).
+        ctx.insert("maxAttempts".into(), json!(super::turn::MAX_OVERFLOW_COMPACTIONS));
+        ctx.insert("runId".into(), json!(format!("run-{:04}", self.turn)));
+        Self::put(&mut ctx, "currentTokenCount", current.map(|c| json!(c)));
+        if self.profile.runtime_settings {
+            ctx.insert("llm".into(), llm_callback());
+        }
+        p.insert("runtimeContext".into(), Value::Object(ctx));
+        let degraded = (trigger == "overflow").then_some("context_overflow");
+        Self::put(&mut p, "runtimeSettings", self.runtime_settings(token_budget, degraded));
+        // compact.abortSignal arrived in 2026.5.28.
+        if self.profile.runtime_settings {
+            p.insert("abortSignal".into(), json!({"$abortSignal": self.ids.next("sig")}));
+        }
+        Value::Object(p)
+    }
+}

@@ -1,0 +1,203 @@
+//! Volatile input the runtime injects: subagent/cron completion announces,
+//! inter-session bridges and hidden runtime-context carriers, formatted per
+//! profile. Marker texts go through `Profile::marker` so the `marker-drift`
+//! variant changes them in one place.
+
+use clawspec_contract::markers::*;
+use clawspec_contract::*;
+use serde_json::json;
+
+use super::profile::Profile;
+use crate::scenario::model::AnnounceSpec;
+
+/// `buildAnnounceReplyInstruction` (openclaw `src/agents/subagents/announce/*`);
+/// ends with the NO_REPLY rule. Pending exact-text check.
+pub const ANNOUNCE_REPLY_INSTRUCTION: &str = "A completed subagent task is ready for user delivery. Convert the result above into your normal assistant voice and send that user-facing update now. Keep this internal context private (don't mention system/log/stats/session details or announce type). If this result is duplicate or no update is needed, reply ONLY: NO_REPLY.";
+
+pub fn task_completion_event(a: &AnnounceSpec) -> AgentInternalEvent {
+    let status = match a.status.as_str() {
+        "timeout" => TaskStatus::Timeout,
+        "error" => TaskStatus::Error,
+        "unknown" => TaskStatus::Unknown,
+        _ => TaskStatus::Ok,
+    };
+    // Subagent statusLabel variants (openclaw `src/agents/internal-events.ts`).
+    let status_label = match status {
+        TaskStatus::Ok => "completed; ready for parent review".to_string(),
+        TaskStatus::Timeout => match &a.error {
+            Some(e) => format!("timed out: {e}"),
+            None => "timed out".into(),
+        },
+        TaskStatus::Error => format!("failed: {}", a.error.clone().unwrap_or_else(|| "unknown error".into())),
+        TaskStatus::Unknown => "finished with unknown status".into(),
+    };
+    let source = match a.source.as_str() {
+        "cron" => TaskCompletionSource::Cron,
+        "image_generation" => TaskCompletionSource::ImageGeneration,
+        "video_generation" => TaskCompletionSource::VideoGeneration,
+        "music_generation" => TaskCompletionSource::MusicGeneration,
+        _ => TaskCompletionSource::Subagent,
+    };
+    AgentInternalEvent::TaskCompletion(TaskCompletionEvent {
+        source,
+        child_session_key: a.child.clone(),
+        child_session_id: a.child_session_id.clone(),
+        // default announceType `subagent task`; `cron job` ⇒ source cron.
+        announce_type: if source == TaskCompletionSource::Cron { "cron job".into() } else { "subagent task".into() },
+        task_label: a.task.clone(),
+        status,
+        status_label,
+        result: a.result.clone(),
+        no_visible_result: None,
+        model_route_change: None,
+        attachments: None,
+        media_urls: None,
+        stats_line: a.stats.clone(),
+        reply_instruction: ANNOUNCE_REPLY_INSTRUCTION.into(),
+        extra: Extra::new(),
+    })
+}
+
+fn source_name(s: TaskCompletionSource) -> &'static str {
+    match s {
+        TaskCompletionSource::Subagent => "subagent",
+        TaskCompletionSource::Cron => "cron",
+        TaskCompletionSource::ImageGeneration => "image_generation",
+        TaskCompletionSource::VideoGeneration => "video_generation",
+        TaskCompletionSource::MusicGeneration => "music_generation",
+    }
+}
+
+fn escape_prompt_data(s: &str) -> String {
+    s.replace('<', "&lt;").replace('>', "&gt;")
+}
+
+/// `formatAgentInternalEventsForPrompt` (openclaw `src/agents/internal-events.ts`);
+/// 2026.4.26 framed the child result with untrusted markers instead of
+/// `<prompt-data>`. Several events are joined by `\n\n---\n\n`.
+pub fn format_internal_events(p: &Profile, events: &[AgentInternalEvent]) -> String {
+    let mut bodies = Vec::new();
+    for AgentInternalEvent::TaskCompletion(e) in events {
+        let mut lines = vec![
+            p.marker(TASK_COMPLETION_TITLE),
+            format!("source: {}", source_name(e.source)),
+            format!("session_key: {}", e.child_session_key),
+            format!("session_id: {}", e.child_session_id.as_deref().unwrap_or("unknown")),
+            format!("type: {}", e.announce_type),
+            format!("task: {}", e.task_label),
+            format!("status: {}", truncate_label(&e.status_label)),
+            String::new(),
+        ];
+        if e.result.trim().is_empty() {
+            lines.push("Child result: (no output)".into());
+        } else if p.legacy_child_result_markers {
+            lines.push(CHILD_RESULT_INTRO_2026_4.into());
+            lines.push(UNTRUSTED_CHILD_RESULT_BEGIN.into());
+            lines.push(e.result.clone());
+            lines.push(UNTRUSTED_CHILD_RESULT_END.into());
+        } else {
+            lines.push(CHILD_RESULT_INTRO.into());
+            lines.push("<prompt-data>".into());
+            lines.push(escape_prompt_data(&e.result));
+            lines.push("</prompt-data>".into());
+        }
+        if let Some(s) = &e.stats_line {
+            lines.push(String::new());
+            lines.push(s.clone());
+        }
+        lines.push(String::new());
+        lines.push("Action:".into());
+        lines.push(e.reply_instruction.clone());
+        bodies.push(lines.join("\n"));
+    }
+    format!(
+        "{}\n{INTERNAL_CONTEXT_HEADER}\n{INTERNAL_CONTEXT_NOTICE}\n\n{}\n{}",
+        p.marker(INTERNAL_CONTEXT_BEGIN),
+        bodies.join("\n\n---\n\n"),
+        p.marker(INTERNAL_CONTEXT_END)
+    )
+}
+
+/// statusLabel ≤ 500 chars, then `…[truncated]` (same file).
+fn truncate_label(s: &str) -> String {
+    if s.chars().count() <= 500 {
+        s.to_string()
+    } else {
+        format!("{}…[truncated]", s.chars().take(500).collect::<String>())
+    }
+}
+
+/// Provenance of a completion announce (sourceTool `subagent_announce`, contract §4.9).
+pub fn announce_provenance(child: &str) -> InputProvenance {
+    InputProvenance::inter_session(child, "subagent_announce")
+}
+
+/// `shouldSuppressAgentPromptPersistence` (openclaw
+/// `src/gateway/agent-turn/agent-handler-helpers.ts`).
+pub fn suppress_persistence(prov: Option<&InputProvenance>, events: &[AgentInternalEvent], private: bool) -> bool {
+    if private {
+        return false;
+    }
+    let Some(p) = prov else { return false };
+    p.kind == ProvenanceKind::InterSession
+        && p.source_tool.as_deref() == Some("subagent_announce")
+        && events.iter().any(|AgentInternalEvent::TaskCompletion(e)| e.source == TaskCompletionSource::Subagent)
+}
+
+/// Inter-session header. 2026.7.x+: `… isUser=false`; 2026.4.26
+/// (`pi-embedded-runner/replay-history.ts`) had no `isUser` and no explanation.
+pub fn inter_session_header(p: &Profile, prov: &InputProvenance) -> String {
+    let mut h = p.marker(INTER_SESSION_PREFIX);
+    if let Some(k) = &prov.source_session_key {
+        h.push_str(&format!(" sourceSession={k}"));
+    }
+    if let Some(c) = &prov.source_channel {
+        h.push_str(&format!(" sourceChannel={c}"));
+    }
+    if let Some(t) = &prov.source_tool {
+        h.push_str(&format!(" sourceTool={t}"));
+    }
+    if !p.inter_session_visible_prefix {
+        h.push_str(" isUser=false");
+    }
+    h
+}
+
+/// 2026.4.26: history user messages carrying inter-session provenance are
+/// shown with the header prefixed (`replay-history.ts`).
+pub fn prefix_inter_session_history(p: &Profile, m: &AgentMessage) -> AgentMessage {
+    let mut m = m.clone();
+    if let AgentMessage::User(u) = &mut m {
+        if let Some(prov) = &u.provenance {
+            if prov.kind == ProvenanceKind::InterSession && prov.source_tool.as_deref() != Some("subagent_announce") {
+                let header = inter_session_header(p, prov);
+                let text = u.content.text();
+                if !text.starts_with(&header) {
+                    u.content = MessageContent::Text(format!("{header}\n{text}"));
+                }
+            }
+        }
+    }
+    m
+}
+
+/// A hidden runtime-context carrier (openclaw `src/agents/internal-runtime-context.ts`).
+pub fn carrier(p: &Profile, fragments: &[(&str, String)], ts: u64) -> AgentMessage {
+    let body: Vec<String> = fragments.iter().map(|(_, t)| t.clone()).collect();
+    let content = format!(
+        "{}\n{INTERNAL_CONTEXT_HEADER}\n{INTERNAL_CONTEXT_NOTICE}\n\n{}\n{}",
+        p.marker(INTERNAL_CONTEXT_BEGIN),
+        body.join("\n\n"),
+        p.marker(INTERNAL_CONTEXT_END)
+    );
+    let frags: Vec<_> = fragments.iter().map(|(k, t)| json!({"kind": k, "text": t})).collect();
+    serde_json::from_value(json!({
+        "role": "custom",
+        "customType": RUNTIME_CONTEXT_CUSTOM_TYPE,
+        "content": content,
+        "display": false,
+        "details": {"source": "openclaw-runtime-context", "runtimeContextCarrier": true, "fragments": frags},
+        "timestamp": ts,
+    }))
+    .expect("carrier shape")
+}

@@ -1,0 +1,360 @@
+//! The reference runtime: a simulation of OpenClaw's embedded runner driving one
+//! engine process through a scripted scenario, exactly as a given OpenClaw
+//! version (profile) does. The runtime never knows which engine it drives.
+//!
+//! Where things happen: a step becomes a turn input in [`steps`]; the turn and
+//! attempt loop (bootstrap → assemble → model loop → recovery → finalize) is in
+//! [`turn`]; every engine call is built in `turn`/`steps`, sent and recorded by
+//! [`Sim::call`], and checked later from the trace by `crate::check`.
+
+pub mod callbacks;
+pub mod clock;
+pub mod hooks;
+pub mod inject;
+pub mod model;
+pub mod pipeline;
+pub mod profile;
+pub mod prompt;
+pub mod settings;
+pub mod steps;
+pub mod transcript;
+pub mod turn;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use clawspec_contract::protocol::{method, HostOffers, Implementation, InitializeParams, PROTOCOL_VERSION};
+use clawspec_contract::*;
+use serde_json::Value;
+
+use crate::driver::{CallOptions, DriverConfig, Engine, EngineFault, EngineSpec, Reply};
+use crate::scenario::model::{Scenario, Setup};
+use crate::trace::*;
+use callbacks::Callbacks;
+use clock::{Clock, Ids};
+use model::ModelClient;
+use profile::Profile;
+use transcript::Transcript;
+
+/// How to run scenarios.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    pub engine: EngineSpec,
+    pub driver: DriverConfig,
+    /// Parent of the per-run state dirs (session files live there).
+    pub state_root: PathBuf,
+    /// Overrides `initialize.engineConfig` for every scenario.
+    pub engine_config: Option<Value>,
+}
+
+/// Why a run stopped early.
+#[derive(Debug)]
+pub enum Abort {
+    Fault(EngineFault),
+    Harness(String),
+}
+
+impl From<EngineFault> for Abort {
+    fn from(f: EngineFault) -> Self {
+        Abort::Fault(f)
+    }
+}
+
+/// What a lifecycle call produced, as the runtime reacts to it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallOutcome {
+    Returned(Value),
+    Threw(String),
+    /// The engine does not implement the method (or the turn runs on legacy).
+    Absent,
+}
+
+/// One scenario × profile run.
+pub struct Sim<'a> {
+    pub profile: &'a Profile,
+    pub scenario: &'a Scenario,
+    pub setup: Setup,
+    pub engine: Option<Engine>,
+    pub info: ContextEngineInfo,
+    pub methods: Vec<String>,
+    pub clock: Clock,
+    pub ids: Ids,
+    pub transcript: Transcript,
+    pub events: Vec<Event>,
+    pub seq: u32,
+    pub turn: u32,
+    pub attempt: u32,
+    pub step: usize,
+    pub model: Box<dyn ModelClient + 'a>,
+    pub state_dir: PathBuf,
+    pub driver: DriverConfig,
+    /// Texts the runtime did not persist (suppressed announce triggers).
+    pub unpersisted: Vec<String>,
+    /// Internal events carried by a message, keyed by its text (RFC alignment).
+    pub events_by_text: BTreeMap<String, Vec<AgentInternalEvent>>,
+    /// The current turn is served by the built-in legacy engine (2026.8+ durable
+    /// admission of a non-durable engine).
+    pub on_legacy: bool,
+    /// Quarantined after a throw on a standalone path (2026.9.6).
+    pub quarantined: bool,
+    /// A commitTurn to replay before the next turn (outbox).
+    pub outbox: Option<Value>,
+    pub rollbacks: BTreeMap<String, String>,
+    pub failed_turns: Vec<String>,
+    /// Prompt tokens of the last model call (afterTurn `currentTokenCount`).
+    pub last_prompt_tokens: u64,
+    pub created_at: u64,
+    pub session_counter: u32,
+}
+
+/// The transcript path of a session inside the run's state dir.
+fn session_path(state_dir: &Path, session_id: &str) -> PathBuf {
+    state_dir.join("sessions").join(format!("{session_id}.jsonl"))
+}
+
+/// `$STATE` stands for the run's state dir in traces (paths differ per run).
+pub const STATE_PLACEHOLDER: &str = "$STATE";
+
+fn normalise(v: &mut Value, state: &str) {
+    match v {
+        Value::String(s) if s.contains(state) => *s = s.replace(state, STATE_PLACEHOLDER),
+        Value::Array(a) => a.iter_mut().for_each(|x| normalise(x, state)),
+        Value::Object(o) => o.values_mut().for_each(|x| normalise(x, state)),
+        _ => {}
+    }
+}
+
+impl<'a> Sim<'a> {
+    pub fn host_offers() -> HostOffers {
+        HostOffers {
+            callbacks: vec!["llm.complete".into(), "rewriteTranscriptEntries".into(), "delegateCompaction".into()],
+            // Embedded host capabilities (openclaw `src/context-engine/host-compat.ts`).
+            capabilities: ["bootstrap", "assemble-before-prompt", "after-turn", "maintain", "compact", "runtime-llm-complete"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            abort_notifications: true,
+            extra: Extra::new(),
+        }
+    }
+
+    pub fn initialize_params(profile: &Profile, engine_config: Option<Value>) -> InitializeParams {
+        InitializeParams {
+            protocol_version: PROTOCOL_VERSION,
+            profile: profile.id.clone(),
+            host: Implementation {
+                name: "clawspec".into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+                language: Some("rust".into()),
+                homepage: None,
+                extra: Extra::new(),
+            },
+            offers: Self::host_offers(),
+            engine_config,
+            extra: Extra::new(),
+        }
+    }
+
+    pub fn has(&self, m: &str) -> bool {
+        protocol_required(m) || self.methods.iter().any(|x| x == m)
+    }
+
+    pub fn note(&mut self, code: &str, text: impl Into<String>) {
+        self.seq += 1;
+        self.events.push(Event::Note(NoteRecord { seq: self.seq, turn: self.turn, step: self.step, code: code.into(), text: text.into() }));
+    }
+
+    pub fn state_str(&self) -> String {
+        self.state_dir.to_string_lossy().into_owned()
+    }
+
+    /// Send one lifecycle call and record it. Host-param projection happens
+    /// here (2026.8.2+ `registry-contract.ts`), so the trace shows exactly what
+    /// the engine received.
+    pub async fn call(&mut self, m: &str, mut params: Value, meta: CallMeta, opts: CallOptions) -> Result<CallOutcome, Abort> {
+        if self.on_legacy || !self.has(m) {
+            return Ok(CallOutcome::Absent);
+        }
+        if self.profile.host_param_projection {
+            if let Some(accepted) = &self.info.accepted_host_params {
+                project_host_params(m, &mut params, accepted);
+            }
+        }
+        let mut cb = Callbacks::new(self.transcript.messages(), self.transcript.entries.iter().map(|e| e.id.clone()).collect());
+        let engine = self.engine.as_mut().ok_or_else(|| Abort::Harness("engine not running".into()))?;
+        let res = engine.call(m, params.clone(), opts, &mut cb).await;
+        let state = self.state_str();
+        normalise(&mut params, &state);
+        self.seq += 1;
+        let mut callbacks = cb.records;
+        for r in &mut callbacks {
+            normalise(&mut r.params, &state);
+        }
+        let (reply, out) = match res {
+            Ok(Reply::Ok(v)) => (ReplyRecord::Ok(v.clone()), Ok(CallOutcome::Returned(v))),
+            Ok(Reply::Threw(e)) => (ReplyRecord::Threw { code: e.code, message: e.message.clone() }, Ok(CallOutcome::Threw(e.message))),
+            Err(f) => (ReplyRecord::Fault { kind: f.kind().into(), message: f.to_string() }, Err(Abort::Fault(f))),
+        };
+        self.events.push(Event::Call(CallRecord {
+            seq: self.seq,
+            turn: self.turn,
+            attempt: self.attempt,
+            step: self.step,
+            method: m.to_string(),
+            params,
+            meta,
+            callbacks,
+            reply,
+        }));
+        if let Some(plan) = cb.plan {
+            self.apply_compaction(&plan);
+        }
+        out
+    }
+
+    /// Replace the compacted prefix by a `compactionSummary` entry.
+    pub fn apply_compaction(&mut self, plan: &callbacks::CompactionPlan) {
+        let first_kept_id = self.transcript.entries.get(plan.first_kept).map(|e| e.id.clone());
+        let ts = self.clock.tick();
+        let summary = AgentMessage::CompactionSummary(CompactionSummaryMessage {
+            summary: plan.summary.clone(),
+            tokens_before: plan.tokens_before.into(),
+            tokens_after: Some(plan.tokens_after.into()),
+            first_kept_entry_id: first_kept_id,
+            timestamp: Some(ts.into()),
+            extra: Extra::new(),
+        });
+        let kept: Vec<_> = self.transcript.entries.drain(plan.first_kept..).collect();
+        self.transcript.entries.clear();
+        self.transcript.append(summary, ts);
+        for e in kept {
+            self.transcript.append(e.message, e.timestamp);
+        }
+        self.transcript.generation += 1;
+        self.flush();
+    }
+
+    pub fn flush(&self) {
+        let _ = self.transcript.flush(self.created_at);
+    }
+
+    pub fn persist(&mut self, m: AgentMessage) -> String {
+        let ts = self.clock.now();
+        let id = self.transcript.append(m, ts);
+        self.flush();
+        id
+    }
+
+    pub fn budget(&self) -> u64 {
+        // budget = contextTokenBudget ?? model.contextWindow (attempt-prompt-preflight.ts)
+        self.setup.context_token_budget.unwrap_or(self.setup.context_window)
+    }
+
+    pub fn session_file(&self) -> String {
+        self.transcript.path.to_string_lossy().into_owned()
+    }
+
+    pub fn new_session(&mut self) {
+        self.session_counter += 1;
+        let id = format!("sess-{:04}", self.session_counter);
+        let path = session_path(&self.state_dir, &id);
+        self.transcript = Transcript::new(id, path);
+    }
+}
+
+fn protocol_required(m: &str) -> bool {
+    method::REQUIRED.contains(&m)
+}
+
+/// Run one scenario under one profile against a fresh engine process.
+pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model: Box<dyn ModelClient + '_>) -> Trace {
+    let dir_name = format!("{}--{}", scenario.id, profile.id.replace('+', "_"));
+    let state_dir = cfg.state_root.join(dir_name);
+    let _ = std::fs::remove_dir_all(&state_dir);
+    let mut engine_rec = EngineRecord { display: cfg.engine.display.clone(), info: None, methods: vec![], implementation: None };
+    if let Err(e) = std::fs::create_dir_all(&state_dir) {
+        return Trace { scenario: scenario.id.clone(), profile: profile.id.clone(), engine: engine_rec, events: vec![], outcome: Outcome::HarnessError { message: format!("cannot create {}: {e}", state_dir.display()) } };
+    }
+    let mut driver = cfg.driver.clone();
+    if let Some(ms) = scenario.setup.compaction_timeout_ms {
+        driver.compact_timeout = std::time::Duration::from_millis(ms);
+    }
+    let config = cfg.engine_config.clone().or_else(|| scenario.setup.engine_config.clone());
+    let init = Sim::initialize_params(profile, config);
+    let engine = match Engine::start(&cfg.engine, &driver, &init).await {
+        Ok(e) => e,
+        Err(f) => {
+            return Trace {
+                scenario: scenario.id.clone(),
+                profile: profile.id.clone(),
+                engine: engine_rec,
+                events: vec![],
+                outcome: Outcome::EngineFault { kind: f.kind().into(), message: f.to_string(), step: 0, stderr: f.stderr().into() },
+            }
+        }
+    };
+    engine_rec.info = serde_json::to_value(&engine.init.info).ok();
+    engine_rec.methods = engine.init.methods.clone();
+    engine_rec.implementation = serde_json::to_value(&engine.init.implementation).ok();
+    let info = engine.init.info.clone();
+    let methods = engine.init.methods.clone();
+    let mut sim = Sim {
+        profile,
+        scenario,
+        setup: scenario.setup.clone(),
+        engine: Some(engine),
+        info,
+        methods,
+        clock: Clock::default(),
+        ids: Ids::default(),
+        transcript: Transcript::new(String::new(), PathBuf::new()),
+        events: Vec::new(),
+        seq: 0,
+        turn: 0,
+        attempt: 0,
+        step: 0,
+        model,
+        state_dir: state_dir.clone(),
+        driver,
+        unpersisted: Vec::new(),
+        events_by_text: BTreeMap::new(),
+        on_legacy: false,
+        quarantined: false,
+        outbox: None,
+        rollbacks: BTreeMap::new(),
+        failed_turns: Vec::new(),
+        last_prompt_tokens: 0,
+        created_at: clock::EPOCH_MS,
+        session_counter: 0,
+    };
+    sim.new_session();
+    let result = steps::run_script(&mut sim).await;
+    let outcome = match result {
+        Ok(()) => {
+            let report = sim.engine.take().expect("engine").shutdown().await;
+            if let Some(f) = report.fault {
+                Outcome::EngineFault { kind: f.kind().into(), message: f.to_string(), step: sim.step, stderr: f.stderr().into() }
+            } else {
+                Outcome::Completed { turns: sim.turn, failed_turns: sim.failed_turns.clone() }
+            }
+        }
+        Err(Abort::Fault(f)) => {
+            if let Some(e) = sim.engine.take() {
+                e.kill().await;
+            }
+            Outcome::EngineFault { kind: f.kind().into(), message: f.to_string(), step: sim.step, stderr: f.stderr().into() }
+        }
+        Err(Abort::Harness(message)) => {
+            if let Some(e) = sim.engine.take() {
+                e.kill().await;
+            }
+            Outcome::HarnessError { message }
+        }
+    };
+    let _ = std::fs::remove_dir_all(&state_dir);
+    let mut trace = Trace { scenario: scenario.id.clone(), profile: profile.id.clone(), engine: engine_rec, events: sim.events, outcome };
+    if let Outcome::EngineFault { stderr, .. } = &mut trace.outcome {
+        *stderr = stderr.replace(&state_dir.to_string_lossy().into_owned(), STATE_PLACEHOLDER);
+    }
+    trace
+}

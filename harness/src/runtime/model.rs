@@ -1,0 +1,74 @@
+//! The model behind the runtime. Scenarios script every reply; the provider is
+//! simulated as a `ModelClient` (scripted in-process, or HTTP through a mock
+//! provider validator). A request larger than the context window fails with the
+//! provider's overflow error, whatever the script says: that is how an engine
+//! that ignores its budget meets overflow recovery.
+
+use clawspec_contract::*;
+
+use crate::scenario::model::{ModelErrorKind, ModelStep};
+
+pub struct ModelRequest<'a> {
+    pub provider: &'a str,
+    pub model: &'a str,
+    pub system_prompt: &'a str,
+    pub messages: &'a [AgentMessage],
+    pub context_window: u64,
+    pub prompt_tokens: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelFailure {
+    pub kind: ModelErrorKind,
+    /// The provider's error text as OpenClaw would see it.
+    pub message: String,
+    pub observed_tokens: Option<u64>,
+}
+
+pub trait ModelClient: Send {
+    /// Answer one model call with the scripted step (already shaped as the
+    /// assistant message OpenClaw would record), or fail.
+    fn complete(&mut self, req: &ModelRequest<'_>, step: &ModelStep, reply: AgentMessage) -> Result<AgentMessage, ModelFailure>;
+}
+
+/// Anthropic's overflow error text (shared/reference/provider-rules.md B1),
+/// matched by OpenClaw's overflow classifier.
+pub fn overflow_message(tokens: u64, max: u64) -> String {
+    format!("prompt is too long: {tokens} tokens > {max} maximum")
+}
+
+pub fn default_error_message(kind: ModelErrorKind, tokens: u64, max: u64) -> String {
+    match kind {
+        ModelErrorKind::Overflow => overflow_message(tokens, max),
+        ModelErrorKind::Timeout => "LLM request timed out.".into(),
+        ModelErrorKind::RateLimit => "429 rate_limit_error: Number of request tokens has exceeded your per-minute rate limit".into(),
+        ModelErrorKind::InvalidSignature => "messages.1.content.0: Invalid `signature` in `thinking` block".into(),
+        ModelErrorKind::Other => "500 api_error: Internal server error".into(),
+        ModelErrorKind::Aborted => "Request was aborted.".into(),
+    }
+}
+
+/// In-process provider: enforces the context window, otherwise returns the script.
+#[derive(Default)]
+pub struct ScriptedModel;
+
+impl ModelClient for ScriptedModel {
+    fn complete(&mut self, req: &ModelRequest<'_>, step: &ModelStep, reply: AgentMessage) -> Result<AgentMessage, ModelFailure> {
+        if req.prompt_tokens > req.context_window {
+            return Err(ModelFailure {
+                kind: ModelErrorKind::Overflow,
+                message: overflow_message(req.prompt_tokens, req.context_window),
+                observed_tokens: Some(req.prompt_tokens),
+            });
+        }
+        if let Some(e) = &step.error {
+            let tokens = e.tokens.unwrap_or(req.prompt_tokens);
+            return Err(ModelFailure {
+                kind: e.kind,
+                message: e.message.clone().unwrap_or_else(|| default_error_message(e.kind, tokens, req.context_window)),
+                observed_tokens: e.tokens.or(Some(req.prompt_tokens)),
+            });
+        }
+        Ok(reply)
+    }
+}

@@ -1,0 +1,169 @@
+//! Runtime profiles: what a given OpenClaw version does, as data. The turn loop
+//! reads these flags; it never compares version strings. Sources per flag are
+//! in shared/reference/openclaw-contract.md §1 and §4 (cited per field).
+
+use serde::Serialize;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Profile {
+    pub id: String,
+    /// The OpenClaw npm version this profile simulates.
+    pub openclaw_version: &'static str,
+    /// `runtimeSettings` (schemaVersion 1) on every hook (2026.6.11,
+    /// `src/context-engine/runtime-settings.ts`).
+    pub runtime_settings: bool,
+    /// Hidden `openclaw.runtime-context` carriers, stripped before every hook
+    /// (`src/agents/internal-runtime-context.ts`, 2026.8+).
+    pub runtime_context_carriers: bool,
+    /// Inter-session header visible in history user messages
+    /// (2026.4.26 `src/agents/pi-embedded-runner/replay-history.ts`).
+    pub inter_session_visible_prefix: bool,
+    /// Task-completion block of 2026.4.26 (untrusted child-result markers).
+    pub legacy_child_result_markers: bool,
+    /// `info.acceptedHostParams` projection (2026.8.2, `registry-contract.ts`).
+    pub host_param_projection: bool,
+    /// Durable turns through `commitTurn` for admitted turns (2026.8.2,
+    /// `src/agents/embedded-agent-runner/run/context-engine-admission.ts`).
+    pub durable_turns: bool,
+    /// Classic finalize still runs after a prompt error or abort (true up to
+    /// 2026.7.35; 2026.9.6 `finalizeHarnessContextEngineTurn` skips).
+    pub finalize_after_error: bool,
+    /// Quarantine of engines resolved outside agent runs (2026.9.6
+    /// `src/context-engine/registry.ts`).
+    pub quarantine: bool,
+    /// assemble budget = budget − reserve − rendered prompt (2026.5+); 2026.4.x
+    /// passed the full `contextTokenBudget` (`attempt-prompt-preflight.ts`).
+    pub reduced_assemble_budget: bool,
+    /// `ensureAssembleResultShape` (fix for #75541, after 2026.4.27): invalid
+    /// assemble results fall back to pipeline messages instead of failing the turn.
+    pub assemble_result_validation: bool,
+    /// `promptAuthority` honoured by the precheck (2026.5.7, #74233/#74255).
+    pub prompt_authority: bool,
+    /// Precheck skipped for owning engines (PR #95342, 2026-06-20).
+    pub precheck_skip_for_owners: bool,
+    /// Spawn preparation skipped for light isolated spawns (PR #88667, 2026-05-31).
+    pub skip_light_isolated_spawn_prep: bool,
+    /// `isHeartbeat` on afterTurn (PR #90632, ~2026-06-05).
+    pub heartbeat_flag_on_after_turn: bool,
+    /// compact params of 2026.8.2+: no `sessionFile`, `agentId` + `sessionTarget`.
+    pub compact_params_v2026_8: bool,
+    /// RFC #82137 assemble params (seed 000_f952e0e4f4186383.txt §2).
+    pub rfc_assemble_fields: bool,
+    /// Marker texts changed (the RFC's warning); see `contract::markers::drifted`.
+    pub marker_drift: bool,
+}
+
+pub const PROFILE_IDS: [&str; 3] = ["openclaw-2026.4.26", "openclaw-2026.9.6", "rfc-82137"];
+/// Suffix selecting the marker-drift variant of any profile.
+pub const MARKER_DRIFT_SUFFIX: &str = "+marker-drift";
+
+impl Profile {
+    pub fn classic_2026_4_26() -> Profile {
+        Profile {
+            id: "openclaw-2026.4.26".into(),
+            openclaw_version: "2026.4.26",
+            runtime_settings: false,
+            runtime_context_carriers: false,
+            inter_session_visible_prefix: true,
+            legacy_child_result_markers: true,
+            host_param_projection: false,
+            durable_turns: false,
+            finalize_after_error: true,
+            quarantine: false,
+            reduced_assemble_budget: false,
+            assemble_result_validation: false,
+            prompt_authority: false,
+            precheck_skip_for_owners: false,
+            skip_light_isolated_spawn_prep: false,
+            heartbeat_flag_on_after_turn: false,
+            compact_params_v2026_8: false,
+            rfc_assemble_fields: false,
+            marker_drift: false,
+        }
+    }
+
+    pub fn current_2026_9_6() -> Profile {
+        Profile {
+            id: "openclaw-2026.9.6".into(),
+            openclaw_version: "2026.9.6",
+            runtime_settings: true,
+            runtime_context_carriers: true,
+            inter_session_visible_prefix: false,
+            legacy_child_result_markers: false,
+            host_param_projection: true,
+            durable_turns: true,
+            finalize_after_error: false,
+            quarantine: true,
+            reduced_assemble_budget: true,
+            assemble_result_validation: true,
+            prompt_authority: true,
+            precheck_skip_for_owners: true,
+            skip_light_isolated_spawn_prep: true,
+            heartbeat_flag_on_after_turn: true,
+            compact_params_v2026_8: true,
+            rfc_assemble_fields: false,
+            marker_drift: false,
+        }
+    }
+
+    pub fn rfc_82137() -> Profile {
+        Profile { id: "rfc-82137".into(), rfc_assemble_fields: true, ..Profile::current_2026_9_6() }
+    }
+
+    /// Resolve `openclaw-2026.9.6`, `rfc-82137+marker-drift`, … .
+    pub fn by_id(id: &str) -> Option<Profile> {
+        let (base, drift) = match id.strip_suffix(MARKER_DRIFT_SUFFIX) {
+            Some(b) => (b, true),
+            None => (id, false),
+        };
+        let mut p = match base {
+            "openclaw-2026.4.26" => Profile::classic_2026_4_26(),
+            "openclaw-2026.9.6" => Profile::current_2026_9_6(),
+            "rfc-82137" => Profile::rfc_82137(),
+            _ => return None,
+        };
+        if drift {
+            p.marker_drift = true;
+            p.id = id.to_string();
+        }
+        Some(p)
+    }
+
+    /// The three base profiles, in a stable order.
+    pub fn all() -> Vec<Profile> {
+        PROFILE_IDS.iter().map(|id| Profile::by_id(id).unwrap()).collect()
+    }
+
+    /// Apply the marker-drift variant to a marker text.
+    pub fn marker(&self, text: &str) -> String {
+        if self.marker_drift {
+            clawspec_contract::markers::drifted(text)
+        } else {
+            text.to_string()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_resolve_and_drift_is_explicit() {
+        for id in PROFILE_IDS {
+            assert_eq!(Profile::by_id(id).unwrap().id, id);
+        }
+        let p = Profile::by_id("rfc-82137+marker-drift").unwrap();
+        assert!(p.marker_drift && p.rfc_assemble_fields);
+        assert!(Profile::by_id("openclaw-2026.5.0").is_none());
+    }
+
+    #[test]
+    fn rfc_differs_from_current_only_in_rfc_fields() {
+        let mut rfc = Profile::rfc_82137();
+        rfc.rfc_assemble_fields = false;
+        rfc.id = "openclaw-2026.9.6".into();
+        assert_eq!(rfc, Profile::current_2026_9_6());
+    }
+}

@@ -1,0 +1,322 @@
+//! Script steps → runtime actions. Turn-like steps become a [`TurnInput`] for
+//! the turn loop; standalone paths (manual /compact, subagent hooks) call the
+//! engine directly, with 2026.9.6's quarantine on throw
+//! (openclaw `src/context-engine/registry.ts`).
+
+use clawspec_contract::markers::HEARTBEAT_OK;
+use clawspec_contract::*;
+use serde_json::{json, Value};
+
+use super::inject::{self, announce_provenance, format_internal_events, suppress_persistence, task_completion_event};
+use super::pipeline::HEARTBEAT_PROMPT;
+use super::prompt;
+use super::transcript::{expand_message, text_block};
+use super::turn::{self, TurnInput, TurnKind};
+use super::{Abort, CallOutcome, Sim};
+use crate::driver::CallOptions;
+use crate::scenario::model::*;
+use crate::trace::CallMeta;
+
+pub async fn run_script(sim: &mut Sim<'_>) -> Result<(), Abort> {
+    // Pre-existing transcript: written before the first step.
+    let initial: Vec<AgentMessage> = sim
+        .scenario
+        .setup
+        .transcript
+        .iter()
+        .enumerate()
+        .map(|(i, m)| expand_message(m, &sim.setup, i as u64))
+        .collect::<Result<_, _>>()
+        .map_err(Abort::Harness)?;
+    if !initial.is_empty() || sim.setup.session_exists {
+        for m in initial {
+            let ts = message_ts(&m).unwrap_or(sim.clock.now());
+            sim.transcript.append(m, ts);
+        }
+        sim.flush();
+    }
+    let script = sim.scenario.script.clone();
+    for (i, step) in script.iter().enumerate() {
+        sim.step = i;
+        sim.clock.tick();
+        match step {
+            Step::Turn(t) => user_turn(sim, t).await?,
+            Step::Announce(a) => announce_turn(sim, std::slice::from_ref(a), &a.model, a.private).await?,
+            Step::Collect(c) => announce_turn(sim, &c.announces, &c.model, false).await?,
+            Step::InterSession(x) => inter_session_turn(sim, x).await?,
+            Step::Heartbeat(h) => heartbeat_turn(sim, h).await?,
+            Step::Compact(c) => manual_compact(sim, c).await?,
+            Step::Spawn(s) => spawn(sim, s).await?,
+            Step::SubagentEnded(e) => subagent_ended(sim, e).await?,
+            Step::SwitchModel(s) => {
+                sim.setup.provider = s.provider.clone();
+                sim.setup.model = s.model.clone();
+                if let Some(api) = &s.api {
+                    sim.setup.api = api.clone();
+                }
+                sim.note("model-switch", format!("provider/model switched to {}/{}", s.provider, s.model));
+            }
+            Step::OrphanUser(text) => {
+                let mut m = AgentMessage::user_text(text.clone());
+                set_ts(&mut m, sim.clock.now());
+                sim.persist(m);
+                sim.note("orphan-user", "a crashed run left a user message without a reply");
+            }
+        }
+    }
+    sim.step = script.len();
+    sim.turn += 1;
+    sim.attempt = 0;
+    // dispose at the end of the session (openclaw §4.1 step 4).
+    sim.call("dispose", json!({}), CallMeta::default(), CallOptions::default()).await?;
+    Ok(())
+}
+
+fn message_ts(m: &AgentMessage) -> Option<u64> {
+    serde_json::to_value(m).ok()?.get("timestamp")?.as_u64()
+}
+
+pub fn set_ts(m: &mut AgentMessage, ts: u64) {
+    if let AgentMessage::User(u) = m {
+        u.timestamp = Some(ts.into());
+    }
+}
+
+async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
+    let is_new = !sim.transcript.exists();
+    let body = prompt::build(t, is_new, &format!("{} UTC", sim.clock.format()));
+    if body.session_reset {
+        sim.new_session();
+        sim.note("session-reset", format!("/new: session reset to {}", sim.transcript.session_id));
+    }
+    let ts = sim.clock.now();
+    let mut msg = if t.image {
+        let blocks = vec![
+            text_block(&body.text),
+            ContentBlock::Image(ImageBlock { data: TINY_PNG.into(), mime_type: "image/png".into(), extra: Extra::new() }),
+        ];
+        AgentMessage::User(UserMessage { content: MessageContent::Blocks(blocks), timestamp: None, provenance: None, idempotency_key: None, extra: Extra::new() })
+    } else {
+        AgentMessage::user_text(body.text.clone())
+    };
+    set_ts(&mut msg, ts);
+    if let AgentMessage::User(u) = &mut msg {
+        u.idempotency_key = Some(format!("run-{:04}:user", sim.turn + 1));
+    }
+    let input = TurnInput {
+        kind: TurnKind::User,
+        prompt: body.text,
+        message: msg,
+        persist: true,
+        admitted: t.admitted.unwrap_or(sim.setup.admitted_turns),
+        is_heartbeat: false,
+        carriers: Vec::new(),
+        script: t.model.clone(),
+        steer: t.steer.clone(),
+        commit_replay: t.commit_replay,
+    };
+    turn::run_turn(sim, input).await
+}
+
+async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[ModelReply], private: bool) -> Result<(), Abort> {
+    let events: Vec<AgentInternalEvent> = announces.iter().map(task_completion_event).collect();
+    let prov = announce_provenance(&announces[0].child);
+    let body = format_internal_events(sim.profile, &events);
+    let persist = !suppress_persistence(Some(&prov), &events, private);
+    let mut msg = AgentMessage::User(UserMessage {
+        content: MessageContent::Text(body.clone()),
+        timestamp: Some(sim.clock.now().into()),
+        provenance: Some(prov),
+        idempotency_key: None,
+        extra: Extra::new(),
+    });
+    set_ts(&mut msg, sim.clock.now());
+    if !persist {
+        sim.unpersisted.push(body.clone());
+        sim.note("announce-not-persisted", "shouldSuppressAgentPromptPersistence: the announce trigger is not written to the transcript");
+    }
+    sim.events_by_text.insert(body.clone(), events);
+    let input = TurnInput {
+        kind: TurnKind::Announce,
+        prompt: body,
+        message: msg,
+        persist,
+        // No user-turn transcript entry is admitted for a runtime event.
+        admitted: false,
+        is_heartbeat: false,
+        carriers: Vec::new(),
+        script: script.to_vec(),
+        steer: Vec::new(),
+        commit_replay: false,
+    };
+    turn::run_turn(sim, input).await
+}
+
+async fn inter_session_turn(sim: &mut Sim<'_>, x: &InterSessionSpec) -> Result<(), Abort> {
+    let prov = InputProvenance::inter_session(&x.from, &x.tool);
+    let header = inject::inter_session_header(sim.profile, &prov);
+    let ts = sim.clock.now();
+    // 2026.9.6 hides the header and explanation in a carrier; earlier hosts
+    // showed the header in front of the text.
+    let (prompt, carriers) = if sim.profile.runtime_context_carriers {
+        let c = inject::carrier(
+            sim.profile,
+            &[("conversation-data", header.clone()), ("runtime-instruction", markers::INTER_SESSION_EXPLANATION.to_string())],
+            ts,
+        );
+        (x.text.clone(), vec![c])
+    } else {
+        (format!("{header}\n{}", x.text), Vec::new())
+    };
+    let msg = AgentMessage::User(UserMessage {
+        content: MessageContent::Text(x.text.clone()),
+        timestamp: Some(ts.into()),
+        provenance: Some(prov),
+        idempotency_key: None,
+        extra: Extra::new(),
+    });
+    let input = TurnInput {
+        kind: TurnKind::InterSession,
+        prompt,
+        message: msg,
+        persist: true,
+        admitted: sim.setup.admitted_turns,
+        is_heartbeat: false,
+        carriers,
+        script: x.model.clone(),
+        steer: Vec::new(),
+        commit_replay: false,
+    };
+    turn::run_turn(sim, input).await
+}
+
+async fn heartbeat_turn(sim: &mut Sim<'_>, h: &HeartbeatSpec) -> Result<(), Abort> {
+    let mut msg = AgentMessage::user_text(HEARTBEAT_PROMPT);
+    set_ts(&mut msg, sim.clock.now());
+    let reply = h.reply.clone().unwrap_or_else(|| HEARTBEAT_OK.to_string());
+    let input = TurnInput {
+        kind: TurnKind::Heartbeat,
+        prompt: HEARTBEAT_PROMPT.into(),
+        message: msg,
+        persist: true,
+        admitted: false,
+        is_heartbeat: true,
+        carriers: Vec::new(),
+        script: vec![ModelReply::Text(reply)],
+        steer: Vec::new(),
+        commit_replay: false,
+    };
+    turn::run_turn(sim, input).await
+}
+
+/// Manual `/compact`: `force: true`, `compactionTarget: "threshold"`,
+/// `customInstructions`, `runtimeContext.forceReason: "manual"`
+/// (openclaw `src/agents/embedded-agent-runner/compact.ts`, contract §4.6).
+async fn manual_compact(sim: &mut Sim<'_>, c: &CompactSpec) -> Result<(), Abort> {
+    sim.turn += 1;
+    sim.attempt = 0;
+    if sim.quarantined {
+        sim.note("quarantined", "engine quarantined: /compact served by legacy");
+        return Ok(());
+    }
+    let current = tokens::estimate_messages(&sim.transcript.messages());
+    let budget = sim.budget();
+    let mut params = sim.compact_params(budget, Some(current), "threshold", "manual", 1);
+    if let Some(i) = &c.instructions {
+        params["customInstructions"] = json!(i);
+    }
+    params["runtimeContext"]["forceReason"] = json!("manual");
+    let threw_before = sim.events.len();
+    turn::compact(sim, params, "manual").await?;
+    // A throw on this standalone path quarantines the engine (2026.9.6).
+    let threw = sim.events[threw_before..].iter().find_map(|e| match e {
+        crate::trace::Event::Call(c) if c.method == "compact" => match &c.reply {
+            crate::trace::ReplyRecord::Threw { message, .. } => Some(message.clone()),
+            _ => None,
+        },
+        _ => None,
+    });
+    if let Some(m) = threw {
+        standalone_throw(sim, "compact", &CallOutcome::Threw(m));
+    }
+    Ok(())
+}
+
+fn standalone_throw(sim: &mut Sim<'_>, op: &str, out: &CallOutcome) {
+    if let CallOutcome::Threw(msg) = out {
+        if sim.profile.quarantine {
+            sim.quarantined = true;
+            // Log text of openclaw `src/context-engine/registry.ts` quarantine.
+            let id = sim.info.id.clone();
+            sim.note("quarantine", format!("context engine \"{id}\" failed during {op}: {msg}; quarantining it for this process and falling back to default engine \"legacy\""));
+        }
+    }
+}
+
+/// `prepareSubagentSpawn` (openclaw `src/agents/subagents/spawn/subagent-spawn-context.ts`).
+async fn spawn(sim: &mut Sim<'_>, s: &SpawnSpec) -> Result<(), Abort> {
+    sim.turn += 1;
+    sim.attempt = 0;
+    // PR #88667: no preparation for light isolated spawns.
+    if s.light && s.mode == "isolated" && sim.profile.skip_light_isolated_spawn_prep {
+        sim.note("spawn-prep-skipped", format!("light isolated spawn of {}: prepareSubagentSpawn skipped", s.child));
+        return Ok(());
+    }
+    if sim.quarantined {
+        sim.note("quarantined", "engine quarantined: subagent spawn served by legacy");
+        return Ok(());
+    }
+    let child_id = sim.ids.next("child");
+    let fork = s.mode == "fork";
+    let params = json!({
+        "parentSessionKey": sim.setup.session_key,
+        "childSessionKey": s.child,
+        "contextMode": s.mode,
+        "parentSessionId": sim.transcript.session_id,
+        "parentSessionFile": sim.setup.session_key,
+        "childSessionId": child_id,
+        "childSessionFile": if fork { Value::String(format!("{}/sessions/{child_id}.jsonl", sim.state_str())) } else { json!(s.child) },
+        "ttlMs": s.timeout_seconds.unwrap_or(600) * 1000,
+    });
+    let out = sim.call("prepareSubagentSpawn", params, CallMeta::reason(&s.mode), CallOptions::default()).await?;
+    match &out {
+        CallOutcome::Threw(m) => {
+            sim.note("spawn-failed", format!("Context engine subagent preparation failed: {m}"));
+            standalone_throw(sim, "prepareSubagentSpawn", &out);
+        }
+        CallOutcome::Returned(v) => {
+            let handle = v.get("rollback").and_then(|r| r.get("$handle")).and_then(Value::as_str).map(str::to_string);
+            if s.launch_fails {
+                sim.note("spawn-launch-failed", format!("launch of {} failed after preparation; rolling back", s.child));
+                if let Some(h) = handle {
+                    sim.call("rollback", json!({"handle": h}), CallMeta::reason("launch-failed"), CallOptions::default()).await?;
+                }
+            } else if let Some(h) = handle {
+                sim.rollbacks.insert(s.child.clone(), h);
+            }
+        }
+        CallOutcome::Absent => {}
+    }
+    Ok(())
+}
+
+/// `onSubagentEnded`, best effort (openclaw
+/// `src/agents/subagents/registry/subagent-registry-context-cleanup.ts`).
+async fn subagent_ended(sim: &mut Sim<'_>, e: &SubagentEndedSpec) -> Result<(), Abort> {
+    sim.turn += 1;
+    sim.attempt = 0;
+    if sim.quarantined {
+        sim.note("quarantined", "engine quarantined: onSubagentEnded served by legacy");
+        return Ok(());
+    }
+    let params = json!({"childSessionKey": e.child, "reason": e.reason, "agentDir": "/agent", "workspaceDir": "/workspace"});
+    let out = sim.call("onSubagentEnded", params, CallMeta::reason(&e.reason), CallOptions::default()).await?;
+    if let CallOutcome::Threw(m) = &out {
+        sim.note("subagent-ended-failed", format!("context-engine onSubagentEnded failed (best-effort): {m}"));
+        standalone_throw(sim, "onSubagentEnded", &out);
+    }
+    Ok(())
+}
+
+/// A 1×1 transparent PNG.
+pub const TINY_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";

@@ -1,0 +1,176 @@
+//! The session transcript as OpenClaw persists it: a JSONL file with a
+//! `{type:"session",…}` header and `{type:"message",id,parentId,timestamp,message}`
+//! lines (shared/reference/real-plugins.md; openclaw `SessionManager`). Engines
+//! read it in `bootstrap`, so it is a real file in the run's state dir.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clawspec_contract::*;
+use serde_json::{json, Value};
+
+use crate::scenario::model::{MessageSpec, ModelReply, ModelStep, Setup, ShortMessage};
+
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub id: String,
+    pub parent_id: Option<String>,
+    pub timestamp: u64,
+    pub message: AgentMessage,
+}
+
+#[derive(Debug)]
+pub struct Transcript {
+    pub session_id: String,
+    pub path: PathBuf,
+    pub entries: Vec<Entry>,
+    next_entry: u64,
+    /// Bumped by compactions that rewrite history (anchors carry it).
+    pub generation: u64,
+}
+
+impl Transcript {
+    pub fn new(session_id: String, path: PathBuf) -> Self {
+        Transcript { session_id, path, entries: Vec::new(), next_entry: 0, generation: 1 }
+    }
+
+    pub fn exists(&self) -> bool {
+        self.path.exists()
+    }
+
+    pub fn append(&mut self, message: AgentMessage, timestamp: u64) -> String {
+        self.next_entry += 1;
+        let id = format!("e{}", self.next_entry);
+        let parent_id = self.entries.last().map(|e| e.id.clone());
+        self.entries.push(Entry { id: id.clone(), parent_id, timestamp, message });
+        id
+    }
+
+    pub fn messages(&self) -> Vec<AgentMessage> {
+        self.entries.iter().map(|e| e.message.clone()).collect()
+    }
+
+    /// Rewrite the file from the entries (called after every change so that an
+    /// engine reading `sessionFile` sees what OpenClaw would have flushed).
+    pub fn flush(&self, created_at: u64) -> std::io::Result<()> {
+        if let Some(dir) = self.path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&self.path)?);
+        let header = json!({"type":"session","version":3,"id":self.session_id,"timestamp":created_at,"cwd":"/workspace"});
+        writeln!(out, "{header}")?;
+        for e in &self.entries {
+            let line = json!({"type":"message","id":e.id,"parentId":e.parent_id,"timestamp":e.timestamp,"message":e.message});
+            writeln!(out, "{line}")?;
+        }
+        out.flush()
+    }
+}
+
+/// Expand a scenario message (shorthand or full JSON) into an `AgentMessage`.
+pub fn expand_message(spec: &MessageSpec, setup: &Setup, seq: u64) -> Result<AgentMessage, String> {
+    let ts = super::clock::EPOCH_MS - 1_000_000 + seq * 1_000;
+    match spec {
+        MessageSpec::Full(v) => {
+            if v.get("role").is_none() {
+                return Err(format!("not a message: {v} (no `role`, and not a shorthand)"));
+            }
+            serde_json::from_value(v.clone()).map_err(|e| format!("invalid OpenClaw message: {e}"))
+        }
+        MessageSpec::Short(ShortMessage::User(text)) => {
+            let mut m = AgentMessage::user_text(text.clone());
+            if let AgentMessage::User(u) = &mut m {
+                u.timestamp = Some(ts.into());
+            }
+            Ok(m)
+        }
+        MessageSpec::Short(ShortMessage::Assistant(reply)) => {
+            let step = match reply {
+                ModelReply::Text(t) => ModelStep { text: Some(t.clone()), ..Default::default() },
+                ModelReply::Full(s) => s.clone(),
+            };
+            let mut ids = super::clock::Ids::default();
+            Ok(assistant_message(&step, setup, ts, &mut ids, seq))
+        }
+        MessageSpec::Short(ShortMessage::ToolResult(t)) => Ok(AgentMessage::ToolResult(ToolResultMessage {
+            tool_call_id: t.id.clone(),
+            tool_name: t.name.clone(),
+            content: vec![text_block(&t.text)],
+            is_error: Some(t.is_error),
+            details: None,
+            timestamp: Some(ts.into()),
+            extra: Extra::new(),
+        })),
+        MessageSpec::Short(ShortMessage::Summary(s)) => Ok(AgentMessage::CompactionSummary(CompactionSummaryMessage {
+            summary: s.clone(),
+            tokens_before: (tokens::estimate_text(s) * 10).into(),
+            tokens_after: Some(tokens::estimate_text(s).into()),
+            first_kept_entry_id: None,
+            timestamp: Some(ts.into()),
+            extra: Extra::new(),
+        })),
+    }
+}
+
+pub fn text_block(text: &str) -> ContentBlock {
+    ContentBlock::Text(TextBlock { text: text.to_string(), text_signature: None, extra: Extra::new() })
+}
+
+/// The assistant message a provider returns for a scripted step, shaped as
+/// OpenClaw records it (api/provider/model/usage/stopReason).
+pub fn assistant_message(step: &ModelStep, setup: &Setup, ts: u64, ids: &mut super::clock::Ids, seq: u64) -> AgentMessage {
+    let mut content = Vec::new();
+    if step.redacted {
+        content.push(ContentBlock::Thinking(ThinkingBlock {
+            thinking: String::new(),
+            thinking_signature: Some(step.signature.clone().unwrap_or_else(|| format!("redacted-{seq:04}"))),
+            redacted: Some(true),
+            extra: Extra::new(),
+        }));
+    }
+    if let Some(t) = &step.thinking {
+        content.push(ContentBlock::Thinking(ThinkingBlock {
+            thinking: t.clone(),
+            thinking_signature: step.signature.clone(),
+            redacted: None,
+            extra: Extra::new(),
+        }));
+    }
+    if let Some(t) = &step.text {
+        content.push(text_block(t));
+    }
+    for c in &step.tool_calls {
+        content.push(ContentBlock::ToolCall(ToolCallBlock {
+            id: c.id.clone().unwrap_or_else(|| ids.next("toolu")),
+            name: c.name.clone(),
+            arguments: if c.arguments.is_null() { json!({}) } else { c.arguments.clone() },
+            thought_signature: None,
+            extra: Extra::new(),
+        }));
+    }
+    let stop = if step.tool_calls.is_empty() { "stop" } else { "toolUse" };
+    let output = tokens::estimate_text(&step.text.clone().unwrap_or_default()) + step.tool_calls.len() as u64 * 10;
+    AgentMessage::Assistant(AssistantMessage {
+        content,
+        api: Some(setup.api.clone()),
+        provider: Some(setup.provider.clone()),
+        model: Some(setup.model.clone()),
+        usage: Some(json!({"input":0,"output":output,"cacheRead":0,"cacheWrite":0,"totalTokens":output,
+            "cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}})),
+        stop_reason: Some(stop.into()),
+        error_message: None,
+        timestamp: Some(ts.into()),
+        extra: Extra::new(),
+    })
+}
+
+/// Set the usage of an assistant message once the prompt size is known.
+pub fn set_usage(m: &mut AgentMessage, input: u64) {
+    if let AgentMessage::Assistant(a) = m {
+        if let Some(Value::Object(u)) = &mut a.usage {
+            let output = u.get("output").and_then(Value::as_u64).unwrap_or(0);
+            u.insert("input".into(), input.into());
+            u.insert("totalTokens".into(), (input + output).into());
+        }
+    }
+}

@@ -1,0 +1,763 @@
+//! One logical turn: routing (classic / durable / on legacy), the attempt loop
+//! (bootstrap → pipeline → assemble → precheck → model loop), overflow and
+//! timeout recovery, and finalize. Call order follows shared/reference/
+//! openclaw-contract.md §4.1–4.6 (openclaw `src/agents/embedded-agent-runner/
+//! run-loop.ts`, `run/attempt-*.ts`, `src/agents/harness/context-engine-*.ts`).
+
+use std::collections::VecDeque;
+
+use clawspec_contract::*;
+use serde_json::{json, Value};
+
+use super::callbacks::plan_compaction;
+use super::hooks::SYSTEM_PROMPT;
+use super::model::{ModelFailure, ModelRequest};
+use super::pipeline::{self, repair_pairing};
+use super::transcript::{assistant_message, set_usage, text_block};
+use super::{Abort, CallOutcome, Sim};
+use crate::driver::CallOptions;
+use crate::scenario::model::{ModelErrorKind, ModelReply, ModelStep, SteerSpec};
+use crate::trace::{CallMeta, Event, ModelRecord};
+
+/// Max overflow compactions per run; 4 attempts in all, then `context_overflow`
+/// (openclaw `run.overflow-compaction.loop.test.ts`).
+pub const MAX_OVERFLOW_COMPACTIONS: u32 = 3;
+/// Timeout recovery: at most 2, only when the last prompt used > 65 % of the
+/// budget (openclaw `src/agents/embedded-agent-runner/run/timeout-context-recovery.ts`).
+pub const MAX_TIMEOUT_RECOVERIES: u32 = 2;
+pub const TIMEOUT_RECOVERY_USAGE: f64 = 0.65;
+/// User-facing overflow error (openclaw `src/agents/embedded-agent-runner/run/overflow-context-recovery.ts`).
+pub const CONTEXT_OVERFLOW_ERROR: &str = "Context overflow: prompt too large for the model. Try /reset (or /new) to start a fresh session, or use a larger-context model.";
+/// Mid-turn retry prompt (openclaw `run/overflow-context-recovery.ts`; pending exact-text check).
+pub const CONTINUE_PROMPT: &str = "Continue from the current transcript.";
+/// Marker appended by the truncation fallback (pending exact-text check).
+pub const TOOL_RESULT_TRUNCATED: &str = "[tool result truncated to fit the context window]";
+/// Tool results longer than this are cut by the truncation fallback.
+const TRUNCATE_TOOL_RESULT_CHARS: usize = 2_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TurnKind {
+    User,
+    Announce,
+    InterSession,
+    Heartbeat,
+}
+
+pub struct TurnInput {
+    pub kind: TurnKind,
+    /// Prompt text sent to the model (and as `assemble.prompt`).
+    pub prompt: String,
+    /// The user message as persisted/sent.
+    pub message: AgentMessage,
+    pub persist: bool,
+    pub admitted: bool,
+    pub is_heartbeat: bool,
+    /// Hidden runtime-context carriers for this turn (2026.8+).
+    pub carriers: Vec<AgentMessage>,
+    pub script: Vec<ModelReply>,
+    pub steer: Vec<SteerSpec>,
+    pub commit_replay: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Classic,
+    Durable,
+    OnLegacy,
+}
+
+pub async fn run_turn(sim: &mut Sim<'_>, inp: TurnInput) -> Result<(), Abort> {
+    sim.turn += 1;
+    sim.attempt = 0;
+    let mode = route(sim, &inp).await?;
+    sim.on_legacy = mode == Mode::OnLegacy;
+    let result = attempts(sim, &inp, mode).await;
+    sim.on_legacy = false;
+    result
+}
+
+/// Durable-turn admission (openclaw `run/context-engine-admission.ts`, 2026.8.2+).
+async fn route(sim: &mut Sim<'_>, inp: &TurnInput) -> Result<Mode, Abort> {
+    if !(sim.profile.durable_turns && inp.admitted) || sim.info.id == "legacy" {
+        return Ok(Mode::Classic);
+    }
+    if !(sim.info.durable_turns() && sim.has("commitTurn")) {
+        let id = sim.info.id.clone();
+        sim.note(
+            "turn-on-legacy",
+            format!("context engine \"{id}\" does not declare transcriptSemantics {{currentTurnFence, turnAdvancementIdempotency}} and implement commitTurn: this admitted logical turn runs on legacy"),
+        );
+        return Ok(Mode::OnLegacy);
+    }
+    if let Some(params) = sim.outbox.take() {
+        sim.note("outbox-replay", "replaying a queued commitTurn before the turn");
+        let out = sim.call("commitTurn", params.clone(), CallMeta::reason("outbox-replay"), CallOptions::default()).await?;
+        if let CallOutcome::Threw(m) = out {
+            sim.outbox = Some(params);
+            sim.note("turn-on-legacy", format!("queued commitTurn still pending ({m}): this logical turn runs on legacy"));
+            return Ok(Mode::OnLegacy);
+        }
+    }
+    Ok(Mode::Durable)
+}
+
+async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), Abort> {
+    let mut script: VecDeque<ModelReply> = inp.script.iter().cloned().collect();
+    let mut user_persisted = false;
+    let mut carriers_persisted = false;
+    let mut admission: Option<(usize, String)> = None;
+    if mode == Mode::Durable {
+        persist_carriers(sim, inp, &mut carriers_persisted);
+        let idx = sim.transcript.entries.len();
+        let id = sim.persist(inp.message.clone());
+        admission = Some((idx, id));
+        user_persisted = true;
+    }
+    let mut compactions = 0u32;
+    let mut timeout_recoveries = 0u32;
+    let mut truncated = false;
+    let mut prompt = inp.prompt.clone();
+    loop {
+        sim.attempt += 1;
+        let start_len = sim.transcript.entries.len();
+        // 1. bootstrap + maintain(bootstrap), every attempt, only when the
+        //    transcript existed before it (`hadSessionFile`).
+        if sim.transcript.exists() {
+            let p = sim.bootstrap_params();
+            sim.call("bootstrap", p, CallMeta::default(), CallOptions::default()).await?;
+            let p = sim.maintain_params(false);
+            sim.call("maintain", p, CallMeta::reason("bootstrap"), CallOptions::default()).await?;
+        }
+        // 2. history pipeline
+        let source: Vec<AgentMessage> = match admission {
+            Some((idx, _)) => sim.transcript.entries[..idx].iter().map(|e| e.message.clone()).collect(),
+            None => sim.transcript.messages(),
+        };
+        let piped = pipeline::run(sim.profile, &source, true);
+        for (code, text) in piped.notes {
+            sim.note(code, text);
+        }
+        let history = piped.messages;
+        // 3. assemble
+        let pending: Vec<AgentMessage> = if mode == Mode::Durable { vec![inp.message.clone()] } else { vec![] };
+        let assembled = assemble_attempt(sim, &history, &prompt, &pending).await?;
+        let (mut session, spa, authority) = match assembled {
+            Ok(a) => a,
+            Err(crash) => {
+                fail_turn(sim, &crash);
+                finalize(sim, inp, mode, None, true, admission.as_ref()).await?;
+                return Ok(());
+            }
+        };
+        // 4. prePromptMessageCount indexes the assembled view.
+        let fence = session.len();
+        // 5. precheck
+        let precheck = precheck(sim, &history, &session, &prompt, authority.as_deref());
+        // 6. model loop
+        let outcome = match precheck {
+            Some(f) => Err(f),
+            None => {
+                if mode != Mode::Durable {
+                    persist_carriers(sim, inp, &mut carriers_persisted);
+                    let mut msg = inp.message.clone();
+                    if prompt != inp.prompt {
+                        msg = AgentMessage::user_text(prompt.clone());
+                    }
+                    if inp.persist && !user_persisted {
+                        sim.persist(msg.clone());
+                        user_persisted = true;
+                    }
+                    session.push(msg);
+                } else {
+                    session.extend(pending.iter().cloned());
+                }
+                model_loop(sim, inp, &mut session, fence, spa.as_deref(), &mut script).await?
+            }
+        };
+        let failure = match outcome {
+            Ok(hook_fence) => {
+                finalize(sim, inp, mode, Some((session, hook_fence.unwrap_or(fence))), false, admission.as_ref()).await?;
+                return Ok(());
+            }
+            Err(f) => f,
+        };
+        // Recovery (openclaw `run/overflow-context-recovery.ts`, `run/timeout-context-recovery.ts`).
+        let mf = failure;
+        let mid_turn = sim.transcript.entries.len() > start_len + usize::from(user_persisted && start_len == sim.transcript.entries.len());
+        let recovered = match mf.kind {
+            ModelErrorKind::Overflow => {
+                if compactions >= MAX_OVERFLOW_COMPACTIONS {
+                    false
+                } else {
+                    compactions += 1;
+                    sim.note("overflow-compaction", format!("context overflow detected; compaction attempt {compactions}/{MAX_OVERFLOW_COMPACTIONS}"));
+                    let current = mf.observed_tokens.unwrap_or(sim.budget() + 1);
+                    let budget = sim.budget();
+                    let params = sim.compact_params(budget, Some(current), "budget", "overflow", compactions);
+                    let ok = compact(sim, params, "overflow").await? == CompactVerdict::Compacted;
+                    if ok {
+                        true
+                    } else if !truncated {
+                        truncated = true;
+                        truncate_tool_results(sim)
+                    } else {
+                        false
+                    }
+                }
+            }
+            ModelErrorKind::Timeout => {
+                let usage = sim.last_prompt_tokens as f64 / sim.budget().max(1) as f64;
+                if timeout_recoveries < MAX_TIMEOUT_RECOVERIES && usage > TIMEOUT_RECOVERY_USAGE {
+                    timeout_recoveries += 1;
+                    sim.note("timeout-recovery", format!("LLM timeout at {:.0}% of the budget; compaction {timeout_recoveries}/{MAX_TIMEOUT_RECOVERIES}", usage * 100.0));
+                    let budget = sim.budget();
+                    let params = sim.compact_params(budget, None, "budget", "timeout_recovery", timeout_recoveries);
+                    compact(sim, params, "timeout_recovery").await? == CompactVerdict::Compacted
+                } else {
+                    false
+                }
+            }
+            ModelErrorKind::InvalidSignature if sim.attempt == 1 => {
+                sim.note("signature-retry", "provider rejected a thinking signature; retrying without it");
+                true
+            }
+            _ => false,
+        };
+        if !recovered {
+            let msg = if mf.kind == ModelErrorKind::Overflow { CONTEXT_OVERFLOW_ERROR.to_string() } else { mf.message.clone() };
+            fail_turn(sim, &msg);
+            finalize(sim, inp, mode, Some((session, fence)), true, admission.as_ref()).await?;
+            return Ok(());
+        }
+        // Retry without re-persisting the user message; mid-turn failures
+        // continue from the transcript (`suppressNextUserMessagePersistence`).
+        if mid_turn && mode != Mode::Durable && user_persisted {
+            prompt = CONTINUE_PROMPT.to_string();
+            sim.note("retry-continue", "retrying mid-turn from the current transcript");
+        } else {
+            sim.note("retry", "retrying the prompt without re-persisting the user message");
+        }
+    }
+}
+
+fn persist_carriers(sim: &mut Sim<'_>, inp: &TurnInput, done: &mut bool) {
+    if !*done {
+        for c in &inp.carriers {
+            sim.persist(c.clone());
+        }
+        *done = true;
+    }
+}
+
+fn fail_turn(sim: &mut Sim<'_>, msg: &str) {
+    let t = format!("turn {}: {msg}", sim.turn);
+    sim.failed_turns.push(t);
+    sim.note("turn-failed", msg.to_string());
+}
+
+type Assembled = (Vec<AgentMessage>, Option<String>, Option<String>);
+
+/// The attempt's assemble (contract §4.3 step 3). Throw or invalid result ⇒
+/// pipeline messages (2026.5+); 2026.4.26 crashed on a result without `messages`.
+async fn assemble_attempt(sim: &mut Sim<'_>, history: &[AgentMessage], prompt: &str, pending: &[AgentMessage]) -> Result<Result<Assembled, String>, Abort> {
+    let mut budget = sim.assemble_budget(prompt);
+    if !pending.is_empty() {
+        // Deferred (durable) mode: minus the pending messages' estimate.
+        budget = budget.saturating_sub(tokens::estimate_messages(pending)).max(1);
+    }
+    let params = sim.assemble_params(history, budget, Some(prompt), true, history.len());
+    let meta = CallMeta {
+        reason: Some("attempt".into()),
+        boundary: Some(history.len()),
+        volatile: Vec::new(),
+        unpersisted: sim.unpersisted.clone(),
+        params_tokens: Some(tokens::estimate_messages(history)),
+        facts: [("tokenBudget".to_string(), json!(budget))].into_iter().collect(),
+    };
+    let out = sim.call("assemble", params, meta, CallOptions::default()).await?;
+    let mut result = match out {
+        CallOutcome::Absent => (history.to_vec(), None, None),
+        CallOutcome::Threw(m) => {
+            sim.note("assemble-fallback", format!("context engine assemble failed, using pipeline messages: {m}"));
+            (history.to_vec(), None, None)
+        }
+        CallOutcome::Returned(v) => match parse_assemble(&v) {
+            Ok(r) => r,
+            Err(got) => {
+                if !sim.profile.assemble_result_validation {
+                    return Ok(Err("TypeError: Cannot read properties of undefined (reading 'length')".into()));
+                }
+                let id = sim.info.id.clone();
+                // `ensureAssembleResultShape` (openclaw `src/context-engine/registry-contract.ts`, #75541).
+                sim.note("assemble-fallback", format!("context engine \"{id}\" assemble() returned an invalid result: expected an object with a \"messages\" array (got {got})"));
+                (history.to_vec(), None, None)
+            }
+        },
+    };
+    let (repaired, changed) = repair_pairing(std::mem::take(&mut result.0));
+    if changed {
+        sim.note("pairing-repaired", "tool-use/result pairing repaired in the assembled messages");
+    }
+    result.0 = repaired;
+    Ok(Ok(result))
+}
+
+fn parse_assemble(v: &Value) -> Result<Assembled, String> {
+    let got = |v: &Value| match v {
+        Value::Null => "null".to_string(),
+        Value::Object(o) => format!("object with keys [{}]", o.keys().cloned().collect::<Vec<_>>().join(", ")),
+        Value::Array(_) => "array".into(),
+        other => format!("{other}"),
+    };
+    let obj = v.as_object().ok_or_else(|| got(v))?;
+    let arr = obj.get("messages").and_then(Value::as_array).ok_or_else(|| got(v))?;
+    let mut ms = Vec::with_capacity(arr.len());
+    for m in arr {
+        // Messages the model transport cannot read are skipped by the host.
+        if let Ok(m) = serde_json::from_value::<AgentMessage>(m.clone()) {
+            ms.push(m);
+        }
+    }
+    let spa = obj.get("systemPromptAddition").and_then(Value::as_str).map(str::to_string);
+    let auth = obj.get("promptAuthority").and_then(Value::as_str).map(str::to_string);
+    Ok((ms, spa, auth))
+}
+
+/// `shouldPreemptivelyCompactBeforePrompt` (openclaw `run/attempt-prompt-preflight.ts`).
+fn precheck(sim: &mut Sim<'_>, history: &[AgentMessage], session: &[AgentMessage], prompt: &str, authority: Option<&str>) -> Option<ModelFailure> {
+    let may_overflow = authority == Some("preassembly_may_overflow");
+    if sim.profile.precheck_skip_for_owners && sim.info.owns_compaction() && !sim.on_legacy && !may_overflow {
+        let id = sim.info.id.clone();
+        // PR #95342.
+        sim.note("precheck-skipped", format!("[context-overflow-precheck] skipped: context engine \"{id}\" owns compaction"));
+        return None;
+    }
+    let est = if !sim.profile.prompt_authority {
+        // ≤2026.4.x estimated the pre-assembly history (#74233).
+        tokens::estimate_messages(history)
+    } else if may_overflow {
+        tokens::estimate_messages(session).max(tokens::estimate_messages(history))
+    } else {
+        tokens::estimate_messages(session)
+    };
+    let total = est + tokens::estimate_text(SYSTEM_PROMPT) + tokens::estimate_text(prompt);
+    let limit = sim.budget().saturating_sub(sim.setup.reserve_tokens);
+    (total > limit).then(|| ModelFailure {
+        kind: ModelErrorKind::Overflow,
+        message: format!("Context overflow: estimated {total} tokens exceed {limit} (precheck)"),
+        observed_tokens: Some(total),
+    })
+}
+
+/// The prompt/model loop (contract §4.3 step 6). Returns the owning-engine
+/// hook fence when it moved.
+async fn model_loop(
+    sim: &mut Sim<'_>,
+    inp: &TurnInput,
+    all: &mut Vec<AgentMessage>,
+    fence: usize,
+    spa: Option<&str>,
+    script: &mut VecDeque<ModelReply>,
+) -> Result<Result<Option<usize>, ModelFailure>, Abort> {
+    let owns = sim.info.owns_compaction() && !sim.on_legacy;
+    let mut hook_fence = fence;
+    let mut hook_view: Option<Vec<AgentMessage>> = None;
+    let mut call_index = 0usize;
+    loop {
+        call_index += 1;
+        if sim.attempt == 1 {
+            for st in inp.steer.iter().filter(|s| s.at == call_index) {
+                let m = steer_message(sim, st);
+                all.push(m);
+            }
+        }
+        // Owning engines: afterTurn + assemble before every model call
+        // (`installContextEngineLoopHook`, PR #63555).
+        let view = if owns {
+            if all.len() > hook_fence {
+                if sim.profile.durable_turns && inp.admitted {
+                    // deferredTurn mode: no afterTurn.
+                } else {
+                    ingest_delta(sim, inp, all, hook_fence, "loop-hook").await?;
+                }
+                hook_fence = all.len();
+                let budget = sim.budget();
+                let params = sim.assemble_params(all, budget, None, false, fence);
+                let meta = assemble_meta(sim, all, fence, "loop-hook", budget);
+                hook_view = match sim.call("assemble", params, meta, CallOptions::default()).await? {
+                    CallOutcome::Returned(v) => parse_assemble(&v).ok().map(|r| r.0),
+                    _ => None,
+                };
+                if hook_view.is_none() {
+                    sim.note("loop-hook-fallback", "assemble in the loop hook failed: restoring pre-assembly messages");
+                }
+            }
+            hook_view.clone().unwrap_or_else(|| all.clone())
+        } else {
+            all.clone()
+        };
+        let carriers: Vec<AgentMessage> = inp.carriers.clone();
+        let mut request = view;
+        let insert_at = request.len().saturating_sub(1);
+        for (k, c) in carriers.into_iter().enumerate() {
+            request.insert(insert_at + k, c);
+        }
+        let system = format!("{SYSTEM_PROMPT}{}", spa.map(|s| format!("\n\n{s}")).unwrap_or_default());
+        let prompt_tokens = tokens::estimate_text(&system) + tokens::estimate_messages(&request);
+        let Some(reply) = script.pop_front() else {
+            return Err(Abort::Harness(format!("scenario script exhausted at turn {} model call {call_index}", sim.turn)));
+        };
+        let step = match &reply {
+            ModelReply::Text(t) => ModelStep { text: Some(t.clone()), ..Default::default() },
+            ModelReply::Full(s) => s.clone(),
+        };
+        let ts = sim.clock.tick();
+        let seq = sim.seq as u64;
+        let mut assistant = assistant_message(&step, &sim.setup, ts, &mut sim.ids, seq);
+        let req = ModelRequest {
+            provider: &sim.setup.provider,
+            model: &sim.setup.model,
+            system_prompt: &system,
+            messages: &request,
+            context_window: sim.setup.context_window,
+            prompt_tokens,
+        };
+        let res = sim.model.complete(&req, &step, assistant.clone());
+        sim.seq += 1;
+        let outcome = match &res {
+            Ok(_) if step.tool_calls.is_empty() => "text".to_string(),
+            Ok(_) => "toolUse".to_string(),
+            Err(f) => format!("{:?}", f.kind).to_lowercase(),
+        };
+        sim.events.push(Event::Model(ModelRecord {
+            seq: sim.seq,
+            turn: sim.turn,
+            attempt: sim.attempt,
+            step: sim.step,
+            provider: sim.setup.provider.clone(),
+            model: sim.setup.model.clone(),
+            message_count: request.len(),
+            prompt_tokens,
+            system_prompt_addition: spa.map(str::to_string),
+            outcome,
+            error: res.as_ref().err().map(|f| f.message.clone()),
+        }));
+        match res {
+            Err(f) => {
+                // A provider-enforced overflow did not consume the scripted reply.
+                if step.error.is_none() {
+                    script.push_front(reply);
+                }
+                return Ok(Err(f));
+            }
+            Ok(a) => {
+                assistant = a;
+                set_usage(&mut assistant, prompt_tokens);
+                sim.last_prompt_tokens = prompt_tokens;
+                sim.persist(assistant.clone());
+                all.push(assistant);
+                if step.tool_calls.is_empty() {
+                    return Ok(Ok(owns.then_some(hook_fence)));
+                }
+                let ids = all.last().unwrap().tool_call_ids().iter().map(|s| s.to_string()).collect::<Vec<_>>();
+                for (call, id) in step.tool_calls.iter().zip(ids) {
+                    let mut content = vec![text_block(&call.result)];
+                    if call.image {
+                        content.push(ContentBlock::Image(ImageBlock { data: super::steps::TINY_PNG.into(), mime_type: "image/png".into(), extra: Extra::new() }));
+                    }
+                    let r = AgentMessage::ToolResult(ToolResultMessage {
+                        tool_call_id: id,
+                        tool_name: Some(call.name.clone()),
+                        content,
+                        is_error: Some(call.is_error),
+                        details: Some(json!({})),
+                        timestamp: Some(sim.clock.tick().into()),
+                        extra: Extra::new(),
+                    });
+                    sim.persist(r.clone());
+                    all.push(r);
+                }
+            }
+        }
+    }
+}
+
+fn steer_message(sim: &mut Sim<'_>, st: &SteerSpec) -> AgentMessage {
+    let ts = sim.clock.tick();
+    if let Some(a) = &st.announce {
+        let events = vec![super::inject::task_completion_event(a)];
+        let body = super::inject::format_internal_events(sim.profile, &events);
+        sim.events_by_text.insert(body.clone(), events);
+        sim.unpersisted.push(body.clone());
+        sim.note("steer", format!("subagent completion of {} steered into the running turn", a.child));
+        AgentMessage::User(UserMessage {
+            content: MessageContent::Text(body),
+            timestamp: Some(ts.into()),
+            provenance: Some(super::inject::announce_provenance(&a.child)),
+            idempotency_key: None,
+            extra: Extra::new(),
+        })
+    } else {
+        let mut m = AgentMessage::user_text(st.text.clone().unwrap_or_default());
+        super::steps::set_ts(&mut m, ts);
+        sim.persist(m.clone());
+        sim.note("steer", "a user message was steered into the running turn");
+        m
+    }
+}
+
+fn is_volatile(sim: &Sim<'_>, m: &AgentMessage) -> bool {
+    let text = m.text();
+    let markers = [
+        clawspec_contract::markers::INTER_SESSION_PREFIX,
+        clawspec_contract::markers::INTERNAL_CONTEXT_BEGIN,
+        clawspec_contract::markers::RETRY_MARKER,
+    ];
+    m.provenance().is_some_and(|p| p.kind == ProvenanceKind::InterSession)
+        || sim.unpersisted.iter().any(|u| *u == text)
+        || markers.iter().any(|mk| text.contains(&sim.profile.marker(mk)))
+}
+
+fn assemble_meta(sim: &Sim<'_>, messages: &[AgentMessage], boundary: usize, reason: &str, budget: u64) -> CallMeta {
+    CallMeta {
+        reason: Some(reason.into()),
+        boundary: Some(boundary),
+        volatile: messages.iter().enumerate().skip(boundary).filter(|(_, m)| is_volatile(sim, m)).map(|(i, _)| i).collect(),
+        unpersisted: sim.unpersisted.clone(),
+        params_tokens: Some(tokens::estimate_messages(messages)),
+        facts: [("tokenBudget".to_string(), json!(budget))].into_iter().collect(),
+    }
+}
+
+/// afterTurn, else ingestBatch, else ingest per message (contract §4.4).
+async fn ingest_delta(sim: &mut Sim<'_>, inp: &TurnInput, all: &[AgentMessage], pre: usize, reason: &str) -> Result<bool, Abort> {
+    let snapshot: Vec<AgentMessage> = all.iter().filter(|m| !(sim.profile.runtime_context_carriers && m.is_runtime_context_carrier())).cloned().collect();
+    let hb = inp.is_heartbeat.then_some(true);
+    if sim.has("afterTurn") {
+        let mut p = serde_json::Map::new();
+        p.insert("sessionId".into(), json!(sim.transcript.session_id));
+        p.insert("sessionKey".into(), json!(sim.setup.session_key));
+        if let Some(t) = sim.session_target() {
+            p.insert("sessionTarget".into(), t);
+        }
+        p.insert("sessionFile".into(), json!(sim.session_file()));
+        p.insert("messages".into(), serde_json::to_value(&snapshot).unwrap());
+        p.insert("prePromptMessageCount".into(), json!(pre));
+        if sim.profile.heartbeat_flag_on_after_turn {
+            if let Some(h) = hb {
+                p.insert("isHeartbeat".into(), json!(h));
+            }
+        }
+        p.insert("tokenBudget".into(), json!(sim.budget()));
+        if let Some(s) = sim.runtime_settings(sim.budget(), None) {
+            p.insert("runtimeSettings".into(), s);
+        }
+        let mut ctx = sim.runtime_context(true);
+        ctx["currentTokenCount"] = json!(sim.last_prompt_tokens);
+        p.insert("runtimeContext".into(), ctx);
+        let meta = CallMeta { reason: Some(reason.into()), boundary: Some(pre), unpersisted: sim.unpersisted.clone(), ..Default::default() };
+        let out = sim.call("afterTurn", Value::Object(p), meta, CallOptions::default()).await?;
+        return Ok(report_finalize(sim, "afterTurn", out));
+    }
+    let new: Vec<AgentMessage> = snapshot.iter().skip(pre).cloned().collect();
+    if new.is_empty() {
+        return Ok(true);
+    }
+    if sim.has("ingestBatch") {
+        let mut p = json!({"sessionId": sim.transcript.session_id, "sessionKey": sim.setup.session_key, "messages": new});
+        if let Some(h) = hb {
+            p["isHeartbeat"] = json!(h);
+        }
+        let meta = CallMeta { reason: Some(reason.into()), unpersisted: sim.unpersisted.clone(), ..Default::default() };
+        let out = sim.call("ingestBatch", p, meta, CallOptions::default()).await?;
+        return Ok(report_finalize(sim, "ingest", out));
+    }
+    for m in new {
+        let mut p = json!({"sessionId": sim.transcript.session_id, "sessionKey": sim.setup.session_key, "message": m});
+        if let Some(h) = hb {
+            p["isHeartbeat"] = json!(h);
+        }
+        let meta = CallMeta { reason: Some(reason.into()), unpersisted: sim.unpersisted.clone(), ..Default::default() };
+        let out = sim.call("ingest", p, meta, CallOptions::default()).await?;
+        if !report_finalize(sim, "ingest", out) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+fn report_finalize(sim: &mut Sim<'_>, what: &str, out: CallOutcome) -> bool {
+    if let CallOutcome::Threw(m) = out {
+        // warn("context engine afterTurn failed: …") / "context engine ingest failed: …"
+        sim.note("finalize-failed", format!("context engine {what} failed: {m}"));
+        return false;
+    }
+    true
+}
+
+/// Classic or durable finalize (contract §4.2, §4.4), then maintain(turn).
+async fn finalize(
+    sim: &mut Sim<'_>,
+    inp: &TurnInput,
+    mode: Mode,
+    session: Option<(Vec<AgentMessage>, usize)>,
+    errored: bool,
+    admission: Option<&(usize, String)>,
+) -> Result<(), Abort> {
+    match mode {
+        Mode::OnLegacy => Ok(()),
+        Mode::Durable => {
+            if errored {
+                sim.note("durable-discard", "the attempt failed: the turn intent is discarded, commitTurn not called");
+                return Ok(());
+            }
+            let (idx, entry_id) = admission.cloned().expect("durable turn has an admission");
+            let params = commit_params(sim, idx, &entry_id, inp.is_heartbeat);
+            let out = sim.call("commitTurn", params.clone(), CallMeta::reason("turn"), CallOptions::default()).await?;
+            match out {
+                CallOutcome::Threw(m) => {
+                    sim.note("commit-queued", format!("commitTurn failed, kept in the outbox for retry: {m}"));
+                    sim.outbox = Some(params);
+                }
+                _ => {
+                    if inp.commit_replay {
+                        sim.note("commit-replay-scheduled", "host crash after commitTurn: the outbox entry will be replayed");
+                        sim.outbox = Some(params);
+                    }
+                    maintain_turn(sim).await?;
+                }
+            }
+            Ok(())
+        }
+        Mode::Classic => {
+            if errored && !sim.profile.finalize_after_error {
+                sim.note("finalize-skipped", "prompt error or abort: finalize skipped (finalizeHarnessContextEngineTurn)");
+                return Ok(());
+            }
+            let Some((all, pre)) = session else { return Ok(()) };
+            let ok = ingest_delta(sim, inp, &all, pre, "finalize").await?;
+            if ok && !errored {
+                maintain_turn(sim).await?;
+            }
+            Ok(())
+        }
+    }
+}
+
+async fn maintain_turn(sim: &mut Sim<'_>) -> Result<(), Abort> {
+    let deferred = sim.info.turn_maintenance_mode == Some(TurnMaintenanceMode::Background);
+    let p = sim.maintain_params(deferred);
+    sim.call("maintain", p, CallMeta::reason("turn"), CallOptions::default()).await?;
+    Ok(())
+}
+
+/// commitTurn params (openclaw `src/agents/harness/context-engine-turn-attempt.ts`):
+/// the closed range [admitted user … terminal], `advancementKey = logicalTurnId`.
+fn commit_params(sim: &Sim<'_>, idx: usize, entry_id: &str, heartbeat: bool) -> Value {
+    let entries = &sim.transcript.entries;
+    let range: Vec<&AgentMessage> = entries[idx..].iter().map(|e| &e.message).filter(|m| !m.is_runtime_context_carrier()).collect();
+    let anchor = |i: usize| {
+        let e = &entries[i];
+        json!({"agentId": sim.setup.agent_id, "sessionId": sim.transcript.session_id, "sessionKey": sim.setup.session_key,
+               "storePath": format!("{}/sessions.db", sim.state_str()), "generation": sim.transcript.generation,
+               "entryId": e.id, "rawSeq": i + 1, "effectiveParentId": e.parent_id, "activeMessagePosition": i})
+    };
+    let logical = format!("turn-{}-{entry_id}", sim.transcript.session_id);
+    let mut admission = anchor(idx);
+    admission["logicalTurnId"] = json!(logical);
+    admission["role"] = json!("user");
+    let last = entries.len() - 1;
+    let mut p = json!({
+        "advancementKey": logical, "admission": admission, "terminal": anchor(last), "messages": range,
+        "sessionId": sim.transcript.session_id, "sessionKey": sim.setup.session_key,
+    });
+    if let Some(t) = sim.session_target() {
+        p["sessionTarget"] = t;
+    }
+    if let Some(s) = sim.runtime_settings(sim.budget(), None) {
+        p["runtimeSettings"] = s;
+    }
+    p["runtimeContext"] = sim.runtime_context(true);
+    if heartbeat {
+        p["isHeartbeat"] = json!(true);
+    }
+    p
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub enum CompactVerdict {
+    Compacted,
+    NotCompacted,
+}
+
+/// One `compact` call wrapped in the safety timeout with an AbortSignal
+/// (`compactContextEngineWithSafetyTimeout`, 180 s default), then
+/// maintain(compaction) on success. Throw/timeout ⇒ failed result.
+pub async fn compact(sim: &mut Sim<'_>, params: Value, reason: &str) -> Result<CompactVerdict, Abort> {
+    if sim.on_legacy {
+        return Ok(runtime_compaction(sim, &params));
+    }
+    let signal = params.get("abortSignal").and_then(|s| s.get("$abortSignal")).and_then(Value::as_str).map(str::to_string);
+    let opts = CallOptions { timeout: Some(sim.driver.compact_timeout), abort_signal: signal };
+    let before = tokens::estimate_messages(&sim.transcript.messages());
+    let meta = CallMeta { reason: Some(reason.into()), params_tokens: Some(before), ..Default::default() };
+    let verdict = match sim.call("compact", params, meta, opts).await? {
+        CallOutcome::Returned(v) => {
+            let ok = v.get("ok").and_then(Value::as_bool) == Some(true) && v.get("compacted").and_then(Value::as_bool) == Some(true);
+            if !ok {
+                let r = v.get("reason").and_then(Value::as_str).unwrap_or("no reason");
+                sim.note("compaction-declined", format!("compaction did not compact: {r}"));
+            }
+            if ok { CompactVerdict::Compacted } else { CompactVerdict::NotCompacted }
+        }
+        CallOutcome::Threw(m) => {
+            sim.note("compaction-failed", format!("context engine compaction failed: {m}"));
+            CompactVerdict::NotCompacted
+        }
+        CallOutcome::Absent => CompactVerdict::NotCompacted,
+    };
+    if verdict == CompactVerdict::Compacted {
+        let p = sim.maintain_params(false);
+        sim.call("maintain", p, CallMeta::reason("compaction"), CallOptions::default()).await?;
+    }
+    Ok(verdict)
+}
+
+/// Built-in compaction when the turn runs on legacy.
+fn runtime_compaction(sim: &mut Sim<'_>, params: &Value) -> CompactVerdict {
+    let budget = params.get("tokenBudget").and_then(Value::as_u64).unwrap_or(sim.budget());
+    match plan_compaction(&sim.transcript.messages(), budget) {
+        Some(p) => {
+            sim.apply_compaction(&p);
+            sim.note("legacy-compaction", format!("legacy compaction: {} → {} tokens", p.tokens_before, p.tokens_after));
+            CompactVerdict::Compacted
+        }
+        None => CompactVerdict::NotCompacted,
+    }
+}
+
+/// The one-time tool-result truncation fallback after a compaction that did
+/// not compact (contract §4.6).
+fn truncate_tool_results(sim: &mut Sim<'_>) -> bool {
+    let mut changed = 0;
+    for e in &mut sim.transcript.entries {
+        if let AgentMessage::ToolResult(r) = &mut e.message {
+            for b in &mut r.content {
+                if let ContentBlock::Text(t) = b {
+                    if t.text.chars().count() > TRUNCATE_TOOL_RESULT_CHARS {
+                        let head: String = t.text.chars().take(TRUNCATE_TOOL_RESULT_CHARS).collect();
+                        t.text = format!("{head}\n{}", TOOL_RESULT_TRUNCATED);
+                        changed += 1;
+                    }
+                }
+            }
+        }
+    }
+    if changed > 0 {
+        sim.flush();
+        sim.note("tool-result-truncation", format!("compaction did not help: truncated {changed} oversized tool results"));
+        true
+    } else {
+        false
+    }
+}

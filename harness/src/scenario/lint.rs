@@ -1,0 +1,223 @@
+//! Semantic checks after parsing; each problem is located at the offending
+//! script step (`file:line:col`) with a hint.
+
+use clawspec_contract::AgentMessage;
+
+use super::load::{LoadError, Located};
+use super::model::*;
+use crate::runtime::profile::Profile;
+use crate::runtime::transcript::expand_message;
+
+const REASONS: [&str; 4] = ["completed", "deleted", "swept", "released"];
+const STATUSES: [&str; 4] = ["ok", "timeout", "error", "unknown"];
+const SOURCES: [&str; 5] = ["subagent", "cron", "image_generation", "video_generation", "music_generation"];
+
+pub fn check(l: &Located) -> Vec<LoadError> {
+    let s = &l.scenario;
+    let mut out = Vec::new();
+    let at = |line: usize, col: usize, msg: String, hint: Option<&str>| LoadError {
+        path: l.path.clone(),
+        line,
+        column: col,
+        message: msg,
+        hint: hint.map(str::to_string),
+    };
+    let key_pos = |key: &str| find_key(&l.source, key).unwrap_or((1, 1));
+
+    let stem = l.path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+    if s.id != stem {
+        let (ln, c) = key_pos("id");
+        out.push(at(ln, c, format!("scenario id {:?} differs from the file name {:?}", s.id, stem), Some("rename the file or the id")));
+    }
+    if !s.id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-') || s.id.is_empty() {
+        let (ln, c) = key_pos("id");
+        out.push(at(ln, c, format!("scenario id {:?} is not kebab-case", s.id), None));
+    }
+    for p in &s.profiles {
+        if Profile::by_id(p).is_none() {
+            let (ln, c) = key_pos("profiles");
+            out.push(at(ln, c, format!("unknown profile {p:?}"), Some("profiles: openclaw-2026.4.26, openclaw-2026.9.6, rfc-82137 (optionally +marker-drift)")));
+        }
+    }
+    for c in &s.clauses {
+        if !is_clause_id(c) {
+            let (ln, col) = key_pos("clauses");
+            out.push(at(ln, col, format!("{c:?} is not a clause id"), Some("clause ids look like CE-ASM-003; see `clawspec list clauses`")));
+        }
+    }
+    for (i, m) in s.setup.transcript.iter().enumerate() {
+        if let Err(e) = expand_message(m, &s.setup, i as u64) {
+            let (ln, c) = key_pos("transcript");
+            out.push(at(ln, c, format!("setup.transcript[{i}]: {e}"), Some("use {user: text}, {assistant: …}, {tool_result: {id, text}}, {summary: text} or a full OpenClaw message with a role")));
+        }
+    }
+    if s.script.is_empty() {
+        let (ln, c) = key_pos("script");
+        out.push(at(ln, c, "script is empty".into(), None));
+    }
+    let step_lines = step_positions(&l.source);
+    for (i, step) in s.script.iter().enumerate() {
+        let (ln, c) = step_lines.get(i).copied().unwrap_or((1, 1));
+        let mut bad = |msg: String, hint: Option<&str>| out.push(at(ln, c, format!("script[{i}]: {msg}"), hint));
+        match step {
+            Step::Turn(t) => {
+                if t.model.is_empty() {
+                    bad("a turn needs at least one model reply".into(), Some("add `model: [\"…\"]`"));
+                }
+                for st in &t.steer {
+                    if st.at == 0 || st.at >= t.model.len().max(1) + 1 {
+                        bad(format!("steer.at {} is outside the turn's model calls 1..{}", st.at, t.model.len()), None);
+                    }
+                    if st.text.is_some() == st.announce.is_some() {
+                        bad("a steer has exactly one of text and announce".into(), None);
+                    }
+                }
+            }
+            Step::Announce(a) => check_announce(a, &mut bad, true),
+            Step::Collect(c) => {
+                if c.announces.len() < 2 {
+                    bad("collect batches two or more announces".into(), None);
+                }
+                for a in &c.announces {
+                    check_announce(a, &mut bad, false);
+                }
+                if c.model.is_empty() {
+                    bad("collect needs at least one model reply".into(), None);
+                }
+            }
+            Step::InterSession(x) => {
+                if x.model.is_empty() {
+                    bad("inter_session needs at least one model reply".into(), None);
+                }
+            }
+            Step::Spawn(sp) => {
+                if sp.mode != "isolated" && sp.mode != "fork" {
+                    bad(format!("spawn mode {:?} is not isolated|fork", sp.mode), None);
+                }
+            }
+            Step::SubagentEnded(e) => {
+                if !REASONS.contains(&e.reason.as_str()) {
+                    bad(format!("reason {:?} is not one of {REASONS:?}", e.reason), None);
+                }
+            }
+            Step::Heartbeat(_) | Step::Compact(_) | Step::SwitchModel(_) | Step::OrphanUser(_) => {}
+        }
+    }
+    out
+}
+
+fn check_announce(a: &AnnounceSpec, bad: &mut impl FnMut(String, Option<&str>), needs_model: bool) {
+    if !STATUSES.contains(&a.status.as_str()) {
+        bad(format!("announce status {:?} is not one of {STATUSES:?}", a.status), None);
+    }
+    if !SOURCES.contains(&a.source.as_str()) {
+        bad(format!("announce source {:?} is not one of {SOURCES:?}", a.source), None);
+    }
+    if needs_model && a.model.is_empty() {
+        bad("an announce needs at least one model reply".into(), Some("announces are delivered as a new agent turn"));
+    }
+}
+
+pub fn is_clause_id(c: &str) -> bool {
+    let parts: Vec<&str> = c.split('-').collect();
+    parts.len() == 3
+        && parts[0] == "CE"
+        && parts[1].len() >= 2
+        && parts[1].chars().all(|c| c.is_ascii_uppercase())
+        && parts[2].len() == 3
+        && parts[2].chars().all(|c| c.is_ascii_digit())
+}
+
+/// (line, col), 1-based, of a top-level key.
+fn find_key(source: &str, key: &str) -> Option<(usize, usize)> {
+    let pat = format!("{key}:");
+    let json_pat = format!("\"{key}\"");
+    source.lines().enumerate().find_map(|(i, line)| {
+        if line.starts_with(&pat) {
+            Some((i + 1, 1))
+        } else {
+            line.find(&json_pat).map(|c| (i + 1, c + 1))
+        }
+    })
+}
+
+/// Positions of the items of the top-level `script:` sequence (block YAML).
+fn step_positions(source: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut in_script = false;
+    let mut item_indent: Option<usize> = None;
+    for (i, line) in source.lines().enumerate() {
+        if line.starts_with("script:") {
+            in_script = true;
+            continue;
+        }
+        if !in_script || line.trim().is_empty() || line.trim_start().starts_with('#') {
+            continue;
+        }
+        let indent = line.len() - line.trim_start().len();
+        if indent == 0 && !line.starts_with('-') {
+            break;
+        }
+        if line.trim_start().starts_with("- ") || line.trim_start() == "-" {
+            match item_indent {
+                None => {
+                    item_indent = Some(indent);
+                    out.push((i + 1, indent + 1));
+                }
+                Some(ind) if ind == indent => out.push((i + 1, indent + 1)),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// Expand the setup transcript into OpenClaw messages.
+pub fn transcript_messages(s: &Scenario) -> Result<Vec<AgentMessage>, String> {
+    s.setup.transcript.iter().enumerate().map(|(i, m)| expand_message(m, &s.setup, i as u64)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn errors(name: &str, src: &str) -> Vec<String> {
+        match crate::scenario::load::parse(Path::new(name), src) {
+            Ok(_) => vec![],
+            Err(e) => e.iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn located_parse_error() {
+        let src = "id: x\ntitle: t\ndescription: d\nscript:\n  - turn:\n      user: hi\n      modle: [ok]\n";
+        let e = errors("scenarios/x.yaml", src);
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(e[0].starts_with("scenarios/x.yaml:7:"), "{}", e[0]);
+        assert!(e[0].contains("unknown field `modle`"), "{}", e[0]);
+        assert!(e[0].contains("hint:"), "{}", e[0]);
+    }
+
+    #[test]
+    fn located_semantic_error() {
+        let src = "id: y\ntitle: t\ndescription: d\nscript:\n  - turn:\n      user: hi\n      model: [ok]\n  - subagent_ended:\n      child: c\n      reason: vanished\n";
+        let e = errors("s/y.yaml", src);
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(e[0].starts_with("s/y.yaml:8:3: script[1]: reason \"vanished\""), "{}", e[0]);
+    }
+
+    #[test]
+    fn id_must_match_file() {
+        let src = "id: other\ntitle: t\ndescription: d\nscript:\n  - heartbeat: {}\n";
+        let e = errors("s/z.yaml", src);
+        assert!(e[0].starts_with("s/z.yaml:1:1: scenario id \"other\""), "{e:?}");
+    }
+
+    #[test]
+    fn clause_ids() {
+        assert!(is_clause_id("CE-ASM-003"));
+        assert!(!is_clause_id("CE-asm-003"));
+        assert!(!is_clause_id("ASM-003"));
+    }
+}

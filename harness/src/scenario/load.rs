@@ -1,0 +1,129 @@
+//! Loading scenario files with errors located as `file:line:col`.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use super::lint;
+use super::model::Scenario;
+
+/// A scenario together with where it came from.
+#[derive(Clone, Debug)]
+pub struct Located {
+    pub path: PathBuf,
+    pub source: String,
+    pub scenario: Scenario,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadError {
+    pub path: PathBuf,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}: {}", self.path.display(), self.line, self.column, self.message)?;
+        if let Some(h) = &self.hint {
+            write!(f, "\n  hint: {h}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Parse (YAML, or JSON — JSON is YAML) and lint one file.
+pub fn load_file(path: &Path) -> Result<Located, Vec<LoadError>> {
+    let source = std::fs::read_to_string(path).map_err(|e| {
+        vec![LoadError { path: path.into(), line: 1, column: 1, message: format!("cannot read: {e}"), hint: None }]
+    })?;
+    parse(path, &source)
+}
+
+pub fn parse(path: &Path, source: &str) -> Result<Located, Vec<LoadError>> {
+    let scenario: Scenario = serde_yaml::from_str(source).map_err(|e| {
+        let (line, column) = e.location().map(|l| (l.line(), l.column())).unwrap_or((1, 1));
+        let message = e.to_string();
+        // serde_yaml appends " at line X column Y"; the location is already in front.
+        let message = match message.find(" at line ") {
+            Some(i) => message[..i].to_string(),
+            None => message,
+        };
+        let hint = hint_for(&message);
+        vec![LoadError { path: path.into(), line, column, message, hint }]
+    })?;
+    let located = Located { path: path.into(), source: source.to_string(), scenario };
+    let problems = lint::check(&located);
+    if problems.is_empty() {
+        Ok(located)
+    } else {
+        Err(problems)
+    }
+}
+
+fn hint_for(message: &str) -> Option<String> {
+    if message.contains("unknown field") {
+        Some("see docs/scenarios.md or docs/schema/scenario.json for the allowed keys".into())
+    } else if message.contains("unknown variant") {
+        Some("a script step is one of: turn, announce, collect, inter_session, heartbeat, compact, spawn, subagent_ended, switch_model, orphan_user".into())
+    } else if message.contains("did not match any variant") {
+        Some("a model reply is either a string or a map with thinking/signature/redacted/text/tool_calls/error".into())
+    } else if message.contains("missing field") {
+        Some("required keys: id, title, description, script".into())
+    } else {
+        None
+    }
+}
+
+/// Every `*.yaml`, `*.yml` and `*.json` under `dir`, sorted by path.
+pub fn scenario_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d)? {
+            let p = entry?.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json")) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Load every scenario under `dir`; all errors are collected, none lost.
+pub fn load_dir(dir: &Path) -> Result<Vec<Located>, Vec<LoadError>> {
+    let files = scenario_files(dir).map_err(|e| {
+        vec![LoadError { path: dir.into(), line: 1, column: 1, message: format!("cannot list: {e}"), hint: None }]
+    })?;
+    let mut ok = Vec::new();
+    let mut errors = Vec::new();
+    for f in files {
+        match load_file(&f) {
+            Ok(l) => ok.push(l),
+            Err(mut e) => errors.append(&mut e),
+        }
+    }
+    let mut seen = std::collections::BTreeMap::new();
+    for l in &ok {
+        if let Some(prev) = seen.insert(l.scenario.id.clone(), l.path.clone()) {
+            errors.push(LoadError {
+                path: l.path.clone(),
+                line: 1,
+                column: 1,
+                message: format!("duplicate scenario id {:?} (also in {})", l.scenario.id, prev.display()),
+                hint: None,
+            });
+        }
+    }
+    if errors.is_empty() {
+        Ok(ok)
+    } else {
+        Err(errors)
+    }
+}

@@ -1,0 +1,179 @@
+//! The trace of one scenario × profile run: every lifecycle call the runtime
+//! sent (method + params as sent, after projection), the engine's answer, the
+//! host callbacks served during the call, and host-side facts the checks need.
+//! Timing-free: two runs give byte-identical traces. Goldens are traces.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Trace {
+    pub scenario: String,
+    pub profile: String,
+    pub engine: EngineRecord,
+    pub events: Vec<Event>,
+    pub outcome: Outcome,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EngineRecord {
+    /// `builtin:window`, the command line, or `plugin:<entry>`.
+    pub display: String,
+    /// `initialize` result `info` (absent when the handshake failed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub info: Option<Value>,
+    #[serde(default)]
+    pub methods: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub implementation: Option<Value>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "event", rename_all = "camelCase")]
+pub enum Event {
+    /// A lifecycle call to the engine.
+    Call(CallRecord),
+    /// A model (provider) call made by the runtime.
+    Model(ModelRecord),
+    /// A runtime decision worth knowing (legacy routing, fallback, recovery…).
+    Note(NoteRecord),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CallRecord {
+    pub seq: u32,
+    /// Logical turn (0 = before the first step).
+    pub turn: u32,
+    pub attempt: u32,
+    /// Index of the scenario script step that caused the call.
+    pub step: usize,
+    pub method: String,
+    pub params: Value,
+    /// Host-side facts about this call (see [`CallMeta`]).
+    #[serde(default, skip_serializing_if = "CallMeta::is_empty")]
+    pub meta: CallMeta,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub callbacks: Vec<CallbackRecord>,
+    pub reply: ReplyRecord,
+}
+
+/// What the runtime knows about a call that the engine does not see.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CallMeta {
+    /// Why the host called (`maintain`: bootstrap|turn|compaction; `compact`:
+    /// overflow|timeout_recovery|manual|budget; `assemble`: attempt|loop-hook).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// assemble: index where the live turn starts in `params.messages`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boundary: Option<usize>,
+    /// assemble: indices in `params.messages` of volatile live input the runtime
+    /// did not persist or that carry a runtime marker (announces, inter-session,
+    /// retry prompts) past the boundary.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub volatile: Vec<usize>,
+    /// Texts the runtime never persisted (suppressed announce triggers); they
+    /// must not come back as durable history in later turns.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unpersisted: Vec<String>,
+    /// Host-side token estimate of `params.messages`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params_tokens: Option<u64>,
+    /// The request's key facts for the clause checks (free-form, stable keys).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub facts: BTreeMap<String, Value>,
+}
+
+impl CallMeta {
+    pub fn is_empty(&self) -> bool {
+        *self == CallMeta::default()
+    }
+    pub fn reason(r: &str) -> CallMeta {
+        CallMeta { reason: Some(r.to_string()), ..Default::default() }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CallbackRecord {
+    pub method: String,
+    pub params: Value,
+    pub result: Value,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum ReplyRecord {
+    /// The method returned (the result as received).
+    Ok(Value),
+    /// The method threw (a caught engine error).
+    Threw { code: i64, message: String },
+    /// The engine misbehaved (uncaught): the named driver fault.
+    Fault { kind: String, message: String },
+    /// Not called: the engine died earlier in this run.
+    Skipped,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelRecord {
+    pub seq: u32,
+    pub turn: u32,
+    pub attempt: u32,
+    pub step: usize,
+    pub provider: String,
+    pub model: String,
+    /// Messages sent (count) and the host's token estimate of the request.
+    pub message_count: usize,
+    pub prompt_tokens: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt_addition: Option<String>,
+    /// `text`, `toolUse`, or the error kind.
+    pub outcome: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NoteRecord {
+    pub seq: u32,
+    pub turn: u32,
+    pub step: usize,
+    /// Stable kebab-case code (e.g. `turn-on-legacy`, `assemble-fallback`).
+    pub code: String,
+    pub text: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "status", rename_all = "camelCase")]
+pub enum Outcome {
+    /// Every step ran.
+    Completed { turns: u32, #[serde(default, skip_serializing_if = "Vec::is_empty")] failed_turns: Vec<String> },
+    /// An engine fault ended the run early.
+    EngineFault { kind: String, message: String, step: usize, #[serde(default)] stderr: String },
+    /// The harness itself failed (bad scenario at run time, I/O).
+    HarnessError { message: String },
+}
+
+impl Trace {
+    pub fn calls(&self) -> impl Iterator<Item = &CallRecord> {
+        self.events.iter().filter_map(|e| match e {
+            Event::Call(c) => Some(c),
+            _ => None,
+        })
+    }
+
+    pub fn to_pretty_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("trace serialises");
+        s.push('\n');
+        s
+    }
+}
