@@ -11,3 +11,5 @@ pub mod engines;
 pub mod runtime;
 pub mod scenario;
 pub mod trace;
+pub mod suite;
+pub mod check;

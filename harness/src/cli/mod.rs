@@ -1,9 +1,17 @@
 //! Command line (clap). Exit codes: 0 certified / success, 1 failures found,
-//! 2 usage or harness error.
+//! 2 usage or harness error (documented in README.md).
+
+mod certify;
+mod common;
+mod lint;
+mod list;
+mod run;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+pub use common::{EngineArgs, SelectArgs};
 
 #[derive(Parser, Debug)]
 #[command(name = "clawspec", version, about = "Conformance suite and simulation harness for OpenClaw context engines")]
@@ -14,16 +22,35 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Certify an engine: run the scenario library under each profile and check every clause.
+    Certify(certify::Args),
+    /// Run one scenario under one profile and print its trace.
+    Run(run::Args),
+    /// Validate scenario files (file:line:col errors).
+    Lint(lint::Args),
+    /// List scenarios, profiles, built-in engines or clauses.
+    List(list::Args),
     /// Serve a built-in engine on stdin/stdout (protocol v1).
     #[command(hide = true)]
-    Engine {
-        name: String,
-    },
+    Engine { name: String },
 }
+
+pub const EXIT_OK: u8 = 0;
+pub const EXIT_FAILURES: u8 = 1;
+pub const EXIT_USAGE: u8 = 2;
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
-        Command::Engine { name } => ExitCode::from(crate::engines::run(&name) as u8),
-    }
+    let code = match cli.command {
+        Command::Engine { name } => crate::engines::run(&name) as u8,
+        Command::Lint(a) => lint::main(a),
+        Command::List(a) => list::main(a),
+        Command::Run(a) => block_on(run::main(a)),
+        Command::Certify(a) => block_on(certify::main(a)),
+    };
+    ExitCode::from(code)
+}
+
+fn block_on<F: std::future::Future<Output = u8>>(f: F) -> u8 {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime").block_on(f)
 }

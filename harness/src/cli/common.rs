@@ -1,0 +1,245 @@
+//! Arguments shared by the commands that run engines.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use serde_json::Value;
+
+use crate::driver::{DriverConfig, EngineSpec};
+use crate::runtime::profile::Profile;
+use crate::scenario::{load_dir, Located};
+
+#[derive(Args, Debug, Clone)]
+pub struct EngineArgs {
+    /// Engine under test: `builtin:window`, `builtin:legacy`, or a command line.
+    #[arg(long, default_value = "builtin:window")]
+    pub engine: String,
+    /// An OpenClaw plugin entry (ESM/CJS) served through the Node adapter.
+    #[arg(long, conflicts_with = "engine")]
+    pub plugin: Option<PathBuf>,
+    /// Engine id when the plugin registers several.
+    #[arg(long)]
+    pub engine_id: Option<String>,
+    /// Plugin/engine configuration: JSON text or @file.
+    #[arg(long)]
+    pub plugin_config: Option<String>,
+    /// Node interpreter for --plugin.
+    #[arg(long, default_value = "node")]
+    pub node: String,
+    /// Per-call timeout in ms (compaction keeps OpenClaw's 180 s unless set).
+    #[arg(long)]
+    pub call_timeout_ms: Option<u64>,
+    #[arg(long)]
+    pub compact_timeout_ms: Option<u64>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct SelectArgs {
+    /// Scenario directory.
+    #[arg(long, default_value = "scenarios")]
+    pub scenarios: PathBuf,
+    /// Profiles to run (repeatable); default: all three. Append `+marker-drift` for the variant.
+    #[arg(long = "profile")]
+    pub profiles: Vec<String>,
+    /// Only scenarios whose id matches this glob (`*` and `?`).
+    #[arg(long = "scenario")]
+    pub scenario: Option<String>,
+}
+
+impl EngineArgs {
+    pub fn spec(&self) -> Result<EngineSpec, String> {
+        if let Some(entry) = &self.plugin {
+            return plugin_spec(self, entry);
+        }
+        if let Some(name) = self.engine.strip_prefix("builtin:") {
+            let base = name.split(':').next().unwrap_or(name);
+            if !crate::engines::BUILTIN.contains(&base) {
+                return Err(format!("unknown built-in engine {name:?}; built-ins: {}", crate::engines::BUILTIN.join(", ")));
+            }
+            return Ok(builtin_spec(name));
+        }
+        command_spec(&self.engine)
+    }
+
+    pub fn driver(&self) -> DriverConfig {
+        let mut d = DriverConfig::default();
+        if let Some(ms) = self.call_timeout_ms {
+            d.call_timeout = std::time::Duration::from_millis(ms);
+        }
+        if let Some(ms) = self.compact_timeout_ms {
+            d.compact_timeout = std::time::Duration::from_millis(ms);
+        }
+        d
+    }
+
+    pub fn config(&self) -> Result<Option<Value>, String> {
+        let Some(c) = &self.plugin_config else { return Ok(None) };
+        let text = match c.strip_prefix('@') {
+            Some(path) => std::fs::read_to_string(path).map_err(|e| format!("--plugin-config {path}: {e}"))?,
+            None => c.clone(),
+        };
+        serde_json::from_str(&text).map(Some).map_err(|e| format!("--plugin-config is not JSON: {e}"))
+    }
+}
+
+/// `clawspec engine <name>` with this very executable (or CLAWSPEC_EXE).
+pub fn builtin_spec(name: &str) -> EngineSpec {
+    let exe = std::env::var("CLAWSPEC_EXE").map(PathBuf::from).unwrap_or_else(|_| clawspec_exe());
+    EngineSpec {
+        program: exe.to_string_lossy().into_owned(),
+        args: vec!["engine".into(), name.into()],
+        env: Default::default(),
+        cwd: None,
+        display: format!("builtin:{name}"),
+    }
+}
+
+/// The `clawspec` binary: the current executable, or its sibling when running
+/// from a test binary in target/<profile>/deps/.
+fn clawspec_exe() -> PathBuf {
+    let cur = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("clawspec"));
+    if cur.file_stem().and_then(|s| s.to_str()) == Some("clawspec") {
+        return cur;
+    }
+    let dir = cur.parent().map(Path::to_path_buf).unwrap_or_default();
+    for cand in [dir.join("clawspec"), dir.join("../clawspec")] {
+        if cand.exists() {
+            return cand;
+        }
+    }
+    PathBuf::from("clawspec")
+}
+
+/// A command line split like a POSIX shell would (quotes and backslashes).
+pub fn command_spec(line: &str) -> Result<EngineSpec, String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut quote: Option<char> = None;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some('"'), '\\') => cur.extend(chars.next()),
+            (Some(_), c) => cur.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                in_word = true;
+            }
+            (None, '\\') => {
+                cur.extend(chars.next());
+                in_word = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            (None, c) => {
+                cur.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return Err(format!("--engine {line:?}: unterminated quote"));
+    }
+    if in_word {
+        words.push(cur);
+    }
+    let mut it = words.into_iter();
+    let program = it.next().ok_or("--engine is empty")?;
+    Ok(EngineSpec { program, args: it.collect(), env: Default::default(), cwd: None, display: line.to_string() })
+}
+
+/// The Node adapter (adapters/node): env CLAWSPEC_NODE_ADAPTER, else the
+/// repository copy next to the workspace this binary was built from.
+pub fn node_adapter_bin() -> PathBuf {
+    if let Ok(p) = std::env::var("CLAWSPEC_NODE_ADAPTER") {
+        return PathBuf::from(p);
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../adapters/node/bin/clawspec-node-adapter.js")
+}
+
+fn plugin_spec(a: &EngineArgs, entry: &Path) -> Result<EngineSpec, String> {
+    if !entry.exists() {
+        return Err(format!("--plugin {}: no such file", entry.display()));
+    }
+    let adapter = node_adapter_bin();
+    if !adapter.exists() {
+        return Err(format!("Node adapter not found at {} (set CLAWSPEC_NODE_ADAPTER)", adapter.display()));
+    }
+    let entry_abs = std::fs::canonicalize(entry).map_err(|e| e.to_string())?;
+    let mut args = vec![adapter.to_string_lossy().into_owned(), entry_abs.to_string_lossy().into_owned()];
+    if let Some(id) = &a.engine_id {
+        args.push("--engine-id".into());
+        args.push(id.clone());
+    }
+    if let Some(c) = &a.plugin_config {
+        args.push("--plugin-config".into());
+        args.push(c.clone());
+    }
+    Ok(EngineSpec {
+        program: a.node.clone(),
+        args,
+        env: Default::default(),
+        cwd: None,
+        display: format!("plugin:{}", entry.display()),
+    })
+}
+
+impl SelectArgs {
+    pub fn profiles(&self) -> Result<Vec<Profile>, String> {
+        if self.profiles.is_empty() {
+            return Ok(Profile::all());
+        }
+        self.profiles
+            .iter()
+            .map(|id| Profile::by_id(id).ok_or_else(|| format!("unknown profile {id:?}; profiles: {}", crate::runtime::profile::PROFILE_IDS.join(", "))))
+            .collect()
+    }
+
+    pub fn load(&self) -> Result<Vec<Located>, String> {
+        let all = load_dir(&self.scenarios).map_err(|errs| errs.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))?;
+        Ok(all.into_iter().filter(|l| self.scenario.as_deref().is_none_or(|g| glob_match(g, &l.scenario.id))).collect())
+    }
+}
+
+/// `*` any run, `?` one char.
+pub fn glob_match(pat: &str, s: &str) -> bool {
+    fn go(p: &[char], s: &[char]) -> bool {
+        match (p.first(), s.first()) {
+            (None, None) => true,
+            (Some('*'), _) => go(&p[1..], s) || (!s.is_empty() && go(p, &s[1..])),
+            (Some('?'), Some(_)) => go(&p[1..], &s[1..]),
+            (Some(a), Some(b)) if a == b => go(&p[1..], &s[1..]),
+            _ => false,
+        }
+    }
+    go(&pat.chars().collect::<Vec<_>>(), &s.chars().collect::<Vec<_>>())
+}
+
+pub fn state_root() -> PathBuf {
+    std::env::temp_dir().join(format!("clawspec-{}", std::process::id()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::glob_match;
+    #[test]
+    fn command_lines_split_like_a_shell() {
+        let s = super::command_spec(r#"node "my plugin/x.js" --a 'b c' d\ e"#).unwrap();
+        assert_eq!(s.program, "node");
+        assert_eq!(s.args, ["my plugin/x.js", "--a", "b c", "d e"]);
+        assert!(super::command_spec("node 'x").is_err());
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("announce-*", "announce-steer"));
+        assert!(glob_match("*", ""));
+        assert!(!glob_match("a?c", "ac"));
+        assert!(glob_match("a?c", "abc"));
+    }
+}

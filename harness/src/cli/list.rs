@@ -1,0 +1,44 @@
+//! `clawspec list [scenarios|profiles|engines|clauses]`.
+
+use crate::runtime::profile::Profile;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// What to list.
+    #[arg(default_value = "scenarios", value_parser = ["scenarios", "profiles", "engines", "clauses"])]
+    pub what: String,
+    #[arg(long, default_value = "scenarios")]
+    pub scenarios: std::path::PathBuf,
+}
+
+pub fn main(a: Args) -> u8 {
+    match a.what.as_str() {
+        "profiles" => {
+            for p in Profile::all() {
+                println!("{:<20} OpenClaw {}", p.id, p.openclaw_version);
+            }
+            println!("(append {} to any profile for the marker-drift variant)", crate::runtime::profile::MARKER_DRIFT_SUFFIX);
+        }
+        "engines" => {
+            for e in crate::engines::BUILTIN {
+                println!("builtin:{e}");
+            }
+        }
+        "clauses" => return crate::check::print_catalogue(),
+        _ => match crate::scenario::load_dir(&a.scenarios) {
+            Ok(all) => {
+                for l in all {
+                    let profiles = if l.scenario.profiles.is_empty() { "all".to_string() } else { l.scenario.profiles.join(",") };
+                    println!("{:<44} [{}] {}", l.scenario.id, profiles, l.scenario.title);
+                }
+            }
+            Err(errs) => {
+                for e in errs {
+                    eprintln!("{e}");
+                }
+                return super::EXIT_USAGE;
+            }
+        },
+    }
+    super::EXIT_OK
+}
