@@ -13,3 +13,4 @@ pub mod scenario;
 pub mod trace;
 pub mod suite;
 pub mod check;
+pub mod golden;

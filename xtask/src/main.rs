@@ -1,5 +1,94 @@
-//! `cargo xtask <task>`: project automation (bench, bless, fuzz, ci).
-fn main() -> anyhow::Result<()> {
-    let task = std::env::args().nth(1).unwrap_or_default();
-    anyhow::bail!("unknown xtask {task:?}; tasks arrive with their issues")
+//! `cargo xtask <task>`: project automation.
+//!
+//! - `bless`  regenerate golden traces, schemas and generated docs
+//! - `bench`  run the benchmarks (release) and print ratios against the floor
+//! - `fuzz [TARGET] [--time S]`  run libFuzzer targets on nightly, when present
+//! - `test`   the README test command (`cargo test --workspace` + Node adapter tests)
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{bail, Context, Result};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn run(cmd: &mut Command) -> Result<()> {
+    eprintln!("$ {cmd:?}");
+    let status = cmd.current_dir(root()).status().with_context(|| format!("running {cmd:?}"))?;
+    if !status.success() {
+        bail!("{cmd:?} failed with {status}");
+    }
+    Ok(())
+}
+
+fn cargo() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+}
+
+fn has_nightly() -> bool {
+    Command::new("rustup")
+        .args(["run", "nightly", "rustc", "--version"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let task = args.first().map(String::as_str).unwrap_or("help");
+    match task {
+        "bless" => {
+            run(cargo().args(["test", "--workspace", "--quiet"]).env("CLAWSPEC_BLESS", "1"))?;
+            eprintln!("blessed: golden/, docs/schema/, generated docs. Review with `git diff` before committing.");
+        }
+        "bench" => {
+            run(cargo().args(["bench", "--workspace"]))?;
+        }
+        "test" => {
+            run(cargo().args(["test", "--workspace"]))?;
+            let adapter = root().join("adapters/node");
+            if adapter.join("package.json").exists() {
+                run(Command::new("npm").args(["test", "--prefix", adapter.to_str().unwrap()]))?;
+            }
+        }
+        "fuzz" => {
+            let target = args.get(1).filter(|a| !a.starts_with("--")).cloned();
+            let time = args
+                .iter()
+                .position(|a| a == "--time")
+                .and_then(|i| args.get(i + 1))
+                .cloned()
+                .unwrap_or_else(|| "60".into());
+            if !has_nightly() {
+                eprintln!(
+                    "xtask fuzz: no nightly toolchain here, so libFuzzer cannot run.\n\
+                     The committed corpora still replay on stable: `cargo test -p clawspec-mock-providers --test fuzz_corpus`."
+                );
+                std::process::exit(2);
+            }
+            let have_cargo_fuzz = Command::new("cargo").args(["fuzz", "--version"]).output().map(|o| o.status.success()).unwrap_or(false);
+            if !have_cargo_fuzz {
+                run(cargo().args(["install", "cargo-fuzz", "--locked"]))?;
+            }
+            let targets: Vec<String> = match target {
+                Some(t) => vec![t],
+                None => {
+                    let out = Command::new("cargo").args(["+nightly", "fuzz", "list"]).current_dir(root().join("fuzz")).output()?;
+                    String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect()
+                }
+            };
+            for t in targets {
+                run(Command::new("cargo")
+                    .args(["+nightly", "fuzz", "run", &t, "--", &format!("-max_total_time={time}")])
+                    .current_dir(root().join("fuzz")))?;
+            }
+        }
+        _ => {
+            eprintln!("usage: cargo xtask <bless|bench|fuzz [TARGET] [--time S]|test>");
+            std::process::exit(2);
+        }
+    }
+    Ok(())
 }

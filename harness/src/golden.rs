@@ -1,0 +1,89 @@
+//! Golden call traces: plain pretty JSON under `golden/<engine>/<scenario>/<profile>.json`,
+//! readable without Rust tooling. The same files serve our own regression tests
+//! (built-in engines) and `clawspec record`/`certify --golden` for any engine.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use similar::{ChangeTag, TextDiff};
+
+use crate::trace::Trace;
+
+/// `builtin:window` → `window`; commands and plugins → a file-safe slug.
+pub fn engine_dir_name(display: &str) -> String {
+    let base = display.strip_prefix("builtin:").unwrap_or(display);
+    base.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect()
+}
+
+pub fn path(root: &Path, engine: &str, scenario: &str, profile: &str) -> PathBuf {
+    root.join(engine).join(scenario).join(format!("{profile}.json"))
+}
+
+pub fn render(t: &Trace) -> String {
+    t.to_pretty_json()
+}
+
+/// `None` when equal, else a unified diff (expected → actual), 3 lines of context.
+pub fn diff(expected: &str, actual: &str) -> Option<String> {
+    if expected == actual {
+        return None;
+    }
+    let d = TextDiff::from_lines(expected, actual);
+    let mut out = String::new();
+    for group in d.grouped_ops(3) {
+        for op in group {
+            for change in d.iter_changes(&op) {
+                let sign = match change.tag() {
+                    ChangeTag::Delete => '-',
+                    ChangeTag::Insert => '+',
+                    ChangeTag::Equal => ' ',
+                };
+                out.push(sign);
+                out.push_str(change.value());
+                if !change.value().ends_with('\n') {
+                    out.push('\n');
+                }
+            }
+        }
+        out.push_str("@@\n");
+    }
+    Some(out)
+}
+
+/// Compare with, or (bless) write, the golden file of a trace.
+pub fn check(root: &Path, engine: &str, t: &Trace, bless: bool) -> Result<(), String> {
+    let p = path(root, engine, &t.scenario, &t.profile);
+    let actual = render(t);
+    let expected = std::fs::read_to_string(&p).unwrap_or_default();
+    match diff(&expected, &actual) {
+        None => Ok(()),
+        Some(_) if bless => {
+            std::fs::create_dir_all(p.parent().unwrap()).map_err(|e| e.to_string())?;
+            std::fs::write(&p, actual).map_err(|e| e.to_string())
+        }
+        Some(d) if expected.is_empty() => Err(format!("{}: no golden yet (bless to create)\n{}", p.display(), &d[..d.len().min(2000)])),
+        Some(d) => Err(format!("{}: trace differs from the golden (- golden, + actual):\n{d}", p.display())),
+    }
+}
+
+/// Golden files under `root/<engine>/` that no (scenario, profile) pair refers to.
+pub fn unreferenced(root: &Path, engine: &str, referenced: &BTreeSet<(String, String)>) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let dir = root.join(engine);
+    let Ok(scenarios) = std::fs::read_dir(&dir) else { return out };
+    let mut entries: Vec<_> = scenarios.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for sdir in entries {
+        let sid = sdir.file_name().unwrap().to_string_lossy().into_owned();
+        let Ok(files) = std::fs::read_dir(&sdir) else { continue };
+        let mut files: Vec<_> = files.flatten().map(|e| e.path()).collect();
+        files.sort();
+        for f in files {
+            let pid = f.file_stem().unwrap().to_string_lossy().into_owned();
+            if !referenced.contains(&(sid.clone(), pid)) {
+                out.push(f);
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,103 @@
+//! Golden call traces: one trial per built-in engine × scenario × profile
+//! (wasmtime `tests/wast.rs` style). `CLAWSPEC_BLESS=1` (or `cargo xtask bless`)
+//! rewrites them; an unreferenced golden is an error; a determinism trial runs
+//! scenarios twice and requires byte-identical traces.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use libtest_mimic::{Arguments, Failed, Trial};
+
+use clawspec::driver::DriverConfig;
+use clawspec::runtime::model::ScriptedModel;
+use clawspec::runtime::profile::Profile;
+use clawspec::runtime::{self, RunConfig};
+use clawspec::scenario::{load_dir, Scenario};
+
+const ENGINES: [&str; 2] = ["window", "legacy"];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn config(engine: &str) -> RunConfig {
+    let exe = env!("CARGO_BIN_EXE_clawspec");
+    RunConfig {
+        engine: clawspec::driver::EngineSpec {
+            program: exe.into(),
+            args: vec!["engine".into(), engine.into()],
+            env: Default::default(),
+            cwd: None,
+            display: format!("builtin:{engine}"),
+        },
+        driver: DriverConfig::default(),
+        state_root: std::env::temp_dir().join(format!("clawspec-golden-{}", std::process::id())),
+        engine_config: None,
+    }
+}
+
+fn run_one(s: &Scenario, p: &Profile, engine: &str) -> clawspec::trace::Trace {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(runtime::run(s, p, &config(engine), Box::new(ScriptedModel)))
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let bless = std::env::var_os("CLAWSPEC_BLESS").is_some();
+    let scenarios = load_dir(&root().join("scenarios")).unwrap_or_else(|errs| {
+        for e in errs {
+            eprintln!("{e}");
+        }
+        panic!("scenario library does not load");
+    });
+    let golden_root = root().join("golden");
+    let mut trials = Vec::new();
+    let mut referenced = BTreeSet::new();
+    for l in &scenarios {
+        let s = Arc::new(l.scenario.clone());
+        for p in clawspec::suite::applicable(&s, &Profile::all()) {
+            referenced.insert((s.id.clone(), p.id.clone()));
+            for engine in ENGINES {
+                let (s, p, g) = (s.clone(), p.clone(), golden_root.clone());
+                trials.push(Trial::test(format!("{engine}::{}::{}", s.id, p.id), move || {
+                    let t = run_one(&s, &p, engine);
+                    clawspec::golden::check(&g, engine, &t, bless).map_err(Failed::from)
+                }));
+            }
+        }
+    }
+    let g = golden_root.clone();
+    trials.push(Trial::test("unreferenced-goldens", move || {
+        let stale: Vec<String> = ENGINES
+            .iter()
+            .flat_map(|e| clawspec::golden::unreferenced(&g, e, &referenced))
+            .map(|p| p.display().to_string())
+            .collect();
+        if stale.is_empty() {
+            return Ok(());
+        }
+        if bless {
+            for f in &stale {
+                std::fs::remove_file(f).map_err(|e| Failed::from(e.to_string()))?;
+            }
+            return Ok(());
+        }
+        Err(format!("golden files no scenario × profile refers to (bless removes them):\n{}", stale.join("\n")).into())
+    }));
+    let sample: Vec<Scenario> = scenarios.iter().take(6).map(|l| l.scenario.clone()).collect();
+    trials.push(Trial::test("determinism-two-runs-byte-identical", move || {
+        for s in &sample {
+            for p in Profile::all() {
+                let a = run_one(s, &p, "window").to_pretty_json();
+                let b = run_one(s, &p, "window").to_pretty_json();
+                if a != b {
+                    let d = clawspec::golden::diff(&a, &b).unwrap_or_default();
+                    return Err(format!("{} × {}: two runs differ:\n{d}", s.id, p.id).into());
+                }
+            }
+        }
+        Ok(())
+    }));
+    libtest_mimic::run(&args, trials).exit();
+}
