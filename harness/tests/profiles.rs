@@ -1,0 +1,121 @@
+//! The same scenario yields the documented, different call sequences under
+//! openclaw-2026.4.26, openclaw-2026.9.6 and rfc-82137 (issue 3). Each
+//! assertion names the OpenClaw behaviour it pins.
+
+use std::path::Path;
+
+use clawspec::driver::{DriverConfig, EngineSpec};
+use clawspec::runtime::model::ScriptedModel;
+use clawspec::runtime::profile::Profile;
+use clawspec::runtime::{self, RunConfig};
+use clawspec::trace::{CallRecord, Event, Outcome, Trace};
+use serde_json::Value;
+
+fn run(engine: &str, profile: &str, scenario: &str) -> Trace {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/scenarios/{scenario}.yaml"));
+    let l = clawspec::scenario::load_file(&path).unwrap_or_else(|e| panic!("{e:?}"));
+    let cfg = RunConfig {
+        engine: EngineSpec {
+            program: env!("CARGO_BIN_EXE_clawspec").into(),
+            args: vec!["engine".into(), engine.into()],
+            env: Default::default(),
+            cwd: None,
+            display: format!("builtin:{engine}"),
+        },
+        driver: DriverConfig::default(),
+        state_root: std::env::temp_dir().join(format!("clawspec-profiles-{}-{engine}-{profile}", std::process::id())),
+        engine_config: None,
+    };
+    let p = Profile::by_id(profile).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let t = rt.block_on(runtime::run(&l.scenario, &p, &cfg, Box::new(ScriptedModel)));
+    assert!(matches!(t.outcome, Outcome::Completed { .. }), "{}", t.to_pretty_json());
+    t
+}
+
+fn calls<'a>(t: &'a Trace, m: &str) -> Vec<&'a CallRecord> {
+    t.calls().filter(|c| c.method == m).collect()
+}
+
+fn notes(t: &Trace, code: &str) -> usize {
+    t.events.iter().filter(|e| matches!(e, Event::Note(n) if n.code == code)).count()
+}
+
+fn has(c: &CallRecord, key: &str) -> bool {
+    c.params.get(key).is_some()
+}
+
+#[test]
+fn classic_2026_4_26() {
+    let t = run("window", "openclaw-2026.4.26", "profile-diff");
+    // No runtimeSettings before 2026.6.11 (runtime-settings.ts).
+    assert!(t.calls().all(|c| !has(c, "runtimeSettings")));
+    // No durable turns: afterTurn finalizes every turn, commitTurn never runs.
+    assert!(calls(&t, "commitTurn").is_empty());
+    assert!(!calls(&t, "afterTurn").is_empty());
+    // ≤2026.7.x compact shape: sessionFile, no agentId/sessionTarget/abortSignal.
+    for c in calls(&t, "compact") {
+        assert!(has(c, "sessionFile") && !has(c, "agentId") && !has(c, "abortSignal"), "{:?}", c.params);
+    }
+    // Full contextTokenBudget for assemble (no reserve/prompt reduction).
+    let a = calls(&t, "assemble")[0];
+    assert_eq!(a.params["tokenBudget"], 6000);
+    // The task-completion block of that era: untrusted child-result markers.
+    assert!(t.to_pretty_json().contains("BEGIN_UNTRUSTED_CHILD_RESULT"));
+}
+
+#[test]
+fn current_2026_9_6() {
+    let t = run("window", "openclaw-2026.9.6", "profile-diff");
+    for m in ["bootstrap", "assemble", "compact", "maintain"] {
+        for c in calls(&t, m) {
+            assert_eq!(c.params["runtimeSettings"]["schemaVersion"], 1, "{m} lacks runtimeSettings");
+        }
+    }
+    // Admitted user turns of a durable engine go through commitTurn, not afterTurn.
+    let commits = calls(&t, "commitTurn");
+    assert_eq!(commits.len(), 2, "two admitted user turns");
+    for c in &commits {
+        assert_eq!(c.params["advancementKey"], c.params["admission"]["logicalTurnId"]);
+        assert!(!has(c, "prePromptMessageCount"));
+    }
+    // The announce is not admitted: classic finalize runs for it.
+    assert_eq!(calls(&t, "afterTurn").len() + calls(&t, "ingestBatch").len() + calls(&t, "ingest").len() > 0, true);
+    // 2026.8.2 compact shape.
+    for c in calls(&t, "compact") {
+        assert!(!has(c, "sessionFile") && has(c, "agentId") && has(c, "abortSignal"), "{:?}", c.params);
+    }
+    // Reduced assemble budget: budget − reserve − rendered prompt.
+    let a = calls(&t, "assemble")[0];
+    assert!(a.params["tokenBudget"].as_u64().unwrap() < 5000);
+    // No RFC fields outside rfc-82137.
+    assert!(calls(&t, "assemble").iter().all(|c| !has(c, "inputProvenance")));
+    assert!(t.to_pretty_json().contains("<prompt-data>"));
+}
+
+#[test]
+fn rfc_82137_adds_aligned_assemble_fields() {
+    let t = run("window", "rfc-82137", "profile-diff");
+    for c in calls(&t, "assemble") {
+        let n = c.params["messages"].as_array().unwrap().len();
+        assert_eq!(c.params["inputProvenance"].as_array().map(Vec::len), Some(n));
+        assert_eq!(c.params["internalEvents"].as_array().map(Vec::len), Some(n));
+        assert!(c.params["prePromptMessageCount"].as_u64().unwrap() as usize <= n);
+    }
+    // Everything else as 2026.9.6: same methods in the same order.
+    let base = run("window", "openclaw-2026.9.6", "profile-diff");
+    let seq = |t: &Trace| t.calls().map(|c| c.method.clone()).collect::<Vec<_>>();
+    assert_eq!(seq(&t), seq(&base));
+}
+
+#[test]
+fn non_durable_engine_runs_admitted_turns_on_legacy_in_2026_9_6() {
+    let t = run("legacy", "openclaw-2026.9.6", "profile-diff");
+    // The built-in legacy engine *is* legacy: it gets the calls.
+    assert!(!calls(&t, "assemble").is_empty());
+    assert_eq!(notes(&t, "turn-on-legacy"), 0);
+    let classic = run("legacy", "openclaw-2026.4.26", "profile-diff");
+    // legacy has no afterTurn/ingestBatch: per-message ingest finalizes.
+    assert!(!calls(&classic, "ingest").is_empty());
+    let _ = Value::Null;
+}
