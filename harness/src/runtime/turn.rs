@@ -106,6 +106,8 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
     let mut user_persisted = false;
     let mut carriers_persisted = false;
     let mut admission: Option<(usize, String)> = None;
+    // `hadSessionFile` is decided before the turn writes anything.
+    let existed_before_turn = sim.transcript.exists();
     if mode == Mode::Durable {
         persist_carriers(sim, inp, &mut carriers_persisted);
         let idx = sim.transcript.entries.len();
@@ -119,10 +121,10 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
     let mut prompt = inp.prompt.clone();
     loop {
         sim.attempt += 1;
-        let start_len = sim.transcript.entries.len();
         // 1. bootstrap + maintain(bootstrap), every attempt, only when the
         //    transcript existed before it (`hadSessionFile`).
-        if sim.transcript.exists() {
+        let had_session_file = if sim.attempt == 1 { existed_before_turn } else { sim.transcript.exists() };
+        if had_session_file {
             let p = sim.bootstrap_params();
             sim.call("bootstrap", p, CallMeta::default(), CallOptions::default()).await?;
             let p = sim.maintain_params(false);
@@ -154,6 +156,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         // 5. precheck
         let precheck = precheck(sim, &history, &session, &prompt, authority.as_deref());
         // 6. model loop
+        let mut loop_start = sim.transcript.entries.len();
         let outcome = match precheck {
             Some(f) => Err(f),
             None => {
@@ -168,6 +171,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                         user_persisted = true;
                     }
                     session.push(msg);
+                    loop_start = sim.transcript.entries.len();
                 } else {
                     session.extend(pending.iter().cloned());
                 }
@@ -183,7 +187,8 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         };
         // Recovery (openclaw `run/overflow-context-recovery.ts`, `run/timeout-context-recovery.ts`).
         let mf = failure;
-        let mid_turn = sim.transcript.entries.len() > start_len + usize::from(user_persisted && start_len == sim.transcript.entries.len());
+        // Did the failed attempt persist assistant/tool messages after the prompt?
+        let mid_turn = sim.transcript.entries.len() > loop_start;
         let recovered = match mf.kind {
             ModelErrorKind::Overflow => {
                 if compactions >= MAX_OVERFLOW_COMPACTIONS {
