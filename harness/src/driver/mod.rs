@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clawspec_contract::protocol::{InitializeParams, InitializeResult, RpcError};
+use clawspec_contract::protocol::{InitializeParams, RpcError};
 use serde_json::Value;
 
 /// How to start an engine.
@@ -172,5 +172,7 @@ pub struct ShutdownReport {
     pub stderr_tail: String,
 }
 
+mod lines;
 mod process;
+mod stderr;
 pub use process::Engine;
