@@ -62,11 +62,15 @@ impl ModelClient for ScriptedModel {
             });
         }
         if let Some(e) = &step.error {
-            let tokens = e.tokens.unwrap_or(req.prompt_tokens);
+            // A scripted overflow without a count reports just over the window.
+            let tokens = e.tokens.unwrap_or(match e.kind {
+                ModelErrorKind::Overflow => req.prompt_tokens.max(req.context_window + 1),
+                _ => req.prompt_tokens,
+            });
             return Err(ModelFailure {
                 kind: e.kind,
                 message: e.message.clone().unwrap_or_else(|| default_error_message(e.kind, tokens, req.context_window)),
-                observed_tokens: e.tokens.or(Some(req.prompt_tokens)),
+                observed_tokens: (e.kind == ModelErrorKind::Overflow).then_some(tokens),
             });
         }
         Ok(reply)
