@@ -12,6 +12,10 @@ use clawspec::trace::{CallRecord, Event, Outcome, Trace};
 use serde_json::Value;
 
 fn run(engine: &str, profile: &str, scenario: &str) -> Trace {
+    run_with(engine, profile, scenario, None)
+}
+
+fn run_with(engine: &str, profile: &str, scenario: &str, engine_config: Option<Value>) -> Trace {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/scenarios/{scenario}.yaml"));
     let l = clawspec::scenario::load_file(&path).unwrap_or_else(|e| panic!("{e:?}"));
     let cfg = RunConfig {
@@ -24,7 +28,7 @@ fn run(engine: &str, profile: &str, scenario: &str) -> Trace {
         },
         driver: DriverConfig::default(),
         state_root: std::env::temp_dir().join(format!("clawspec-profiles-{}-{engine}-{profile}", std::process::id())),
-        engine_config: None,
+        engine_config,
     };
     let p = Profile::by_id(profile).unwrap();
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
@@ -117,5 +121,17 @@ fn non_durable_engine_runs_admitted_turns_on_legacy_in_2026_9_6() {
     let classic = run("legacy", "openclaw-2026.4.26", "profile-diff");
     // legacy has no afterTurn/ingestBatch: per-message ingest finalizes.
     assert!(!calls(&classic, "ingest").is_empty());
-    let _ = Value::Null;
+
+    // A non-durable engine (no transcriptSemantics, no commitTurn): the two
+    // admitted user turns run on legacy — the engine sees no call for them —
+    // while the announce (not admitted) still reaches it.
+    let nd = run_with("window", "openclaw-2026.9.6", "profile-diff", Some(serde_json::json!({"durable": false})));
+    assert_eq!(notes(&nd, "turn-on-legacy"), 2);
+    assert!(calls(&nd, "commitTurn").is_empty());
+    let turns_with_assemble: std::collections::BTreeSet<u32> = calls(&nd, "assemble").iter().map(|c| c.turn).collect();
+    assert_eq!(turns_with_assemble.into_iter().collect::<Vec<_>>(), vec![2]);
+    // Under 2026.4.26 the same engine gets every turn.
+    let nd_classic = run_with("window", "openclaw-2026.4.26", "profile-diff", Some(serde_json::json!({"durable": false})));
+    assert_eq!(notes(&nd_classic, "turn-on-legacy"), 0);
+    assert_eq!(calls(&nd_classic, "assemble").len(), 4, "3 turns + 1 retry after compaction");
 }
