@@ -14,3 +14,4 @@ pub mod trace;
 pub mod suite;
 pub mod check;
 pub mod golden;
+pub mod report;

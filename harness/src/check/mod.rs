@@ -1,7 +1,173 @@
-//! Contract clauses and their checks over traces (issue 4 builds the catalogue).
+//! Contract clauses and their checks. Clauses never re-run the engine: they
+//! read the trace. Verdict per clause × scenario × profile: pass, fail, warn
+//! (a failed SHOULD), info (a failed INFO), not-applicable, error (the run
+//! could not exercise the clause: engine fault or harness error).
 
-/// Print the clause catalogue (`clawspec list clauses`).
+pub mod catalogue;
+pub mod rules;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::trace::{Outcome, Trace};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Level {
+    Must,
+    Should,
+    Info,
+}
+
+pub struct Clause {
+    pub id: &'static str,
+    pub level: Level,
+    pub text: &'static str,
+    /// OpenClaw source path, PR/issue or seed section.
+    pub source: &'static str,
+    /// Profiles it applies to (empty = every base profile).
+    pub profiles: &'static [&'static str],
+    /// Optional methods it needs; missing ⇒ not-applicable.
+    pub methods: &'static [&'static str],
+    pub check: fn(&Ctx<'_>) -> rules::Outcome,
+}
+
+pub struct Ctx<'a> {
+    pub trace: &'a Trace,
+    pub owns_compaction: bool,
+    /// For rfc-82137 runs: the openclaw-2026.9.6 trace of the same scenario.
+    pub sibling: Option<&'a Trace>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    Pass,
+    Fail,
+    Warn,
+    Info,
+    NotApplicable,
+    Error,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Verdict {
+    pub clause: String,
+    pub level: Level,
+    pub scenario: String,
+    pub profile: String,
+    pub status: Status,
+    /// Why it failed / is not applicable / errored (one line per problem).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<String>,
+    /// `caught` (the engine threw) vs `uncaught` (crash, hang, protocol break) for errors.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<String>,
+}
+
+pub fn clause(id: &str) -> Option<&'static Clause> {
+    catalogue::CLAUSES.iter().find(|c| c.id == id)
+}
+
+fn applies(c: &Clause, profile: &str) -> bool {
+    if c.profiles.is_empty() {
+        return !profile.contains("+marker-drift") || c.id != "CE-RFC-002";
+    }
+    c.profiles.contains(&profile)
+}
+
+/// Every applicable clause for one trace.
+pub fn evaluate(trace: &Trace, sibling: Option<&Trace>, only: &[String]) -> Vec<Verdict> {
+    let methods = &trace.engine.methods;
+    let owns = trace.engine.info.as_ref().and_then(|i| i.get("ownsCompaction")).and_then(|v| v.as_bool()) == Some(true);
+    let ctx = Ctx { trace, owns_compaction: owns, sibling };
+    let mut out = Vec::new();
+    for c in catalogue::CLAUSES {
+        if !only.is_empty() && !only.iter().any(|o| o == c.id) {
+            continue;
+        }
+        if !applies(c, &trace.profile) {
+            continue;
+        }
+        let mk = |status, details: Vec<String>, error_kind: Option<String>| Verdict {
+            clause: c.id.into(),
+            level: c.level,
+            scenario: trace.scenario.clone(),
+            profile: trace.profile.clone(),
+            status,
+            details,
+            error_kind,
+        };
+        let missing: Vec<&str> = c
+            .methods
+            .iter()
+            .copied()
+            .filter(|m| !clawspec_contract::protocol::method::REQUIRED.contains(m) && !methods.iter().any(|x| x == m))
+            .collect();
+        if !missing.is_empty() {
+            out.push(mk(Status::NotApplicable, vec![format!("the engine does not implement {}", missing.join(", "))], None));
+            continue;
+        }
+        // The LIFE clauses judge faults themselves; others cannot be judged
+        // when the run broke off.
+        let is_life = c.id.starts_with("CE-LIFE-001") || c.id.starts_with("CE-LIFE-002");
+        match (&trace.outcome, is_life) {
+            (Outcome::HarnessError { message }, _) => {
+                out.push(mk(Status::Error, vec![format!("harness error: {message}")], Some("harness".into())));
+                continue;
+            }
+            (Outcome::EngineFault { kind, message, .. }, false) => {
+                out.push(mk(Status::Error, vec![format!("engine fault {kind}: {message}")], Some("uncaught".into())));
+                continue;
+            }
+            _ => {}
+        }
+        let v = match (c.check)(&ctx) {
+            Err(why) => mk(Status::NotApplicable, vec![why], None),
+            Ok(problems) if problems.is_empty() => mk(Status::Pass, vec![], None),
+            Ok(problems) => {
+                let status = match c.level {
+                    Level::Must => Status::Fail,
+                    Level::Should => Status::Warn,
+                    Level::Info => Status::Info,
+                };
+                mk(status, problems, None)
+            }
+        };
+        out.push(v);
+    }
+    out
+}
+
+/// Verdicts for a whole run, in (scenario, profile, clause) order. rfc-82137
+/// traces are compared with their openclaw-2026.9.6 sibling (CE-RFC-003).
+pub fn evaluate_all(traces: &[Trace], only: &[String]) -> Vec<Verdict> {
+    let mut out = Vec::new();
+    for t in traces {
+        let sibling = (t.profile == "rfc-82137")
+            .then(|| traces.iter().find(|s| s.scenario == t.scenario && s.profile == "openclaw-2026.9.6"))
+            .flatten();
+        out.extend(evaluate(t, sibling, only));
+    }
+    out
+}
+
+/// `clawspec list clauses`.
 pub fn print_catalogue() -> u8 {
-    eprintln!("clawspec: the clause catalogue is not built yet");
-    2
+    for c in catalogue::CLAUSES {
+        let profiles = if c.profiles.is_empty() { "all".to_string() } else { c.profiles.join(",") };
+        println!("{:<12} {:<6} {}\n             source: {} · profiles: {profiles}", c.id, format!("{:?}", c.level).to_uppercase(), c.text, c.source);
+    }
+    0
+}
+
+/// docs/clauses.md, generated (tested current).
+pub fn catalogue_markdown() -> String {
+    let mut s = String::from("# Contract clauses\n\nGenerated from `harness/src/check/catalogue.rs` — do not edit; `cargo xtask bless` regenerates.\n\nAn engine is **certified** for a profile when no MUST clause fails or errors (`--strict`: no SHOULD either). A clause on an optional method the engine does not implement is *not applicable*.\n\n| id | level | clause | source | profiles | needs |\n|---|---|---|---|---|---|\n");
+    for c in catalogue::CLAUSES {
+        let profiles = if c.profiles.is_empty() { "all".to_string() } else { c.profiles.join(", ") };
+        s.push_str(&format!("| `{}` | {:?} | {} | {} | {} | {} |\n", c.id, c.level, c.text.replace('|', "\\|"), c.source.replace('|', "\\|"), profiles, c.methods.join(", ")));
+    }
+    s
 }

@@ -3,6 +3,8 @@
 
 mod certify;
 mod common;
+mod diff;
+mod record;
 mod lint;
 mod list;
 mod run;
@@ -30,6 +32,12 @@ pub enum Command {
     Lint(lint::Args),
     /// List scenarios, profiles, built-in engines or clauses.
     List(list::Args),
+    /// Compare two JSON reports: newly failing, newly passing, changed messages.
+    Diff(diff::DiffArgs),
+    /// Merge shard reports into one.
+    Merge(diff::MergeArgs),
+    /// Record an engine's golden traces (for `certify --golden`).
+    Record(record::Args),
     /// Serve a built-in engine on stdin/stdout (protocol v1).
     #[command(hide = true)]
     Engine { name: String },
@@ -47,6 +55,9 @@ pub fn main() -> ExitCode {
         Command::List(a) => list::main(a),
         Command::Run(a) => block_on(run::main(a)),
         Command::Certify(a) => block_on(certify::main(a)),
+        Command::Diff(a) => diff::diff_main(a),
+        Command::Merge(a) => diff::merge_main(a),
+        Command::Record(a) => block_on(record::main(a)),
     };
     ExitCode::from(code)
 }

@@ -105,6 +105,9 @@ pub struct Sim<'a> {
     pub last_prompt_tokens: u64,
     pub created_at: u64,
     pub session_counter: u32,
+    /// Transcript entries rewritten in place or replaced (compaction summary,
+    /// tool-result truncation): a bootstrap may legitimately re-import them.
+    pub rewrites: u64,
 }
 
 /// The transcript path of a session inside the run's state dir.
@@ -231,6 +234,7 @@ impl<'a> Sim<'a> {
             self.transcript.append(e.message, e.timestamp);
         }
         self.transcript.generation += 1;
+        self.rewrites += 1;
         self.flush();
     }
 
@@ -330,6 +334,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         last_prompt_tokens: 0,
         created_at: clock::EPOCH_MS,
         session_counter: 0,
+        rewrites: 0,
     };
     sim.new_session();
     let result = steps::run_script(&mut sim).await;

@@ -126,7 +126,11 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         let had_session_file = if sim.attempt == 1 { existed_before_turn } else { sim.transcript.exists() };
         if had_session_file {
             let p = sim.bootstrap_params();
-            sim.call("bootstrap", p, CallMeta::default(), CallOptions::default()).await?;
+            // Host-side entry count: lets checks tell a re-import from new entries.
+            let entries = sim.transcript.entries.iter().filter(|e| !e.message.is_runtime_context_carrier()).count();
+            let facts = [("transcriptEntries".to_string(), json!(entries)), ("transcriptRewrites".to_string(), json!(sim.rewrites))];
+            let meta = CallMeta { facts: facts.into_iter().collect(), ..Default::default() };
+            sim.call("bootstrap", p, meta, CallOptions::default()).await?;
             let p = sim.maintain_params(false);
             sim.call("maintain", p, CallMeta::reason("bootstrap"), CallOptions::default()).await?;
         }
@@ -759,6 +763,7 @@ fn truncate_tool_results(sim: &mut Sim<'_>) -> bool {
         }
     }
     if changed > 0 {
+        sim.rewrites += changed as u64;
         sim.flush();
         sim.note("tool-result-truncation", format!("compaction did not help: truncated {changed} oversized tool results"));
         true

@@ -378,8 +378,10 @@ impl Window {
             used += c;
             kept_from = g[0];
         }
-        let last_user = live.iter().rposition(|m| matches!(m, AgentMessage::User(_))).unwrap_or(live.len());
-        kept_from = kept_from.min(last_user);
+        // Keep at least the newest group, even if it alone exceeds the goal.
+        if kept_from == live.len() {
+            kept_from = gs.last().map(|g| g[0]).unwrap_or(0);
+        }
         if kept_from == 0 {
             return Ok(json!({"ok": true, "compacted": false, "reason": "nothing to compact"}));
         }

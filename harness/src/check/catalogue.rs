@@ -1,0 +1,59 @@
+//! The clause catalogue: one entry per clause, one check function each
+//! (`super::rules`). Ids are stable; never renumber — retire instead.
+
+use super::rules::*;
+use super::{Clause, Level::*};
+
+const ALL: &[&str] = &[];
+const CURRENT: &[&str] = &["openclaw-2026.9.6", "rfc-82137"];
+const RFC: &[&str] = &["rfc-82137"];
+
+pub static CLAUSES: &[Clause] = &[
+    // assemble
+    Clause { id: "CE-ASM-001", level: Must, text: "assemble returns an object with a `messages` array.", source: "openclaw src/context-engine/registry-contract.ts ensureAssembleResultShape (#75541)", profiles: ALL, methods: &["assemble"], check: asm_shape },
+    Clause { id: "CE-ASM-002", level: Must, text: "every assembled message is a valid OpenClaw AgentMessage (known role, well-formed blocks).", source: "openclaw packages/agent-core/src/types.ts; contract §3", profiles: ALL, methods: &["assemble"], check: asm_messages_valid },
+    Clause { id: "CE-ASM-003", level: Must, text: "assembled output has no toolCall without its toolResult and no orphan toolResult.", source: "provider-rules.md B1–B6; openclaw session-transcript-repair.ts (A8 #4650)", profiles: ALL, methods: &["assemble"], check: asm_tool_pairing },
+    Clause { id: "CE-ASM-004", level: Must, text: "messages taken from the input keep their relative order.", source: "contract §4.3 step 3 (assembled messages replace session messages)", profiles: ALL, methods: &["assemble"], check: asm_order },
+    Clause { id: "CE-ASM-005", level: Must, text: "the current turn is present in assembled output (or delivered through `prompt`).", source: "openclaw installContextEngineLoopHook (PR #63555); assemble `prompt` (PR #50848)", profiles: ALL, methods: &["assemble"], check: asm_current_turn },
+    Clause { id: "CE-ASM-006", level: Should, text: "assembled context fits `tokenBudget` by the runtime's chars/4 estimate (10% tolerance), unless promptAuthority is preassembly_may_overflow.", source: "openclaw run/attempt-prompt-preflight.ts; promptAuthority (2026.5.7, #74233)", profiles: ALL, methods: &["assemble"], check: asm_budget },
+    Clause { id: "CE-ASM-007", level: Should, text: "assembled history does not start with an assistant tool call or a tool result.", source: "lossless-claw #1193; Gemini function-call ordering (provider-rules.md B4)", profiles: ALL, methods: &["assemble"], check: asm_no_leading_tool },
+    Clause { id: "CE-ASM-008", level: Must, text: "`estimatedTokens` is a finite, non-negative number.", source: "openclaw src/context-engine/types.ts AssembleResult", profiles: ALL, methods: &["assemble"], check: asm_estimated_tokens },
+    // volatile live input
+    Clause { id: "CE-VOL-001", level: Must, text: "volatile live input past the pre-prompt boundary (announces, inter-session messages, retry prompts) is kept in assembled output.", source: "lossless-claw #688; RFC #82137 §1 (seed 000)", profiles: ALL, methods: &["assemble"], check: vol_kept },
+    Clause { id: "CE-VOL-002", level: Should, text: "volatile messages kept in assembled output keep their provenance.", source: "openclaw src/sessions/input-provenance.ts applyInputProvenanceToUserMessage", profiles: ALL, methods: &["assemble"], check: vol_provenance_kept },
+    // persistence
+    Clause { id: "CE-PER-001", level: Must, text: "text the runtime never persisted (suppressed announce triggers) is not returned as history the host did not send.", source: "openclaw src/gateway/agent-turn/agent-handler-helpers.ts shouldSuppressAgentPromptPersistence", profiles: ALL, methods: &["assemble"], check: per_no_resurrection },
+    Clause { id: "CE-PER-002", level: Should, text: "assemble returns no message the host did not send, other than summaries of history it received.", source: "contract §4.3 (assembled messages replace pipeline messages)", profiles: ALL, methods: &["assemble"], check: per_no_invention },
+    // compaction
+    Clause { id: "CE-CMP-001", level: Must, text: "compact returns `{ok: boolean, compacted: boolean}`.", source: "openclaw src/context-engine/types.ts CompactResult", profiles: ALL, methods: &["compact"], check: cmp_shape },
+    Clause { id: "CE-CMP-002", level: Must, text: "after compact reports ok+compacted, tokensAfter < tokensBefore and the next assemble fits its budget.", source: "openclaw run/overflow-context-recovery.ts; issue #124811", profiles: ALL, methods: &["compact", "assemble"], check: cmp_effective },
+    Clause { id: "CE-CMP-003", level: Should, text: "a non-owning engine's forced overflow compaction is not a no-op (a no-op disables overflow recovery).", source: "OpenClaw docs; issue #124811", profiles: ALL, methods: &["compact"], check: cmp_not_noop },
+    Clause { id: "CE-CMP-004", level: Must, text: "compact result token counts (tokensBefore, tokensAfter) are finite non-negative numbers.", source: "openclaw src/context-engine/types.ts CompactResult.result", profiles: ALL, methods: &["compact"], check: cmp_token_counts },
+    Clause { id: "CE-CMP-005", level: Info, text: "a compaction that does not compact says why (`reason`).", source: "openclaw src/context-engine/types.ts CompactResult.reason", profiles: ALL, methods: &["compact"], check: cmp_reason },
+    // bootstrap
+    Clause { id: "CE-BOOT-001", level: Must, text: "bootstrap is idempotent: a repeated bootstrap imports no more messages than were added since the previous one.", source: "contract §4.3 step 1 (bootstrap runs on every attempt)", profiles: ALL, methods: &["bootstrap"], check: boot_idempotent },
+    Clause { id: "CE-BOOT-002", level: Must, text: "bootstrap returns `{bootstrapped: boolean}`.", source: "openclaw src/context-engine/types.ts BootstrapResult", profiles: ALL, methods: &["bootstrap"], check: boot_shape },
+    // turns
+    Clause { id: "CE-TURN-001", level: Must, text: "ingest returns `{ingested: boolean}`; ingestBatch returns `{ingestedCount}` no larger than its input.", source: "openclaw src/context-engine/types.ts", profiles: ALL, methods: &[], check: turn_ingest_shape },
+    Clause { id: "CE-TURN-002", level: Must, text: "afterTurn, ingest and ingestBatch do not throw on valid turns.", source: "contract §4.4 (a throw skips turn maintenance)", profiles: ALL, methods: &[], check: turn_no_throw },
+    Clause { id: "CE-TURN-003", level: Must, text: "maintain returns `{changed, bytesFreed, rewrittenEntries}`.", source: "openclaw src/context-engine/types.ts maintain", profiles: ALL, methods: &["maintain"], check: turn_maintain_shape },
+    Clause { id: "CE-TURN-004", level: Must, text: "commitTurn returns `{status: \"committed\" | \"duplicate\"}`.", source: "openclaw src/agents/harness/context-engine-turn-attempt.ts (2026.8.2)", profiles: CURRENT, methods: &["commitTurn"], check: turn_commit_shape },
+    Clause { id: "CE-TURN-005", level: Must, text: "a replayed commitTurn (same advancementKey, same payload) returns `duplicate`.", source: "openclaw context-engine-turn-outbox.ts; transcriptSemantics atomic-idempotent-v1", profiles: CURRENT, methods: &["commitTurn"], check: turn_commit_replay },
+    // host params and tolerance
+    Clause { id: "CE-HOST-001", level: Must, text: "the engine tolerates host params it does not know (no unrecognized-key errors).", source: "openclaw src/context-engine/registry-contract.ts host-param projection; 2026.4.26 sessionKey compat retry", profiles: ALL, methods: &[], check: host_unknown_params },
+    Clause { id: "CE-HOST-002", level: Should, text: "messages kept in assembled output keep every field they came with, unknown fields included.", source: "contract §3 (persisted-user extras, __openclaw, display)", profiles: ALL, methods: &["assemble"], check: host_fields_kept },
+    // robustness
+    Clause { id: "CE-LIFE-001", level: Must, text: "every call answers within its timeout.", source: "openclaw compaction-safety-timeout.ts (180 s compaction)", profiles: ALL, methods: &[], check: life_timeouts },
+    Clause { id: "CE-LIFE-002", level: Must, text: "the engine never crashes or breaks the protocol, and exits after shutdown.", source: "docs/protocol.md (driver faults)", profiles: ALL, methods: &[], check: life_no_fault },
+    Clause { id: "CE-LIFE-003", level: Must, text: "assemble does not throw on valid OpenClaw messages (custom roles, images, thinking, redacted thinking).", source: "contract §3; #75541 class", profiles: ALL, methods: &["assemble"], check: life_assemble_no_throw },
+    // provenance
+    Clause { id: "CE-PROV-001", level: Should, text: "text of inter-session or untrusted input does not reappear in systemPromptAddition stripped of its provenance.", source: "openclaw untrusted-context.ts, input-provenance.ts; seed 003 (provenance)", profiles: ALL, methods: &["assemble"], check: prov_not_laundered },
+    // RFC #82137 and marker drift
+    Clause { id: "CE-RFC-001", level: Must, text: "the RFC #82137 assemble fields (prePromptMessageCount, inputProvenance[], internalEvents[]) never make assemble throw.", source: "RFC #82137 (seed 000 §2)", profiles: RFC, methods: &["assemble"], check: rfc_no_throw },
+    Clause { id: "CE-RFC-002", level: Should, text: "under marker drift, volatile live input is still kept (structured signals, not text sniffing).", source: "RFC #82137 §1 (markers may change)", profiles: &["openclaw-2026.4.26+marker-drift", "openclaw-2026.9.6+marker-drift", "rfc-82137+marker-drift"], methods: &["assemble"], check: vol_kept },
+    Clause { id: "CE-RFC-003", level: Info, text: "assemble results are the same with and without the RFC fields (the engine ignores them or does not need them).", source: "RFC #82137 (non-breaking)", profiles: RFC, methods: &["assemble"], check: rfc_info },
+    // subagents
+    Clause { id: "CE-SUB-001", level: Must, text: "prepareSubagentSpawn returns null or `{rollback: handle}`.", source: "openclaw src/agents/subagents/spawn/subagent-spawn-context.ts", profiles: ALL, methods: &["prepareSubagentSpawn"], check: sub_prepare_shape },
+    Clause { id: "CE-SUB-002", level: Must, text: "a rollback handle returned by prepareSubagentSpawn can be called.", source: "same file (rollback when the launch fails)", profiles: ALL, methods: &["prepareSubagentSpawn"], check: sub_rollback },
+    Clause { id: "CE-SUB-003", level: Should, text: "onSubagentEnded does not throw (it is best effort).", source: "openclaw subagent-registry-context-cleanup.ts", profiles: ALL, methods: &["onSubagentEnded"], check: sub_ended_no_throw },
+];

@@ -1,0 +1,650 @@
+//! One function per clause. Each reads the trace only: `Ok(vec![])` passes,
+//! `Ok(problems)` fails with one line per problem, `Err(why)` is
+//! not-applicable (nothing in this trace exercises the clause).
+
+use std::collections::BTreeMap;
+
+use clawspec_contract::tokens::estimate_messages;
+use clawspec_contract::*;
+use serde_json::Value;
+
+use super::Ctx;
+use crate::trace::{CallRecord, ReplyRecord};
+
+pub type Outcome = Result<Vec<String>, String>;
+
+fn calls<'a>(c: &'a Ctx<'_>, m: &str) -> Vec<&'a CallRecord> {
+    c.trace.calls().filter(|x| x.method == m).collect()
+}
+
+fn returned(c: &CallRecord) -> Option<&Value> {
+    match &c.reply {
+        ReplyRecord::Ok(v) => Some(v),
+        _ => None,
+    }
+}
+
+fn at(c: &CallRecord) -> String {
+    format!("turn {} attempt {} {} (call #{})", c.turn, c.attempt, c.method, c.seq)
+}
+
+fn none_if_empty<T>(v: &[T], what: &str) -> Result<(), String> {
+    if v.is_empty() {
+        Err(format!("no {what} in this scenario"))
+    } else {
+        Ok(())
+    }
+}
+
+/// assemble calls that returned a well-formed messages array, parsed.
+fn assembled<'a>(c: &'a Ctx<'_>) -> Vec<(&'a CallRecord, Vec<AgentMessage>, Vec<AgentMessage>)> {
+    calls(c, "assemble")
+        .into_iter()
+        .filter_map(|call| {
+            let out = returned(call)?.get("messages")?.as_array()?;
+            let out: Vec<AgentMessage> = out.iter().filter_map(|m| serde_json::from_value(m.clone()).ok()).collect();
+            let input: Vec<AgentMessage> = serde_json::from_value(call.params.get("messages")?.clone()).ok()?;
+            Some((call, input, out))
+        })
+        .collect()
+}
+
+fn key(m: &AgentMessage) -> String {
+    let ts = serde_json::to_value(m).ok().and_then(|v| v.get("timestamp").cloned()).unwrap_or(Value::Null);
+    format!("{}|{ts}|{}", m.role(), m.text())
+}
+
+fn text_key(m: &AgentMessage) -> String {
+    format!("{}|{}", m.role(), m.text())
+}
+
+pub fn asm_shape(c: &Ctx<'_>) -> Outcome {
+    let cs = calls(c, "assemble");
+    none_if_empty(&cs, "assemble call")?;
+    Ok(cs
+        .iter()
+        .filter_map(|call| {
+            let v = returned(call)?;
+            (!v.get("messages").is_some_and(Value::is_array)).then(|| format!("{}: result has no `messages` array: {}", at(call), short(v)))
+        })
+        .collect())
+}
+
+pub fn asm_messages_valid(c: &Ctx<'_>) -> Outcome {
+    let cs = calls(c, "assemble");
+    none_if_empty(&cs, "assemble call")?;
+    let mut out = Vec::new();
+    for call in cs {
+        let Some(arr) = returned(call).and_then(|v| v.get("messages")).and_then(Value::as_array) else { continue };
+        for (i, m) in arr.iter().enumerate() {
+            if let Err(e) = serde_json::from_value::<AgentMessage>(m.clone()) {
+                out.push(format!("{}: messages[{i}] is not an AgentMessage ({e}): {}", at(call), short(m)));
+            }
+        }
+    }
+    Ok(out)
+}
+
+pub fn asm_estimated_tokens(c: &Ctx<'_>) -> Outcome {
+    let cs = calls(c, "assemble");
+    none_if_empty(&cs, "assemble call")?;
+    Ok(cs
+        .iter()
+        .filter_map(|call| {
+            let v = returned(call)?;
+            let ok = v.get("estimatedTokens").and_then(Value::as_f64).is_some_and(|t| t.is_finite() && t >= 0.0);
+            (!ok).then(|| format!("{}: estimatedTokens is {}", at(call), v.get("estimatedTokens").map(|t| t.to_string()).unwrap_or_else(|| "missing".into())))
+        })
+        .collect())
+}
+
+/// Calls without results and orphan results in a message list.
+pub fn pairing_problems(ms: &[AgentMessage]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < ms.len() {
+        if let AgentMessage::ToolResult(r) = &ms[i] {
+            out.push(format!("messages[{i}]: toolResult {:?} has no toolCall right before it", r.tool_call_id));
+            i += 1;
+            continue;
+        }
+        let ids = ms[i].tool_call_ids();
+        let mut j = i + 1;
+        let mut seen: Vec<&str> = Vec::new();
+        while let Some(AgentMessage::ToolResult(r)) = ms.get(j) {
+            if !ids.contains(&r.tool_call_id.as_str()) {
+                out.push(format!("messages[{j}]: toolResult {:?} answers no call of messages[{i}]", r.tool_call_id));
+            }
+            seen.push(&r.tool_call_id);
+            j += 1;
+        }
+        for id in &ids {
+            if !seen.contains(id) {
+                out.push(format!("messages[{i}]: toolCall {id:?} has no toolResult"));
+            }
+        }
+        i = j;
+    }
+    out
+}
+
+pub fn asm_tool_pairing(c: &Ctx<'_>) -> Outcome {
+    let a = assembled(c);
+    none_if_empty(&a, "successful assemble")?;
+    Ok(a.iter().flat_map(|(call, _, out)| pairing_problems(out).into_iter().map(move |p| format!("{}: {p}", at(call)))).collect())
+}
+
+pub fn asm_order(c: &Ctx<'_>) -> Outcome {
+    let a = assembled(c);
+    none_if_empty(&a, "successful assemble")?;
+    let mut out = Vec::new();
+    for (call, input, output) in &a {
+        let pos: BTreeMap<String, usize> = input.iter().enumerate().map(|(i, m)| (key(m), i)).collect();
+        let mut last = None;
+        for m in output {
+            if let Some(&p) = pos.get(&key(m)) {
+                if last.is_some_and(|l| p < l) {
+                    out.push(format!("{}: {} message from input position {p} comes after position {}", at(call), m.role(), last.unwrap()));
+                    break;
+                }
+                last = Some(p);
+            }
+        }
+    }
+    Ok(out)
+}
+
+pub fn asm_current_turn(c: &Ctx<'_>) -> Outcome {
+    let a = assembled(c);
+    let mut relevant = 0;
+    let mut out = Vec::new();
+    for (call, input, output) in &a {
+        let Some(b) = call.meta.boundary else { continue };
+        if b >= input.len() {
+            continue; // the current turn travels in `prompt`
+        }
+        relevant += 1;
+        let kept: std::collections::BTreeSet<String> = output.iter().map(text_key).collect();
+        for (i, m) in input.iter().enumerate().skip(b) {
+            if call.meta.volatile.contains(&i) {
+                continue; // CE-VOL-001's business
+            }
+            if !kept.contains(&text_key(m)) {
+                out.push(format!("{}: live-turn messages[{i}] ({}) missing from the result", at(call), m.role()));
+            }
+        }
+    }
+    if relevant == 0 {
+        return Err("every assemble delivered the current turn through `prompt`".into());
+    }
+    Ok(out)
+}
+
+pub fn asm_budget(c: &Ctx<'_>) -> Outcome {
+    let a = assembled(c);
+    none_if_empty(&a, "successful assemble")?;
+    let mut out = Vec::new();
+    for (call, _, output) in &a {
+        let v = returned(call).unwrap();
+        if v.get("promptAuthority").and_then(Value::as_str) == Some("preassembly_may_overflow") {
+            continue;
+        }
+        let Some(budget) = call.params.get("tokenBudget").and_then(Value::as_u64) else { continue };
+        let est = estimate_messages(output);
+        if est as f64 > budget as f64 * 1.10 {
+            out.push(format!("{}: ~{est} tokens assembled for a tokenBudget of {budget}", at(call)));
+        }
+    }
+    Ok(out)
+}
+
+pub fn asm_no_leading_tool(c: &Ctx<'_>) -> Outcome {
+    let a = assembled(c);
+    none_if_empty(&a, "successful assemble")?;
+    Ok(a.iter()
+        .filter_map(|(call, input, out)| {
+            let first = out.first()?;
+            let bad = matches!(first, AgentMessage::ToolResult(_)) || !first.tool_call_ids().is_empty();
+            // Only the engine's doing when the input did not start that way.
+            let input_bad = input.first().is_some_and(|f| matches!(f, AgentMessage::ToolResult(_)) || !f.tool_call_ids().is_empty());
+            (bad && !input_bad).then(|| format!("{}: assembled history starts with a {}", at(call), if matches!(first, AgentMessage::ToolResult(_)) { "tool result" } else { "tool call" }))
+        })
+        .collect())
+}
+
+pub fn vol_kept(c: &Ctx<'_>) -> Outcome {
+    let a = assembled(c);
+    let mut relevant = 0;
+    let mut out = Vec::new();
+    for (call, input, output) in &a {
+        if call.meta.volatile.is_empty() {
+            continue;
+        }
+        relevant += 1;
+        let kept: std::collections::BTreeSet<String> = output.iter().map(text_key).collect();
+        for &i in &call.meta.volatile {
+            let Some(m) = input.get(i) else { continue };
+            if !kept.contains(&text_key(m)) {
+                let head: String = m.text().chars().take(60).collect();
+                out.push(format!("{}: volatile messages[{i}] dropped: {head:?}…", at(call)));
+            }
+        }
+    }
+    if relevant == 0 {
+        return Err("no volatile live input past the boundary in this scenario".into());
+    }
+    Ok(out)
+}
+
+pub fn vol_provenance_kept(c: &Ctx<'_>) -> Outcome {
+    let a = assembled(c);
+    let mut relevant = 0;
+    let mut out = Vec::new();
+    for (call, input, output) in &a {
+        for &i in &call.meta.volatile {
+            let Some(m) = input.get(i) else { continue };
+            let Some(p) = m.provenance() else { continue };
+            relevant += 1;
+            if let Some(o) = output.iter().find(|o| text_key(o) == text_key(m)) {
+                if o.provenance() != Some(p) {
+                    out.push(format!("{}: messages[{i}] kept without its provenance", at(call)));
+                }
+            }
+        }
+    }
+    if relevant == 0 {
+        return Err("no volatile message with provenance".into());
+    }
+    Ok(out)
+}
+
+pub fn per_no_resurrection(c: &Ctx<'_>) -> Outcome {
+    let a = assembled(c);
+    let mut relevant = 0;
+    let mut out = Vec::new();
+    for (call, input, output) in &a {
+        if call.meta.unpersisted.is_empty() {
+            continue;
+        }
+        relevant += 1;
+        let sent: std::collections::BTreeSet<String> = input.iter().map(|m| m.text()).collect();
+        for m in output {
+            let t = m.text();
+            if call.meta.unpersisted.contains(&t) && !sent.contains(&t) {
+                let head: String = t.chars().take(60).collect();
+                out.push(format!("{}: an unpersisted announce came back as history: {head:?}…", at(call)));
+            }
+        }
+    }
+    if relevant == 0 {
+        return Err("no unpersisted input in this scenario".into());
+    }
+    Ok(out)
+}
+
+pub fn per_no_invention(c: &Ctx<'_>) -> Outcome {
+    let a = assembled(c);
+    none_if_empty(&a, "successful assemble")?;
+    let mut out = Vec::new();
+    for (call, input, output) in &a {
+        let sent: std::collections::BTreeSet<String> = input.iter().map(text_key).collect();
+        for m in output {
+            let summary_like = matches!(m, AgentMessage::CompactionSummary(_) | AgentMessage::BranchSummary(_) | AgentMessage::Custom(_));
+            if !summary_like && !sent.contains(&text_key(m)) {
+                let head: String = m.text().chars().take(60).collect();
+                out.push(format!("{}: returned a {} the host did not send: {head:?}", at(call), m.role()));
+            }
+        }
+    }
+    Ok(out)
+}
+
+pub fn cmp_shape(c: &Ctx<'_>) -> Outcome {
+    let cs = calls(c, "compact");
+    none_if_empty(&cs, "compact call")?;
+    Ok(cs
+        .iter()
+        .filter_map(|call| {
+            let v = returned(call)?;
+            let ok = v.get("ok").is_some_and(Value::is_boolean) && v.get("compacted").is_some_and(Value::is_boolean);
+            (!ok).then(|| format!("{}: not {{ok, compacted}}: {}", at(call), short(v)))
+        })
+        .collect())
+}
+
+fn compacted(v: &Value) -> bool {
+    v.get("ok").and_then(Value::as_bool) == Some(true) && v.get("compacted").and_then(Value::as_bool) == Some(true)
+}
+
+pub fn cmp_effective(c: &Ctx<'_>) -> Outcome {
+    let all: Vec<&CallRecord> = c.trace.calls().collect();
+    let mut relevant = 0;
+    let mut out = Vec::new();
+    for (k, call) in all.iter().enumerate() {
+        if call.method != "compact" || !returned(call).is_some_and(compacted) {
+            continue;
+        }
+        relevant += 1;
+        let r = &returned(call).unwrap()["result"];
+        if let (Some(b), Some(a)) = (r.get("tokensBefore").and_then(Value::as_f64), r.get("tokensAfter").and_then(Value::as_f64)) {
+            if a >= b {
+                out.push(format!("{}: tokensAfter {a} is not below tokensBefore {b}", at(call)));
+            }
+        }
+        if let Some(next) = all[k + 1..].iter().find(|x| x.method == "assemble") {
+            let budget = next.params.get("tokenBudget").and_then(Value::as_u64);
+            let msgs = returned(next).and_then(|v| v.get("messages")).and_then(|m| serde_json::from_value::<Vec<AgentMessage>>(m.clone()).ok());
+            if let (Some(budget), Some(msgs)) = (budget, msgs) {
+                let est = estimate_messages(&msgs);
+                if est as f64 > budget as f64 * 1.10 {
+                    out.push(format!("{}: after a successful compaction the next assemble still needs ~{est} tokens for a budget of {budget}", at(next)));
+                }
+            }
+        }
+    }
+    if relevant == 0 {
+        return Err("no successful compaction in this scenario".into());
+    }
+    Ok(out)
+}
+
+pub fn cmp_not_noop(c: &Ctx<'_>) -> Outcome {
+    if c.owns_compaction {
+        return Err("the engine owns compaction".into());
+    }
+    // A delegated compaction (delegateCompactionToRuntime) is the runtime's
+    // decision, not an engine no-op.
+    let cs: Vec<&CallRecord> = calls(c, "compact")
+        .into_iter()
+        .filter(|x| x.meta.reason.as_deref() == Some("overflow") && !x.callbacks.iter().any(|cb| cb.method == "host/delegateCompaction"))
+        .collect();
+    none_if_empty(&cs, "overflow compaction by the engine itself")?;
+    let all_noop = cs.iter().all(|call| returned(call).is_some_and(|v| !compacted(v)));
+    let history_tokens = cs.iter().filter_map(|x| x.meta.params_tokens).max().unwrap_or(0);
+    // Only a no-op when there was history worth compacting.
+    Ok(if all_noop && history_tokens > 200 {
+        vec![format!("{} forced overflow compaction(s) over ~{history_tokens} tokens of history, none compacted", cs.len())]
+    } else {
+        vec![]
+    })
+}
+
+pub fn cmp_token_counts(c: &Ctx<'_>) -> Outcome {
+    let cs: Vec<&CallRecord> = calls(c, "compact").into_iter().filter(|x| returned(x).is_some_and(|v| v.get("result").is_some_and(Value::is_object))).collect();
+    none_if_empty(&cs, "compact with a result")?;
+    let mut out = Vec::new();
+    for call in cs {
+        let r = &returned(call).unwrap()["result"];
+        for k in ["tokensBefore", "tokensAfter"] {
+            match r.get(k) {
+                None if k == "tokensAfter" => {}
+                Some(v) if v.as_f64().is_some_and(|t| t.is_finite() && t >= 0.0) => {}
+                other => out.push(format!("{}: result.{k} is {}", at(call), other.map(|v| v.to_string()).unwrap_or_else(|| "missing".into()))),
+            }
+        }
+    }
+    Ok(out)
+}
+
+pub fn cmp_reason(c: &Ctx<'_>) -> Outcome {
+    let cs: Vec<&CallRecord> = calls(c, "compact").into_iter().filter(|x| returned(x).is_some_and(|v| !compacted(v))).collect();
+    none_if_empty(&cs, "compaction that did not compact")?;
+    Ok(cs.iter().filter(|x| returned(x).unwrap().get("reason").and_then(Value::as_str).is_none()).map(|x| format!("{}: no reason given", at(x))).collect())
+}
+
+pub fn boot_idempotent(c: &Ctx<'_>) -> Outcome {
+    let cs = calls(c, "bootstrap");
+    if cs.len() < 2 {
+        return Err("bootstrap ran fewer than twice".into());
+    }
+    let mut out = Vec::new();
+    let mut prev: Option<(u64, u64)> = None;
+    let mut prev_session = None;
+    for call in cs {
+        let fact = |k: &str| call.meta.facts.get(k).and_then(Value::as_u64);
+        let now = fact("transcriptEntries").zip(Some(fact("transcriptRewrites").unwrap_or(0)));
+        let session = call.params.get("sessionId").cloned();
+        if let (Some((pe, pr)), Some((ne, nr)), true) = (prev, now, prev_session == session) {
+            let imported = returned(call).and_then(|v| v.get("importedMessages")).and_then(Value::as_u64).unwrap_or(0);
+            // New entries plus entries the host rewrote may be imported again.
+            let added = ne.saturating_sub(pe) + nr.saturating_sub(pr);
+            if imported > added {
+                out.push(format!("{}: imported {imported} messages but only {added} were added or rewritten since the previous bootstrap", at(call)));
+            }
+        }
+        prev = now;
+        prev_session = session;
+    }
+    Ok(out)
+}
+
+pub fn boot_shape(c: &Ctx<'_>) -> Outcome {
+    let cs = calls(c, "bootstrap");
+    none_if_empty(&cs, "bootstrap call")?;
+    Ok(cs
+        .iter()
+        .filter_map(|call| {
+            let v = returned(call)?;
+            (!v.get("bootstrapped").is_some_and(Value::is_boolean)).then(|| format!("{}: not {{bootstrapped: boolean}}: {}", at(call), short(v)))
+        })
+        .collect())
+}
+
+pub fn turn_ingest_shape(c: &Ctx<'_>) -> Outcome {
+    let mut cs = calls(c, "ingest");
+    cs.extend(calls(c, "ingestBatch"));
+    none_if_empty(&cs, "ingest or ingestBatch call")?;
+    let mut out = Vec::new();
+    for call in cs {
+        let Some(v) = returned(call) else { continue };
+        if call.method == "ingest" {
+            if !v.get("ingested").is_some_and(Value::is_boolean) {
+                out.push(format!("{}: not {{ingested: boolean}}: {}", at(call), short(v)));
+            }
+        } else {
+            let n = call.params.get("messages").and_then(Value::as_array).map(Vec::len).unwrap_or(0) as f64;
+            match v.get("ingestedCount").and_then(Value::as_f64) {
+                Some(k) if k.is_finite() && k >= 0.0 && k <= n => {}
+                _ => out.push(format!("{}: ingestedCount {} for {n} messages", at(call), v.get("ingestedCount").map(|x| x.to_string()).unwrap_or_else(|| "missing".into()))),
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn threw(call: &CallRecord) -> Option<&str> {
+    match &call.reply {
+        ReplyRecord::Threw { message, .. } => Some(message),
+        _ => None,
+    }
+}
+
+pub fn turn_no_throw(c: &Ctx<'_>) -> Outcome {
+    let cs: Vec<&CallRecord> = c.trace.calls().filter(|x| matches!(x.method.as_str(), "afterTurn" | "ingest" | "ingestBatch")).collect();
+    none_if_empty(&cs, "afterTurn/ingest call")?;
+    Ok(cs.iter().filter_map(|x| threw(x).map(|m| format!("{}: threw {m:?}", at(x)))).collect())
+}
+
+pub fn turn_maintain_shape(c: &Ctx<'_>) -> Outcome {
+    let cs = calls(c, "maintain");
+    none_if_empty(&cs, "maintain call")?;
+    Ok(cs
+        .iter()
+        .filter_map(|call| {
+            let v = returned(call)?;
+            let ok = v.get("changed").is_some_and(Value::is_boolean) && v.get("bytesFreed").is_some_and(Value::is_number) && v.get("rewrittenEntries").is_some_and(Value::is_number);
+            (!ok).then(|| format!("{}: not {{changed, bytesFreed, rewrittenEntries}}: {}", at(call), short(v)))
+        })
+        .collect())
+}
+
+pub fn turn_commit_shape(c: &Ctx<'_>) -> Outcome {
+    let cs = calls(c, "commitTurn");
+    none_if_empty(&cs, "commitTurn call")?;
+    let mut out = Vec::new();
+    for call in cs {
+        match &call.reply {
+            ReplyRecord::Ok(v) if matches!(v.get("status").and_then(Value::as_str), Some("committed" | "duplicate")) => {}
+            ReplyRecord::Ok(v) => out.push(format!("{}: status is not committed|duplicate: {}", at(call), short(v))),
+            ReplyRecord::Threw { message, .. } => out.push(format!("{}: threw {message:?} on a valid commit", at(call))),
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+pub fn turn_commit_replay(c: &Ctx<'_>) -> Outcome {
+    let cs: Vec<&CallRecord> = calls(c, "commitTurn").into_iter().filter(|x| x.meta.reason.as_deref() == Some("outbox-replay")).collect();
+    none_if_empty(&cs, "replayed commitTurn")?;
+    Ok(cs
+        .iter()
+        .filter(|x| returned(x).and_then(|v| v.get("status")).and_then(Value::as_str) != Some("duplicate"))
+        .map(|x| format!("{}: a replay of an already committed turn answered {}", at(x), match &x.reply { ReplyRecord::Ok(v) => short(v), other => format!("{other:?}") }))
+        .collect())
+}
+
+pub fn host_unknown_params(c: &Ctx<'_>) -> Outcome {
+    let all: Vec<&CallRecord> = c.trace.calls().collect();
+    none_if_empty(&all, "call")?;
+    let re = ["unrecognized key", "unrecognised key", "unknown key", "unknown param", "unexpected property", "additional properties"];
+    Ok(all
+        .iter()
+        .filter_map(|x| threw(x).filter(|m| re.iter().any(|r| m.to_ascii_lowercase().contains(r))).map(|m| format!("{}: rejected a param: {m:?}", at(x))))
+        .collect())
+}
+
+pub fn host_fields_kept(c: &Ctx<'_>) -> Outcome {
+    let a = assembled(c);
+    none_if_empty(&a, "successful assemble")?;
+    let mut out = Vec::new();
+    for (call, _, _) in &a {
+        let input = call.params["messages"].as_array().cloned().unwrap_or_default();
+        let output = returned(call).unwrap()["messages"].as_array().cloned().unwrap_or_default();
+        for o in &output {
+            let Ok(om) = serde_json::from_value::<AgentMessage>(o.clone()) else { continue };
+            let Some(i) = input.iter().find(|i| serde_json::from_value::<AgentMessage>((*i).clone()).is_ok_and(|im| key(&im) == key(&om))) else { continue };
+            if let (Some(io), Some(oo)) = (i.as_object(), o.as_object()) {
+                let lost: Vec<&String> = io.keys().filter(|k| !oo.contains_key(*k)).collect();
+                if !lost.is_empty() {
+                    out.push(format!("{}: a kept {} message lost fields {lost:?}", at(call), om.role()));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn fault_kind<'a>(c: &'a Ctx<'_>) -> Option<&'a str> {
+    match &c.trace.outcome {
+        crate::trace::Outcome::EngineFault { kind, .. } => Some(kind),
+        _ => None,
+    }
+}
+
+pub fn life_timeouts(c: &Ctx<'_>) -> Outcome {
+    Ok(match fault_kind(c) {
+        Some("timeout") => vec![format!("a call timed out: {}", outcome_message(c))],
+        _ => vec![],
+    })
+}
+
+pub fn life_no_fault(c: &Ctx<'_>) -> Outcome {
+    Ok(match fault_kind(c) {
+        Some(k) => vec![format!("engine fault {k}: {}", outcome_message(c))],
+        None => vec![],
+    })
+}
+
+fn outcome_message(c: &Ctx<'_>) -> String {
+    match &c.trace.outcome {
+        crate::trace::Outcome::EngineFault { message, .. } => message.clone(),
+        _ => String::new(),
+    }
+}
+
+pub fn life_assemble_no_throw(c: &Ctx<'_>) -> Outcome {
+    let cs = calls(c, "assemble");
+    none_if_empty(&cs, "assemble call")?;
+    Ok(cs.iter().filter_map(|x| threw(x).map(|m| format!("{}: threw {m:?}", at(x)))).collect())
+}
+
+pub fn prov_not_laundered(c: &Ctx<'_>) -> Outcome {
+    let a = assembled(c);
+    let mut relevant = 0;
+    let mut out = Vec::new();
+    for (call, input, _) in &a {
+        let untrusted: Vec<String> = input
+            .iter()
+            .filter(|m| m.provenance().is_some_and(|p| p.kind == ProvenanceKind::InterSession) || m.text().contains("(untrusted"))
+            .map(|m| m.text())
+            .collect();
+        if untrusted.is_empty() {
+            continue;
+        }
+        relevant += 1;
+        let Some(spa) = returned(call).and_then(|v| v.get("systemPromptAddition")).and_then(Value::as_str) else { continue };
+        for t in untrusted {
+            // Any 40-character run of the untrusted text inside the system prompt.
+            let chars: Vec<char> = t.chars().collect();
+            let leaked = chars.windows(40).step_by(20).any(|w| spa.contains(&w.iter().collect::<String>()));
+            if leaked && !spa.contains("[Inter-session message]") && !spa.contains("untrusted") {
+                let head: String = t.chars().take(50).collect();
+                out.push(format!("{}: systemPromptAddition repeats untrusted text without its provenance: {head:?}…", at(call)));
+            }
+        }
+    }
+    if relevant == 0 {
+        return Err("no inter-session or untrusted input".into());
+    }
+    Ok(out)
+}
+
+pub fn rfc_no_throw(c: &Ctx<'_>) -> Outcome {
+    let cs: Vec<&CallRecord> = calls(c, "assemble").into_iter().filter(|x| x.params.get("inputProvenance").is_some()).collect();
+    none_if_empty(&cs, "assemble with RFC fields")?;
+    Ok(cs.iter().filter_map(|x| threw(x).map(|m| format!("{}: threw {m:?}", at(x)))).collect())
+}
+
+pub fn rfc_info(c: &Ctx<'_>) -> Outcome {
+    let Some(base) = c.sibling else { return Err("no openclaw-2026.9.6 run to compare with".into()) };
+    let outs = |t: &crate::trace::Trace| -> Vec<Value> {
+        t.calls().filter(|x| x.method == "assemble").map(|x| returned(x).and_then(|v| v.get("messages")).cloned().unwrap_or(Value::Null)).collect()
+    };
+    let (a, b) = (outs(c.trace), outs(base));
+    none_if_empty(&a, "assemble call")?;
+    Ok(if a == b { vec![] } else { vec!["assemble results differ from openclaw-2026.9.6: the engine uses the RFC fields".into()] })
+}
+
+pub fn sub_prepare_shape(c: &Ctx<'_>) -> Outcome {
+    let cs = calls(c, "prepareSubagentSpawn");
+    none_if_empty(&cs, "prepareSubagentSpawn call")?;
+    Ok(cs
+        .iter()
+        .filter_map(|call| {
+            let v = returned(call)?;
+            let ok = v.is_null() || v.get("rollback").and_then(|r| r.get("$handle")).is_some_and(Value::is_string);
+            (!ok).then(|| format!("{}: not null or {{rollback: {{$handle}}}}: {}", at(call), short(v)))
+        })
+        .collect())
+}
+
+pub fn sub_rollback(c: &Ctx<'_>) -> Outcome {
+    let cs = calls(c, "rollback");
+    none_if_empty(&cs, "rollback call")?;
+    Ok(cs.iter().filter_map(|x| threw(x).map(|m| format!("{}: rollback threw {m:?}", at(x)))).collect())
+}
+
+pub fn sub_ended_no_throw(c: &Ctx<'_>) -> Outcome {
+    let cs = calls(c, "onSubagentEnded");
+    none_if_empty(&cs, "onSubagentEnded call")?;
+    Ok(cs.iter().filter_map(|x| threw(x).map(|m| format!("{}: threw {m:?}", at(x)))).collect())
+}
+
+fn short(v: &Value) -> String {
+    let s = v.to_string();
+    if s.len() > 160 {
+        format!("{}…", &s[..s.char_indices().nth(160).map(|(i, _)| i).unwrap_or(s.len())])
+    } else {
+        s
+    }
+}

@@ -1,0 +1,53 @@
+//! JUnit XML: one test suite per profile, one test case per scenario × clause
+//! (the shape CI systems render). Written by hand: the format is small and
+//! stable, and it lets us control escaping and ordering byte for byte.
+
+use super::Report;
+use crate::check::Status;
+
+fn esc(s: &str) -> String {
+    s.chars()
+        .filter(|c| matches!(c, '\t' | '\n' | '\r') || !c.is_control())
+        .collect::<String>()
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+pub fn junit(r: &Report) -> String {
+    let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let total = r.verdicts.len();
+    let failures = r.verdicts.iter().filter(|v| matches!(v.status, Status::Fail)).count();
+    let errors = r.verdicts.iter().filter(|v| v.status == Status::Error).count();
+    s.push_str(&format!("<testsuites name=\"clawspec\" tests=\"{total}\" failures=\"{failures}\" errors=\"{errors}\">\n"));
+    for (i, p) in r.profiles.iter().enumerate() {
+        let vs: Vec<_> = r.verdicts.iter().filter(|v| v.profile == p.profile).collect();
+        let skipped = vs.iter().filter(|v| matches!(v.status, Status::NotApplicable)).count();
+        s.push_str(&format!(
+            "  <testsuite name=\"{}\" id=\"{i}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{skipped}\">\n",
+            esc(&p.profile), vs.len(), p.fail, p.error
+        ));
+        for v in vs {
+            let name = format!("{} {}", v.clause, v.scenario);
+            s.push_str(&format!("    <testcase name=\"{}\" classname=\"clawspec.{}\"", esc(&name), esc(&v.profile.replace('.', "_"))));
+            let body = v.details.join("\n");
+            match v.status {
+                Status::Pass | Status::Info => s.push_str("/>\n"),
+                Status::NotApplicable => s.push_str(&format!("><skipped message=\"{}\"/></testcase>\n", esc(&body))),
+                Status::Warn => s.push_str(&format!("><system-out>{}</system-out></testcase>\n", esc(&format!("SHOULD clause not met:\n{body}")))),
+                Status::Fail => s.push_str(&format!(
+                    "><failure message=\"{}\" type=\"{:?}\">{}</failure></testcase>\n",
+                    esc(v.details.first().map(String::as_str).unwrap_or("failed")), v.level, esc(&body)
+                )),
+                Status::Error => s.push_str(&format!(
+                    "><error message=\"{}\" type=\"{}\">{}</error></testcase>\n",
+                    esc(v.details.first().map(String::as_str).unwrap_or("error")), esc(v.error_kind.as_deref().unwrap_or("error")), esc(&body)
+                )),
+            }
+        }
+        s.push_str("  </testsuite>\n");
+    }
+    s.push_str("</testsuites>\n");
+    s
+}

@@ -1,0 +1,179 @@
+//! Reports: a stable JSON document (schema in docs/schema/report.json) built
+//! from verdicts, rendered for terminals, CI summaries (Markdown), JUnit and a
+//! self-contained HTML page. Reports never compute verdicts; they count them.
+//! Timing lives only in the clearly named `timing` field.
+
+pub mod baseline;
+pub mod diff;
+pub mod junit;
+pub mod render;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::check::{Level, Status, Verdict};
+use crate::trace::{Outcome, Trace};
+
+pub const REPORT_VERSION: u32 = 1;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    pub report_version: u32,
+    pub clawspec_version: String,
+    pub engine: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_info: Option<serde_json::Value>,
+    pub strict: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+    pub profiles: Vec<ProfileSummary>,
+    pub runs: Vec<RunSummary>,
+    pub verdicts: Vec<Verdict>,
+    /// Baseline bookkeeping (when `--baseline` is used).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<baseline::Applied>,
+    /// Golden drift (when `--golden` is used): one line per drifted trace.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub golden_drift: Vec<String>,
+    /// Wall-clock figures: the only non-deterministic field; ignored by diff/merge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing: Option<Timing>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Timing {
+    pub wall_ms: u64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileSummary {
+    pub profile: String,
+    pub certified: bool,
+    pub pass: u32,
+    pub fail: u32,
+    pub warn: u32,
+    pub info: u32,
+    pub not_applicable: u32,
+    pub error: u32,
+    /// Failures forgiven by the baseline.
+    pub baselined: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RunSummary {
+    pub scenario: String,
+    pub profile: String,
+    /// `completed`, `engine-fault:<kind>` or `harness-error`.
+    pub outcome: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_turns: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<String>,
+}
+
+/// Does this verdict stop certification?
+pub fn blocks(v: &Verdict, strict: bool) -> bool {
+    match v.status {
+        Status::Fail | Status::Error => v.level == Level::Must || (strict && v.level == Level::Should),
+        Status::Warn => strict,
+        _ => false,
+    }
+}
+
+pub fn run_summary(t: &Trace) -> RunSummary {
+    let (outcome, failed_turns, stderr) = match &t.outcome {
+        Outcome::Completed { failed_turns, .. } => ("completed".to_string(), failed_turns.clone(), None),
+        Outcome::EngineFault { kind, stderr, .. } => (format!("engine-fault:{kind}"), vec![], (!stderr.is_empty()).then(|| stderr.chars().rev().take(2000).collect::<String>().chars().rev().collect())),
+        Outcome::HarnessError { message } => (format!("harness-error: {message}"), vec![], None),
+    };
+    RunSummary { scenario: t.scenario.clone(), profile: t.profile.clone(), outcome, failed_turns, stderr }
+}
+
+/// Recount the per-profile summaries from the verdicts (also after merging).
+pub fn summarize(verdicts: &[Verdict], profiles: &[String], strict: bool, forgiven: &dyn Fn(&Verdict) -> bool) -> Vec<ProfileSummary> {
+    profiles
+        .iter()
+        .map(|p| {
+            let mut s = ProfileSummary { profile: p.clone(), certified: true, ..Default::default() };
+            for v in verdicts.iter().filter(|v| &v.profile == p) {
+                match v.status {
+                    Status::Pass => s.pass += 1,
+                    Status::Fail => s.fail += 1,
+                    Status::Warn => s.warn += 1,
+                    Status::Info => s.info += 1,
+                    Status::NotApplicable => s.not_applicable += 1,
+                    Status::Error => s.error += 1,
+                }
+                if blocks(v, strict) {
+                    if forgiven(v) {
+                        s.baselined += 1;
+                    } else {
+                        s.certified = false;
+                    }
+                }
+            }
+            s
+        })
+        .collect()
+}
+
+pub fn build(engine: &str, traces: &[Trace], verdicts: Vec<Verdict>, profiles: &[String], strict: bool, shard: Option<String>) -> Report {
+    let engine_info = traces.iter().find_map(|t| t.engine.info.clone());
+    Report {
+        report_version: REPORT_VERSION,
+        clawspec_version: env!("CARGO_PKG_VERSION").into(),
+        engine: engine.into(),
+        engine_info,
+        strict,
+        shard,
+        profiles: summarize(&verdicts, profiles, strict, &|_| false),
+        runs: traces.iter().map(run_summary).collect(),
+        verdicts,
+        baseline: None,
+        golden_drift: Vec::new(),
+        timing: None,
+    }
+}
+
+impl Report {
+    pub fn certified(&self) -> bool {
+        self.profiles.iter().all(|p| p.certified)
+            && self.baseline.as_ref().is_none_or(|b| b.stale.is_empty())
+            && self.golden_drift.is_empty()
+    }
+
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("report serialises");
+        s.push('\n');
+        s
+    }
+
+    /// Merge shard reports: runs and verdicts concatenated and re-sorted,
+    /// summaries recounted. Timing dropped.
+    pub fn merge(parts: Vec<Report>) -> Result<Report, String> {
+        let mut it = parts.into_iter();
+        let mut base = it.next().ok_or("nothing to merge")?;
+        for r in it {
+            if r.engine != base.engine || r.strict != base.strict {
+                return Err(format!("cannot merge reports of different runs ({} vs {})", r.engine, base.engine));
+            }
+            base.runs.extend(r.runs);
+            base.verdicts.extend(r.verdicts);
+            base.golden_drift.extend(r.golden_drift);
+        }
+        base.runs.sort_by(|a, b| (&a.scenario, &a.profile).cmp(&(&b.scenario, &b.profile)));
+        base.runs.dedup_by(|a, b| a.scenario == b.scenario && a.profile == b.profile);
+        base.verdicts.sort_by(|a, b| (&a.scenario, &a.profile, &a.clause).cmp(&(&b.scenario, &b.profile, &b.clause)));
+        let mut profiles: Vec<String> = base.profiles.iter().map(|p| p.profile.clone()).collect();
+        profiles.sort_by_key(|p| crate::runtime::profile::PROFILE_IDS.iter().position(|x| x == p).unwrap_or(99));
+        base.profiles = summarize(&base.verdicts, &profiles, base.strict, &|_| false);
+        base.shard = None;
+        base.timing = None;
+        base.baseline = None;
+        Ok(base)
+    }
+}
