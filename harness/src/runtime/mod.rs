@@ -266,8 +266,9 @@ impl<'a> Sim<'a> {
     }
 }
 
+/// Required methods, plus `rollback`: a handle the engine itself returned.
 fn protocol_required(m: &str) -> bool {
-    method::REQUIRED.contains(&m)
+    method::REQUIRED.contains(&m) || m == method::ROLLBACK
 }
 
 /// Run one scenario under one profile against a fresh engine process.

@@ -33,6 +33,21 @@ pub enum Mutation {
     LaunderProvenance,
     ReorderMessages,
     DropCurrentTurn,
+    BadMessage,
+    CompactBadShape,
+    CompactLies,
+    CompactNanCounts,
+    BootstrapBadShape,
+    IngestBadShape,
+    ThrowInAfterTurn,
+    MaintainBadShape,
+    CommitBadStatus,
+    RejectUnknownParams,
+    HangInCompact,
+    ThrowOnImages,
+    ThrowOnRfcFields,
+    SpawnBadShape,
+    RollbackThrows,
 }
 
 pub const MUTATIONS: &[(&str, Mutation)] = &[
@@ -49,6 +64,21 @@ pub const MUTATIONS: &[(&str, Mutation)] = &[
     ("launder-provenance", Mutation::LaunderProvenance),
     ("reorder-messages", Mutation::ReorderMessages),
     ("drop-current-turn", Mutation::DropCurrentTurn),
+    ("bad-message", Mutation::BadMessage),
+    ("compact-bad-shape", Mutation::CompactBadShape),
+    ("compact-lies", Mutation::CompactLies),
+    ("compact-nan-counts", Mutation::CompactNanCounts),
+    ("bootstrap-bad-shape", Mutation::BootstrapBadShape),
+    ("ingest-bad-shape", Mutation::IngestBadShape),
+    ("throw-in-after-turn", Mutation::ThrowInAfterTurn),
+    ("maintain-bad-shape", Mutation::MaintainBadShape),
+    ("commit-bad-status", Mutation::CommitBadStatus),
+    ("reject-unknown-params", Mutation::RejectUnknownParams),
+    ("hang-in-compact", Mutation::HangInCompact),
+    ("throw-on-images", Mutation::ThrowOnImages),
+    ("throw-on-rfc-fields", Mutation::ThrowOnRfcFields),
+    ("spawn-bad-shape", Mutation::SpawnBadShape),
+    ("rollback-throws", Mutation::RollbackThrows),
 ];
 
 pub fn mutation(name: &str) -> Option<Mutation> {
@@ -119,6 +149,10 @@ impl Engine for Window {
             self.durable = b;
         }
         let mut methods = vec!["bootstrap", "maintain", "ingestBatch", "afterTurn", "prepareSubagentSpawn", "onSubagentEnded", "dispose"];
+        if self.mutation == Mutation::IngestBadShape {
+            // Without afterTurn the host finalizes through ingestBatch/ingest.
+            methods.retain(|m| *m != "afterTurn");
+        }
         let mut info = json!({"id": "window", "name": "clawspec window engine", "version": env!("CARGO_PKG_VERSION"), "ownsCompaction": self.owns_compaction});
         if self.durable {
             methods.insert(4, "commitTurn");
@@ -132,6 +166,66 @@ impl Engine for Window {
     }
 
     fn call(&mut self, method: &str, params: Value, host: &mut HostLink<'_>) -> Outcome {
+        if let Some(r) = self.mutate_before(method, &params) {
+            return r;
+        }
+        let out = self.dispatch(method, params, host)?;
+        Ok(self.mutate_after(method, out))
+    }
+}
+
+impl Window {
+    /// Mutations that replace a call's behaviour outright.
+    fn mutate_before(&self, method: &str, params: &Value) -> Option<Outcome> {
+        use Mutation::*;
+        match (self.mutation, method) {
+            (RejectUnknownParams, _) if params.get("runtimeSettings").is_some() => {
+                Some(Err(Fail::Threw("Unrecognized key(s) in object: 'runtimeSettings'".into())))
+            }
+            (ThrowInAfterTurn, "afterTurn") => Some(Err(Fail::Threw("afterTurn exploded".into()))),
+            (HangInCompact, "compact") => {
+                std::thread::sleep(std::time::Duration::from_secs(3600));
+                Option::None
+            }
+            (ThrowOnImages, "assemble") if params["messages"].to_string().contains("\"type\":\"image\"") => {
+                Some(Err(Fail::Threw("cannot handle image blocks".into())))
+            }
+            (ThrowOnRfcFields, "assemble") if params.get("inputProvenance").is_some() => {
+                Some(Err(Fail::Threw("unexpected field inputProvenance".into())))
+            }
+            (RollbackThrows, "rollback") => Some(Err(Fail::Threw("rollback failed".into()))),
+            _ => Option::None,
+        }
+    }
+
+    /// Mutations that corrupt a call's result.
+    fn mutate_after(&self, method: &str, mut out: Value) -> Value {
+        use Mutation::*;
+        match (self.mutation, method) {
+            (BadMessage, "assemble") => {
+                if let Some(a) = out["messages"].as_array_mut() {
+                    a.push(json!({"role": "tool", "content": "tool output in the wrong shape"}));
+                }
+            }
+            (CompactBadShape, "compact") => out = json!({"done": true}),
+            (CompactLies, "compact") => {
+                out = json!({"ok": true, "compacted": true, "result": {"summary": "(nothing)", "tokensBefore": 100, "tokensAfter": 5000}})
+            }
+            (CompactNanCounts, "compact") => {
+                out = json!({"ok": true, "compacted": false, "reason": "skipped", "result": {"tokensBefore": null}})
+            }
+            (BootstrapBadShape, "bootstrap") => out = json!({}),
+            (IngestBadShape, "ingest") => out = json!({}),
+            (IngestBadShape, "ingestBatch") => out = json!({"ingestedCount": 1_000_000}),
+            (MaintainBadShape, "maintain") => out = json!({"ok": true}),
+            (CommitBadStatus, "commitTurn") => out = json!({"status": "ok"}),
+            (SpawnBadShape, "prepareSubagentSpawn") => out = json!({"rollback": "function"}),
+            _ => {}
+        }
+        out
+    }
+
+    fn dispatch(&mut self, method: &str, params: Value, host: &mut HostLink<'_>) -> Outcome {
         match method {
             "bootstrap" => self.bootstrap(&params),
             "ingest" => {
@@ -185,9 +279,7 @@ impl Engine for Window {
             _ => Err(Fail::NotImplemented),
         }
     }
-}
 
-impl Window {
     fn check_custom(&self, ms: &[AgentMessage]) -> Result<(), Fail> {
         if self.mutation == Mutation::CrashOnCustomRole && ms.iter().any(|m| matches!(m, AgentMessage::Custom(_))) {
             eprintln!("window: custom role — crashing (mutation)");
@@ -316,6 +408,12 @@ impl Window {
             }
         }
         let mut out: Vec<AgentMessage> = kept.iter().map(|&i| ms[i].clone()).collect();
+        if mutation == Mutation::ReingestSuppressed {
+            // The defect: stored announce triggers come back as history.
+            let sent: BTreeSet<String> = ms.iter().map(fingerprint).collect();
+            let s = self.session(params);
+            out.extend(s.store.iter().filter(|m| volatile::is_unpersisted_announce(m) && !sent.contains(&fingerprint(m))).cloned());
+        }
         if mutation == Mutation::ReorderMessages && out.len() >= 2 {
             let last = out.len() - 1;
             out.swap(0, last);
