@@ -12,6 +12,8 @@ fn harness_schemas_are_current() {
     let schemas = [
         ("scenario", schema_for!(clawspec::scenario::Scenario)),
         ("trace", schema_for!(clawspec::trace::Trace)),
+        ("report", schema_for!(clawspec::report::Report)),
+        ("baseline", schema_for!(clawspec::report::baseline::Baseline)),
     ];
     let mut stale = Vec::new();
     for (name, schema) in schemas {
@@ -26,4 +28,24 @@ fn harness_schemas_are_current() {
         }
     }
     assert!(stale.is_empty(), "stale schemas (CLAWSPEC_BLESS=1 regenerates):\n{}", stale.join("\n"));
+}
+
+#[test]
+fn clause_docs_are_current() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/clauses.md");
+    let want = clawspec::check::catalogue_markdown();
+    if std::env::var_os("CLAWSPEC_BLESS").is_some() {
+        std::fs::write(&path, &want).unwrap();
+    }
+    assert_eq!(std::fs::read_to_string(&path).unwrap_or_default(), want, "docs/clauses.md is stale (CLAWSPEC_BLESS=1 regenerates)");
+}
+
+#[test]
+fn every_clause_a_scenario_names_exists() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+    for l in clawspec::scenario::load_dir(&dir).unwrap() {
+        for c in &l.scenario.clauses {
+            assert!(clawspec::check::clause(c).is_some(), "{}: unknown clause {c}", l.path.display());
+        }
+    }
 }

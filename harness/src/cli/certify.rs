@@ -88,7 +88,10 @@ async fn run(a: Args) -> Result<u8, String> {
     let mut jobs = suite::jobs(&scenarios, &profiles);
     if let Some(s) = &a.shard {
         let (k, n) = parse_shard(s)?;
-        jobs = jobs.into_iter().enumerate().filter(|(i, _)| i % n == k - 1).map(|(_, j)| j).collect();
+        // By scenario, so every profile of a scenario lands in the same shard
+        // (cross-profile clauses compare them).
+        let order: Vec<String> = scenarios.iter().map(|l| l.scenario.id.clone()).collect();
+        jobs.retain(|j| order.iter().position(|id| *id == j.scenario.id).is_some_and(|i| i % n == k - 1));
     }
     let cfg = RunConfig { engine: spec.clone(), driver: a.engine.driver(), state_root: state_root(), engine_config: config };
     let started = Instant::now();

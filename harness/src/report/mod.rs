@@ -121,7 +121,9 @@ pub fn summarize(verdicts: &[Verdict], profiles: &[String], strict: bool, forgiv
         .collect()
 }
 
-pub fn build(engine: &str, traces: &[Trace], verdicts: Vec<Verdict>, profiles: &[String], strict: bool, shard: Option<String>) -> Report {
+pub fn build(engine: &str, traces: &[Trace], mut verdicts: Vec<Verdict>, profiles: &[String], strict: bool, shard: Option<String>) -> Report {
+    // One canonical order, so shard reports merge into exactly the full report.
+    verdicts.sort_by(|a, b| (&a.scenario, &a.profile, &a.clause).cmp(&(&b.scenario, &b.profile, &b.clause)));
     let engine_info = traces.iter().find_map(|t| t.engine.info.clone());
     Report {
         report_version: REPORT_VERSION,
@@ -131,7 +133,11 @@ pub fn build(engine: &str, traces: &[Trace], verdicts: Vec<Verdict>, profiles: &
         strict,
         shard,
         profiles: summarize(&verdicts, profiles, strict, &|_| false),
-        runs: traces.iter().map(run_summary).collect(),
+        runs: {
+            let mut r: Vec<RunSummary> = traces.iter().map(run_summary).collect();
+            r.sort_by(|a, b| (&a.scenario, &a.profile).cmp(&(&b.scenario, &b.profile)));
+            r
+        },
         verdicts,
         baseline: None,
         golden_drift: Vec::new(),
