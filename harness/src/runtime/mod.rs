@@ -290,7 +290,11 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
     }
     let config = cfg.engine_config.clone().or_else(|| scenario.setup.engine_config.clone());
     let init = Sim::initialize_params(profile, config);
-    let engine = match Engine::start(&cfg.engine, &driver, &init).await {
+    // Engines that keep files (the Node adapter's plugin state) get this run's
+    // state dir, so their paths normalise to `$STATE` like ours.
+    let mut spec = cfg.engine.clone();
+    spec.env.insert("CLAWSPEC_STATE_DIR".into(), state_dir.to_string_lossy().into_owned());
+    let engine = match Engine::start(&spec, &driver, &init).await {
         Ok(e) => e,
         Err(f) => {
             return Trace {

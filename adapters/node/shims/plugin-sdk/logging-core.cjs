@@ -1,0 +1,3 @@
+// CommonJS twin of logging-core.js.
+const SECRET = /((?:api[_-]?key|token|secret|password|authorization)\s*[:=]\s*)("?)[^\s"]+\2/gi;
+exports.redactSensitiveText = (text) => String(text).replace(SECRET, "$1$2[REDACTED]$2").replace(/\bsk-[A-Za-z0-9_-]{8,}/g, "sk-[REDACTED]");

@@ -1,0 +1,100 @@
+//! Real TypeScript/JavaScript plugins, unmodified, through the Node adapter
+//! (adapters/node) and the normal engine driver. Needs `node` (≥ 20.6).
+
+use std::path::{Path, PathBuf};
+
+use clawspec::check::{self, Level, Status};
+use clawspec::driver::{DriverConfig, EngineSpec};
+use clawspec::runtime::profile::Profile;
+use clawspec::runtime::RunConfig;
+use clawspec::scenario::load_dir;
+use clawspec::suite;
+use clawspec::trace::Trace;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn plugin_spec(entry: &str) -> EngineSpec {
+    let adapter = root().join("adapters/node/bin/clawspec-node-adapter.js");
+    EngineSpec {
+        program: "node".into(),
+        args: vec![adapter.to_string_lossy().into(), root().join("adapters/node/test/plugins").join(entry).to_string_lossy().into()],
+        env: Default::default(),
+        cwd: None,
+        display: format!("plugin:{entry}"),
+    }
+}
+
+fn run(entry: &str, scenario_glob: Option<&str>) -> Vec<Trace> {
+    assert!(std::process::Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success()), "node is required for the Node adapter tests");
+    let all = load_dir(&root().join("scenarios")).unwrap();
+    let selected: Vec<_> = all.into_iter().filter(|l| scenario_glob.is_none_or(|g| l.scenario.id.starts_with(g))).collect();
+    let cfg = RunConfig {
+        engine: plugin_spec(entry),
+        driver: DriverConfig::default(),
+        state_root: std::env::temp_dir().join(format!("clawspec-node-{}-{}", std::process::id(), entry.replace('/', "_"))),
+        engine_config: None,
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    rt.block_on(suite::run_jobs(suite::jobs(&selected, &Profile::all()), &cfg, 2, |_| {}))
+}
+
+fn without_engine(t: &Trace) -> String {
+    let mut v = serde_json::to_value(t).unwrap();
+    v.as_object_mut().unwrap().remove("engine");
+    serde_json::to_string_pretty(&v).unwrap()
+}
+
+#[test]
+fn javascript_legacy_port_matches_the_builtin_legacy_goldens() {
+    let traces = run("legacy/index.js", None);
+    assert!(traces.len() > 100);
+    let mut differ = Vec::new();
+    for t in &traces {
+        let golden = root().join(format!("golden/legacy/{}/{}.json", t.scenario, t.profile));
+        let expected: Trace = serde_json::from_str(&std::fs::read_to_string(&golden).unwrap()).unwrap();
+        if without_engine(&expected) != without_engine(t) {
+            differ.push(format!("{} × {}", t.scenario, t.profile));
+        }
+    }
+    assert!(differ.is_empty(), "the JS legacy port differs from builtin:legacy in:\n{}", differ.join("\n"));
+    let verdicts = check::evaluate_all(&traces, &[]);
+    assert!(!verdicts.iter().any(|v| v.level == Level::Must && matches!(v.status, Status::Fail | Status::Error)));
+}
+
+#[test]
+fn esm_and_cjs_samples_certify() {
+    for entry in ["summarizer/index.js", "cjs-bare/index.cjs"] {
+        let traces = run(entry, None);
+        let bad: Vec<String> = check::evaluate_all(&traces, &[])
+            .into_iter()
+            .filter(|v| v.level == Level::Must && matches!(v.status, Status::Fail | Status::Error))
+            .map(|v| format!("{} {} {} {:?}", v.clause, v.scenario, v.profile, v.details))
+            .collect();
+        assert!(bad.is_empty(), "{entry}:\n{}", bad.join("\n"));
+    }
+    // The summariser really compacts through llm.complete.
+    let t = run("summarizer/index.js", Some("manual-compact"));
+    assert!(t.iter().any(|t| t.calls().any(|c| c.method == "compact" && c.callbacks.iter().any(|cb| cb.method == "host/llm.complete"))));
+}
+
+#[test]
+fn broken_plugin_faults_are_named_by_clause() {
+    let traces = run("broken/index.js", Some("prompt-abort-hint"));
+    let verdicts = check::evaluate_all(&traces, &[]);
+    let failed = |id: &str| verdicts.iter().any(|v| v.clause == id && v.status == Status::Fail);
+    assert!(failed("CE-ASM-001"), "assemble returning {{}} is caught");
+    let ingest = run("broken/index.js", Some("non-admitted-turns"));
+    let verdicts = check::evaluate_all(&ingest, &[]);
+    assert!(verdicts.iter().any(|v| v.clause == "CE-TURN-002" && v.status == Status::Fail), "a throwing ingest is caught");
+    // Writing to stdout did not break the protocol: the runs completed.
+    assert!(ingest.iter().all(|t| matches!(t.outcome, clawspec::trace::Outcome::Completed { .. })));
+}
+
+#[test]
+fn two_runs_are_byte_identical() {
+    let a: Vec<String> = run("summarizer/index.js", Some("announce")).iter().map(Trace::to_pretty_json).collect();
+    let b: Vec<String> = run("summarizer/index.js", Some("announce")).iter().map(Trace::to_pretty_json).collect();
+    assert_eq!(a, b);
+}
