@@ -1,0 +1,280 @@
+//! The hygiene passes. Each takes and returns the transcript; each is
+//! idempotent on its own output.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use clawspec_contract::*;
+
+use super::Policy;
+
+/// A4 placeholders (byte-exact).
+pub const MISSING_TOOL_RESULT: &str = "[openclaw] missing tool result in session history; inserted synthetic error result for transcript repair.";
+pub const REASONING_OMITTED: &str = "[assistant reasoning omitted]";
+pub const EMPTY_CONTENT_OMITTED: &str = "[empty content omitted]";
+pub const SESSION_BOOTSTRAP: &str = "(session bootstrap)";
+pub const CONTINUE: &str = "(continue)";
+pub const NO_OUTPUT: &str = "(no output)";
+pub const TOOL_ERROR_NO_OUTPUT: &str = "[tool error with no output]";
+
+fn text(t: &str) -> ContentBlock {
+    ContentBlock::Text(TextBlock { text: t.into(), text_signature: None, extra: Extra::new() })
+}
+
+fn blank(b: &ContentBlock) -> bool {
+    matches!(b, ContentBlock::Text(t) if t.text.trim().is_empty())
+}
+
+/// Stream-error assistant turns that produced nothing are dropped (A3.15, #71572).
+pub fn drop_failed_empty_turns(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    ms.into_iter()
+        .filter(|m| !matches!(m, AgentMessage::Assistant(a) if a.content.iter().all(blank) && a.content.iter().all(|b| !matches!(b, ContentBlock::ToolCall(_)))))
+        .collect()
+}
+
+/// Blank text blocks removed; a user message left empty gets
+/// `[empty content omitted]`; an empty tool result gets `(no output)` or
+/// `[tool error with no output]` (A3.2, A3.17/18; #72622, #73117).
+pub fn clean_blank_text(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    ms.into_iter()
+        .map(|mut m| {
+            match &mut m {
+                AgentMessage::User(u) => match &mut u.content {
+                    MessageContent::Text(t) if t.trim().is_empty() => u.content = MessageContent::Text(EMPTY_CONTENT_OMITTED.into()),
+                    MessageContent::Blocks(b) => {
+                        b.retain(|x| !blank(x));
+                        if b.is_empty() {
+                            b.push(text(EMPTY_CONTENT_OMITTED));
+                        }
+                    }
+                    _ => {}
+                },
+                AgentMessage::Assistant(a) => a.content.retain(|x| !blank(x)),
+                AgentMessage::ToolResult(r) => {
+                    r.content.retain(|x| !blank(x));
+                    if r.content.is_empty() {
+                        r.content.push(text(if r.is_error == Some(true) { TOOL_ERROR_NO_OUTPUT } else { NO_OUTPUT }));
+                    }
+                }
+                _ => {}
+            }
+            m
+        })
+        .collect()
+}
+
+/// Thinking: unsigned blocks cannot be replayed where signatures are required;
+/// other providers never receive thinking (A3.6–A3.8). A turn left empty keeps
+/// `[assistant reasoning omitted]`.
+pub fn thinking(p: &Policy, ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    ms.into_iter()
+        .map(|mut m| {
+            if let AgentMessage::Assistant(a) = &mut m {
+                let before = a.content.len();
+                a.content.retain(|b| match b {
+                    ContentBlock::Thinking(t) => {
+                        !p.drop_thinking && (!p.signed_thinking || t.thinking_signature.as_deref().is_some_and(|s| !s.trim().is_empty()))
+                    }
+                    _ => true,
+                });
+                // Thinking first in an assistant turn that has any (B1).
+                a.content.sort_by_key(|b| !matches!(b, ContentBlock::Thinking(_)));
+                if a.content.is_empty() && before > 0 {
+                    a.content.push(text(REASONING_OMITTED));
+                }
+            }
+            m
+        })
+        .collect()
+}
+
+/// `sanitizeToolCallInputs`: calls without a name are dropped (#12832, #46717),
+/// non-object arguments wrapped.
+pub fn sanitize_tool_call_inputs(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    ms.into_iter()
+        .map(|mut m| {
+            if let AgentMessage::Assistant(a) = &mut m {
+                a.content.retain(|b| !matches!(b, ContentBlock::ToolCall(c) if c.name.trim().is_empty()));
+                for b in &mut a.content {
+                    if let ContentBlock::ToolCall(c) = b {
+                        if !c.arguments.is_object() {
+                            c.arguments = serde_json::json!({"value": c.arguments.clone()});
+                        }
+                    }
+                }
+                if a.content.is_empty() {
+                    a.content.push(text(EMPTY_CONTENT_OMITTED));
+                }
+            }
+            m
+        })
+        .collect()
+}
+
+/// Pairing repair (A3.10): every call answered right after its turn (synthetic
+/// error result when missing), orphan and duplicate results dropped, a call id
+/// reused later treated as a new call.
+pub fn repair_pairing(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    // Results by id, first come first served.
+    let mut results: BTreeMap<String, Vec<AgentMessage>> = BTreeMap::new();
+    for m in &ms {
+        if let AgentMessage::ToolResult(r) = m {
+            results.entry(r.tool_call_id.clone()).or_default().push(m.clone());
+        }
+    }
+    let mut out = Vec::with_capacity(ms.len());
+    for m in ms {
+        match &m {
+            AgentMessage::ToolResult(_) => {}
+            AgentMessage::Assistant(a) => {
+                let ids: Vec<(String, String)> = a.content.iter().filter_map(|b| if let ContentBlock::ToolCall(c) = b { Some((c.id.clone(), c.name.clone())) } else { None }).collect();
+                out.push(m.clone());
+                let mut done = BTreeSet::new();
+                for (id, name) in ids {
+                    if !done.insert(id.clone()) {
+                        continue;
+                    }
+                    match results.get_mut(&id).filter(|v| !v.is_empty()) {
+                        Some(v) => out.push(v.remove(0)),
+                        None => out.push(AgentMessage::ToolResult(ToolResultMessage {
+                            tool_call_id: id,
+                            tool_name: Some(name),
+                            content: vec![text(MISSING_TOOL_RESULT)],
+                            is_error: Some(true),
+                            details: None,
+                            timestamp: None,
+                            extra: Extra::new(),
+                        })),
+                    }
+                }
+            }
+            _ => out.push(m),
+        }
+    }
+    out
+}
+
+/// Tool-call ids: charset `[A-Za-z0-9_-]`, capped, unique; Mistral `strict9`
+/// (exactly 9 alphanumerics). Results follow their call's new id (A3.11, #12757, #4718, #23595).
+pub fn sanitize_tool_ids(p: &Policy, ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    let mut map: BTreeMap<String, String> = BTreeMap::new();
+    let mut used: BTreeSet<String> = BTreeSet::new();
+    let fresh = |old: &str, used: &mut BTreeSet<String>| -> String {
+        let mut base: String = if p.strict9_ids {
+            let h = fnv(old);
+            let alnum: String = format!("{h:016x}{h:016X}").chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+            alnum[..9].to_string()
+        } else {
+            let s: String = old.trim().chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
+            let s = if s.is_empty() { "call".to_string() } else { s };
+            s.chars().take(p.max_tool_id).collect()
+        };
+        let mut n = 1;
+        while used.contains(&base) {
+            let suffix = n.to_string();
+            base = if p.strict9_ids {
+                format!("{}{suffix}", &base[..9 - suffix.len()])
+            } else {
+                let keep = base.chars().take(p.max_tool_id.saturating_sub(suffix.len() + 1)).collect::<String>();
+                format!("{keep}_{suffix}")
+            };
+            n += 1;
+        }
+        used.insert(base.clone());
+        base
+    };
+    let mut out = Vec::with_capacity(ms.len());
+    for mut m in ms {
+        match &mut m {
+            AgentMessage::Assistant(a) => {
+                for b in &mut a.content {
+                    if let ContentBlock::ToolCall(c) = b {
+                        let new = fresh(&c.id, &mut used);
+                        map.insert(c.id.clone(), new.clone());
+                        c.id = new;
+                    }
+                }
+            }
+            AgentMessage::ToolResult(r) => {
+                if let Some(new) = map.get(&r.tool_call_id) {
+                    r.tool_call_id = new.clone();
+                }
+            }
+            _ => {}
+        }
+        out.push(m);
+    }
+    out
+}
+
+fn fnv(s: &str) -> u64 {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in s.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    h
+}
+
+/// Tool results without a name take their call's (Gemini `Name cannot be empty`, #46717).
+pub fn fill_tool_names(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    ms.into_iter()
+        .map(|mut m| {
+            match &mut m {
+                AgentMessage::Assistant(a) => {
+                    for b in &a.content {
+                        if let ContentBlock::ToolCall(c) = b {
+                            names.insert(c.id.clone(), c.name.clone());
+                        }
+                    }
+                }
+                AgentMessage::ToolResult(r) if r.tool_name.as_deref().is_none_or(|n| n.trim().is_empty()) => {
+                    r.tool_name = names.get(&r.tool_call_id).cloned().or(Some("tool".into()));
+                }
+                _ => {}
+            }
+            m
+        })
+        .collect()
+}
+
+/// Turn validators (A5): consecutive assistants merged; history starts with a
+/// user turn (`(session bootstrap)`, A3.14); Mistral gets `(continue)` between
+/// tool results and a user message.
+pub fn turn_validators(p: &Policy, ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    let mut out: Vec<AgentMessage> = Vec::with_capacity(ms.len());
+    for m in ms {
+        if p.merge_assistants {
+            if let (Some(AgentMessage::Assistant(prev)), AgentMessage::Assistant(cur)) = (out.last_mut(), &m) {
+                prev.content.extend(cur.content.iter().cloned());
+                prev.content.sort_by_key(|b| !matches!(b, ContentBlock::Thinking(_)));
+                continue;
+            }
+        }
+        if p.assistant_between_tool_and_user && matches!(m, AgentMessage::User(_)) && matches!(out.last(), Some(AgentMessage::ToolResult(_))) {
+            out.push(assistant_text(CONTINUE));
+        }
+        out.push(m);
+    }
+    if p.user_first && !matches!(out.first(), Some(AgentMessage::User(_)) | None) && !out.first().is_some_and(|m| crate::wire::as_user_text(m).is_some()) {
+        out.insert(0, AgentMessage::user_text(SESSION_BOOTSTRAP));
+    }
+    if out.is_empty() {
+        out.push(AgentMessage::user_text(SESSION_BOOTSTRAP));
+    }
+    out
+}
+
+fn assistant_text(t: &str) -> AgentMessage {
+    serde_json::from_value(serde_json::json!({"role":"assistant","content":[{"type":"text","text":t}],"stopReason":"stop"})).unwrap()
+}
+
+/// Send time: no trailing assistant prefill where the provider forbids it (#72739).
+pub fn send_time(p: &Policy, mut ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    if p.strip_prefill {
+        while matches!(ms.last(), Some(AgentMessage::Assistant(_))) && ms.len() > 1 {
+            ms.pop();
+        }
+    }
+    ms
+}

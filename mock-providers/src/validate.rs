@@ -1,0 +1,411 @@
+//! Strict request validators: the first violated rule is answered exactly as
+//! the provider answers it (status, envelope, message), with the index paths
+//! OpenClaw's error classifiers match (provider-rules.md B1–B6, B8). Rules
+//! marked inferred ("I") in the reference are switches in [`Rules`].
+
+use serde_json::Value;
+
+use crate::{Provider, Rejection};
+
+#[derive(Clone, Debug)]
+pub struct Rules {
+    /// Anthropic: first message must be user (older API; Bedrock always).
+    pub anthropic_user_first: bool,
+    /// Anthropic: strict role alternation (older API; current combines turns). I.
+    pub anthropic_alternation: bool,
+    /// Anthropic 4.6+: no assistant prefill (final message must be user).
+    pub anthropic_no_prefill: bool,
+    /// Bedrock: more toolResults than toolUses is rejected. I.
+    pub bedrock_extra_results: bool,
+    /// Gemini 3: functionCall parts need a thoughtSignature.
+    pub gemini_thought_signatures: bool,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules { anthropic_user_first: true, anthropic_alternation: false, anthropic_no_prefill: true, bedrock_extra_results: true, gemini_thought_signatures: false }
+    }
+}
+
+pub fn validate(p: Provider, body: &Value, rules: &Rules) -> Result<(), Rejection> {
+    match p {
+        Provider::Anthropic => anthropic(body, rules),
+        Provider::OpenAiChat => openai_chat(body),
+        Provider::OpenAiResponses => responses(body),
+        Provider::Gemini => gemini(body, rules),
+        Provider::Bedrock => bedrock(body, rules),
+        Provider::Mistral => mistral(body),
+    }
+}
+
+fn arr(v: &Value, k: &str) -> Vec<Value> {
+    v.get(k).and_then(Value::as_array).cloned().unwrap_or_default()
+}
+
+fn s<'a>(v: &'a Value, k: &str) -> &'a str {
+    v.get(k).and_then(Value::as_str).unwrap_or("")
+}
+
+// ---------- B1 Anthropic Messages ----------
+
+fn anthropic(body: &Value, r: &Rules) -> Result<(), Rejection> {
+    let p = Provider::Anthropic;
+    let ms = arr(body, "messages");
+    let thinking_on = body.get("thinking").is_some_and(|t| t["type"] == "enabled");
+    let rej = |m: String| Err(Rejection::new(p, m));
+    if r.anthropic_user_first && ms.first().is_some_and(|m| m["role"] != "user") {
+        return rej("messages: first message must use the \"user\" role".into());
+    }
+    let mut seen_ids: Vec<String> = Vec::new();
+    for (n, m) in ms.iter().enumerate() {
+        let role = s(m, "role");
+        if r.anthropic_alternation && n > 0 && ms[n - 1]["role"] == m["role"] {
+            return rej(format!("messages: roles must alternate between \"user\" and \"assistant\", but found multiple \"{role}\" roles in a row"));
+        }
+        let content = arr(m, "content");
+        let last = n + 1 == ms.len();
+        if content.is_empty() && !(last && role == "assistant") {
+            return rej(format!("messages.{n}: all messages must have non-empty content except for the optional final assistant message"));
+        }
+        let has_thinking = content.iter().any(|b| matches!(s(b, "type"), "thinking" | "redacted_thinking"));
+        if role == "assistant" && has_thinking && !matches!(s(&content[0], "type"), "thinking" | "redacted_thinking") {
+            return rej(format!("messages.{n}.content.0: If an assistant message contains any thinking blocks, the first block must be thinking or redacted_thinking. Found {}.", s(&content[0], "type")));
+        }
+        if role == "assistant" && last && has_thinking && !thinking_on {
+            return rej(format!("messages.{n}.content.0: When thinking is disabled, an `assistant` message in the final position cannot contain `thinking`. To use thinking blocks, enable `thinking` in your request."));
+        }
+        for (k, b) in content.iter().enumerate() {
+            match s(b, "type") {
+                "text" => {
+                    let t = s(b, "text");
+                    if t.is_empty() {
+                        return rej("messages: text content blocks must be non-empty".into());
+                    }
+                    if t.trim().is_empty() {
+                        return rej("messages: text content blocks must contain non-whitespace text".into());
+                    }
+                }
+                "thinking" => match b.get("signature").and_then(Value::as_str) {
+                    None => return rej(format!("messages.{n}.content.{k}.thinking.signature: Field required")),
+                    Some(sig) if sig.trim().is_empty() => return rej(format!("messages.{n}.content.{k}: Invalid `signature` in `thinking` block")),
+                    _ => {}
+                },
+                "tool_use" => {
+                    let id = s(b, "id").to_string();
+                    if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+                        return rej(format!("messages.{n}.content.{k}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"));
+                    }
+                    if seen_ids.contains(&id) {
+                        return rej(format!("messages.{n}.content.{k}: `tool_use` ids must be unique"));
+                    }
+                    seen_ids.push(id);
+                }
+                "image" => {
+                    let mt = b["source"]["media_type"].as_str().unwrap_or("");
+                    if !matches!(mt, "image/jpeg" | "image/png" | "image/gif" | "image/webp") {
+                        return rej(format!("messages.{n}.content.{k}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'"));
+                    }
+                    let len = b["source"]["data"].as_str().unwrap_or("").len();
+                    if len > 5_242_880 {
+                        return rej(format!("messages.{n}.content.{k}.image.source.base64: image exceeds 5 MB maximum: {len} bytes > 5242880 bytes"));
+                    }
+                }
+                "tool_result" => {
+                    let is_err = b["is_error"].as_bool() == Some(true);
+                    let inner = arr(b, "content");
+                    if is_err && inner.is_empty() {
+                        return rej(format!("messages.{n}.content.{k}.tool_result: content cannot be empty if `is_error` is true"));
+                    }
+                }
+                _ => {}
+            }
+        }
+        // tool_use ↔ tool_result pairing with the next / previous message.
+        let uses: Vec<String> = content.iter().filter(|b| b["type"] == "tool_use").map(|b| s(b, "id").to_string()).collect();
+        if role == "assistant" && !uses.is_empty() {
+            let next = ms.get(n + 1).map(|x| arr(x, "content")).unwrap_or_default();
+            let answered: Vec<&str> = next.iter().filter(|b| b["type"] == "tool_result").map(|b| s(b, "tool_use_id")).collect();
+            let missing: Vec<&String> = uses.iter().filter(|u| !answered.contains(&u.as_str())).collect();
+            if !missing.is_empty() {
+                let ids: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
+                return rej(format!("messages.{n}: `tool_use` ids were found without `tool_result` blocks immediately after: {}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", ids.join(", ")));
+            }
+            let lead = next.iter().take_while(|b| b["type"] == "tool_result").count();
+            if lead < uses.len() {
+                return rej(format!("Did not find {} tool_result block(s) at the beginning of this message. Messages following tool_use blocks must begin with a matching number of tool_result blocks.", uses.len()));
+            }
+        }
+        if role == "user" {
+            let prev_uses: Vec<String> = if n > 0 { arr(&ms[n - 1], "content").iter().filter(|b| b["type"] == "tool_use").map(|b| s(b, "id").to_string()).collect() } else { vec![] };
+            for (k, b) in content.iter().enumerate().filter(|(_, b)| b["type"] == "tool_result") {
+                let id = s(b, "tool_use_id");
+                if !prev_uses.iter().any(|u| u == id) {
+                    return rej(format!("messages.{n}.content.{k}: unexpected `tool_use_id` found in `tool_result` blocks: {id}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message."));
+                }
+            }
+        }
+    }
+    if r.anthropic_no_prefill && ms.last().is_some_and(|m| m["role"] == "assistant") {
+        return rej("This model does not support assistant message prefill. The conversation must end with a user message.".into());
+    }
+    Ok(())
+}
+
+// ---------- B2 OpenAI Chat Completions ----------
+
+fn openai_chat(body: &Value) -> Result<(), Rejection> {
+    let p = Provider::OpenAiChat;
+    let ms = arr(body, "messages");
+    if ms.is_empty() {
+        return Err(Rejection::with(p, 400, "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", Some("messages"), Some("empty_array")));
+    }
+    for (n, m) in ms.iter().enumerate() {
+        for (j, c) in arr(m, "tool_calls").iter().enumerate() {
+            let id = s(c, "id");
+            if id.chars().count() > 40 {
+                return Err(Rejection::with(p, 400, format!("Invalid 'messages[{n}].tool_calls[{j}].id': string too long. Expected a string with maximum length 40, but got a string with length {} instead.", id.chars().count()), Some(&format!("messages[{n}].tool_calls[{j}].id")), Some("string_above_max_length")));
+            }
+        }
+        if m["role"] == "assistant" {
+            let ids: Vec<String> = arr(m, "tool_calls").iter().map(|c| s(c, "id").to_string()).collect();
+            if !ids.is_empty() {
+                let answered: Vec<String> = ms[n + 1..].iter().take_while(|x| x["role"] == "tool").map(|x| s(x, "tool_call_id").to_string()).collect();
+                let missing: Vec<&String> = ids.iter().filter(|i| !answered.contains(i)).collect();
+                if !missing.is_empty() {
+                    let list: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
+                    return Err(Rejection::with(p, 400, format!("An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: {}", list.join(", ")), Some(&format!("messages.[{n}].role")), None));
+                }
+            }
+        }
+        if m["role"] == "tool" {
+            // Walk back over the tool run to its assistant message.
+            let start = ms[..n].iter().rposition(|x| x["role"] != "tool");
+            let ok = start.is_some_and(|i| ms[i]["role"] == "assistant" && arr(&ms[i], "tool_calls").iter().any(|c| c["id"] == m["tool_call_id"]));
+            if !ok {
+                return Err(Rejection::with(p, 400, "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", Some(&format!("messages.[{n}].role")), None));
+            }
+        }
+    }
+    Ok(())
+}
+
+// ---------- B3 OpenAI Responses ----------
+
+fn id_ok(id: &str) -> bool {
+    !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+fn responses(body: &Value) -> Result<(), Rejection> {
+    let p = Provider::OpenAiResponses;
+    let items = arr(body, "input");
+    let rej = |m: String, param: Option<String>, code: Option<&str>| Err(Rejection::with(p, 400, m, param.as_deref(), code));
+    let mut ids: Vec<String> = Vec::new();
+    let mut calls: Vec<String> = Vec::new();
+    let mut outputs: Vec<String> = Vec::new();
+    for (n, it) in items.iter().enumerate() {
+        if let Some(id) = it.get("id").and_then(Value::as_str) {
+            if !id_ok(id) {
+                return rej(format!("Invalid 'input[{n}].id': '{id}'. Expected an ID that contains letters, numbers, underscores, or dashes, but this value contained additional characters."), Some(format!("input[{n}].id")), Some("invalid_value"));
+            }
+            let prefix = match s(it, "type") {
+                "function_call" => Some("fc"),
+                "reasoning" => Some("rs"),
+                "message" if it["role"] == "assistant" => Some("msg"),
+                _ => None,
+            };
+            if let Some(pre) = prefix {
+                if !id.starts_with(pre) {
+                    return rej(format!("Invalid 'input[{n}].id': '{id}'. Expected an ID that begins with '{pre}'."), Some(format!("input[{n}].id")), Some("invalid_value"));
+                }
+            }
+            if ids.iter().any(|x| x == id) {
+                return rej(format!("Duplicate item found with id {id}. Remove duplicate items from your input and try again."), Some("input".into()), None);
+            }
+            ids.push(id.to_string());
+        }
+        match s(it, "type") {
+            "function_call" | "function_call_output" => {
+                let cid = s(it, "call_id");
+                if cid.is_empty() {
+                    return rej(format!("Invalid 'input[{n}].call_id': empty string"), Some(format!("input[{n}].call_id")), Some("empty_string"));
+                }
+                if cid.chars().count() > 64 {
+                    return rej(format!("Invalid 'input[{n}].call_id': string too long. Expected a string with maximum length 64, but got a string with length {} instead.", cid.chars().count()), Some(format!("input[{n}].call_id")), Some("string_above_max_length"));
+                }
+                if s(it, "type") == "function_call" {
+                    calls.push(cid.to_string());
+                } else {
+                    if !calls.iter().any(|c| c == cid) {
+                        return rej(format!("No tool call found for function call output with call_id {cid}."), Some("input".into()), None);
+                    }
+                    outputs.push(cid.to_string());
+                }
+            }
+            "reasoning" => {
+                let next = items.get(n + 1);
+                if next.is_none_or(|x| x["type"] == "reasoning") {
+                    return rej(format!("Item '{}' of type 'reasoning' was provided without its required following item.", s(it, "id")), Some("input".into()), None);
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(c) = calls.iter().find(|c| !outputs.contains(c)) {
+        // A trailing call is the model's to answer only with previous_response_id.
+        return rej(format!("No tool output found for function call {c}."), Some("input".into()), None);
+    }
+    Ok(())
+}
+
+// ---------- B4 Gemini ----------
+
+fn gemini(body: &Value, r: &Rules) -> Result<(), Rejection> {
+    let p = Provider::Gemini;
+    let cs = arr(body, "contents");
+    let rej = |m: String| Err(Rejection::new(p, m));
+    if cs.is_empty() {
+        return rej("* GenerateContentRequest.contents: contents is not specified\n".into());
+    }
+    let kind = |c: &Value| -> &'static str {
+        let parts = arr(c, "parts");
+        if parts.iter().any(|x| x.get("functionCall").is_some()) {
+            "call"
+        } else if !parts.is_empty() && parts.iter().all(|x| x.get("functionResponse").is_some()) {
+            "response"
+        } else if c["role"] == "user" {
+            "user"
+        } else {
+            "model"
+        }
+    };
+    for (i, c) in cs.iter().enumerate() {
+        let parts = arr(c, "parts");
+        if parts.is_empty() {
+            return rej(format!("* GenerateContentRequest.contents[{i}].parts: contents.parts must not be empty.\n"));
+        }
+        for (j, part) in parts.iter().enumerate() {
+            let fields = ["text", "inlineData", "functionCall", "functionResponse", "fileData"].iter().filter(|f| part.get(**f).is_some()).count();
+            if fields != 1 {
+                return rej(format!("* GenerateContentRequest.contents[{i}].parts[{j}].data: required oneof field 'data' must have one initialized field\n"));
+            }
+            if let Some(fr) = part.get("functionResponse") {
+                if s(fr, "name").is_empty() {
+                    return rej(format!("* GenerateContentRequest.contents[{i}].parts[{j}].function_response.name: Name cannot be empty.\n"));
+                }
+            }
+        }
+        match kind(c) {
+            "call" => {
+                let prev = if i == 0 { None } else { Some(kind(&cs[i - 1])) };
+                if !matches!(prev, Some("user" | "response")) {
+                    return rej("Please ensure that function call turn comes immediately after a user turn or after a function response turn.".into());
+                }
+                if r.gemini_thought_signatures {
+                    if let Some((j, fc)) = parts.iter().enumerate().find(|(_, x)| x.get("functionCall").is_some()) {
+                        if fc.get("thoughtSignature").is_none() {
+                            return rej(format!("Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:{}` , position {}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.", s(&fc["functionCall"], "name"), j + 1));
+                        }
+                    }
+                }
+            }
+            "response" => {
+                if i == 0 || kind(&cs[i - 1]) != "call" {
+                    return rej("Please ensure that function response turn comes immediately after a function call turn.".into());
+                }
+                let calls = arr(&cs[i - 1], "parts").iter().filter(|x| x.get("functionCall").is_some()).count();
+                if calls != parts.len() {
+                    return rej("Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.".into());
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+// ---------- B5 Bedrock Converse ----------
+
+fn bedrock(body: &Value, r: &Rules) -> Result<(), Rejection> {
+    let p = Provider::Bedrock;
+    let ms = arr(body, "messages");
+    let rej = |m: String| Err(Rejection::new(p, m));
+    if ms.first().is_some_and(|m| m["role"] != "user") {
+        return rej("A conversation must start with a user message. Try again with a conversation that starts with a user message.".into());
+    }
+    let mut tools_seen = false;
+    for (n, m) in ms.iter().enumerate() {
+        if n > 0 && ms[n - 1]["role"] == m["role"] {
+            return rej("A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.".into());
+        }
+        let content = arr(m, "content");
+        if content.is_empty() {
+            return rej(format!("The content field in the Message object at messages.{n} is empty. Add a ContentBlock object to the content field and try again."));
+        }
+        for (k, b) in content.iter().enumerate() {
+            if let Some(t) = b.get("text").and_then(Value::as_str) {
+                if t.trim().is_empty() {
+                    return rej(format!("The text field in the ContentBlock object at messages.{n}.content.{k} is blank. Add text to the text field, and try again."));
+                }
+            }
+            tools_seen |= b.get("toolUse").is_some() || b.get("toolResult").is_some();
+        }
+        let uses: Vec<&str> = content.iter().filter_map(|b| b.get("toolUse")).map(|u| s(u, "toolUseId")).collect();
+        if !uses.is_empty() {
+            let next = ms.get(n + 1).map(|x| arr(x, "content")).unwrap_or_default();
+            let answered: Vec<String> = next.iter().filter_map(|b| b.get("toolResult")).map(|t| s(t, "toolUseId").to_string()).collect();
+            let missing: Vec<&str> = uses.iter().copied().filter(|u| !answered.iter().any(|a| a == u)).collect();
+            if !missing.is_empty() {
+                return rej(format!("Expected toolResult blocks at messages.{}.content for the following Ids: {}", n + 1, missing.join(", ")));
+            }
+        }
+        let results = content.iter().filter(|b| b.get("toolResult").is_some()).count();
+        if r.bedrock_extra_results && results > 0 {
+            let prev_uses = if n > 0 { arr(&ms[n - 1], "content").iter().filter(|b| b.get("toolUse").is_some()).count() } else { 0 };
+            if results > prev_uses {
+                return rej(format!("The number of toolResult blocks at messages.{n}.content exceeds the number of toolUse blocks of previous turn."));
+            }
+        }
+    }
+    if tools_seen && body.get("toolConfig").is_none() {
+        return rej("The toolConfig field must be defined when using toolUse and toolResult content blocks.".into());
+    }
+    Ok(())
+}
+
+// ---------- B6 Mistral ----------
+
+fn mistral(body: &Value) -> Result<(), Rejection> {
+    let p = Provider::Mistral;
+    let ms = arr(body, "messages");
+    let order = |m: String| Err(Rejection::with(p, 400, m, Some("invalid_request_message_order"), Some("3230")));
+    for (n, m) in ms.iter().enumerate() {
+        for c in arr(m, "tool_calls") {
+            let id = s(&c, "id");
+            if id.len() != 9 || !id.chars().all(|ch| ch.is_ascii_alphanumeric()) {
+                return Err(Rejection::with(p, 400, format!("Tool call id was {id} but must be a-z, A-Z, 0-9, with a length of 9."), Some("invalid_function_call"), Some("3280")));
+            }
+        }
+        if n > 0 {
+            let (prev, cur) = (s(&ms[n - 1], "role"), s(m, "role"));
+            if prev == "tool" && cur == "user" {
+                return order("Unexpected role 'user' after role 'tool'".into());
+            }
+            if prev == "user" && cur == "tool" {
+                return order("Unexpected role 'tool' after role 'user'".into());
+            }
+        }
+        if m["role"] == "assistant" {
+            let calls = arr(m, "tool_calls").len();
+            if calls > 0 {
+                let results = ms[n + 1..].iter().take_while(|x| x["role"] == "tool").count();
+                if results != calls {
+                    return order("Not the same number of function calls and responses".into());
+                }
+            }
+        }
+    }
+    if ms.last().is_some_and(|m| m["role"] == "assistant") {
+        return order("Expected last role User or Tool (or Assistant with prefix True) for serving but got assistant".into());
+    }
+    Ok(())
+}
