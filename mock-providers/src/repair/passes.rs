@@ -110,34 +110,31 @@ pub fn sanitize_tool_call_inputs(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
         .collect()
 }
 
-/// Pairing repair (A3.10): every call answered right after its turn (synthetic
-/// error result when missing), orphan and duplicate results dropped, a call id
-/// reused later treated as a new call.
+/// Pairing repair (A3.10): every call answered right after its turn by the
+/// first unconsumed result with its id that follows it (a synthetic error
+/// result when there is none); orphan and duplicate results dropped. Matching
+/// is positional, so ids reused across turns or within a turn stay paired.
 pub fn repair_pairing(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
-    // Results by id, first come first served.
-    let mut results: BTreeMap<String, Vec<AgentMessage>> = BTreeMap::new();
-    for m in &ms {
-        if let AgentMessage::ToolResult(r) = m {
-            results.entry(r.tool_call_id.clone()).or_default().push(m.clone());
-        }
-    }
+    let mut consumed = vec![false; ms.len()];
     let mut out = Vec::with_capacity(ms.len());
-    for m in ms {
-        match &m {
+    for (i, m) in ms.iter().enumerate() {
+        match m {
             AgentMessage::ToolResult(_) => {}
             AgentMessage::Assistant(a) => {
-                let ids: Vec<(String, String)> = a.content.iter().filter_map(|b| if let ContentBlock::ToolCall(c) = b { Some((c.id.clone(), c.name.clone())) } else { None }).collect();
                 out.push(m.clone());
-                let mut done = BTreeSet::new();
-                for (id, name) in ids {
-                    if !done.insert(id.clone()) {
-                        continue;
-                    }
-                    match results.get_mut(&id).filter(|v| !v.is_empty()) {
-                        Some(v) => out.push(v.remove(0)),
+                for b in &a.content {
+                    let ContentBlock::ToolCall(c) = b else { continue };
+                    let found = (i + 1..ms.len()).find(|&j| {
+                        !consumed[j] && matches!(&ms[j], AgentMessage::ToolResult(r) if r.tool_call_id == c.id)
+                    });
+                    match found {
+                        Some(j) => {
+                            consumed[j] = true;
+                            out.push(ms[j].clone());
+                        }
                         None => out.push(AgentMessage::ToolResult(ToolResultMessage {
-                            tool_call_id: id,
-                            tool_name: Some(name),
+                            tool_call_id: c.id.clone(),
+                            tool_name: Some(c.name.clone()),
                             content: vec![text(MISSING_TOOL_RESULT)],
                             is_error: Some(true),
                             details: None,
@@ -147,7 +144,7 @@ pub fn repair_pairing(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
                     }
                 }
             }
-            _ => out.push(m),
+            _ => out.push(m.clone()),
         }
     }
     out
@@ -156,9 +153,20 @@ pub fn repair_pairing(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
 /// Tool-call ids: charset `[A-Za-z0-9_-]`, capped, unique; Mistral `strict9`
 /// (exactly 9 alphanumerics). Results follow their call's new id (A3.11, #12757, #4718, #23595).
 pub fn sanitize_tool_ids(p: &Policy, ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
-    let mut map: BTreeMap<String, String> = BTreeMap::new();
     let mut used: BTreeSet<String> = BTreeSet::new();
+    let valid = |id: &str| -> bool {
+        if p.strict9_ids {
+            id.len() == 9 && id.chars().all(|c| c.is_ascii_alphanumeric())
+        } else {
+            !id.is_empty() && id.chars().count() <= p.max_tool_id && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        }
+    };
     let fresh = |old: &str, used: &mut BTreeSet<String>| -> String {
+        // Already valid and unused: keep it (idempotence).
+        if valid(old) && !used.contains(old) {
+            used.insert(old.to_string());
+            return old.to_string();
+        }
         let mut base: String = if p.strict9_ids {
             let h = fnv(old);
             let alnum: String = format!("{h:016x}{h:016X}").chars().filter(|c| c.is_ascii_alphanumeric()).collect();
@@ -182,24 +190,28 @@ pub fn sanitize_tool_ids(p: &Policy, ms: Vec<AgentMessage>) -> Vec<AgentMessage>
         used.insert(base.clone());
         base
     };
+    // Results follow their calls (repair_pairing ran first): rename them by
+    // position against the calls of the turn they answer.
+    let mut pending: Vec<(String, String)> = Vec::new();
     let mut out = Vec::with_capacity(ms.len());
     for mut m in ms {
         match &mut m {
             AgentMessage::Assistant(a) => {
+                pending.clear();
                 for b in &mut a.content {
                     if let ContentBlock::ToolCall(c) = b {
                         let new = fresh(&c.id, &mut used);
-                        map.insert(c.id.clone(), new.clone());
+                        pending.push((c.id.clone(), new.clone()));
                         c.id = new;
                     }
                 }
             }
             AgentMessage::ToolResult(r) => {
-                if let Some(new) = map.get(&r.tool_call_id) {
-                    r.tool_call_id = new.clone();
+                if let Some(k) = pending.iter().position(|(old, _)| *old == r.tool_call_id) {
+                    r.tool_call_id = pending.remove(k).1;
                 }
             }
-            _ => {}
+            _ => pending.clear(),
         }
         out.push(m);
     }
@@ -251,7 +263,9 @@ pub fn turn_validators(p: &Policy, ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
                 continue;
             }
         }
-        if p.assistant_between_tool_and_user && matches!(m, AgentMessage::User(_)) && matches!(out.last(), Some(AgentMessage::ToolResult(_))) {
+        // Custom roles reach the model as user turns too.
+        let user_on_wire = matches!(m, AgentMessage::User(_)) || crate::wire::as_user_text(&m).is_some();
+        if p.assistant_between_tool_and_user && user_on_wire && matches!(out.last(), Some(AgentMessage::ToolResult(_))) {
             out.push(assistant_text(CONTINUE));
         }
         out.push(m);
@@ -272,8 +286,11 @@ fn assistant_text(t: &str) -> AgentMessage {
 /// Send time: no trailing assistant prefill where the provider forbids it (#72739).
 pub fn send_time(p: &Policy, mut ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
     if p.strip_prefill {
-        while matches!(ms.last(), Some(AgentMessage::Assistant(_))) && ms.len() > 1 {
+        while matches!(ms.last(), Some(AgentMessage::Assistant(_))) {
             ms.pop();
+        }
+        if ms.is_empty() {
+            ms.push(AgentMessage::user_text(SESSION_BOOTSTRAP));
         }
     }
     ms

@@ -1,0 +1,174 @@
+//! One regression per real repair bug in provider-rules.md A8: the broken
+//! transcript, what repair makes of it, and the provider accepting the result.
+
+use clawspec_contract::AgentMessage;
+use clawspec_mock_providers::repair::{passes, repair, Policy};
+use clawspec_mock_providers::validate::{validate, Rules};
+use clawspec_mock_providers::wire::{to_wire, RequestOptions};
+use clawspec_mock_providers::Provider::{self, *};
+use rstest::rstest;
+use serde_json::{json, Value};
+
+fn msgs(v: Value) -> Vec<AgentMessage> {
+    serde_json::from_value(v).unwrap()
+}
+
+fn opts() -> RequestOptions {
+    RequestOptions { model: "m".into(), ..Default::default() }
+}
+
+/// Broken as sent, fixed after repair; returns the repaired transcript.
+fn check(p: Provider, input: Value, broken_message_starts: &str) -> Vec<AgentMessage> {
+    let t = msgs(input);
+    let raw = validate(p, &to_wire(p, &t, &opts()), &Rules::default()).expect_err("the unrepaired transcript is rejected");
+    assert!(raw.message.starts_with(broken_message_starts), "{p}: {}", raw.message);
+    let fixed = repair(&Policy::for_provider(p), t);
+    if let Err(r) = validate(p, &to_wire(p, &fixed, &opts()), &Rules::default()) {
+        panic!("{p} still rejects after repair: {}", r.message);
+    }
+    fixed
+}
+
+fn roles(ms: &[AgentMessage]) -> Vec<&'static str> {
+    ms.iter().map(|m| m.role()).collect()
+}
+
+#[rstest]
+#[case::anthropic_4650(Anthropic, "messages.1: `tool_use` ids were found without `tool_result`")]
+#[case::bedrock_93320(Bedrock, "Expected toolResult blocks at messages.2.content")]
+#[case::openai_13896(OpenAiChat, "An assistant message with 'tool_calls' must be followed")]
+fn cut_call_result_pair(#[case] p: Provider, #[case] err: &str) {
+    // #4650/#13896/#93320: limiting cut the result away from its call.
+    let fixed = check(p, json!([
+        {"role":"user","content":"read it"},
+        {"role":"assistant","content":[{"type":"toolCall","id":"toolu_01","name":"read","arguments":{}}]},
+        {"role":"user","content":"hello?"}
+    ]), err);
+    assert_eq!(fixed[2].text(), passes::MISSING_TOOL_RESULT);
+}
+
+#[test]
+fn orphan_result_after_compaction_4650() {
+    let fixed = check(Anthropic, json!([
+        {"role":"user","content":"go"},
+        {"role":"toolResult","toolCallId":"toolu_gone","toolName":"read","content":[{"type":"text","text":"stale"}]},
+        {"role":"assistant","content":[{"type":"text","text":"ok"}]},
+        {"role":"user","content":"next"}
+    ]), "messages.0.content.1: unexpected `tool_use_id`");
+    assert_eq!(roles(&fixed), ["user", "assistant", "user"]);
+}
+
+#[test]
+fn leading_spaces_in_tool_ids_12757() {
+    let fixed = check(Anthropic, json!([
+        {"role":"user","content":"x"},
+        {"role":"assistant","content":[{"type":"toolCall","id":"     functions.read:37","name":"read","arguments":{}}]},
+        {"role":"toolResult","toolCallId":"     functions.read:37","toolName":"read","content":[{"type":"text","text":"r"}]},
+        {"role":"user","content":"y"}
+    ]), "messages.1.content.0.tool_use.id: String should match pattern");
+    assert_eq!(fixed[1].tool_call_ids(), ["functions_read_37"]);
+}
+
+#[test]
+fn overlong_tool_id_4718() {
+    let id = format!("call_{}", "a".repeat(433));
+    let fixed = check(OpenAiChat, json!([
+        {"role":"user","content":"x"},
+        {"role":"assistant","content":[{"type":"toolCall","id":id,"name":"read","arguments":{}}]},
+        {"role":"toolResult","toolCallId":id,"toolName":"read","content":[{"type":"text","text":"r"}]}
+    ]), "Invalid 'messages[1].tool_calls[0].id': string too long");
+    assert_eq!(fixed[1].tool_call_ids()[0].len(), 40);
+}
+
+#[test]
+fn responses_call_id_over_64_25632() {
+    let id = format!("call_{}|fc_{}", "b".repeat(70), "c".repeat(40));
+    check(OpenAiResponses, json!([
+        {"role":"user","content":"x"},
+        {"role":"assistant","content":[{"type":"toolCall","id":id,"name":"read","arguments":{}}]},
+        {"role":"toolResult","toolCallId":id,"toolName":"read","content":[{"type":"text","text":"r"}]}
+    ]), "Invalid 'input[1].call_id': string too long");
+}
+
+#[test]
+fn stream_error_empty_assistant_71572() {
+    let fixed = check(Bedrock, json!([
+        {"role":"user","content":"run"},
+        {"role":"assistant","content":[],"stopReason":"error","errorMessage":"stream interrupted"},
+        {"role":"user","content":"again"}
+    ]), "The content field in the Message object at messages.1 is empty");
+    assert_eq!(roles(&fixed), ["user", "user"], "the failed turn is dropped; the two user turns merge on the wire");
+}
+
+#[test]
+fn blank_user_text_and_empty_exec_result_72622() {
+    let fixed = check(Bedrock, json!([
+        {"role":"user","content":[{"type":"text","text":"  "},{"type":"text","text":"run the job"}]},
+        {"role":"assistant","content":[{"type":"toolCall","id":"tooluse_1","name":"exec","arguments":{}}]},
+        {"role":"toolResult","toolCallId":"tooluse_1","toolName":"exec","content":[{"type":"text","text":""}]},
+        {"role":"user","content":"ok?"}
+    ]), "The text field in the ContentBlock object at messages.0.content.0 is blank");
+    assert_eq!(fixed[2].text(), passes::NO_OUTPUT);
+}
+
+#[test]
+fn empty_tool_name_46717() {
+    let fixed = check(Gemini, json!([
+        {"role":"user","content":"x"},
+        {"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"read","arguments":{}}]},
+        {"role":"toolResult","toolCallId":"t1","toolName":"","content":[{"type":"text","text":"r"}]}
+    ]), "* GenerateContentRequest.contents[2].parts[0].function_response.name: Name cannot be empty.");
+    assert!(matches!(&fixed[2], AgentMessage::ToolResult(r) if r.tool_name.as_deref() == Some("read")));
+}
+
+#[test]
+fn history_starts_with_a_function_call_1193() {
+    let fixed = check(Gemini, json!([
+        {"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"read","arguments":{}}]},
+        {"role":"toolResult","toolCallId":"t1","toolName":"read","content":[{"type":"text","text":"r"}]},
+        {"role":"user","content":"and now?"}
+    ]), "Please ensure that function call turn comes immediately after a user turn");
+    assert_eq!(fixed[0].text(), passes::SESSION_BOOTSTRAP);
+}
+
+#[test]
+fn mistral_ids_23595() {
+    let fixed = check(Mistral, json!([
+        {"role":"user","content":"x"},
+        {"role":"assistant","content":[{"type":"toolCall","id":"call_1767225600123","name":"read","arguments":{}}]},
+        {"role":"toolResult","toolCallId":"call_1767225600123","toolName":"read","content":[{"type":"text","text":"r"}]},
+        {"role":"user","content":"y"}
+    ]), "Tool call id was call_1767225600123 but must be a-z, A-Z, 0-9, with a length of 9.");
+    assert_eq!(roles(&fixed), ["user", "assistant", "toolResult", "assistant", "user"], "(continue) between the tool result and the user");
+}
+
+#[test]
+fn assistant_prefill_72739() {
+    let fixed = check(Anthropic, json!([
+        {"role":"user","content":"x"},
+        {"role":"assistant","content":[{"type":"text","text":"Sure,"}]}
+    ]), "This model does not support assistant message prefill.");
+    assert_eq!(roles(&fixed), ["user"]);
+}
+
+#[test]
+fn duplicate_tool_ids_40897() {
+    let fixed = check(Anthropic, json!([
+        {"role":"user","content":"x"},
+        {"role":"assistant","content":[{"type":"toolCall","id":"call_dup","name":"a","arguments":{}},{"type":"toolCall","id":"call_dup","name":"b","arguments":{}}]},
+        {"role":"toolResult","toolCallId":"call_dup","toolName":"a","content":[{"type":"text","text":"1"}]},
+        {"role":"user","content":"y"}
+    ]), "messages.1.content.1: `tool_use` ids must be unique");
+    let ids = fixed[1].tool_call_ids();
+    assert_ne!(ids[0], ids[1]);
+}
+
+#[test]
+fn unsigned_thinking_8664() {
+    let fixed = check(Anthropic, json!([
+        {"role":"user","content":"x"},
+        {"role":"assistant","content":[{"type":"thinking","thinking":"plan"},{"type":"text","text":"done"}]},
+        {"role":"user","content":"y"}
+    ]), "messages.1.content.0.thinking.signature: Field required");
+    assert_eq!(fixed[1].text(), "done");
+}
