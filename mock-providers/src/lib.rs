@@ -14,6 +14,7 @@
 //!   request and answers with a scripted reply or the rejection.
 
 pub mod client;
+pub mod fuzzing;
 pub mod gen;
 pub mod provider;
 pub mod repair;
