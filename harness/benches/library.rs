@@ -55,6 +55,7 @@ fn main() {
             driver: DriverConfig::default(),
             state_root: std::env::temp_dir().join(format!("clawspec-bench-{}", std::process::id())),
             engine_config: None,
+            via_http: false,
         };
         let t = Instant::now();
         let traces = rt.block_on(suite::run_jobs(suite::jobs(&scenarios, &Profile::all()), &cfg, par, |_| {}));

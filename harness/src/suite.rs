@@ -6,6 +6,10 @@ use std::sync::Arc;
 
 use tokio::sync::Semaphore;
 
+use clawspec_mock_providers::server::MockProvider;
+use clawspec_mock_providers::validate::Rules;
+use clawspec_mock_providers::Provider;
+
 use crate::runtime::model::ScriptedModel;
 use crate::runtime::profile::Profile;
 use crate::runtime::{self, RunConfig};
@@ -54,7 +58,20 @@ pub async fn run_jobs(jobs: Vec<Job>, cfg: &RunConfig, parallelism: usize, on_do
         let on_done = on_done.clone();
         handles.push(tokio::spawn(async move {
             let _permit = sem.acquire_owned().await.expect("semaphore");
-            let model = model_for(&job.scenario);
+            let (model, _server) = match model_for(&job.scenario, cfg.via_http).await {
+                Ok(m) => m,
+                Err(e) => {
+                    let t = crate::trace::Trace {
+                        scenario: job.scenario.id.clone(),
+                        profile: job.profile.id.clone(),
+                        engine: crate::trace::EngineRecord { display: cfg.engine.display.clone(), info: None, methods: vec![], implementation: None },
+                        events: vec![],
+                        outcome: crate::trace::Outcome::HarnessError { message: e },
+                    };
+                    on_done(&t);
+                    return t;
+                }
+            };
             let t = runtime::run(&job.scenario, &job.profile, &cfg, model).await;
             on_done(&t);
             t
@@ -67,8 +84,23 @@ pub async fn run_jobs(jobs: Vec<Job>, cfg: &RunConfig, parallelism: usize, on_do
     out
 }
 
-fn model_for(_s: &Scenario) -> Box<dyn crate::runtime::model::ModelClient> {
-    Box::new(ScriptedModel)
+/// The model for a scenario: scripted in-process, or through the scenario's
+/// (or, with `via_http`, the setup's) provider as a real HTTP mock server,
+/// kept alive for the run.
+pub async fn model_for(s: &Scenario, via_http: bool) -> Result<(Box<dyn crate::runtime::model::ModelClient>, Option<MockProvider>), String> {
+    let provider = match (&s.setup.http_provider, via_http) {
+        (Some(p), _) => Some(p.parse::<Provider>()?),
+        (None, true) => Some(Provider::for_openclaw(&s.setup.provider, &s.setup.api).ok_or_else(|| format!("{}: no mock provider for {}/{}", s.id, s.setup.provider, s.setup.api))?),
+        (None, false) => None,
+    };
+    match provider {
+        None => Ok((Box::new(ScriptedModel), None)),
+        Some(p) => {
+            let server = MockProvider::start(p, Rules::default()).await;
+            let model = crate::runtime::model::HttpModel { provider: p, endpoint: server.endpoint() };
+            Ok((Box::new(model), Some(server)))
+        }
+    }
 }
 
 pub fn default_parallelism() -> usize {

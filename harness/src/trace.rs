@@ -135,8 +135,11 @@ pub struct ModelRecord {
     pub prompt_tokens: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_prompt_addition: Option<String>,
-    /// `text`, `toolUse`, or the error kind.
+    /// `text`, `toolUse`, `rejected` (the provider refused the request), or the error kind.
     pub outcome: String,
+    /// The mock provider the request went to over HTTP, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }

@@ -10,7 +10,6 @@ use std::sync::Arc;
 use libtest_mimic::{Arguments, Failed, Trial};
 
 use clawspec::driver::DriverConfig;
-use clawspec::runtime::model::ScriptedModel;
 use clawspec::runtime::profile::Profile;
 use clawspec::runtime::{self, RunConfig};
 use clawspec::scenario::{load_dir, Scenario};
@@ -34,12 +33,17 @@ fn config(engine: &str) -> RunConfig {
         driver: DriverConfig::default(),
         state_root: std::env::temp_dir().join(format!("clawspec-golden-{}", std::process::id())),
         engine_config: None,
+        via_http: false,
     }
 }
 
 fn run_one(s: &Scenario, p: &Profile, engine: &str) -> clawspec::trace::Trace {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    rt.block_on(runtime::run(s, p, &config(engine), Box::new(ScriptedModel)))
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    rt.block_on(async {
+        // The scenario's own model: scripted, or its HTTP mock provider.
+        let (model, _server) = clawspec::suite::model_for(s, false).await.expect("model");
+        runtime::run(s, p, &config(engine), model).await
+    })
 }
 
 fn main() {

@@ -43,6 +43,7 @@ const MUTANTS: &[(&str, &str, &[&str], Option<&str>)] = &[
     ("throw-on-rfc-fields", "CE-RFC-001", &["prompt-abort-hint"], None),
     ("spawn-bad-shape", "CE-SUB-001", &["spawn-isolated"], None),
     ("rollback-throws", "CE-SUB-002", &["spawn-rollback"], None),
+    ("bad-image-type", "CE-WIRE-001", &["http-anthropic"], None),
 ];
 
 fn root() -> &'static Path {
@@ -68,6 +69,7 @@ fn run(engine: &str, scenarios: &[&str], config: Option<Value>) -> Vec<Verdict> 
         driver,
         state_root: std::env::temp_dir().join(format!("clawspec-mutants-{}", std::process::id())),
         engine_config: config,
+        via_http: false,
     };
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let traces = rt.block_on(suite::run_jobs(suite::jobs(&located, &Profile::all()), &cfg, 4, |_| {}));

@@ -35,6 +35,7 @@ fn run(entry: &str, scenario_glob: Option<&str>) -> Vec<Trace> {
         driver: DriverConfig::default(),
         state_root: std::env::temp_dir().join(format!("clawspec-node-{}-{}", std::process::id(), entry.replace('/', "_"))),
         engine_config: None,
+        via_http: false,
     };
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     rt.block_on(suite::run_jobs(suite::jobs(&selected, &Profile::all()), &cfg, 2, |_| {}))

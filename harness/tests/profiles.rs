@@ -29,6 +29,7 @@ fn run_with(engine: &str, profile: &str, scenario: &str, engine_config: Option<V
         driver: DriverConfig::default(),
         state_root: std::env::temp_dir().join(format!("clawspec-profiles-{}-{engine}-{profile}", std::process::id())),
         engine_config,
+        via_http: false,
     };
     let p = Profile::by_id(profile).unwrap();
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();

@@ -155,3 +155,19 @@ fn record_then_certify_against_goldens() {
     assert_eq!(code, 1, "{stdout}");
     assert!(stdout.contains("REGRESSION (golden drift)"), "{stdout}");
 }
+
+#[test]
+fn validate_command_answers_like_the_provider() {
+    let d = tmp("validate");
+    let f = d.join("t.json");
+    std::fs::write(&f, r#"[{"role":"user","content":"x"},{"role":"assistant","content":[{"type":"toolCall","id":"     functions.read:37","name":"read","arguments":{}}]},{"role":"user","content":"y"}]"#).unwrap();
+    let (code, stdout, _) = clawspec(&["validate", "--provider", "anthropic", f.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(stdout.contains("HTTP 400") && stdout.contains("tool_use.id: String should match pattern"), "{stdout}");
+    let (code, stdout, _) = clawspec(&["validate", "--provider", "anthropic", "--repair", f.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stdout}");
+    std::fs::write(&f, "[{\"role\": 3}]").unwrap();
+    let (code, _, stderr) = clawspec(&["validate", "--provider", "gemini", f.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("t.json:1:"), "{stderr}");
+}

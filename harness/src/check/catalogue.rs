@@ -52,6 +52,8 @@ pub static CLAUSES: &[Clause] = &[
     Clause { id: "CE-RFC-001", level: Must, text: "the RFC #82137 assemble fields (prePromptMessageCount, inputProvenance[], internalEvents[]) never make assemble throw.", source: "RFC #82137 (seed 000 §2)", profiles: RFC, methods: &["assemble"], check: rfc_no_throw },
     Clause { id: "CE-RFC-002", level: Should, text: "under marker drift, volatile live input is still kept (structured signals, not text sniffing).", source: "RFC #82137 §1 (markers may change)", profiles: &["openclaw-2026.4.26+marker-drift", "openclaw-2026.9.6+marker-drift", "rfc-82137+marker-drift"], methods: &["assemble"], check: vol_kept },
     Clause { id: "CE-RFC-003", level: Info, text: "assemble results are the same with and without the RFC fields (the engine ignores them or does not need them).", source: "RFC #82137 (non-breaking)", profiles: RFC, methods: &["assemble"], check: rfc_info },
+    // provider acceptance
+    Clause { id: "CE-WIRE-001", level: Must, text: "the assembled context, after the host's transcript repair, is accepted by the provider.", source: "provider-rules.md A1 (hygiene before every call), B1–B6 (provider rejections)", profiles: ALL, methods: &["assemble"], check: wire_accepted },
     // subagents
     Clause { id: "CE-SUB-001", level: Must, text: "prepareSubagentSpawn returns null or `{rollback: handle}`.", source: "openclaw src/agents/subagents/spawn/subagent-spawn-context.ts", profiles: ALL, methods: &["prepareSubagentSpawn"], check: sub_prepare_shape },
     Clause { id: "CE-SUB-002", level: Must, text: "a rollback handle returned by prepareSubagentSpawn can be called.", source: "same file (rollback when the launch fails)", profiles: ALL, methods: &["prepareSubagentSpawn"], check: sub_rollback },

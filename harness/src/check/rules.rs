@@ -615,6 +615,24 @@ pub fn rfc_info(c: &Ctx<'_>) -> Outcome {
     Ok(if a == b { vec![] } else { vec!["assemble results differ from openclaw-2026.9.6: the engine uses the RFC fields".into()] })
 }
 
+pub fn wire_accepted(c: &Ctx<'_>) -> Outcome {
+    let calls: Vec<&crate::trace::ModelRecord> = c
+        .trace
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            crate::trace::Event::Model(m) if m.via.is_some() => Some(m),
+            _ => None,
+        })
+        .collect();
+    none_if_empty(&calls, "model call through an HTTP mock provider")?;
+    Ok(calls
+        .iter()
+        .filter(|m| m.outcome == "rejected")
+        .map(|m| format!("turn {} attempt {}: {} rejected the request: {}", m.turn, m.attempt, m.via.as_deref().unwrap_or("?"), m.error.as_deref().unwrap_or("")))
+        .collect())
+}
+
 pub fn sub_prepare_shape(c: &Ctx<'_>) -> Outcome {
     let cs = calls(c, "prepareSubagentSpawn");
     none_if_empty(&cs, "prepareSubagentSpawn call")?;

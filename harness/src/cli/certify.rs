@@ -93,7 +93,7 @@ async fn run(a: Args) -> Result<u8, String> {
         let order: Vec<String> = scenarios.iter().map(|l| l.scenario.id.clone()).collect();
         jobs.retain(|j| order.iter().position(|id| *id == j.scenario.id).is_some_and(|i| i % n == k - 1));
     }
-    let cfg = RunConfig { engine: spec.clone(), driver: a.engine.driver(), state_root: state_root(), engine_config: config };
+    let cfg = RunConfig { engine: spec.clone(), driver: a.engine.driver(), state_root: state_root(), engine_config: config, via_http: a.engine.via_http };
     let started = Instant::now();
     let bar = progress(jobs.len() as u64);
     let bar2 = bar.clone();

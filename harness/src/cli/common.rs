@@ -31,6 +31,10 @@ pub struct EngineArgs {
     pub call_timeout_ms: Option<u64>,
     #[arg(long)]
     pub compact_timeout_ms: Option<u64>,
+    /// Send every model call over HTTP through the mock of the scenario's
+    /// provider (host repair, then the provider's validator).
+    #[arg(long)]
+    pub via_http: bool,
 }
 
 #[derive(Args, Debug, Clone)]

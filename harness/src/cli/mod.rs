@@ -4,6 +4,7 @@
 mod certify;
 mod common;
 mod diff;
+mod provider;
 mod record;
 mod lint;
 mod list;
@@ -36,6 +37,10 @@ pub enum Command {
     Diff(diff::DiffArgs),
     /// Merge shard reports into one.
     Merge(diff::MergeArgs),
+    /// Validate a transcript file against a provider's request rules.
+    Validate(provider::ValidateArgs),
+    /// Serve a mock provider over HTTP (validates every request).
+    ServeProvider(provider::ServeArgs),
     /// Record an engine's golden traces (for `certify --golden`).
     Record(record::Args),
     /// Serve a built-in engine on stdin/stdout (protocol v1).
@@ -58,6 +63,8 @@ pub fn main() -> ExitCode {
         Command::Diff(a) => diff::diff_main(a),
         Command::Merge(a) => diff::merge_main(a),
         Command::Record(a) => block_on(record::main(a)),
+        Command::Validate(a) => provider::validate_main(a),
+        Command::ServeProvider(a) => block_on(provider::serve_main(a)),
     };
     ExitCode::from(code)
 }

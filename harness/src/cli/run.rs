@@ -1,7 +1,7 @@
 //! `clawspec run --scenario ID --profile P [--engine …] [--json]`: one trace.
 
 use super::common::{state_root, EngineArgs, SelectArgs};
-use crate::runtime::{self, model::ScriptedModel, RunConfig};
+use crate::runtime::{self, RunConfig};
 use crate::trace::{Event, Outcome, ReplyRecord, Trace};
 
 #[derive(clap::Args, Debug)]
@@ -52,8 +52,15 @@ pub async fn main(a: Args) -> u8 {
             return super::EXIT_USAGE;
         }
     };
-    let cfg = RunConfig { engine: spec, driver: a.engine.driver(), state_root: state_root(), engine_config: config };
-    let trace = runtime::run(&l.scenario, &profile, &cfg, Box::new(ScriptedModel)).await;
+    let cfg = RunConfig { engine: spec, driver: a.engine.driver(), state_root: state_root(), engine_config: config, via_http: a.engine.via_http };
+    let (model, _server) = match crate::suite::model_for(&l.scenario, cfg.via_http).await {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("clawspec run: {e}");
+            return super::EXIT_USAGE;
+        }
+    };
+    let trace = runtime::run(&l.scenario, &profile, &cfg, model).await;
     let _ = std::fs::remove_dir_all(&cfg.state_root);
     if a.json {
         print!("{}", trace.to_pretty_json());

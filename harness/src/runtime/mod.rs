@@ -45,6 +45,8 @@ pub struct RunConfig {
     pub state_root: PathBuf,
     /// Overrides `initialize.engineConfig` for every scenario.
     pub engine_config: Option<Value>,
+    /// Send every model call through the scenario provider's HTTP mock.
+    pub via_http: bool,
 }
 
 /// Why a run stopped early.

@@ -20,6 +20,8 @@ pub struct ModelRequest<'a> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ModelFailure {
     pub kind: ModelErrorKind,
+    /// The provider rejected the request itself (HTTP 4xx from the mock).
+    pub rejected: bool,
     /// The provider's error text as OpenClaw would see it.
     pub message: String,
     pub observed_tokens: Option<u64>,
@@ -29,6 +31,10 @@ pub trait ModelClient: Send {
     /// Answer one model call with the scripted step (already shaped as the
     /// assistant message OpenClaw would record), or fail.
     fn complete(&mut self, req: &ModelRequest<'_>, step: &ModelStep, reply: AgentMessage) -> Result<AgentMessage, ModelFailure>;
+    /// The mock provider behind this client, when requests go over HTTP.
+    fn via(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Anthropic's overflow error text (shared/reference/provider-rules.md B1),
@@ -59,6 +65,7 @@ impl ModelClient for ScriptedModel {
                 kind: ModelErrorKind::Overflow,
                 message: overflow_message(req.prompt_tokens, req.context_window),
                 observed_tokens: Some(req.prompt_tokens),
+                rejected: false,
             });
         }
         if let Some(e) = &step.error {
@@ -71,8 +78,44 @@ impl ModelClient for ScriptedModel {
                 kind: e.kind,
                 message: e.message.clone().unwrap_or_else(|| default_error_message(e.kind, tokens, req.context_window)),
                 observed_tokens: (e.kind == ModelErrorKind::Overflow).then_some(tokens),
+                rejected: false,
             });
         }
         Ok(reply)
+    }
+}
+
+/// Sends every model call through a mock provider over real HTTP: the host's
+/// transcript repair (mock-providers' reference repair, OpenClaw's pass
+/// order) runs first, then the request is validated by the provider. A
+/// rejection comes back with the provider's real error text.
+pub struct HttpModel {
+    pub provider: clawspec_mock_providers::Provider,
+    pub endpoint: String,
+}
+
+impl ModelClient for HttpModel {
+    fn complete(&mut self, req: &ModelRequest<'_>, step: &ModelStep, reply: AgentMessage) -> Result<AgentMessage, ModelFailure> {
+        use clawspec_mock_providers::{client, repair, server, wire};
+        // Provider limits still apply first.
+        let mut scripted = ScriptedModel;
+        let reply = scripted.complete(req, step, reply)?;
+        let policy = repair::Policy::for_provider(self.provider);
+        let repaired = repair::repair(&policy, req.messages.to_vec());
+        let body = wire::to_wire(self.provider, &repaired, &wire::RequestOptions { model: req.model.into(), system: Some(req.system_prompt.into()), thinking: false });
+        let calls: Vec<serde_json::Value> = step.tool_calls.iter().map(|c| serde_json::json!({"id": c.id, "name": c.name, "arguments": c.arguments})).collect();
+        let script = serde_json::json!({"text": step.text.clone().unwrap_or_default(), "toolCalls": calls});
+        match client::post_json(&self.endpoint, &body, &[(server::REPLY_HEADER, script.to_string())]) {
+            Ok((200, _)) => Ok(reply),
+            Ok((status, v)) => {
+                let msg = v.pointer("/error/message").or_else(|| v.get("message")).and_then(|m| m.as_str()).unwrap_or("provider error").to_string();
+                Err(ModelFailure { kind: ModelErrorKind::Other, message: format!("{status} {}: {msg}", self.provider), observed_tokens: None, rejected: true })
+            }
+            Err(e) => Err(ModelFailure { kind: ModelErrorKind::Other, message: format!("mock provider unreachable: {e}"), observed_tokens: None, rejected: false }),
+        }
+    }
+
+    fn via(&self) -> Option<String> {
+        Some(self.provider.name().to_string())
     }
 }

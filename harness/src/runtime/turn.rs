@@ -355,6 +355,7 @@ fn precheck(sim: &mut Sim<'_>, history: &[AgentMessage], session: &[AgentMessage
         kind: ModelErrorKind::Overflow,
         message: format!("Context overflow: estimated {total} tokens exceed {limit} (precheck)"),
         observed_tokens: Some(total),
+        rejected: false,
     })
 }
 
@@ -436,8 +437,10 @@ async fn model_loop(
         let outcome = match &res {
             Ok(_) if step.tool_calls.is_empty() => "text".to_string(),
             Ok(_) => "toolUse".to_string(),
+            Err(f) if f.rejected => "rejected".to_string(),
             Err(f) => format!("{:?}", f.kind).to_lowercase(),
         };
+        let via = sim.model.via();
         sim.events.push(Event::Model(ModelRecord {
             seq: sim.seq,
             turn: sim.turn,
@@ -449,6 +452,7 @@ async fn model_loop(
             prompt_tokens,
             system_prompt_addition: spa.map(str::to_string),
             outcome,
+            via,
             error: res.as_ref().err().map(|f| f.message.clone()),
         }));
         match res {

@@ -48,6 +48,7 @@ pub enum Mutation {
     ThrowOnRfcFields,
     SpawnBadShape,
     RollbackThrows,
+    BadImageType,
 }
 
 pub const MUTATIONS: &[(&str, Mutation)] = &[
@@ -79,6 +80,7 @@ pub const MUTATIONS: &[(&str, Mutation)] = &[
     ("throw-on-rfc-fields", Mutation::ThrowOnRfcFields),
     ("spawn-bad-shape", Mutation::SpawnBadShape),
     ("rollback-throws", Mutation::RollbackThrows),
+    ("bad-image-type", Mutation::BadImageType),
 ];
 
 pub fn mutation(name: &str) -> Option<Mutation> {
@@ -205,6 +207,16 @@ impl Window {
             (BadMessage, "assemble") => {
                 if let Some(a) = out["messages"].as_array_mut() {
                     a.push(json!({"role": "tool", "content": "tool output in the wrong shape"}));
+                }
+            }
+            (BadImageType, "assemble") => {
+                // Re-encodes images as BMP, which no provider accepts.
+                for m in out["messages"].as_array_mut().into_iter().flatten() {
+                    for b in m["content"].as_array_mut().into_iter().flatten() {
+                        if b["type"] == "image" {
+                            b["mimeType"] = json!("image/bmp");
+                        }
+                    }
                 }
             }
             (CompactBadShape, "compact") => out = json!({"done": true}),
