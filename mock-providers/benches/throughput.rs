@@ -1,0 +1,53 @@
+//! Repair + wire conversion + validation throughput per provider on generated
+//! transcripts of 10, 100 and 1 000 messages, against a floor measured in the
+//! same run: a serde JSON round trip of the same transcript.
+//!
+//!     cargo bench -p clawspec-mock-providers --bench throughput
+
+use std::time::Instant;
+
+use clawspec_contract::AgentMessage;
+use clawspec_mock_providers::gen::transcript;
+use clawspec_mock_providers::provider::ALL;
+use clawspec_mock_providers::repair::{repair, Policy};
+use clawspec_mock_providers::validate::{validate, Rules};
+use clawspec_mock_providers::wire::{to_wire, RequestOptions};
+
+fn bytes(n: usize) -> Vec<u8> {
+    // Deterministic, realistic mix (mostly user/assistant/tool pairs).
+    (0..n).flat_map(|i| {
+        let op = [0u8, 4, 5, 6, 4, 0, 7, 3, 5, 6][i % 10];
+        [op, (i % 7) as u8]
+    }).collect()
+}
+
+fn median(mut f: impl FnMut(), iters: usize) -> f64 {
+    let mut t: Vec<f64> = (0..iters).map(|_| { let s = Instant::now(); f(); s.elapsed().as_secs_f64() }).collect();
+    t.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    t[t.len() / 2]
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    println!("{:>8} {:<18} {:>12} {:>12} {:>8}", "messages", "provider", "floor", "repair+val", "ratio");
+    for n in [10usize, 100, 1000] {
+        let t: Vec<AgentMessage> = transcript(&bytes(n));
+        let iters = (20_000 / n).max(20);
+        let floor = median(|| {
+            let s = serde_json::to_string(&t).unwrap();
+            let _: Vec<AgentMessage> = serde_json::from_str(&s).unwrap();
+        }, iters);
+        for p in ALL {
+            let policy = Policy::for_provider(p);
+            let opts = RequestOptions { model: "m".into(), ..Default::default() };
+            let d = median(|| {
+                let fixed = repair(&policy, t.clone());
+                let body = to_wire(p, &fixed, &opts);
+                validate(p, &body, &Rules::default()).expect("accepted");
+            }, iters);
+            println!("{n:>8} {:<18} {:>10.1}µs {:>10.1}µs {:>7.2}×  ({:.0} transcripts/s)", p.name(), floor * 1e6, d * 1e6, d / floor, 1.0 / d);
+        }
+    }
+}
