@@ -171,3 +171,25 @@ fn validate_command_answers_like_the_provider() {
     assert_eq!(code, 2);
     assert!(stderr.contains("t.json:1:"), "{stderr}");
 }
+
+#[test]
+fn fuzz_sanitizer_catches_the_weak_sanitizer_with_a_minimal_reproducer() {
+    let d = tmp("sanitizer");
+    // Built next to clawspec by `cargo test --workspace` (mock-providers' bin).
+    let bin = Path::new(env!("CARGO_BIN_EXE_clawspec")).with_file_name("clawspec-sanitizer").to_string_lossy().into_owned();
+    assert!(Path::new(&bin).exists(), "build clawspec-mock-providers first (cargo test --workspace does)");
+    let (code, stdout, stderr) = clawspec(&["fuzz-sanitizer", "--sanitizer", &format!("{bin} reference"), "--provider", "bedrock", "--cases", "150"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let out = d.to_str().unwrap();
+    let (code, stdout, _) = clawspec(&["fuzz-sanitizer", "--sanitizer", &format!("{bin} weak"), "--provider", "bedrock", "--cases", "150", "--out", out]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("minimal reproducer"), "{stdout}");
+    let first = std::fs::read_dir(&d).unwrap().flatten().map(|e| e.path()).min().unwrap();
+    let repro: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(&first).unwrap()).unwrap();
+    assert!(repro.len() <= 3, "shrunk to a minimal transcript: {repro:?}");
+    // The reproducer replays: the raw transcript is rejected, the reference repair fixes it.
+    let (code, _, _) = clawspec(&["validate", "--provider", "bedrock", first.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    let (code, _, _) = clawspec(&["validate", "--provider", "bedrock", "--repair", first.to_str().unwrap()]);
+    assert_eq!(code, 0);
+}

@@ -4,6 +4,7 @@
 mod certify;
 mod common;
 mod diff;
+mod fuzz_sanitizer;
 mod provider;
 mod record;
 mod lint;
@@ -41,6 +42,8 @@ pub enum Command {
     Validate(provider::ValidateArgs),
     /// Serve a mock provider over HTTP (validates every request).
     ServeProvider(provider::ServeArgs),
+    /// Fuzz an external transcript sanitizer against a provider's validator.
+    FuzzSanitizer(fuzz_sanitizer::Args),
     /// Record an engine's golden traces (for `certify --golden`).
     Record(record::Args),
     /// Serve a built-in engine on stdin/stdout (protocol v1).
@@ -64,6 +67,7 @@ pub fn main() -> ExitCode {
         Command::Merge(a) => diff::merge_main(a),
         Command::Record(a) => block_on(record::main(a)),
         Command::Validate(a) => provider::validate_main(a),
+        Command::FuzzSanitizer(a) => block_on(fuzz_sanitizer::main(a)),
         Command::ServeProvider(a) => block_on(provider::serve_main(a)),
     };
     ExitCode::from(code)
