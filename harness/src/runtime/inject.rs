@@ -10,9 +10,12 @@ use serde_json::json;
 use super::profile::Profile;
 use crate::scenario::model::AnnounceSpec;
 
-/// `buildAnnounceReplyInstruction` (openclaw `src/agents/subagents/announce/*`);
-/// ends with the NO_REPLY rule. Pending exact-text check.
-pub const ANNOUNCE_REPLY_INSTRUCTION: &str = "A completed subagent task is ready for user delivery. Convert the result above into your normal assistant voice and send that user-facing update now. Keep this internal context private (don't mention system/log/stats/session details or announce type). If this result is duplicate or no update is needed, reply ONLY: NO_REPLY.";
+/// `buildAnnounceReplyInstruction` (openclaw `src/agents/subagents/announce/*`),
+/// worded by announce type and ending with the NO_REPLY rule; text verified
+/// against OpenClaw gateway transcripts.
+pub fn announce_reply_instruction(announce_type: &str) -> String {
+    format!("A completed {announce_type} is ready for user delivery. Convert the result above into your normal assistant voice and send that user-facing update now. Keep this internal context private (don't mention system/log/stats/session details or announce type), and do not copy the system message verbatim. Reply ONLY: NO_REPLY if this exact result was already delivered to the user in this same turn.")
+}
 
 pub fn task_completion_event(a: &AnnounceSpec) -> AgentInternalEvent {
     let status = match a.status.as_str() {
@@ -38,12 +41,13 @@ pub fn task_completion_event(a: &AnnounceSpec) -> AgentInternalEvent {
         "music_generation" => TaskCompletionSource::MusicGeneration,
         _ => TaskCompletionSource::Subagent,
     };
+    // default announceType `subagent task`; `cron job` ⇒ source cron.
+    let announce_type = if source == TaskCompletionSource::Cron { "cron job" } else { "subagent task" };
     AgentInternalEvent::TaskCompletion(TaskCompletionEvent {
         source,
         child_session_key: a.child.clone(),
         child_session_id: a.child_session_id.clone(),
-        // default announceType `subagent task`; `cron job` ⇒ source cron.
-        announce_type: if source == TaskCompletionSource::Cron { "cron job".into() } else { "subagent task".into() },
+        announce_type: announce_type.into(),
         task_label: a.task.clone(),
         status,
         status_label,
@@ -53,7 +57,7 @@ pub fn task_completion_event(a: &AnnounceSpec) -> AgentInternalEvent {
         attachments: None,
         media_urls: None,
         stats_line: a.stats.clone(),
-        reply_instruction: ANNOUNCE_REPLY_INSTRUCTION.into(),
+        reply_instruction: announce_reply_instruction(announce_type),
         extra: Extra::new(),
     })
 }

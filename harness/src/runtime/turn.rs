@@ -26,11 +26,17 @@ pub const MAX_OVERFLOW_COMPACTIONS: u32 = 3;
 /// budget (openclaw `src/agents/embedded-agent-runner/run/timeout-context-recovery.ts`).
 pub const MAX_TIMEOUT_RECOVERIES: u32 = 2;
 pub const TIMEOUT_RECOVERY_USAGE: f64 = 0.65;
-/// User-facing overflow error (openclaw `src/agents/embedded-agent-runner/run/overflow-context-recovery.ts`).
+/// User-facing overflow error (openclaw assistant error formatter, `isContextOverflowError` branch;
+/// verified against gateway transcripts).
 pub const CONTEXT_OVERFLOW_ERROR: &str = "Context overflow: prompt too large for the model. Try /reset (or /new) to start a fresh session, or use a larger-context model.";
-/// Mid-turn retry prompt (openclaw `run/overflow-context-recovery.ts`; pending exact-text check).
-pub const CONTINUE_PROMPT: &str = "Continue from the current transcript.";
-/// Marker appended by the truncation fallback (pending exact-text check).
+/// `MID_TURN_PRECHECK_CONTINUATION_PROMPT` (openclaw embedded runner run loop,
+/// `src/agents/embedded-agent-runner/run.ts`): retry prompt after a failure
+/// that happened after tool results were already in the transcript.
+pub const CONTINUE_PROMPT: &str = "Continue from the current transcript after the latest tool result. Do not repeat the original user request, and do not rerun completed tools unless the transcript shows they are still needed.";
+/// `PREEMPTIVE_OVERFLOW_ERROR_TEXT` (openclaw `run/preemptive-compaction.ts`).
+pub const PRECHECK_OVERFLOW_ERROR: &str = "Context overflow: prompt too large for the model (precheck).";
+/// Marker clawspec appends in the tool-result truncation fallback. OpenClaw's exact
+/// suffix could not be found in its sources; no clause depends on this text.
 pub const TOOL_RESULT_TRUNCATED: &str = "[tool result truncated to fit the context window]";
 /// Tool results longer than this are cut by the truncation fallback.
 const TRUNCATE_TOOL_RESULT_CHARS: usize = 2_000;
@@ -353,7 +359,7 @@ fn precheck(sim: &mut Sim<'_>, history: &[AgentMessage], session: &[AgentMessage
     let limit = sim.budget().saturating_sub(sim.setup.reserve_tokens);
     (total > limit).then(|| ModelFailure {
         kind: ModelErrorKind::Overflow,
-        message: format!("Context overflow: estimated {total} tokens exceed {limit} (precheck)"),
+        message: PRECHECK_OVERFLOW_ERROR.to_string(),
         observed_tokens: Some(total),
         rejected: false,
     })
