@@ -23,13 +23,7 @@ fn root() -> PathBuf {
 fn config(engine: &str) -> RunConfig {
     let exe = env!("CARGO_BIN_EXE_clawspec");
     RunConfig {
-        engine: clawspec::driver::EngineSpec {
-            program: exe.into(),
-            args: vec!["engine".into(), engine.into()],
-            env: Default::default(),
-            cwd: None,
-            display: format!("builtin:{engine}"),
-        },
+        engine: clawspec::driver::EngineSpec::builtin_at(exe, engine),
         driver: DriverConfig::default(),
         state_root: std::env::temp_dir().join(format!("clawspec-golden-{}", std::process::id())),
         engine_config: None,

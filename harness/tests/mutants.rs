@@ -59,13 +59,7 @@ fn run(engine: &str, scenarios: &[&str], config: Option<Value>) -> Vec<Verdict> 
     driver.call_timeout = std::time::Duration::from_secs(10);
     driver.shutdown_grace = std::time::Duration::from_millis(500);
     let cfg = RunConfig {
-        engine: EngineSpec {
-            program: env!("CARGO_BIN_EXE_clawspec").into(),
-            args: vec!["engine".into(), engine.into()],
-            env: Default::default(),
-            cwd: None,
-            display: format!("builtin:{engine}"),
-        },
+        engine: EngineSpec::builtin_at(env!("CARGO_BIN_EXE_clawspec"), engine),
         driver,
         state_root: std::env::temp_dir().join(format!("clawspec-mutants-{}", std::process::id())),
         engine_config: config,

@@ -19,13 +19,7 @@ fn run_with(engine: &str, profile: &str, scenario: &str, engine_config: Option<V
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/scenarios/{scenario}.yaml"));
     let l = clawspec::scenario::load_file(&path).unwrap_or_else(|e| panic!("{e:?}"));
     let cfg = RunConfig {
-        engine: EngineSpec {
-            program: env!("CARGO_BIN_EXE_clawspec").into(),
-            args: vec!["engine".into(), engine.into()],
-            env: Default::default(),
-            cwd: None,
-            display: format!("builtin:{engine}"),
-        },
+        engine: EngineSpec::builtin_at(env!("CARGO_BIN_EXE_clawspec"), engine),
         driver: DriverConfig::default(),
         state_root: std::env::temp_dir().join(format!("clawspec-profiles-{}-{engine}-{profile}", std::process::id())),
         engine_config,

@@ -58,6 +58,20 @@ fn text_key(m: &AgentMessage) -> String {
     format!("{}|{}", m.role(), m.text())
 }
 
+/// Every returned result of `method` satisfies `ok`, else one line per call.
+fn shape(c: &Ctx<'_>, method: &str, expected: &str, ok: impl Fn(&Value) -> bool) -> Outcome {
+    let cs = calls(c, method);
+    none_if_empty(&cs, &format!("{method} call"))?;
+    Ok(cs.iter().filter_map(|call| returned(call).filter(|v| !ok(v)).map(|v| format!("{}: not {expected}: {}", at(call), short(v)))).collect())
+}
+
+/// No call of `methods` threw (filtered by `keep`).
+fn no_throws(c: &Ctx<'_>, what: &str, keep: impl Fn(&CallRecord) -> bool) -> Outcome {
+    let cs: Vec<&CallRecord> = c.trace.calls().filter(|x| keep(x)).collect();
+    none_if_empty(&cs, what)?;
+    Ok(cs.iter().filter_map(|x| threw(x).map(|m| format!("{}: threw {m:?}", at(x)))).collect())
+}
+
 pub fn asm_shape(c: &Ctx<'_>) -> Outcome {
     let cs = calls(c, "assemble");
     none_if_empty(&cs, "assemble call")?;
@@ -300,16 +314,7 @@ pub fn per_no_invention(c: &Ctx<'_>) -> Outcome {
 }
 
 pub fn cmp_shape(c: &Ctx<'_>) -> Outcome {
-    let cs = calls(c, "compact");
-    none_if_empty(&cs, "compact call")?;
-    Ok(cs
-        .iter()
-        .filter_map(|call| {
-            let v = returned(call)?;
-            let ok = v.get("ok").is_some_and(Value::is_boolean) && v.get("compacted").is_some_and(Value::is_boolean);
-            (!ok).then(|| format!("{}: not {{ok, compacted}}: {}", at(call), short(v)))
-        })
-        .collect())
+    shape(c, "compact", "{ok, compacted}", |v| v.get("ok").is_some_and(Value::is_boolean) && v.get("compacted").is_some_and(Value::is_boolean))
 }
 
 fn compacted(v: &Value) -> bool {
@@ -419,15 +424,7 @@ pub fn boot_idempotent(c: &Ctx<'_>) -> Outcome {
 }
 
 pub fn boot_shape(c: &Ctx<'_>) -> Outcome {
-    let cs = calls(c, "bootstrap");
-    none_if_empty(&cs, "bootstrap call")?;
-    Ok(cs
-        .iter()
-        .filter_map(|call| {
-            let v = returned(call)?;
-            (!v.get("bootstrapped").is_some_and(Value::is_boolean)).then(|| format!("{}: not {{bootstrapped: boolean}}: {}", at(call), short(v)))
-        })
-        .collect())
+    shape(c, "bootstrap", "{bootstrapped: boolean}", |v| v.get("bootstrapped").is_some_and(Value::is_boolean))
 }
 
 pub fn turn_ingest_shape(c: &Ctx<'_>) -> Outcome {
@@ -460,22 +457,13 @@ fn threw(call: &CallRecord) -> Option<&str> {
 }
 
 pub fn turn_no_throw(c: &Ctx<'_>) -> Outcome {
-    let cs: Vec<&CallRecord> = c.trace.calls().filter(|x| matches!(x.method.as_str(), "afterTurn" | "ingest" | "ingestBatch")).collect();
-    none_if_empty(&cs, "afterTurn/ingest call")?;
-    Ok(cs.iter().filter_map(|x| threw(x).map(|m| format!("{}: threw {m:?}", at(x)))).collect())
+    no_throws(c, "afterTurn/ingest call", |x| matches!(x.method.as_str(), "afterTurn" | "ingest" | "ingestBatch"))
 }
 
 pub fn turn_maintain_shape(c: &Ctx<'_>) -> Outcome {
-    let cs = calls(c, "maintain");
-    none_if_empty(&cs, "maintain call")?;
-    Ok(cs
-        .iter()
-        .filter_map(|call| {
-            let v = returned(call)?;
-            let ok = v.get("changed").is_some_and(Value::is_boolean) && v.get("bytesFreed").is_some_and(Value::is_number) && v.get("rewrittenEntries").is_some_and(Value::is_number);
-            (!ok).then(|| format!("{}: not {{changed, bytesFreed, rewrittenEntries}}: {}", at(call), short(v)))
-        })
-        .collect())
+    shape(c, "maintain", "{changed, bytesFreed, rewrittenEntries}", |v| {
+        v.get("changed").is_some_and(Value::is_boolean) && v.get("bytesFreed").is_some_and(Value::is_number) && v.get("rewrittenEntries").is_some_and(Value::is_number)
+    })
 }
 
 pub fn turn_commit_shape(c: &Ctx<'_>) -> Outcome {
@@ -563,9 +551,7 @@ fn outcome_message(c: &Ctx<'_>) -> String {
 }
 
 pub fn life_assemble_no_throw(c: &Ctx<'_>) -> Outcome {
-    let cs = calls(c, "assemble");
-    none_if_empty(&cs, "assemble call")?;
-    Ok(cs.iter().filter_map(|x| threw(x).map(|m| format!("{}: threw {m:?}", at(x)))).collect())
+    no_throws(c, "assemble call", |x| x.method == "assemble")
 }
 
 pub fn prov_not_laundered(c: &Ctx<'_>) -> Outcome {
@@ -600,9 +586,7 @@ pub fn prov_not_laundered(c: &Ctx<'_>) -> Outcome {
 }
 
 pub fn rfc_no_throw(c: &Ctx<'_>) -> Outcome {
-    let cs: Vec<&CallRecord> = calls(c, "assemble").into_iter().filter(|x| x.params.get("inputProvenance").is_some()).collect();
-    none_if_empty(&cs, "assemble with RFC fields")?;
-    Ok(cs.iter().filter_map(|x| threw(x).map(|m| format!("{}: threw {m:?}", at(x)))).collect())
+    no_throws(c, "assemble with RFC fields", |x| x.method == "assemble" && x.params.get("inputProvenance").is_some())
 }
 
 pub fn rfc_info(c: &Ctx<'_>) -> Outcome {
@@ -634,28 +618,15 @@ pub fn wire_accepted(c: &Ctx<'_>) -> Outcome {
 }
 
 pub fn sub_prepare_shape(c: &Ctx<'_>) -> Outcome {
-    let cs = calls(c, "prepareSubagentSpawn");
-    none_if_empty(&cs, "prepareSubagentSpawn call")?;
-    Ok(cs
-        .iter()
-        .filter_map(|call| {
-            let v = returned(call)?;
-            let ok = v.is_null() || v.get("rollback").and_then(|r| r.get("$handle")).is_some_and(Value::is_string);
-            (!ok).then(|| format!("{}: not null or {{rollback: {{$handle}}}}: {}", at(call), short(v)))
-        })
-        .collect())
+    shape(c, "prepareSubagentSpawn", "null or {rollback: {$handle}}", |v| v.is_null() || v.get("rollback").and_then(|r| r.get("$handle")).is_some_and(Value::is_string))
 }
 
 pub fn sub_rollback(c: &Ctx<'_>) -> Outcome {
-    let cs = calls(c, "rollback");
-    none_if_empty(&cs, "rollback call")?;
-    Ok(cs.iter().filter_map(|x| threw(x).map(|m| format!("{}: rollback threw {m:?}", at(x)))).collect())
+    no_throws(c, "rollback call", |x| x.method == "rollback")
 }
 
 pub fn sub_ended_no_throw(c: &Ctx<'_>) -> Outcome {
-    let cs = calls(c, "onSubagentEnded");
-    none_if_empty(&cs, "onSubagentEnded call")?;
-    Ok(cs.iter().filter_map(|x| threw(x).map(|m| format!("{}: threw {m:?}", at(x)))).collect())
+    no_throws(c, "onSubagentEnded call", |x| x.method == "onSubagentEnded")
 }
 
 fn short(v: &Value) -> String {

@@ -89,13 +89,7 @@ impl EngineArgs {
 /// `clawspec engine <name>` with this very executable (or CLAWSPEC_EXE).
 pub fn builtin_spec(name: &str) -> EngineSpec {
     let exe = std::env::var("CLAWSPEC_EXE").map(PathBuf::from).unwrap_or_else(|_| clawspec_exe());
-    EngineSpec {
-        program: exe.to_string_lossy().into_owned(),
-        args: vec!["engine".into(), name.into()],
-        env: Default::default(),
-        cwd: None,
-        display: format!("builtin:{name}"),
-    }
+    EngineSpec::builtin_at(&exe.to_string_lossy(), name)
 }
 
 /// The `clawspec` binary: the current executable, or its sibling when running

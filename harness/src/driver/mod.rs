@@ -24,6 +24,14 @@ pub struct EngineSpec {
     pub display: String,
 }
 
+impl EngineSpec {
+    /// A built-in engine served by the `clawspec` executable at `exe`
+    /// (`clawspec engine <name>`).
+    pub fn builtin_at(exe: &str, name: &str) -> EngineSpec {
+        EngineSpec { program: exe.into(), args: vec!["engine".into(), name.into()], env: BTreeMap::new(), cwd: None, display: format!("builtin:{name}") }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct DriverConfig {
     /// Default per-call timeout.
