@@ -64,7 +64,7 @@ pub async fn run_jobs(jobs: Vec<Job>, cfg: &RunConfig, parallelism: usize, on_do
                     let t = crate::trace::Trace {
                         scenario: job.scenario.id.clone(),
                         profile: job.profile.id.clone(),
-                        engine: crate::trace::EngineRecord { display: cfg.engine.display.clone(), info: None, methods: vec![], implementation: None },
+                        engine: crate::trace::EngineRecord { display: cfg.engine.display.clone(), info: None, methods: vec![], implementation: None, hooks: serde_json::Value::Null },
                         events: vec![],
                         outcome: crate::trace::Outcome::HarnessError { message: e },
                     };

@@ -31,6 +31,9 @@ pub struct EngineRecord {
     pub methods: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub implementation: Option<Value>,
+    /// Plugin hooks registered with `api.on` (Node adapter), fired at lifecycle points.
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    pub hooks: Value,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -75,6 +75,14 @@ fn esm_and_cjs_samples_certify() {
             .collect();
         assert!(bad.is_empty(), "{entry}:\n{}", bad.join("\n"));
     }
+    // Its session_end hook (api.on) is fired at the end of every run.
+    let t = run("summarizer/index.js", Some("prompt-bare-new"));
+    for tr in &t {
+        let fired: Vec<_> = tr.calls().filter(|c| c.method == "adapter/fireHook").collect();
+        assert_eq!(fired.len(), 1, "{}", tr.profile);
+        assert_eq!(fired[0].params["name"], "session_end");
+        assert_eq!(fired[0].reply, clawspec::trace::ReplyRecord::Ok(serde_json::json!({"called": 1})));
+    }
     // The summariser really compacts through llm.complete.
     let t = run("summarizer/index.js", Some("manual-compact"));
     assert!(t.iter().any(|t| t.calls().any(|c| c.method == "compact" && c.callbacks.iter().any(|cb| cb.method == "host/llm.complete"))));

@@ -159,6 +159,8 @@ export async function main(argv) {
           info: encode(engine.info),
           methods: OPTIONAL.filter((m) => typeof engine[m] === "function"),
           implementation: { name: "clawspec-node-adapter", version: VERSION, language: "javascript", ...(loaded.pkg ? { plugin: loaded.pkg } : {}) },
+          // Plugin hooks the host may fire with adapter/fireHook.
+          hooks: [...report.hooks.keys()].sort(),
         };
       } else if (method === "shutdown") {
         rpc.send({ jsonrpc: "2.0", id, result: {} });

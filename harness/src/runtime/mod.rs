@@ -110,6 +110,8 @@ pub struct Sim<'a> {
     /// Transcript entries rewritten in place or replaced (compaction summary,
     /// tool-result truncation): a bootstrap may legitimately re-import them.
     pub rewrites: u64,
+    /// Plugin hooks the engine can have fired (Node adapter).
+    pub hooks: Vec<String>,
 }
 
 /// The transcript path of a session inside the run's state dir.
@@ -162,6 +164,21 @@ impl<'a> Sim<'a> {
 
     pub fn has(&self, m: &str) -> bool {
         protocol_required(m) || self.methods.iter().any(|x| x == m)
+    }
+
+    /// Fire a plugin hook (`api.on(name)`) through the Node adapter's
+    /// `adapter/fireHook`, when the plugin registered it (advertised in
+    /// `initialize.hooks`): gateway_start at start, before_reset on /new,
+    /// session_end and gateway_stop at the end.
+    pub async fn fire_hook(&mut self, name: &str) -> Result<(), Abort> {
+        if !self.hooks.iter().any(|h| h == name) {
+            return Ok(());
+        }
+        let event = serde_json::json!({"sessionId": self.transcript.session_id, "sessionKey": self.setup.session_key});
+        self.methods.push("adapter/fireHook".into());
+        let r = self.call("adapter/fireHook", serde_json::json!({"name": name, "event": event}), CallMeta::reason(name), CallOptions::default()).await;
+        self.methods.pop();
+        r.map(|_| ())
     }
 
     pub fn note(&mut self, code: &str, text: impl Into<String>) {
@@ -269,6 +286,10 @@ impl<'a> Sim<'a> {
 }
 
 /// Required methods, plus `rollback`: a handle the engine itself returned.
+fn hooks_of(e: &EngineRecord) -> Vec<String> {
+    e.hooks.as_array().map(|a| a.iter().filter_map(|h| h.as_str().map(str::to_string)).collect()).unwrap_or_default()
+}
+
 fn protocol_required(m: &str) -> bool {
     method::REQUIRED.contains(&m) || m == method::ROLLBACK
 }
@@ -282,7 +303,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
     let dir_name = format!("{}--{}--{n}", scenario.id, profile.id.replace('+', "_"));
     let state_dir = cfg.state_root.join(dir_name);
     let _ = std::fs::remove_dir_all(&state_dir);
-    let mut engine_rec = EngineRecord { display: cfg.engine.display.clone(), info: None, methods: vec![], implementation: None };
+    let mut engine_rec = EngineRecord { display: cfg.engine.display.clone(), info: None, methods: vec![], implementation: None, hooks: Value::Null };
     if let Err(e) = std::fs::create_dir_all(&state_dir) {
         return Trace { scenario: scenario.id.clone(), profile: profile.id.clone(), engine: engine_rec, events: vec![], outcome: Outcome::HarnessError { message: format!("cannot create {}: {e}", state_dir.display()) } };
     }
@@ -309,6 +330,9 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         }
     };
     engine_rec.info = serde_json::to_value(&engine.init.info).ok();
+    if let Some(h) = engine.init.extra.get("hooks") {
+        engine_rec.hooks = h.clone();
+    }
     engine_rec.methods = engine.init.methods.clone();
     engine_rec.implementation = serde_json::to_value(&engine.init.implementation).ok();
     let info = engine.init.info.clone();
@@ -342,6 +366,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         created_at: clock::EPOCH_MS,
         session_counter: 0,
         rewrites: 0,
+        hooks: hooks_of(&engine_rec),
     };
     sim.new_session();
     let result = steps::run_script(&mut sim).await;

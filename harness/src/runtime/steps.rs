@@ -35,6 +35,7 @@ pub async fn run_script(sim: &mut Sim<'_>) -> Result<(), Abort> {
         }
         sim.flush();
     }
+    sim.fire_hook("gateway_start").await?;
     let script = sim.scenario.script.clone();
     for (i, step) in script.iter().enumerate() {
         sim.step = i;
@@ -67,8 +68,10 @@ pub async fn run_script(sim: &mut Sim<'_>) -> Result<(), Abort> {
     sim.step = script.len();
     sim.turn += 1;
     sim.attempt = 0;
+    sim.fire_hook("session_end").await?;
     // dispose at the end of the session (openclaw §4.1 step 4).
     sim.call("dispose", json!({}), CallMeta::default(), CallOptions::default()).await?;
+    sim.fire_hook("gateway_stop").await?;
     Ok(())
 }
 
@@ -86,6 +89,7 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
     let is_new = !sim.transcript.exists();
     let body = prompt::build(t, is_new, &format!("{} UTC", sim.clock.format()));
     if body.session_reset {
+        sim.fire_hook("before_reset").await?;
         sim.new_session();
         sim.note("session-reset", format!("/new: session reset to {}", sim.transcript.session_id));
     }
