@@ -49,6 +49,26 @@ fn assembled<'a>(c: &'a Ctx<'_>) -> Vec<(&'a CallRecord, Vec<AgentMessage>, Vec<
         .collect()
 }
 
+/// One line per message: role and the start of its text.
+fn line(m: &AgentMessage) -> String {
+    let t: String = m.text().replace('\n', " ").chars().take(48).collect();
+    format!("{:<16} {t}", m.role())
+}
+
+/// A unified diff of the host's messages and the engine's assembled output,
+/// appended to assemble failures so the report shows what changed.
+fn with_diff(mut problems: Vec<String>, input: &[AgentMessage], output: &[AgentMessage]) -> Vec<String> {
+    if problems.is_empty() {
+        return problems;
+    }
+    let a: String = input.iter().map(|m| line(m) + "\n").collect();
+    let b: String = output.iter().map(|m| line(m) + "\n").collect();
+    if let Some(d) = crate::golden::diff(&a, &b) {
+        problems.push(format!("diff (- sent to assemble, + assembled):\n{}", d.trim_end()));
+    }
+    problems
+}
+
 fn key(m: &AgentMessage) -> String {
     let ts = serde_json::to_value(m).ok().and_then(|v| v.get("timestamp").cloned()).unwrap_or(Value::Null);
     format!("{}|{ts}|{}", m.role(), m.text())
@@ -145,7 +165,9 @@ pub fn pairing_problems(ms: &[AgentMessage]) -> Vec<String> {
 pub fn asm_tool_pairing(c: &Ctx<'_>) -> Outcome {
     let a = assembled(c);
     none_if_empty(&a, "successful assemble")?;
-    Ok(a.iter().flat_map(|(call, _, out)| pairing_problems(out).into_iter().map(move |p| format!("{}: {p}", at(call)))).collect())
+    Ok(a.iter()
+        .flat_map(|(call, input, out)| with_diff(pairing_problems(out).into_iter().map(|p| format!("{}: {p}", at(call))).collect(), input, out))
+        .collect())
 }
 
 pub fn asm_order(c: &Ctx<'_>) -> Outcome {
@@ -158,7 +180,8 @@ pub fn asm_order(c: &Ctx<'_>) -> Outcome {
         for m in output {
             if let Some(&p) = pos.get(&key(m)) {
                 if last.is_some_and(|l| p < l) {
-                    out.push(format!("{}: {} message from input position {p} comes after position {}", at(call), m.role(), last.unwrap()));
+                    let msg = format!("{}: {} message from input position {p} comes after position {}", at(call), m.role(), last.unwrap());
+                    out.extend(with_diff(vec![msg], input, output));
                     break;
                 }
                 last = Some(p);
@@ -179,14 +202,16 @@ pub fn asm_current_turn(c: &Ctx<'_>) -> Outcome {
         }
         relevant += 1;
         let kept: std::collections::BTreeSet<String> = output.iter().map(text_key).collect();
+        let mut here = Vec::new();
         for (i, m) in input.iter().enumerate().skip(b) {
             if call.meta.volatile.contains(&i) {
                 continue; // CE-VOL-001's business
             }
             if !kept.contains(&text_key(m)) {
-                out.push(format!("{}: live-turn messages[{i}] ({}) missing from the result", at(call), m.role()));
+                here.push(format!("{}: live-turn messages[{i}] ({}) missing from the result", at(call), m.role()));
             }
         }
+        out.extend(with_diff(here, input, output));
     }
     if relevant == 0 {
         return Err("every assemble delivered the current turn through `prompt`".into());
@@ -236,13 +261,15 @@ pub fn vol_kept(c: &Ctx<'_>) -> Outcome {
         }
         relevant += 1;
         let kept: std::collections::BTreeSet<String> = output.iter().map(text_key).collect();
+        let mut here = Vec::new();
         for &i in &call.meta.volatile {
             let Some(m) = input.get(i) else { continue };
             if !kept.contains(&text_key(m)) {
                 let head: String = m.text().chars().take(60).collect();
-                out.push(format!("{}: volatile messages[{i}] dropped: {head:?}…", at(call)));
+                here.push(format!("{}: volatile messages[{i}] dropped: {head:?}…", at(call)));
             }
         }
+        out.extend(with_diff(here, input, output));
     }
     if relevant == 0 {
         return Err("no volatile live input past the boundary in this scenario".into());

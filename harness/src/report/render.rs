@@ -34,7 +34,7 @@ pub fn terminal(r: &Report) -> String {
             s.push_str(&format!("  clause: {}\n  source: {}\n", c.text, c.source));
         }
         for d in v.details.iter().take(6) {
-            s.push_str(&format!("  - {d}\n"));
+            s.push_str(&format!("  - {}\n", d.replace('\n', "\n      ")));
         }
         if v.details.len() > 6 {
             s.push_str(&format!("  … {} more\n", v.details.len() - 6));
