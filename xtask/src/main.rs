@@ -17,7 +17,11 @@ fn root() -> PathBuf {
 
 fn run(cmd: &mut Command) -> Result<()> {
     eprintln!("$ {cmd:?}");
-    let status = cmd.current_dir(root()).status().with_context(|| format!("running {cmd:?}"))?;
+    // Run in the repository root unless the caller chose a directory.
+    if cmd.get_current_dir().is_none() {
+        cmd.current_dir(root());
+    }
+    let status = cmd.status().with_context(|| format!("running {cmd:?}"))?;
     if !status.success() {
         bail!("{cmd:?} failed with {status}");
     }
