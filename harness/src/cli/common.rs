@@ -198,8 +198,17 @@ impl SelectArgs {
             .collect()
     }
 
+    /// The scenario directory: as given, or — for the default `scenarios`
+    /// when the current directory has none — the library this build ships.
+    pub fn scenario_dir(&self) -> PathBuf {
+        if self.scenarios == Path::new("scenarios") && !self.scenarios.exists() {
+            return Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+        }
+        self.scenarios.clone()
+    }
+
     pub fn load(&self) -> Result<Vec<Located>, String> {
-        let all = load_dir(&self.scenarios).map_err(|errs| errs.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))?;
+        let all = load_dir(&self.scenario_dir()).map_err(|errs| errs.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))?;
         Ok(all.into_iter().filter(|l| self.scenario.as_deref().is_none_or(|g| glob_match(g, &l.scenario.id))).collect())
     }
 }
