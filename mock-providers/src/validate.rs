@@ -242,8 +242,9 @@ fn responses(body: &Value) -> Result<(), Rejection> {
                 }
             }
             "reasoning" => {
+                // Its output item (a function call or an assistant message) must follow.
                 let next = items.get(n + 1);
-                if next.is_none_or(|x| x["type"] == "reasoning") {
+                if next.is_none_or(|x| !(x["type"] == "function_call" || (x["type"] == "message" && x["role"] == "assistant"))) {
                     return rej(format!("Item '{}' of type 'reasoning' was provided without its required following item.", s(it, "id")), Some("input".into()), None);
                 }
             }

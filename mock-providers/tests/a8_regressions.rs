@@ -172,3 +172,52 @@ fn unsigned_thinking_8664() {
     ]), "messages.1.content.0.thinking.signature: Field required");
     assert_eq!(fixed[1].text(), "done");
 }
+
+#[test]
+fn aborted_parallel_calls_8536() {
+    // Two parallel calls; the run was aborted after one result, and a user
+    // message came in before the late second result.
+    let fixed = check(Anthropic, json!([
+        {"role":"user","content":"go"},
+        {"role":"assistant","content":[{"type":"toolCall","id":"toolu_a","name":"read","arguments":{}},{"type":"toolCall","id":"toolu_b","name":"exec","arguments":{}}]},
+        {"role":"toolResult","toolCallId":"toolu_a","toolName":"read","content":[{"type":"text","text":"a"}]},
+        {"role":"user","content":"stop"},
+        {"role":"toolResult","toolCallId":"toolu_b","toolName":"exec","content":[{"type":"text","text":"b"}]}
+    ]), "Did not find 2 tool_result block(s) at the beginning of this message.");
+    assert_eq!(roles(&fixed), ["user", "assistant", "toolResult", "toolResult", "user"], "both results right after their calls");
+}
+
+#[test]
+fn every_replay_item_filtered_74589() {
+    // A stream error and a blank turn were all that was left: OpenAI rejects `messages: []`.
+    let t = msgs(json!([{"role":"assistant","content":[],"stopReason":"error","errorMessage":"boom"}]));
+    let raw = to_wire(OpenAiChat, &passes::drop_failed_empty_turns(t.clone()), &opts());
+    let r = validate(OpenAiChat, &raw, &Rules::default()).unwrap_err();
+    assert_eq!(r.message, "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.");
+    assert_eq!(r.body["error"]["code"], "empty_array");
+    let fixed = repair(&Policy::for_provider(OpenAiChat), t);
+    assert!(validate(OpenAiChat, &to_wire(OpenAiChat, &fixed, &opts()), &Rules::default()).is_ok());
+    assert_eq!(fixed[0].text(), passes::SESSION_BOOTSTRAP);
+}
+
+#[test]
+fn reasoning_item_without_follower_18428() {
+    // A replayed reasoning item whose output item was lost.
+    let fixed = check(OpenAiResponses, json!([
+        {"role":"user","content":"x"},
+        {"role":"assistant","content":[{"type":"thinking","thinking":"…","thinkingSignature":"rs_abc|gAAAAenc"}]},
+        {"role":"user","content":"y"}
+    ]), "Item 'rs_abc' of type 'reasoning' was provided without its required following item.");
+    assert!(fixed.iter().all(|m| !m.text().contains("gAAAA")));
+}
+
+#[test]
+fn responses_synthetic_results_say_aborted() {
+    // Responses family: the synthetic result text is `aborted` (A2 #9, A4).
+    let fixed = check(OpenAiResponses, json!([
+        {"role":"user","content":"x"},
+        {"role":"assistant","content":[{"type":"toolCall","id":"call_1|fc_1","name":"read","arguments":{}}]},
+        {"role":"user","content":"y"}
+    ]), "No tool output found for function call call_1.");
+    assert_eq!(fixed[2].text(), passes::ABORTED);
+}

@@ -28,6 +28,11 @@ pub struct Policy {
     pub strip_prefill: bool,
     /// Mistral: a user message may not follow tool results directly.
     pub assistant_between_tool_and_user: bool,
+    /// Text of synthetic results for unanswered calls: `aborted` for the
+    /// Responses family (A2 #9), the A4 placeholder elsewhere (A2 #11).
+    pub synthetic_result: &'static str,
+    /// `limitHistoryTurns`: keep the last N user turns, then repair again (A1).
+    pub history_limit: Option<usize>,
 }
 
 impl Policy {
@@ -42,28 +47,37 @@ impl Policy {
             merge_assistants: false,
             strip_prefill: false,
             assistant_between_tool_and_user: false,
+            synthetic_result: passes::MISSING_TOOL_RESULT,
+            history_limit: None,
         };
         match p {
             Provider::Anthropic => Policy { signed_thinking: true, drop_thinking: false, user_first: true, merge_assistants: true, strip_prefill: true, ..base },
             Provider::Bedrock => Policy { signed_thinking: true, drop_thinking: false, user_first: true, merge_assistants: true, strip_prefill: true, ..base },
             Provider::Gemini => Policy { user_first: true, merge_assistants: true, ..base },
             Provider::OpenAiChat => Policy { max_tool_id: 40, ..base },
-            Provider::OpenAiResponses => Policy { max_tool_id: 64, ..base },
+            Provider::OpenAiResponses => Policy { max_tool_id: 64, synthetic_result: passes::ABORTED, ..base },
             Provider::Mistral => Policy { strict9_ids: true, strip_prefill: true, assistant_between_tool_and_user: true, ..base },
         }
     }
 }
 
-/// The full pipeline, in OpenClaw's pass order (A2, then the A5 validators,
-/// then send-time prefill stripping).
+/// The full pipeline, in OpenClaw's pass order (A2: inter-session annotation
+/// first; then the A5 validators, history limiting with re-repair, and
+/// send-time prefill stripping).
 pub fn repair(policy: &Policy, ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    let ms = passes::annotate_inter_session(ms);
     let ms = passes::drop_failed_empty_turns(ms);
     let ms = passes::clean_blank_text(ms);
     let ms = passes::thinking(policy, ms);
     let ms = passes::sanitize_tool_call_inputs(ms);
-    let ms = passes::repair_pairing(ms);
+    let ms = passes::repair_pairing_with(ms, policy.synthetic_result);
     let ms = passes::sanitize_tool_ids(policy, ms);
     let ms = passes::fill_tool_names(ms);
     let ms = passes::turn_validators(policy, ms);
+    // History limiting cuts after repair, so pairing is repaired again (A1).
+    let ms = match policy.history_limit {
+        Some(n) => passes::turn_validators(policy, passes::repair_pairing_with(passes::limit_history(ms, n), policy.synthetic_result)),
+        None => ms,
+    };
     passes::send_time(policy, ms)
 }

@@ -15,6 +15,53 @@ pub const SESSION_BOOTSTRAP: &str = "(session bootstrap)";
 pub const CONTINUE: &str = "(continue)";
 pub const NO_OUTPUT: &str = "(no output)";
 pub const TOOL_ERROR_NO_OUTPUT: &str = "[tool error with no output]";
+/// Responses-family synthetic result text (A4, A3.10).
+pub const ABORTED: &str = "aborted";
+/// `INTER_SESSION_PROMPT_PREFIX_BASE` (openclaw `src/sessions/input-provenance.ts`).
+pub const INTER_SESSION_PREFIX: &str = "[Inter-session message]";
+
+/// `annotateInterSessionUserMessages` (A2 #1): user turns with inter-session
+/// provenance are prefixed `[Inter-session message] sourceSession=… sourceChannel=…
+/// sourceTool=… isUser=false`; idempotent.
+pub fn annotate_inter_session(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    ms.into_iter()
+        .map(|mut m| {
+            if let AgentMessage::User(u) = &mut m {
+                if let Some(p) = u.provenance.as_ref().filter(|p| p.kind == ProvenanceKind::InterSession) {
+                    let mut header = INTER_SESSION_PREFIX.to_string();
+                    for (k, v) in [("sourceSession", &p.source_session_key), ("sourceChannel", &p.source_channel), ("sourceTool", &p.source_tool)] {
+                        if let Some(v) = v {
+                            header.push_str(&format!(" {k}={v}"));
+                        }
+                    }
+                    header.push_str(" isUser=false");
+                    let text = u.content.text();
+                    if !text.starts_with(INTER_SESSION_PREFIX) {
+                        match &mut u.content {
+                            MessageContent::Text(t) => *t = format!("{header}\n{t}"),
+                            MessageContent::Blocks(b) => b.insert(0, text_block_of(&header)),
+                        }
+                    }
+                }
+            }
+            m
+        })
+        .collect()
+}
+
+fn text_block_of(t: &str) -> ContentBlock {
+    text(t)
+}
+
+/// `limitHistoryTurns`: keep the last `n` user turns (and what follows them).
+pub fn limit_history(ms: Vec<AgentMessage>, n: usize) -> Vec<AgentMessage> {
+    let users: Vec<usize> = ms.iter().enumerate().filter(|(_, m)| matches!(m, AgentMessage::User(_))).map(|(i, _)| i).collect();
+    if users.len() <= n || n == 0 {
+        return ms;
+    }
+    let from = users[users.len() - n];
+    ms.into_iter().skip(from).collect()
+}
 
 fn text(t: &str) -> ContentBlock {
     ContentBlock::Text(TextBlock { text: t.into(), text_signature: None, extra: Extra::new() })
@@ -115,6 +162,11 @@ pub fn sanitize_tool_call_inputs(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
 /// result when there is none); orphan and duplicate results dropped. Matching
 /// is positional, so ids reused across turns or within a turn stay paired.
 pub fn repair_pairing(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    repair_pairing_with(ms, MISSING_TOOL_RESULT)
+}
+
+/// Pairing repair with a given synthetic result text.
+pub fn repair_pairing_with(ms: Vec<AgentMessage>, synthetic: &str) -> Vec<AgentMessage> {
     let mut consumed = vec![false; ms.len()];
     let mut out = Vec::with_capacity(ms.len());
     for (i, m) in ms.iter().enumerate() {
@@ -135,7 +187,7 @@ pub fn repair_pairing(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
                         None => out.push(AgentMessage::ToolResult(ToolResultMessage {
                             tool_call_id: c.id.clone(),
                             tool_name: Some(c.name.clone()),
-                            content: vec![text(MISSING_TOOL_RESULT)],
+                            content: vec![text(synthetic)],
                             is_error: Some(true),
                             details: None,
                             timestamp: None,
@@ -294,4 +346,120 @@ pub fn send_time(p: &Policy, mut ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
         }
     }
     ms
+}
+
+#[cfg(test)]
+mod tests {
+    //! One table per pass: input transcript → expected roles/texts.
+    use super::*;
+    use crate::repair::Policy;
+    use crate::Provider;
+    use rstest::rstest;
+    use serde_json::{json, Value};
+
+    fn msgs(v: Value) -> Vec<AgentMessage> {
+        serde_json::from_value(v).unwrap()
+    }
+    fn shape(ms: &[AgentMessage]) -> Vec<String> {
+        ms.iter().map(|m| format!("{}:{}", m.role(), m.text())).collect()
+    }
+
+    #[rstest]
+    #[case::plain(json!([{"role":"user","content":"hi"}]), vec!["user:hi"])]
+    #[case::inter_session(json!([{"role":"user","content":"ops done","provenance":{"kind":"inter_session","sourceSessionKey":"agent:ops:main","sourceChannel":"internal","sourceTool":"sessions_send"}}]),
+        vec!["user:[Inter-session message] sourceSession=agent:ops:main sourceChannel=internal sourceTool=sessions_send isUser=false\nops done"])]
+    #[case::already(json!([{"role":"user","content":"[Inter-session message] x isUser=false\nops","provenance":{"kind":"inter_session"}}]), vec!["user:[Inter-session message] x isUser=false\nops"])]
+    fn annotate(#[case] input: Value, #[case] expect: Vec<&str>) {
+        assert_eq!(shape(&annotate_inter_session(msgs(input))), expect);
+    }
+
+    #[rstest]
+    #[case::failed_empty(json!([{"role":"user","content":"a"},{"role":"assistant","content":[],"stopReason":"error"},{"role":"user","content":"b"}]), vec!["user:a", "user:b"])]
+    #[case::blank_only(json!([{"role":"assistant","content":[{"type":"text","text":" "}]}]), Vec::<&str>::new())]
+    #[case::kept_with_call(json!([{"role":"assistant","content":[{"type":"toolCall","id":"t","name":"r","arguments":{}}]}]), vec!["assistant:"])]
+    fn failed_turns(#[case] input: Value, #[case] expect: Vec<&str>) {
+        assert_eq!(shape(&drop_failed_empty_turns(msgs(input))), expect);
+    }
+
+    #[rstest]
+    #[case::blank_user(json!([{"role":"user","content":"  "}]), vec!["user:[empty content omitted]"])]
+    #[case::blank_block(json!([{"role":"user","content":[{"type":"text","text":""},{"type":"text","text":"x"}]}]), vec!["user:x"])]
+    #[case::empty_result(json!([{"role":"toolResult","toolCallId":"t","content":[{"type":"text","text":""}]}]), vec!["toolResult:(no output)"])]
+    #[case::empty_error(json!([{"role":"toolResult","toolCallId":"t","content":[],"isError":true}]), vec!["toolResult:[tool error with no output]"])]
+    fn blank_text(#[case] input: Value, #[case] expect: Vec<&str>) {
+        assert_eq!(shape(&clean_blank_text(msgs(input))), expect);
+    }
+
+    #[rstest]
+    #[case::anthropic_unsigned(Provider::Anthropic, json!([{"role":"assistant","content":[{"type":"thinking","thinking":"p"},{"type":"text","text":"a"}]}]), vec!["assistant:a"])]
+    #[case::anthropic_signed(Provider::Anthropic, json!([{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"thinking","thinking":"p","thinkingSignature":"s"}]}]), vec!["assistant:p\na"])]
+    #[case::anthropic_only_unsigned(Provider::Anthropic, json!([{"role":"assistant","content":[{"type":"thinking","thinking":"p"}]}]), vec!["assistant:[assistant reasoning omitted]"])]
+    #[case::openai_drops(Provider::OpenAiChat, json!([{"role":"assistant","content":[{"type":"thinking","thinking":"p","thinkingSignature":"s"},{"type":"text","text":"a"}]}]), vec!["assistant:a"])]
+    fn thinking_pass(#[case] p: Provider, #[case] input: Value, #[case] expect: Vec<&str>) {
+        assert_eq!(shape(&thinking(&Policy::for_provider(p), msgs(input))), expect);
+    }
+
+    #[rstest]
+    #[case::missing(json!([{"role":"assistant","content":[{"type":"toolCall","id":"a","name":"r","arguments":{}}]}]), MISSING_TOOL_RESULT, vec!["assistant:", "toolResult:[openclaw] missing tool result in session history; inserted synthetic error result for transcript repair."])]
+    #[case::responses_aborted(json!([{"role":"assistant","content":[{"type":"toolCall","id":"a","name":"r","arguments":{}}]}]), ABORTED, vec!["assistant:", "toolResult:aborted"])]
+    #[case::moved_next_to_call(json!([{"role":"assistant","content":[{"type":"toolCall","id":"a","name":"r","arguments":{}}]},{"role":"user","content":"u"},{"role":"toolResult","toolCallId":"a","content":[{"type":"text","text":"r"}]}]), MISSING_TOOL_RESULT, vec!["assistant:", "toolResult:r", "user:u"])]
+    #[case::orphan_dropped(json!([{"role":"toolResult","toolCallId":"x","content":[{"type":"text","text":"r"}]},{"role":"user","content":"u"}]), MISSING_TOOL_RESULT, vec!["user:u"])]
+    #[case::duplicate_dropped(json!([{"role":"assistant","content":[{"type":"toolCall","id":"a","name":"r","arguments":{}}]},{"role":"toolResult","toolCallId":"a","content":[{"type":"text","text":"1"}]},{"role":"toolResult","toolCallId":"a","content":[{"type":"text","text":"2"}]}]), MISSING_TOOL_RESULT, vec!["assistant:", "toolResult:1"])]
+    fn pairing(#[case] input: Value, #[case] synthetic: &str, #[case] expect: Vec<&str>) {
+        assert_eq!(shape(&repair_pairing_with(msgs(input), synthetic)), expect);
+    }
+
+    #[rstest]
+    #[case::strict(Provider::Anthropic, "     functions.read:37", "functions_read_37")]
+    #[case::cap40(Provider::OpenAiChat, "call_0123456789012345678901234567890123456789xyz", "call_01234567890123456789012345678901234")]
+    #[case::valid_kept(Provider::Anthropic, "toolu_01", "toolu_01")]
+    #[case::strict9(Provider::Mistral, "call_1767225600123", "")]
+    fn tool_ids(#[case] p: Provider, #[case] id: &str, #[case] expect: &str) {
+        let input = msgs(json!([{"role":"assistant","content":[{"type":"toolCall","id":id,"name":"r","arguments":{}}]},{"role":"toolResult","toolCallId":id,"content":[{"type":"text","text":"x"}]}]));
+        let out = sanitize_tool_ids(&Policy::for_provider(p), input);
+        let new = out[0].tool_call_ids()[0].to_string();
+        if expect.is_empty() {
+            assert!(new.len() == 9 && new.chars().all(|c| c.is_ascii_alphanumeric()), "{new}");
+        } else {
+            assert_eq!(new, expect);
+        }
+        assert!(matches!(&out[1], AgentMessage::ToolResult(r) if r.tool_call_id == new), "the result follows its call");
+    }
+
+    #[rstest]
+    #[case::merge_assistants(Provider::Anthropic, json!([{"role":"user","content":"u"},{"role":"assistant","content":[{"type":"text","text":"a"}]},{"role":"assistant","content":[{"type":"text","text":"b"}]}]), vec!["user:u", "assistant:a\nb"])]
+    #[case::bootstrap_first(Provider::Gemini, json!([{"role":"assistant","content":[{"type":"text","text":"a"}]}]), vec!["user:(session bootstrap)", "assistant:a"])]
+    #[case::mistral_continue(Provider::Mistral, json!([{"role":"toolResult","toolCallId":"t","content":[{"type":"text","text":"r"}]},{"role":"user","content":"u"}]), vec!["toolResult:r", "assistant:(continue)", "user:u"])]
+    #[case::openai_untouched(Provider::OpenAiChat, json!([{"role":"assistant","content":[{"type":"text","text":"a"}]}]), vec!["assistant:a"])]
+    fn turns(#[case] p: Provider, #[case] input: Value, #[case] expect: Vec<&str>) {
+        assert_eq!(shape(&turn_validators(&Policy::for_provider(p), msgs(input))), expect);
+    }
+
+    #[rstest]
+    #[case::keeps_last_two(json!([{"role":"user","content":"1"},{"role":"assistant","content":[{"type":"text","text":"a"}]},{"role":"user","content":"2"},{"role":"user","content":"3"}]), 2, vec!["user:2", "user:3"])]
+    #[case::short(json!([{"role":"user","content":"1"}]), 5, vec!["user:1"])]
+    fn limiting(#[case] input: Value, #[case] n: usize, #[case] expect: Vec<&str>) {
+        assert_eq!(shape(&limit_history(msgs(input), n)), expect);
+    }
+
+    #[test]
+    fn limiting_then_re_repair_never_leaves_an_orphan() {
+        let ms = msgs(json!([
+            {"role":"user","content":"1"},
+            {"role":"assistant","content":[{"type":"toolCall","id":"a","name":"r","arguments":{}}]},
+            {"role":"user","content":"2"},
+            {"role":"toolResult","toolCallId":"a","content":[{"type":"text","text":"late"}]},
+            {"role":"user","content":"3"}
+        ]));
+        let policy = Policy { history_limit: Some(2), ..Policy::for_provider(Provider::Anthropic) };
+        let out = crate::repair::repair(&policy, ms);
+        assert!(out.iter().all(|m| !matches!(m, AgentMessage::ToolResult(_))), "{:?}", shape(&out));
+    }
+
+    #[rstest]
+    #[case::strips_trailing(Provider::Anthropic, json!([{"role":"user","content":"u"},{"role":"assistant","content":[{"type":"text","text":"a"}]}]), vec!["user:u"])]
+    #[case::openai_keeps(Provider::OpenAiChat, json!([{"role":"user","content":"u"},{"role":"assistant","content":[{"type":"text","text":"a"}]}]), vec!["user:u", "assistant:a"])]
+    fn prefill(#[case] p: Provider, #[case] input: Value, #[case] expect: Vec<&str>) {
+        assert_eq!(shape(&send_time(&Policy::for_provider(p), msgs(input))), expect);
+    }
 }
