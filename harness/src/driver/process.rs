@@ -25,6 +25,8 @@ pub struct Engine {
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<LineEvent>,
     stderr: stderr::Shared,
+    /// The stderr reader; awaited after an exit so the slice is complete.
+    stderr_task: Option<tokio::task::JoinHandle<()>>,
     config: DriverConfig,
     next_id: u64,
     given_up: BTreeSet<u64>,
@@ -65,7 +67,7 @@ impl Engine {
         let stdout = child.stdout.take().expect("piped stdout");
         let err = child.stderr.take().expect("piped stderr");
         let buf: stderr::Shared = Arc::new(Mutex::new(StderrBuf::new(config.stderr_keep_bytes)));
-        stderr::spawn_reader(err, buf.clone());
+        let stderr_task = stderr::spawn_reader(err, buf.clone());
         let lines = lines::spawn_reader(stdout, config.max_line_bytes);
         let mut e = Engine {
             init: InitializeResult {
@@ -86,6 +88,7 @@ impl Engine {
             stdin,
             lines,
             stderr: buf,
+            stderr_task: Some(stderr_task),
             config: config.clone(),
             next_id: 0,
             given_up: BTreeSet::new(),
@@ -161,6 +164,13 @@ impl Engine {
             },
             None => None,
         };
+        // The process is gone: let the stderr reader drain the pipe (bounded,
+        // in case a grandchild keeps it open) so the slice is complete.
+        if status.is_some() {
+            if let Some(t) = self.stderr_task.take() {
+                let _ = tokio::time::timeout(Duration::from_millis(500), t).await;
+            }
+        }
         let stderr = self.stderr_since(mark);
         if let Some(fragment) = partial {
             return EngineFault::PartialLine { method: m.into(), fragment, stderr };
