@@ -1,7 +1,17 @@
 //! A real HTTP mock per provider (wiremock): every request is validated; an
 //! invalid one gets the provider's status and error body, a valid one a reply
-//! in the provider's response format. The reply is scripted per request with
-//! the `x-clawspec-reply` header (`{"text": …, "toolCalls": [{id,name,arguments}]}`).
+//! in the provider's response format. Replies come from the script given to
+//! [`MockProvider::start_scripted`] (in order), else from the request's
+//! `x-clawspec-reply` header (`{"text": …, "thinking": …, "toolCalls":
+//! [{id,name,arguments}]}`), else `{"text":"ok"}`.
+//!
+//! Thinking in a reply is signed with a signature the server mints
+//! (deterministic: sha256 of provider and sequence number); when the
+//! validator config tracks `known_signatures`, minted ones are registered, so
+//! replaying them verbatim passes and anything else is "invalid" (B8).
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
 
 use serde_json::{json, Value};
 use wiremock::matchers::{method, path};
@@ -12,9 +22,28 @@ use crate::Provider;
 
 pub const REPLY_HEADER: &str = "x-clawspec-reply";
 
+/// One scripted model turn.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Reply {
+    #[serde(default)]
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<String>,
+    /// `{id, name, arguments}` objects.
+    #[serde(default)]
+    pub tool_calls: Vec<Value>,
+}
+
+struct State {
+    rules: Rules,
+    script: VecDeque<Reply>,
+    minted: u64,
+}
+
 struct Validating {
     provider: Provider,
-    rules: Rules,
+    state: Mutex<State>,
 }
 
 impl Respond for Validating {
@@ -27,19 +56,26 @@ impl Respond for Validating {
                 return ResponseTemplate::new(400).set_body_json(r.body);
             }
         };
-        if let Err(r) = validate(p, &body, &self.rules) {
+        let mut st = self.state.lock().unwrap();
+        if let Err(r) = validate(p, &body, &st.rules) {
             let mut t = ResponseTemplate::new(r.status).set_body_json(r.body);
             if p == Provider::Bedrock {
                 t = t.insert_header("x-amzn-ErrorType", "ValidationException");
             }
             return t;
         }
-        let reply: Value = req
-            .headers
-            .get(REPLY_HEADER)
-            .and_then(|h| h.to_str().ok())
-            .and_then(|s| serde_json::from_str(s).ok())
+        let scripted = st.script.pop_front().map(|r| serde_json::to_value(r).unwrap());
+        let mut reply: Value = scripted
+            .or_else(|| req.headers.get(REPLY_HEADER).and_then(|h| h.to_str().ok()).and_then(|s| serde_json::from_str(s).ok()))
             .unwrap_or_else(|| json!({"text": "ok"}));
+        if let Some(t) = reply["thinking"].as_str().map(str::to_string) {
+            st.minted += 1;
+            let sig = crate::repair::images::digest_hex(&format!("{}:{}", p.name(), st.minted));
+            if let Some(known) = st.rules.known_signatures.as_mut() {
+                known.insert(sig.clone(), t);
+            }
+            reply["signature"] = json!(sig);
+        }
         ResponseTemplate::new(200).set_body_json(render(p, &reply))
     }
 }
@@ -49,32 +85,47 @@ pub fn render(p: Provider, reply: &Value) -> Value {
     let text = reply["text"].as_str().unwrap_or("");
     let calls = reply["toolCalls"].as_array().cloned().unwrap_or_default();
     let tool = !calls.is_empty();
+    let thinking = reply["thinking"].as_str();
+    let sig = reply["signature"].as_str().unwrap_or("");
     match p {
         Provider::Anthropic => {
-            let mut content = vec![json!({"type":"text","text":text})];
+            let mut content: Vec<Value> = thinking.map(|t| json!({"type":"thinking","thinking":t,"signature":sig})).into_iter().collect();
+            content.push(json!({"type":"text","text":text}));
             content.extend(calls.iter().map(|c| json!({"type":"tool_use","id":c["id"],"name":c["name"],"input":c["arguments"]})));
             json!({"id":"msg_mock","type":"message","role":"assistant","model":"mock","content":content,"stop_reason": if tool {"tool_use"} else {"end_turn"},"usage":{"input_tokens":0,"output_tokens":0}})
         }
         Provider::OpenAiChat | Provider::Mistral => {
             let tc: Vec<Value> = calls.iter().map(|c| json!({"id":c["id"],"type":"function","function":{"name":c["name"],"arguments":c["arguments"].to_string()}})).collect();
             let mut msg = json!({"role":"assistant","content":text});
+            if let Some(t) = thinking {
+                msg["reasoning_content"] = json!(t);
+            }
             if tool {
                 msg["tool_calls"] = json!(tc);
             }
             json!({"id":"chatcmpl-mock","object":"chat.completion","model":"mock","choices":[{"index":0,"message":msg,"finish_reason": if tool {"tool_calls"} else {"stop"}}]})
         }
         Provider::OpenAiResponses => {
-            let mut output = vec![json!({"type":"message","id":"msg_mock","role":"assistant","content":[{"type":"output_text","text":text}]})];
-            output.extend(calls.iter().map(|c| json!({"type":"function_call","id":"fc_mock","call_id":c["id"],"name":c["name"],"arguments":c["arguments"].to_string()})));
+            let mut output: Vec<Value> = thinking.map(|t| json!({"type":"reasoning","id":"rs_mock","encrypted_content":sig,"summary":[{"type":"summary_text","text":t}]})).into_iter().collect();
+            output.push(json!({"type":"message","id":"msg_mock","role":"assistant","content":[{"type":"output_text","text":text}]}));
+            output.extend(calls.iter().enumerate().map(|(i, c)| json!({"type":"function_call","id":format!("fc_mock{i}"),"call_id":c["id"],"name":c["name"],"arguments":c["arguments"].to_string()})));
             json!({"id":"resp_mock","object":"response","status":"completed","output":output})
         }
         Provider::Gemini => {
-            let mut parts = vec![json!({"text":text})];
-            parts.extend(calls.iter().map(|c| json!({"functionCall":{"name":c["name"],"args":c["arguments"]}})));
+            let mut parts: Vec<Value> = thinking.map(|t| json!({"text":t,"thought":true,"thoughtSignature":sig})).into_iter().collect();
+            parts.push(json!({"text":text}));
+            parts.extend(calls.iter().enumerate().map(|(i, c)| {
+                let mut v = json!({"functionCall":{"name":c["name"],"args":c["arguments"]}});
+                if i == 0 && thinking.is_some() {
+                    v["thoughtSignature"] = json!(sig);
+                }
+                v
+            }));
             json!({"candidates":[{"content":{"role":"model","parts":parts},"finishReason":"STOP"}]})
         }
         Provider::Bedrock => {
-            let mut content = vec![json!({"text":text})];
+            let mut content: Vec<Value> = thinking.map(|t| json!({"reasoningContent":{"reasoningText":{"text":t,"signature":sig}}})).into_iter().collect();
+            content.push(json!({"text":text}));
             content.extend(calls.iter().map(|c| json!({"toolUse":{"toolUseId":c["id"],"name":c["name"],"input":c["arguments"]}})));
             json!({"output":{"message":{"role":"assistant","content":content}},"stopReason": if tool {"tool_use"} else {"end_turn"},"usage":{"inputTokens":0,"outputTokens":0}})
         }
@@ -89,11 +140,17 @@ pub struct MockProvider {
 
 impl MockProvider {
     pub async fn start(provider: Provider, rules: Rules) -> MockProvider {
-        Self::on(MockServer::start().await, provider, rules).await
+        Self::on(MockServer::start().await, provider, rules, Vec::new()).await
     }
 
-    async fn on(server: MockServer, provider: Provider, rules: Rules) -> MockProvider {
-        Mock::given(method("POST")).and(path(provider.path())).respond_with(Validating { provider, rules }).mount(&server).await;
+    /// A server answering valid requests with `script` in order (then `ok`).
+    pub async fn start_scripted(provider: Provider, rules: Rules, script: Vec<Reply>) -> MockProvider {
+        Self::on(MockServer::start().await, provider, rules, script).await
+    }
+
+    async fn on(server: MockServer, provider: Provider, rules: Rules, script: Vec<Reply>) -> MockProvider {
+        let state = Mutex::new(State { rules, script: script.into(), minted: 0 });
+        Mock::given(method("POST")).and(path(provider.path())).respond_with(Validating { provider, state }).mount(&server).await;
         MockProvider { provider, server }
     }
 
@@ -117,7 +174,7 @@ impl MockProvider {
 pub async fn serve(provider: Provider, port: u16, rules: Rules) -> std::io::Result<()> {
     let listener = std::net::TcpListener::bind(("127.0.0.1", port))?;
     let server = MockServer::builder().listener(listener).start().await;
-    let m = MockProvider::on(server, provider, rules).await;
+    let m = MockProvider::on(server, provider, rules, Vec::new()).await;
     eprintln!("mock {} provider listening on {} (POST {})", provider, m.uri(), provider.path());
     tokio::signal::ctrl_c().await?;
     Ok(())

@@ -3,38 +3,96 @@
 //! OpenClaw's error classifiers match (provider-rules.md B1–B6, B8). Rules
 //! marked inferred ("I") in the reference are switches in [`Rules`].
 
+use std::collections::BTreeMap;
+
 use serde_json::Value;
 
 use crate::{Provider, Rejection};
 
+/// Switches for the era/model-dependent and inferred ("I") rules (B8).
 #[derive(Clone, Debug)]
-pub struct Rules {
+pub struct ValidatorConfig {
     /// Anthropic: first message must be user (older API; Bedrock always).
     pub anthropic_user_first: bool,
     /// Anthropic: strict role alternation (older API; current combines turns). I.
     pub anthropic_alternation: bool,
-    /// Anthropic 4.6+: no assistant prefill (final message must be user).
+    /// Anthropic 4.6+ (and Bedrock Claude 4.6+ passthrough): no assistant prefill.
     pub anthropic_no_prefill: bool,
+    /// Anthropic: tool_use id length cap (OpenClaw's normaliser caps 64). I.
+    pub anthropic_tool_id_max: Option<usize>,
+    /// Tool names must match `^[a-zA-Z0-9_-]{1,64}$` (Anthropic, Bedrock, OpenAI). I.
+    pub strict_tool_names: bool,
     /// Bedrock: more toolResults than toolUses is rejected. I.
     pub bedrock_extra_results: bool,
     /// Gemini 3: functionCall parts need a thoughtSignature.
     pub gemini_thought_signatures: bool,
+    /// Responses: a function_call with an `fc_` id needs its reasoning item.
+    pub responses_reasoning_pairing: bool,
+    /// OpenAI-compatible servers with thinking (Moonshot/DeepSeek/GLM):
+    /// tool-call assistants need `reasoning_content`.
+    pub chat_requires_reasoning_content: bool,
+    /// Mistral behind a vLLM/SGLang chat template: strict alternation.
+    pub mistral_template_alternation: bool,
+    /// Signatures the provider minted, with the thinking text each signs
+    /// (B8: the mock cannot verify real signatures). None: any non-blank
+    /// signature passes. Some: unknown ones are invalid, and the latest
+    /// assistant's signed thinking must be unmodified.
+    pub known_signatures: Option<BTreeMap<String, String>>,
 }
 
-impl Default for Rules {
+/// The name the first API used.
+pub type Rules = ValidatorConfig;
+
+impl Default for ValidatorConfig {
     fn default() -> Self {
-        Rules { anthropic_user_first: true, anthropic_alternation: false, anthropic_no_prefill: true, bedrock_extra_results: true, gemini_thought_signatures: false }
+        ValidatorConfig {
+            anthropic_user_first: true,
+            anthropic_alternation: false,
+            anthropic_no_prefill: true,
+            anthropic_tool_id_max: Some(64),
+            strict_tool_names: false,
+            bedrock_extra_results: true,
+            gemini_thought_signatures: false,
+            responses_reasoning_pairing: true,
+            chat_requires_reasoning_content: false,
+            mistral_template_alternation: false,
+            known_signatures: None,
+        }
     }
 }
 
-pub fn validate(p: Provider, body: &Value, rules: &Rules) -> Result<(), Rejection> {
+impl ValidatorConfig {
+    /// Every switch on: the strictest era of every provider.
+    pub fn strict() -> Self {
+        ValidatorConfig {
+            anthropic_alternation: true,
+            strict_tool_names: true,
+            gemini_thought_signatures: true,
+            chat_requires_reasoning_content: true,
+            mistral_template_alternation: true,
+            ..ValidatorConfig::default()
+        }
+    }
+
+    fn signature_ok(&self, sig: &str) -> bool {
+        !sig.trim().is_empty() && self.known_signatures.as_ref().is_none_or(|k| k.contains_key(sig))
+    }
+}
+
+/// `^[a-zA-Z0-9_-]{1,64}$`.
+fn strict_name(n: &str) -> bool {
+    (1..=64).contains(&n.len()) && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// The provider's verdict on a request body: `Ok` or its exact rejection.
+pub fn validate(p: Provider, body: &Value, rules: &ValidatorConfig) -> Result<(), Rejection> {
     match p {
         Provider::Anthropic => anthropic(body, rules),
-        Provider::OpenAiChat => openai_chat(body),
-        Provider::OpenAiResponses => responses(body),
+        Provider::OpenAiChat => openai_chat(body, rules),
+        Provider::OpenAiResponses => responses(body, rules),
         Provider::Gemini => gemini(body, rules),
         Provider::Bedrock => bedrock(body, rules),
-        Provider::Mistral => mistral(body),
+        Provider::Mistral => mistral(body, rules),
     }
 }
 
@@ -49,72 +107,108 @@ fn s<'a>(v: &'a Value, k: &str) -> &'a str {
 // ---------- B1 Anthropic Messages ----------
 
 fn anthropic(body: &Value, r: &Rules) -> Result<(), Rejection> {
-    let p = Provider::Anthropic;
-    let ms = arr(body, "messages");
-    let thinking_on = body.get("thinking").is_some_and(|t| t["type"] == "enabled");
-    let rej = |m: String| Err(Rejection::new(p, m));
+    anthropic_messages(&arr(body, "messages"), body.get("thinking").is_some_and(|t| t["type"] == "enabled"), r).map_err(|m| Rejection::new(Provider::Anthropic, m))
+}
+
+fn is_thinking(b: &Value) -> bool {
+    matches!(s(b, "type"), "thinking" | "redacted_thinking")
+}
+
+/// B1 over Anthropic-shaped messages; Bedrock passes Claude's messages
+/// through the same checks. Returns the Anthropic message text.
+fn anthropic_messages(ms: &[Value], thinking_on: bool, r: &Rules) -> Result<(), String> {
     if r.anthropic_user_first && ms.first().is_some_and(|m| m["role"] != "user") {
-        return rej("messages: first message must use the \"user\" role".into());
+        return Err("messages: first message must use the \"user\" role".into());
     }
+    let last_assistant = ms.iter().rposition(|m| m["role"] == "assistant");
     let mut seen_ids: Vec<String> = Vec::new();
     for (n, m) in ms.iter().enumerate() {
         let role = s(m, "role");
         if r.anthropic_alternation && n > 0 && ms[n - 1]["role"] == m["role"] {
-            return rej(format!("messages: roles must alternate between \"user\" and \"assistant\", but found multiple \"{role}\" roles in a row"));
+            return Err(format!("messages: roles must alternate between \"user\" and \"assistant\", but found multiple \"{role}\" roles in a row"));
         }
-        let content = arr(m, "content");
+        // String content is one text block.
+        let content: Vec<Value> = match m.get("content") {
+            Some(Value::String(t)) => vec![serde_json::json!({"type":"text","text":t})],
+            _ => arr(m, "content"),
+        };
         let last = n + 1 == ms.len();
         if content.is_empty() && !(last && role == "assistant") {
-            return rej(format!("messages.{n}: all messages must have non-empty content except for the optional final assistant message"));
+            return Err(format!("messages.{n}: all messages must have non-empty content except for the optional final assistant message"));
         }
-        let has_thinking = content.iter().any(|b| matches!(s(b, "type"), "thinking" | "redacted_thinking"));
-        if role == "assistant" && has_thinking && !matches!(s(&content[0], "type"), "thinking" | "redacted_thinking") {
-            return rej(format!("messages.{n}.content.0: If an assistant message contains any thinking blocks, the first block must be thinking or redacted_thinking. Found {}.", s(&content[0], "type")));
+        let has_thinking = content.iter().any(is_thinking);
+        if role == "assistant" && has_thinking && !is_thinking(&content[0]) {
+            return Err(format!("messages.{n}.content.0: If an assistant message contains any thinking blocks, the first block must be thinking or redacted_thinking. Found {}.", s(&content[0], "type")));
         }
         if role == "assistant" && last && has_thinking && !thinking_on {
-            return rej(format!("messages.{n}.content.0: When thinking is disabled, an `assistant` message in the final position cannot contain `thinking`. To use thinking blocks, enable `thinking` in your request."));
+            return Err(format!("messages.{n}.content.0: When thinking is disabled, an `assistant` message in the final position cannot contain `thinking`. To use thinking blocks, enable `thinking` in your request."));
         }
         for (k, b) in content.iter().enumerate() {
             match s(b, "type") {
                 "text" => {
                     let t = s(b, "text");
+                    if t.is_empty() && b.get("cache_control").is_some() {
+                        return Err(format!("messages.{n}.content.{k}.text: cache_control cannot be set for empty text blocks"));
+                    }
                     if t.is_empty() {
-                        return rej("messages: text content blocks must be non-empty".into());
+                        return Err("messages: text content blocks must be non-empty".into());
                     }
                     if t.trim().is_empty() {
-                        return rej("messages: text content blocks must contain non-whitespace text".into());
+                        return Err("messages: text content blocks must contain non-whitespace text".into());
                     }
                 }
                 "thinking" => match b.get("signature").and_then(Value::as_str) {
-                    None => return rej(format!("messages.{n}.content.{k}.thinking.signature: Field required")),
-                    Some(sig) if sig.trim().is_empty() => return rej(format!("messages.{n}.content.{k}: Invalid `signature` in `thinking` block")),
-                    _ => {}
+                    None => return Err(format!("messages.{n}.content.{k}.thinking.signature: Field required")),
+                    Some(sig) if !r.signature_ok(sig) => return Err(format!("messages.{n}.content.{k}: Invalid `signature` in `thinking` block")),
+                    Some(sig) => {
+                        let signed_text = r.known_signatures.as_ref().and_then(|known| known.get(sig));
+                        if Some(n) == last_assistant && signed_text.is_some_and(|t| t != s(b, "thinking")) {
+                            return Err(format!("messages.{n}.content.{k}: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response."));
+                        }
+                    }
                 },
+                "redacted_thinking" => {
+                    if !b.get("data").and_then(Value::as_str).is_some_and(|d| r.signature_ok(d)) {
+                        return Err(format!("messages.{n}.content.{k}: Invalid `signature` in `thinking` block"));
+                    }
+                }
                 "tool_use" => {
                     let id = s(b, "id").to_string();
                     if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
-                        return rej(format!("messages.{n}.content.{k}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"));
+                        return Err(format!("messages.{n}.content.{k}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"));
+                    }
+                    if let Some(max) = r.anthropic_tool_id_max.filter(|m| id.len() > *m) {
+                        return Err(format!("messages.{n}.content.{k}.tool_use.id: String should have at most {max} characters"));
+                    }
+                    if r.strict_tool_names && !strict_name(s(b, "name")) {
+                        return Err(format!("messages.{n}.content.{k}.tool_use.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'"));
                     }
                     if seen_ids.contains(&id) {
-                        return rej(format!("messages.{n}.content.{k}: `tool_use` ids must be unique"));
+                        return Err(format!("messages.{n}.content.{k}: `tool_use` ids must be unique"));
                     }
                     seen_ids.push(id);
                 }
                 "image" => {
                     let mt = b["source"]["media_type"].as_str().unwrap_or("");
                     if !matches!(mt, "image/jpeg" | "image/png" | "image/gif" | "image/webp") {
-                        return rej(format!("messages.{n}.content.{k}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'"));
+                        return Err(format!("messages.{n}.content.{k}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'"));
                     }
-                    let len = b["source"]["data"].as_str().unwrap_or("").len();
-                    if len > 5_242_880 {
-                        return rej(format!("messages.{n}.content.{k}.image.source.base64: image exceeds 5 MB maximum: {len} bytes > 5242880 bytes"));
+                    let data = b["source"]["data"].as_str().unwrap_or("");
+                    if data.len() > 5_242_880 {
+                        return Err(format!("messages.{n}.content.{k}.image.source.base64: image exceeds 5 MB maximum: {} bytes > 5242880 bytes", data.len()));
+                    }
+                    if crate::repair::images::sniff_mime(data).is_some_and(|sniffed| sniffed != mt) {
+                        return Err(format!("messages.{n}.content.{k}.image.source.base64.data: Image does not match the provided media type {mt}"));
                     }
                 }
                 "tool_result" => {
                     let is_err = b["is_error"].as_bool() == Some(true);
                     let inner = arr(b, "content");
                     if is_err && inner.is_empty() {
-                        return rej(format!("messages.{n}.content.{k}.tool_result: content cannot be empty if `is_error` is true"));
+                        return Err(format!("messages.{n}.content.{k}.tool_result: content cannot be empty if `is_error` is true"));
+                    }
+                    if is_err && inner.iter().any(|x| x["type"] != "text") {
+                        return Err(format!("messages.{n}.content.{k}.tool_result: all content must be type 'text' if 'is_error' is true"));
                     }
                 }
                 _ => {}
@@ -125,14 +219,13 @@ fn anthropic(body: &Value, r: &Rules) -> Result<(), Rejection> {
         if role == "assistant" && !uses.is_empty() {
             let next = ms.get(n + 1).map(|x| arr(x, "content")).unwrap_or_default();
             let answered: Vec<&str> = next.iter().filter(|b| b["type"] == "tool_result").map(|b| s(b, "tool_use_id")).collect();
-            let missing: Vec<&String> = uses.iter().filter(|u| !answered.contains(&u.as_str())).collect();
+            let missing: Vec<&str> = uses.iter().map(String::as_str).filter(|u| !answered.contains(u)).collect();
             if !missing.is_empty() {
-                let ids: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
-                return rej(format!("messages.{n}: `tool_use` ids were found without `tool_result` blocks immediately after: {}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", ids.join(", ")));
+                return Err(format!("messages.{n}: `tool_use` ids were found without `tool_result` blocks immediately after: {}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", missing.join(", ")));
             }
             let lead = next.iter().take_while(|b| b["type"] == "tool_result").count();
             if lead < uses.len() {
-                return rej(format!("Did not find {} tool_result block(s) at the beginning of this message. Messages following tool_use blocks must begin with a matching number of tool_result blocks.", uses.len()));
+                return Err(format!("Did not find {} tool_result block(s) at the beginning of this message. Messages following tool_use blocks must begin with a matching number of tool_result blocks.", uses.len()));
             }
         }
         if role == "user" {
@@ -140,20 +233,29 @@ fn anthropic(body: &Value, r: &Rules) -> Result<(), Rejection> {
             for (k, b) in content.iter().enumerate().filter(|(_, b)| b["type"] == "tool_result") {
                 let id = s(b, "tool_use_id");
                 if !prev_uses.iter().any(|u| u == id) {
-                    return rej(format!("messages.{n}.content.{k}: unexpected `tool_use_id` found in `tool_result` blocks: {id}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message."));
+                    return Err(format!("messages.{n}.content.{k}: unexpected `tool_use_id` found in `tool_result` blocks: {id}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message."));
                 }
             }
         }
     }
+    // Thinking on, tool loop: the final assistant (before the last tool results) starts with thinking.
+    if thinking_on && ms.last().is_some_and(|m| m["role"] == "user" && arr(m, "content").iter().any(|b| b["type"] == "tool_result")) {
+        if let Some(i) = last_assistant {
+            let c = arr(&ms[i], "content");
+            if c.first().is_some_and(|b| !is_thinking(b)) {
+                return Err(format!("messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{}`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking", s(&c[0], "type")));
+            }
+        }
+    }
     if r.anthropic_no_prefill && ms.last().is_some_and(|m| m["role"] == "assistant") {
-        return rej("This model does not support assistant message prefill. The conversation must end with a user message.".into());
+        return Err("This model does not support assistant message prefill. The conversation must end with a user message.".into());
     }
     Ok(())
 }
 
 // ---------- B2 OpenAI Chat Completions ----------
 
-fn openai_chat(body: &Value) -> Result<(), Rejection> {
+fn openai_chat(body: &Value, r: &Rules) -> Result<(), Rejection> {
     let p = Provider::OpenAiChat;
     let ms = arr(body, "messages");
     if ms.is_empty() {
@@ -164,6 +266,14 @@ fn openai_chat(body: &Value) -> Result<(), Rejection> {
             let id = s(c, "id");
             if id.chars().count() > 40 {
                 return Err(Rejection::with(p, 400, format!("Invalid 'messages[{n}].tool_calls[{j}].id': string too long. Expected a string with maximum length 40, but got a string with length {} instead.", id.chars().count()), Some(&format!("messages[{n}].tool_calls[{j}].id")), Some("string_above_max_length")));
+            }
+        }
+        if r.chat_requires_reasoning_content && m["role"] == "assistant" && !arr(m, "tool_calls").is_empty() && m.get("reasoning_content").is_none() {
+            return Err(Rejection::with(p, 400, format!("thinking is enabled but reasoning_content is missing in assistant tool call message at index {n}"), None, None));
+        }
+        if r.strict_tool_names {
+            if let Some((j, _)) = arr(m, "tool_calls").iter().enumerate().find(|(_, c)| !strict_name(s(&c["function"], "name"))) {
+                return Err(Rejection::with(p, 400, format!("Invalid 'messages[{n}].tool_calls[{j}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'."), Some(&format!("messages[{n}].tool_calls[{j}].function.name")), Some("invalid_value")));
             }
         }
         if m["role"] == "assistant" {
@@ -195,7 +305,7 @@ fn id_ok(id: &str) -> bool {
     !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
-fn responses(body: &Value) -> Result<(), Rejection> {
+fn responses(body: &Value, r: &Rules) -> Result<(), Rejection> {
     let p = Provider::OpenAiResponses;
     let items = arr(body, "input");
     let rej = |m: String, param: Option<String>, code: Option<&str>| Err(Rejection::with(p, 400, m, param.as_deref(), code));
@@ -233,6 +343,16 @@ fn responses(body: &Value) -> Result<(), Rejection> {
                     return rej(format!("Invalid 'input[{n}].call_id': string too long. Expected a string with maximum length 64, but got a string with length {} instead.", cid.chars().count()), Some(format!("input[{n}].call_id")), Some("string_above_max_length"));
                 }
                 if s(it, "type") == "function_call" {
+                    let fc = s(it, "id");
+                    // An fc_ item belongs to the reasoning item produced with it,
+                    // which must precede it in the same output run.
+                    if r.responses_reasoning_pairing && fc.starts_with("fc_") {
+                        let run_start = items[..n].iter().rposition(|x| !(x["type"] == "reasoning" || x["type"] == "function_call" || (x["type"] == "message" && x["role"] == "assistant"))).map_or(0, |i| i + 1);
+                        if !items[run_start..n].iter().any(|x| x["type"] == "reasoning") {
+                            let rs = format!("rs_{}", fc.trim_start_matches("fc_"));
+                            return rej(format!("Item '{fc}' of type 'function_call' was provided without its required 'reasoning' item: '{rs}'."), Some("input".into()), None);
+                        }
+                    }
                     calls.push(cid.to_string());
                 } else {
                     if !calls.iter().any(|c| c == cid) {
@@ -242,6 +362,12 @@ fn responses(body: &Value) -> Result<(), Rejection> {
                 }
             }
             "reasoning" => {
+                if let Some(known) = &r.known_signatures {
+                    let enc = s(it, "encrypted_content");
+                    if !enc.is_empty() && !known.contains_key(enc) {
+                        return rej(format!("The encrypted content {enc} could not be verified."), Some("input".into()), Some("invalid_encrypted_content"));
+                    }
+                }
                 // Its output item (a function call or an assistant message) must follow.
                 let next = items.get(n + 1);
                 if next.is_none_or(|x| !(x["type"] == "function_call" || (x["type"] == "message" && x["role"] == "assistant"))) {
@@ -289,6 +415,11 @@ fn gemini(body: &Value, r: &Rules) -> Result<(), Rejection> {
             if fields != 1 {
                 return rej(format!("* GenerateContentRequest.contents[{i}].parts[{j}].data: required oneof field 'data' must have one initialized field\n"));
             }
+            if let (Some(sig), Some(known)) = (part.get("thoughtSignature").and_then(Value::as_str), &r.known_signatures) {
+                if sig != crate::wire::SKIP_THOUGHT_SIGNATURE && !known.contains_key(sig) {
+                    return rej("Corrupted thought signature.".into());
+                }
+            }
             if let Some(fr) = part.get("functionResponse") {
                 if s(fr, "name").is_empty() {
                     return rej(format!("* GenerateContentRequest.contents[{i}].parts[{j}].function_response.name: Name cannot be empty.\n"));
@@ -326,8 +457,13 @@ fn gemini(body: &Value, r: &Rules) -> Result<(), Rejection> {
 
 // ---------- B5 Bedrock Converse ----------
 
+/// How Bedrock wraps an Anthropic model's own validation error.
+pub const PASSTHROUGH: &str = "The model returned the following errors: ";
+
 fn bedrock(body: &Value, r: &Rules) -> Result<(), Rejection> {
     let p = Provider::Bedrock;
+    let model = s(body, "modelId");
+    let claude = model.contains("claude") || model.contains("anthropic");
     let ms = arr(body, "messages");
     let rej = |m: String| Err(Rejection::new(p, m));
     if ms.first().is_some_and(|m| m["role"] != "user") {
@@ -349,6 +485,21 @@ fn bedrock(body: &Value, r: &Rules) -> Result<(), Rejection> {
                 }
             }
             tools_seen |= b.get("toolUse").is_some() || b.get("toolResult").is_some();
+            if claude {
+                // Claude's own checks pass through (#88020, #72865).
+                if let Some(rt) = b.get("reasoningContent").and_then(|x| x.get("reasoningText")) {
+                    match rt.get("signature").and_then(Value::as_str) {
+                        None => return rej(format!("{PASSTHROUGH}messages.{n}.content.{k}.thinking.signature: Field required")),
+                        Some(sig) if !r.signature_ok(sig) => return rej(format!("{PASSTHROUGH}messages.{n}.content.{k}: Invalid signature in thinking block")),
+                        _ => {}
+                    }
+                }
+            }
+            if let Some(u) = b.get("toolUse") {
+                if r.strict_tool_names && !strict_name(s(u, "name")) {
+                    return rej(format!("1 validation error detected: Value at 'messages.{n}.member.content.{k}.member.toolUse.name' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+"));
+                }
+            }
         }
         let uses: Vec<&str> = content.iter().filter_map(|b| b.get("toolUse")).map(|u| s(u, "toolUseId")).collect();
         if !uses.is_empty() {
@@ -370,12 +521,15 @@ fn bedrock(body: &Value, r: &Rules) -> Result<(), Rejection> {
     if tools_seen && body.get("toolConfig").is_none() {
         return rej("The toolConfig field must be defined when using toolUse and toolResult content blocks.".into());
     }
+    if claude && r.anthropic_no_prefill && ms.last().is_some_and(|m| m["role"] == "assistant") {
+        return rej(format!("{PASSTHROUGH}This model does not support assistant message prefill. The conversation must end with a user message."));
+    }
     Ok(())
 }
 
 // ---------- B6 Mistral ----------
 
-fn mistral(body: &Value) -> Result<(), Rejection> {
+fn mistral(body: &Value, r: &Rules) -> Result<(), Rejection> {
     let p = Provider::Mistral;
     let ms = arr(body, "messages");
     let order = |m: String| Err(Rejection::with(p, 400, m, Some("invalid_request_message_order"), Some("3230")));
@@ -384,6 +538,12 @@ fn mistral(body: &Value) -> Result<(), Rejection> {
             let id = s(&c, "id");
             if id.len() != 9 || !id.chars().all(|ch| ch.is_ascii_alphanumeric()) {
                 return Err(Rejection::with(p, 400, format!("Tool call id was {id} but must be a-z, A-Z, 0-9, with a length of 9."), Some("invalid_function_call"), Some("3280")));
+            }
+        }
+        if r.mistral_template_alternation {
+            let chat: Vec<&str> = ms[..=n].iter().map(|x| s(x, "role")).filter(|r| *r == "user" || *r == "assistant").collect();
+            if chat.len() >= 2 && chat[chat.len() - 1] == chat[chat.len() - 2] && matches!(s(m, "role"), "user" | "assistant") {
+                return Err(Rejection::with(p, 400, "After the optional system message, conversation roles must alternate user/assistant/user/assistant/...", Some("invalid_request_message_order"), Some("3230")));
             }
         }
         if n > 0 {

@@ -36,7 +36,8 @@ async fn every_provider_accepts_valid_and_rejects_invalid_over_http() {
         // Gemini has no rule against a call answered by plain user text, so
         // break it the way #296 did: history starting with the call.
         broken.remove(if p == Provider::Gemini { 0 } else { 2 });
-        let bad = to_wire(p, &broken, &RequestOptions { model: "m".into(), ..Default::default() });
+        // Sent verbatim: the transport would otherwise add "No result provided".
+        let bad = clawspec_mock_providers::wire::to_wire_verbatim(p, &broken, &RequestOptions { model: "m".into(), ..Default::default() });
         let url = server.endpoint();
         let (status, body) = tokio::task::spawn_blocking(move || post_json(&url, &bad, &[])).await.unwrap().unwrap();
         assert_eq!(status, 400, "{p}: {body}");

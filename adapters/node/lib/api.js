@@ -1,80 +1,130 @@
-// The plugin api a real OpenClaw host hands to `register(api)`
-// (shared/reference/real-plugins.md). Members the adapter does not provide are
-// reported by name instead of silently being `undefined`.
+// The plugin api a real OpenClaw host hands to `register(api)`: the surface
+// real context-engine plugins touch (shared/reference/real-plugins.md;
+// openclaw src/plugins/types.ts OpenClawPluginApi, src/plugins/registry.ts
+// createApi). Reads of members this host does not provide are reported by
+// name (stderr and `adapter/report`) instead of silently being `undefined`.
+import os from "node:os";
+import path from "node:path";
+import { formatWithOptions } from "node:util";
 
 /**
- * @param {{id: string, pluginConfig: any, stateDir: string, hostRequest: (m: string, p: any) => Promise<any>, report: Report}} o
+ * @typedef {{request(method: string, params: any): Promise<any>, notify(method: string, params: any): void, currentCall(): number | string | undefined}} Host
+ */
+
+const LEVELS = ["trace", "debug", "info", "warn", "error"];
+
+/**
+ * openclaw src/utils.ts resolveUserPath → resolveHomeRelativePath: blank →
+ * "", `~` → the (isolated) home dir, anything else → path.resolve (cwd, which
+ * the adapter points at the state dir's workspace).
+ */
+export function resolveUserPath(input) {
+  const trimmed = String(input ?? "").trim();
+  if (!trimmed) return "";
+  if (trimmed === "~" || trimmed.startsWith("~/")) return path.resolve(os.homedir(), trimmed.slice(2));
+  return path.resolve(trimmed);
+}
+
+/**
+ * @param {{id: string, name?: string, pluginConfig: any, host: Host, report: Report, rootDir: string}} o
  */
 export function createApi(o) {
-  const { report } = o;
-  const log = (level) => (...args) => process.stderr.write(`[plugin ${level}] ${args.map(String).join(" ")}\n`);
-  const logger = { info: log("info"), warn: log("warn"), error: log("error"), debug: log("debug"), trace: log("trace") };
-  const config = { plugins: { entries: { [o.id]: { config: o.pluginConfig } } } };
+  const { report, host } = o;
+  const log = (level, scope) => (...args) => {
+    const message = formatWithOptions({ colors: false, depth: 4 }, ...args);
+    process.stderr.write(`[plugin ${scope} ${level}] ${message}\n`);
+    host.notify("$/log", { level, message });
+  };
+  const makeLogger = (scope) => Object.fromEntries(LEVELS.map((l) => [l, log(l, scope)]));
+  const logger = makeLogger(o.id);
+  // The OpenClaw config as a plugin sees it: its own entry carries the plugin config.
+  const config = { plugins: { entries: { [o.id]: { enabled: true, config: o.pluginConfig } } } };
   const llm = {
+    /** runtime.llm.complete → `host/llm.complete`, answered by the harness. */
     async complete(params) {
-      const r = await o.hostRequest("host/llm.complete", params ?? {});
+      const forCall = host.currentCall();
+      const r = await host.request("host/llm.complete", { ...(forCall !== undefined ? { forCall } : {}), ...(params ?? {}) });
       const text = typeof r?.text === "string" ? r.text : "";
       return { ...r, text, content: [{ type: "text", text }] };
     },
   };
   const api = {
     id: o.id,
+    name: o.name ?? o.id,
+    source: o.rootDir,
+    rootDir: o.rootDir,
     pluginConfig: o.pluginConfig,
     config,
     registrationMode: "full",
     logger,
-    resolvePath: (p = ".") => (p.startsWith("/") ? p : `${o.stateDir}/agent/${p}`.replace(/\/\.$/, "")),
+    resolvePath: resolveUserPath,
     registerContextEngine(id, factory) {
+      if (report.engines.has(id)) report.diagnostic("warn", `context engine ${JSON.stringify(id)} registered twice; the last registration wins`);
       report.engines.set(id, factory);
+      return { ok: true };
     },
-    on(hook, handler) {
-      if (!report.hooks.has(hook)) report.hooks.set(hook, []);
-      report.hooks.get(hook).push(handler);
+    on(hookName, handler) {
+      if (typeof handler !== "function") return report.diagnostic("warn", `api.on(${JSON.stringify(hookName)}) without a handler function`);
+      if (!report.hooks.has(hookName)) report.hooks.set(hookName, []);
+      report.hooks.get(hookName).push(handler);
     },
     registerTool(tool) {
-      report.tools.push(typeof tool === "function" ? tool.name || "(factory)" : tool?.name ?? "(unnamed)");
+      const named = typeof tool === "function" ? tool.name || "(factory)" : tool?.name;
+      report.tools.push(named ?? "(unnamed)");
     },
     registerCommand(cmd) {
       report.commands.push(cmd?.name ?? "(unnamed)");
     },
-    registerHook(name) {
-      report.registeredHooks.push(String(name));
+    registerHook(events) {
+      for (const e of Array.isArray(events) ? events : [events]) report.registeredHooks.push(String(e));
     },
     registerService(svc) {
       report.services.push(svc?.id ?? svc?.name ?? "(unnamed)");
     },
-    session: { controls: { registerSessionAction(a) { report.sessionActions.push(a?.id ?? a?.name ?? "(unnamed)"); } } },
+    session: {
+      controls: {
+        registerSessionAction(a) {
+          report.sessionActions.push(a?.id ?? a?.name ?? "(unnamed)");
+        },
+      },
+    },
     runtime: {
       llm,
-      logging: { getChildLogger: () => logger },
+      logging: { getChildLogger: (bindings) => makeLogger(typeof bindings?.name === "string" ? `${o.id}/${bindings.name}` : o.id) },
       config: { current: () => config, loadConfig: () => config },
     },
   };
   return watch(api, "api", report);
 }
 
-/** Report reads of members we do not provide (nested objects included). */
-function watch(obj, path, report) {
+/** Plain data handed to the plugin: not part of the api surface. */
+const DATA = new Set(["pluginConfig", "config"]);
+
+/** Report reads of members we do not provide, at any depth of the api's own objects. */
+function watch(obj, where, report) {
+  const children = new Map();
   return new Proxy(obj, {
     get(target, prop, receiver) {
-      if (typeof prop === "symbol" || prop === "then" || prop === "toJSON") return Reflect.get(target, prop, receiver);
+      // Probes every runtime makes (await, JSON, inspection) are not api use.
+      if (typeof prop === "symbol" || prop === "then" || prop === "toJSON" || prop === "constructor") return Reflect.get(target, prop, receiver);
       if (!(prop in target)) {
-        const name = `${path}.${String(prop)}`;
-        if (!report.unknownMembers.includes(name)) {
-          report.unknownMembers.push(name);
-          process.stderr.write(`clawspec-node-adapter: the plugin read ${name}, which this host does not provide\n`);
-        }
+        report.unknownMember(`${where}.${prop}`);
         return undefined;
       }
       const v = Reflect.get(target, prop, receiver);
-      return v && typeof v === "object" && !Array.isArray(v) && path.split(".").length < 3 && prop !== "pluginConfig" && prop !== "config" ? watch(v, `${path}.${String(prop)}`, report) : v;
+      if (!v || typeof v !== "object" || Array.isArray(v) || DATA.has(prop)) return v;
+      if (!children.has(prop)) children.set(prop, watch(v, `${where}.${prop}`, report));
+      return children.get(prop);
     },
   });
 }
 
+/** Everything the plugin registered or did, for `adapter/report`. */
 export class Report {
   constructor() {
+    /** @type {Map<string, unknown>} */
     this.engines = new Map();
+    /** @type {Map<string, Function[]>} */
     this.hooks = new Map();
     this.tools = [];
     this.commands = [];
@@ -83,6 +133,18 @@ export class Report {
     this.sessionActions = [];
     this.unknownMembers = [];
     this.stdoutWrites = [];
+    this.diagnostics = [];
+  }
+
+  unknownMember(name) {
+    if (this.unknownMembers.includes(name)) return;
+    this.unknownMembers.push(name);
+    process.stderr.write(`clawspec-node-adapter: the plugin read ${name}, which this host does not provide\n`);
+  }
+
+  diagnostic(level, message) {
+    this.diagnostics.push({ level, message });
+    process.stderr.write(`clawspec-node-adapter: ${level}: ${message}\n`);
   }
 
   toJSON() {
@@ -96,6 +158,7 @@ export class Report {
       sessionActions: this.sessionActions,
       unknownApiMembers: this.unknownMembers,
       stdoutWrites: this.stdoutWrites,
+      diagnostics: this.diagnostics,
     };
   }
 }

@@ -1,23 +1,42 @@
-// Protocol encodings → the JS values OpenClaw passes (docs/protocol.md):
-// availableTools array → Set; {"$abortSignal": id} → a real AbortSignal fired
-// by `$/abort`; {"$callback": name} → a function calling `host/<name>`.
-// `encode` does the reverse for values sent back to the host.
+// Protocol encodings ↔ the JS values OpenClaw passes (docs/protocol.md,
+// "Encodings of non-JSON values"): availableTools array → Set;
+// {"$abortSignal": id} → a real AbortSignal fired by `$/abort`;
+// {"$callback": name} → a function calling `host/<name>`. `encode` is the
+// inverse for values going back to the host.
 
 const signals = new WeakMap();
 /** Revived host callbacks → their protocol name, so encode() can send them back. */
 const callbacks = new WeakMap();
 
+const isOnly = (value, key) => typeof value[key] === "string" && Object.keys(value).length === 1;
+
 export class Revival {
-  /** @param {(method: string, params: any) => Promise<any>} hostRequest */
-  constructor(hostRequest) {
+  /**
+   * @param {(method: string, params: any) => Promise<any>} hostRequest
+   * @param {() => (number | string | undefined)} currentCall the host request being handled (`forCall`)
+   */
+  constructor(hostRequest, currentCall = () => undefined) {
     this.hostRequest = hostRequest;
+    this.currentCall = currentCall;
     /** @type {Map<string, AbortController>} */
     this.controllers = new Map();
   }
 
+  /** `$/abort {signal, reason}`: fire the revived signal (an unknown id is remembered, in case it arrives first). */
   abort(id, reason) {
-    const c = this.controllers.get(id);
-    if (c && !c.signal.aborted) c.abort(Object.assign(new Error(reason ?? "aborted"), { name: "AbortError" }));
+    if (typeof id !== "string") return;
+    const c = this.controller(id);
+    if (!c.signal.aborted) c.abort(Object.assign(new Error(reason ?? "aborted"), { name: "AbortError" }));
+  }
+
+  controller(id) {
+    let c = this.controllers.get(id);
+    if (!c) {
+      c = new AbortController();
+      this.controllers.set(id, c);
+      signals.set(c.signal, id);
+    }
+    return c;
   }
 
   revive(value, key) {
@@ -26,19 +45,13 @@ export class Revival {
       return key === "availableTools" ? new Set(arr) : arr;
     }
     if (value && typeof value === "object") {
-      if (typeof value.$abortSignal === "string" && Object.keys(value).length === 1) {
-        const id = value.$abortSignal;
-        let c = this.controllers.get(id);
-        if (!c) {
-          c = new AbortController();
-          this.controllers.set(id, c);
-          signals.set(c.signal, id);
-        }
-        return c.signal;
-      }
-      if (typeof value.$callback === "string" && Object.keys(value).length === 1) {
+      if (isOnly(value, "$abortSignal")) return this.controller(value.$abortSignal).signal;
+      if (isOnly(value, "$callback")) {
         const name = value.$callback;
-        const fn = async (params) => this.hostRequest(`host/${name}`, encode(params ?? {}));
+        const fn = async (params) => {
+          const forCall = name === "llm.complete" ? this.currentCall() : undefined;
+          return this.hostRequest(`host/${name}`, { ...(forCall !== undefined ? { forCall } : {}), ...encode(params ?? {}) });
+        };
         callbacks.set(fn, name);
         return fn;
       }
@@ -50,16 +63,16 @@ export class Revival {
   }
 }
 
-/** JS values → protocol JSON (inverse of revive; functions are dropped). */
+/** JS values → protocol JSON (inverse of revive; other functions are dropped, as JSON.stringify does). */
 export function encode(value) {
   if (value instanceof Set) return [...value].map(encode);
-  if (typeof AbortSignal !== "undefined" && value instanceof AbortSignal) {
+  if (value instanceof AbortSignal) {
     const id = signals.get(value);
     return id ? { $abortSignal: id } : undefined;
   }
-  if (Array.isArray(value)) return value.map(encode);
+  if (Array.isArray(value)) return value.map((v) => encode(v) ?? null);
   if (typeof value === "function") return callbacks.has(value) ? { $callback: callbacks.get(value) } : undefined;
-  if (value && typeof value === "object") {
+  if (value && typeof value === "object" && typeof value.toJSON !== "function") {
     const out = {};
     for (const [k, v] of Object.entries(value)) {
       const e = encode(v);

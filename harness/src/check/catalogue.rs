@@ -4,9 +4,17 @@
 use super::rules::*;
 use super::{Clause, Level::*};
 
+/// Every profile, marker-drift variants included.
 const ALL: &[&str] = &[];
-const CURRENT: &[&str] = &["openclaw-2026.9.6", "rfc-82137"];
-const RFC: &[&str] = &["rfc-82137"];
+/// The base profiles without marker drift: the runtime's own marker texts.
+const BASE: &[&str] = &["openclaw-2026.4.26", "openclaw-2026.9.6", "rfc-82137"];
+/// Profiles with durable turns (commitTurn since 2026.8.2), drift variants included.
+const CURRENT: &[&str] = &["openclaw-2026.9.6", "openclaw-2026.9.6+marker-drift", "rfc-82137", "rfc-82137+marker-drift"];
+const RFC: &[&str] = &["rfc-82137", "rfc-82137+marker-drift"];
+/// Marker drift where the RFC's structured signals are present.
+const DRIFT_STRUCTURED: &[&str] = &["rfc-82137+marker-drift"];
+/// Marker drift with only message text and `provenance` to go on.
+const DRIFT_TEXT_ONLY: &[&str] = &["openclaw-2026.4.26+marker-drift", "openclaw-2026.9.6+marker-drift"];
 
 pub static CLAUSES: &[Clause] = &[
     // assemble
@@ -19,7 +27,7 @@ pub static CLAUSES: &[Clause] = &[
     Clause { id: "CE-ASM-007", level: Should, text: "assembled history does not start with an assistant tool call or a tool result.", source: "lossless-claw #1193; Gemini function-call ordering (provider-rules.md B4)", profiles: ALL, methods: &["assemble"], check: asm_no_leading_tool },
     Clause { id: "CE-ASM-008", level: Must, text: "`estimatedTokens` is a finite, non-negative number.", source: "openclaw src/context-engine/types.ts AssembleResult", profiles: ALL, methods: &["assemble"], check: asm_estimated_tokens },
     // volatile live input
-    Clause { id: "CE-VOL-001", level: Must, text: "volatile live input past the pre-prompt boundary (announces, inter-session messages, retry prompts) is kept in assembled output.", source: "lossless-claw #688; RFC #82137 §1 (seed 000)", profiles: ALL, methods: &["assemble"], check: vol_kept },
+    Clause { id: "CE-VOL-001", level: Must, text: "volatile live input past the pre-prompt boundary (announces, inter-session messages, retry prompts) is kept in assembled output.", source: "lossless-claw #688; RFC #82137 §1 (seed 000)", profiles: BASE, methods: &["assemble"], check: vol_kept },
     Clause { id: "CE-VOL-002", level: Should, text: "volatile messages kept in assembled output keep their provenance.", source: "openclaw src/sessions/input-provenance.ts applyInputProvenanceToUserMessage", profiles: ALL, methods: &["assemble"], check: vol_provenance_kept },
     // persistence
     Clause { id: "CE-PER-001", level: Must, text: "text the runtime never persisted (suppressed announce triggers) is not returned as history the host did not send.", source: "openclaw src/gateway/agent-turn/agent-handler-helpers.ts shouldSuppressAgentPromptPersistence", profiles: ALL, methods: &["assemble"], check: per_no_resurrection },
@@ -39,6 +47,7 @@ pub static CLAUSES: &[Clause] = &[
     Clause { id: "CE-TURN-003", level: Must, text: "maintain returns `{changed, bytesFreed, rewrittenEntries}`.", source: "openclaw src/context-engine/types.ts maintain", profiles: ALL, methods: &["maintain"], check: turn_maintain_shape },
     Clause { id: "CE-TURN-004", level: Must, text: "commitTurn returns `{status: \"committed\" | \"duplicate\"}`.", source: "openclaw src/agents/harness/context-engine-turn-attempt.ts (2026.8.2)", profiles: CURRENT, methods: &["commitTurn"], check: turn_commit_shape },
     Clause { id: "CE-TURN-005", level: Must, text: "a replayed commitTurn (same advancementKey, same payload) returns `duplicate`.", source: "openclaw context-engine-turn-outbox.ts; transcriptSemantics atomic-idempotent-v1", profiles: CURRENT, methods: &["commitTurn"], check: turn_commit_replay },
+    Clause { id: "CE-TURN-006", level: Should, text: "a commitTurn with an already committed advancementKey but a different payload is rejected (throws), not committed or reported duplicate.", source: "openclaw context-engine-turn-outbox.ts (key = logicalTurnId); transcriptSemantics atomic-idempotent-v1", profiles: CURRENT, methods: &["commitTurn"], check: turn_commit_conflict },
     // host params and tolerance
     Clause { id: "CE-HOST-001", level: Must, text: "the engine tolerates host params it does not know (no unrecognized-key errors).", source: "openclaw src/context-engine/registry-contract.ts host-param projection; 2026.4.26 sessionKey compat retry", profiles: ALL, methods: &[], check: host_unknown_params },
     Clause { id: "CE-HOST-002", level: Should, text: "messages kept in assembled output keep every field they came with, unknown fields included.", source: "contract §3 (persisted-user extras, __openclaw, display)", profiles: ALL, methods: &["assemble"], check: host_fields_kept },
@@ -50,7 +59,8 @@ pub static CLAUSES: &[Clause] = &[
     Clause { id: "CE-PROV-001", level: Should, text: "text of inter-session or untrusted input does not reappear in systemPromptAddition stripped of its provenance.", source: "openclaw untrusted-context.ts, input-provenance.ts; seed 003 (provenance)", profiles: ALL, methods: &["assemble"], check: prov_not_laundered },
     // RFC #82137 and marker drift
     Clause { id: "CE-RFC-001", level: Must, text: "the RFC #82137 assemble fields (prePromptMessageCount, inputProvenance[], internalEvents[]) never make assemble throw.", source: "RFC #82137 (seed 000 §2)", profiles: RFC, methods: &["assemble"], check: rfc_no_throw },
-    Clause { id: "CE-RFC-002", level: Should, text: "under marker drift, volatile live input is still kept (structured signals, not text sniffing).", source: "RFC #82137 §1 (markers may change)", profiles: &["openclaw-2026.4.26+marker-drift", "openclaw-2026.9.6+marker-drift", "rfc-82137+marker-drift"], methods: &["assemble"], check: vol_kept },
+    Clause { id: "CE-RFC-002", level: Should, text: "under marker drift with the RFC's structured signals, volatile live input is still kept (structured signals, not text sniffing).", source: "RFC #82137 §1 (markers may change), §2 (prePromptMessageCount, inputProvenance[], internalEvents[])", profiles: DRIFT_STRUCTURED, methods: &["assemble"], check: vol_kept },
+    Clause { id: "CE-RFC-004", level: Info, text: "under marker drift without structured signals, volatile live input is still kept (a text-sniffing engine loses it).", source: "RFC #82137 §1 (marker texts are not a stable API)", profiles: DRIFT_TEXT_ONLY, methods: &["assemble"], check: vol_kept },
     Clause { id: "CE-RFC-003", level: Info, text: "assemble results are the same with and without the RFC fields (the engine ignores them or does not need them).", source: "RFC #82137 (non-breaking)", profiles: RFC, methods: &["assemble"], check: rfc_info },
     // provider acceptance
     Clause { id: "CE-WIRE-001", level: Must, text: "the assembled context, after the host's transcript repair, is accepted by the provider.", source: "provider-rules.md A1 (hygiene before every call), B1–B6 (provider rejections)", profiles: ALL, methods: &["assemble"], check: wire_accepted },

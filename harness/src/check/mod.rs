@@ -5,6 +5,8 @@
 
 pub mod catalogue;
 pub mod rules;
+#[cfg(test)]
+mod tests;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -61,20 +63,39 @@ pub struct Verdict {
     /// Why it failed / is not applicable / errored (one line per problem).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub details: Vec<String>,
-    /// `caught` (the engine threw) vs `uncaught` (crash, hang, protocol break) for errors.
+    /// For errors: who broke the run (Bowtie's caught vs uncaught).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error_kind: Option<String>,
+    pub error_kind: Option<ErrorKind>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ErrorKind {
+    /// The engine threw on every call the clause judges: nothing to judge.
+    Caught,
+    /// The engine crashed, hung or broke the protocol (a named driver fault).
+    Uncaught,
+    /// The harness failed (bad scenario at run time, I/O).
+    Harness,
+}
+
+impl ErrorKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Caught => "caught",
+            ErrorKind::Uncaught => "uncaught",
+            ErrorKind::Harness => "harness",
+        }
+    }
 }
 
 pub fn clause(id: &str) -> Option<&'static Clause> {
     catalogue::CLAUSES.iter().find(|c| c.id == id)
 }
 
+/// Profile lists are explicit (drift variants named); empty means every profile.
 fn applies(c: &Clause, profile: &str) -> bool {
-    if c.profiles.is_empty() {
-        return !profile.contains("+marker-drift") || c.id != "CE-RFC-002";
-    }
-    c.profiles.contains(&profile)
+    c.profiles.is_empty() || c.profiles.contains(&profile)
 }
 
 /// Every applicable clause for one trace.
@@ -90,7 +111,7 @@ pub fn evaluate(trace: &Trace, sibling: Option<&Trace>, only: &[String]) -> Vec<
         if !applies(c, &trace.profile) {
             continue;
         }
-        let mk = |status, details: Vec<String>, error_kind: Option<String>| Verdict {
+        let mk = |status, details: Vec<String>, error_kind: Option<ErrorKind>| Verdict {
             clause: c.id.into(),
             level: c.level,
             scenario: trace.scenario.clone(),
@@ -114,17 +135,18 @@ pub fn evaluate(trace: &Trace, sibling: Option<&Trace>, only: &[String]) -> Vec<
         let is_life = c.id.starts_with("CE-LIFE-001") || c.id.starts_with("CE-LIFE-002");
         match (&trace.outcome, is_life) {
             (Outcome::HarnessError { message }, _) => {
-                out.push(mk(Status::Error, vec![format!("harness error: {message}")], Some("harness".into())));
+                out.push(mk(Status::Error, vec![format!("harness error: {message}")], Some(ErrorKind::Harness)));
                 continue;
             }
             (Outcome::EngineFault { kind, message, .. }, false) => {
-                out.push(mk(Status::Error, vec![format!("engine fault {kind}: {message}")], Some("uncaught".into())));
+                out.push(mk(Status::Error, vec![format!("engine fault {kind}: {message}")], Some(ErrorKind::Uncaught)));
                 continue;
             }
             _ => {}
         }
         let v = match (c.check)(&ctx) {
-            Err(why) => mk(Status::NotApplicable, vec![why], None),
+            Err(rules::Skip::NotApplicable(why)) => mk(Status::NotApplicable, vec![why], None),
+            Err(rules::Skip::Caught(why)) => mk(Status::Error, vec![why], Some(ErrorKind::Caught)),
             Ok(problems) if problems.is_empty() => mk(Status::Pass, vec![], None),
             Ok(problems) => {
                 let status = match c.level {
@@ -145,9 +167,9 @@ pub fn evaluate(trace: &Trace, sibling: Option<&Trace>, only: &[String]) -> Vec<
 pub fn evaluate_all(traces: &[Trace], only: &[String]) -> Vec<Verdict> {
     let mut out = Vec::new();
     for t in traces {
-        let sibling = (t.profile == "rfc-82137")
-            .then(|| traces.iter().find(|s| s.scenario == t.scenario && s.profile == "openclaw-2026.9.6"))
-            .flatten();
+        // rfc-82137 is openclaw-2026.9.6 plus the RFC fields; drift variants pair up too.
+        let base = t.profile.strip_prefix("rfc-82137").map(|rest| format!("openclaw-2026.9.6{rest}"));
+        let sibling = base.and_then(|b| traces.iter().find(|s| s.scenario == t.scenario && s.profile == b));
         out.extend(evaluate(t, sibling, only));
     }
     out
@@ -164,7 +186,7 @@ pub fn print_catalogue() -> u8 {
 
 /// docs/clauses.md, generated (tested current).
 pub fn catalogue_markdown() -> String {
-    let mut s = String::from("# Contract clauses\n\nGenerated from `harness/src/check/catalogue.rs` — do not edit; `cargo xtask bless` regenerates.\n\nAn engine is **certified** for a profile when no MUST clause fails or errors (`--strict`: no SHOULD either). A clause on an optional method the engine does not implement is *not applicable*.\n\n| id | level | clause | source | profiles | needs |\n|---|---|---|---|---|---|\n");
+    let mut s = String::from("# Contract clauses\n\nGenerated from `harness/src/check/catalogue.rs` — do not edit; `cargo xtask bless` regenerates.\n\nAn engine is **certified** for a profile when no MUST clause fails or errors (`--strict`: no SHOULD either). A clause on an optional method the engine does not implement is *not applicable*; a clause whose every judged call threw is an *error (caught)*. Profiles: *all* includes the `+marker-drift` variants; a listed profile means exactly that run.\n\n| id | level | clause | source | profiles | needs |\n|---|---|---|---|---|---|\n");
     for c in catalogue::CLAUSES {
         let profiles = if c.profiles.is_empty() { "all".to_string() } else { c.profiles.join(", ") };
         s.push_str(&format!("| `{}` | {:?} | {} | {} | {} | {} |\n", c.id, c.level, c.text.replace('|', "\\|"), c.source.replace('|', "\\|"), profiles, c.methods.join(", ")));

@@ -1,6 +1,9 @@
 //! One function per clause. Each reads the trace only: `Ok(vec![])` passes,
-//! `Ok(problems)` fails with one line per problem, `Err(why)` is
-//! not-applicable (nothing in this trace exercises the clause).
+//! `Ok(problems)` fails with one line per problem, `Err(Skip::NotApplicable)`
+//! when nothing in this trace exercises the clause, and `Err(Skip::Caught)`
+//! when every call the clause would judge threw (a *caught* error in Bowtie's
+//! terms: the engine reported an error instead of a result, so there is
+//! nothing to judge — never a silent pass).
 
 use std::collections::BTreeMap;
 
@@ -11,7 +14,45 @@ use serde_json::Value;
 use super::Ctx;
 use crate::trace::{CallRecord, ReplyRecord};
 
-pub type Outcome = Result<Vec<String>, String>;
+pub type Outcome = Result<Vec<String>, Skip>;
+
+/// Why a clause gives neither pass nor fail.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Skip {
+    NotApplicable(String),
+    /// Every call the clause judges threw; the first message is kept.
+    Caught(String),
+}
+
+impl From<String> for Skip {
+    fn from(s: String) -> Skip {
+        Skip::NotApplicable(s)
+    }
+}
+
+impl From<&str> for Skip {
+    fn from(s: &str) -> Skip {
+        Skip::NotApplicable(s.to_string())
+    }
+}
+
+/// `Caught` when `cs` is non-empty, none returned, and one threw.
+fn all_threw(cs: &[&CallRecord]) -> Result<(), Skip> {
+    if !cs.is_empty() && cs.iter().all(|x| returned(x).is_none()) {
+        if let Some((x, m)) = cs.iter().find_map(|x| threw(x).map(|m| (x, m))) {
+            return Err(Skip::Caught(format!("every {} call threw; first at {}: {m:?}", x.method, at(x))));
+        }
+    }
+    Ok(())
+}
+
+/// Successful assembles, or why there are none.
+fn assembled_or_skip<'a>(c: &'a Ctx<'_>) -> Result<Vec<(&'a CallRecord, Vec<AgentMessage>, Vec<AgentMessage>)>, Skip> {
+    all_threw(&calls(c, "assemble"))?;
+    let a = assembled(c);
+    none_if_empty(&a, "successful assemble")?;
+    Ok(a)
+}
 
 fn calls<'a>(c: &'a Ctx<'_>, m: &str) -> Vec<&'a CallRecord> {
     c.trace.calls().filter(|x| x.method == m).collect()
@@ -82,6 +123,7 @@ fn text_key(m: &AgentMessage) -> String {
 fn shape(c: &Ctx<'_>, method: &str, expected: &str, ok: impl Fn(&Value) -> bool) -> Outcome {
     let cs = calls(c, method);
     none_if_empty(&cs, &format!("{method} call"))?;
+    all_threw(&cs)?;
     Ok(cs.iter().filter_map(|call| returned(call).filter(|v| !ok(v)).map(|v| format!("{}: not {expected}: {}", at(call), short(v)))).collect())
 }
 
@@ -95,6 +137,7 @@ fn no_throws(c: &Ctx<'_>, what: &str, keep: impl Fn(&CallRecord) -> bool) -> Out
 pub fn asm_shape(c: &Ctx<'_>) -> Outcome {
     let cs = calls(c, "assemble");
     none_if_empty(&cs, "assemble call")?;
+    all_threw(&cs)?;
     Ok(cs
         .iter()
         .filter_map(|call| {
@@ -107,6 +150,7 @@ pub fn asm_shape(c: &Ctx<'_>) -> Outcome {
 pub fn asm_messages_valid(c: &Ctx<'_>) -> Outcome {
     let cs = calls(c, "assemble");
     none_if_empty(&cs, "assemble call")?;
+    all_threw(&cs)?;
     let mut out = Vec::new();
     for call in cs {
         let Some(arr) = returned(call).and_then(|v| v.get("messages")).and_then(Value::as_array) else { continue };
@@ -122,6 +166,7 @@ pub fn asm_messages_valid(c: &Ctx<'_>) -> Outcome {
 pub fn asm_estimated_tokens(c: &Ctx<'_>) -> Outcome {
     let cs = calls(c, "assemble");
     none_if_empty(&cs, "assemble call")?;
+    all_threw(&cs)?;
     Ok(cs
         .iter()
         .filter_map(|call| {
@@ -163,16 +208,14 @@ pub fn pairing_problems(ms: &[AgentMessage]) -> Vec<String> {
 }
 
 pub fn asm_tool_pairing(c: &Ctx<'_>) -> Outcome {
-    let a = assembled(c);
-    none_if_empty(&a, "successful assemble")?;
+    let a = assembled_or_skip(c)?;
     Ok(a.iter()
         .flat_map(|(call, input, out)| with_diff(pairing_problems(out).into_iter().map(|p| format!("{}: {p}", at(call))).collect(), input, out))
         .collect())
 }
 
 pub fn asm_order(c: &Ctx<'_>) -> Outcome {
-    let a = assembled(c);
-    none_if_empty(&a, "successful assemble")?;
+    let a = assembled_or_skip(c)?;
     let mut out = Vec::new();
     for (call, input, output) in &a {
         let pos: BTreeMap<String, usize> = input.iter().enumerate().map(|(i, m)| (key(m), i)).collect();
@@ -192,6 +235,7 @@ pub fn asm_order(c: &Ctx<'_>) -> Outcome {
 }
 
 pub fn asm_current_turn(c: &Ctx<'_>) -> Outcome {
+    all_threw(&calls(c, "assemble"))?;
     let a = assembled(c);
     let mut relevant = 0;
     let mut out = Vec::new();
@@ -220,8 +264,7 @@ pub fn asm_current_turn(c: &Ctx<'_>) -> Outcome {
 }
 
 pub fn asm_budget(c: &Ctx<'_>) -> Outcome {
-    let a = assembled(c);
-    none_if_empty(&a, "successful assemble")?;
+    let a = assembled_or_skip(c)?;
     let mut out = Vec::new();
     for (call, _, output) in &a {
         let v = returned(call).unwrap();
@@ -238,8 +281,7 @@ pub fn asm_budget(c: &Ctx<'_>) -> Outcome {
 }
 
 pub fn asm_no_leading_tool(c: &Ctx<'_>) -> Outcome {
-    let a = assembled(c);
-    none_if_empty(&a, "successful assemble")?;
+    let a = assembled_or_skip(c)?;
     Ok(a.iter()
         .filter_map(|(call, input, out)| {
             let first = out.first()?;
@@ -252,6 +294,7 @@ pub fn asm_no_leading_tool(c: &Ctx<'_>) -> Outcome {
 }
 
 pub fn vol_kept(c: &Ctx<'_>) -> Outcome {
+    all_threw(&calls(c, "assemble"))?;
     let a = assembled(c);
     let mut relevant = 0;
     let mut out = Vec::new();
@@ -278,6 +321,7 @@ pub fn vol_kept(c: &Ctx<'_>) -> Outcome {
 }
 
 pub fn vol_provenance_kept(c: &Ctx<'_>) -> Outcome {
+    all_threw(&calls(c, "assemble"))?;
     let a = assembled(c);
     let mut relevant = 0;
     let mut out = Vec::new();
@@ -300,6 +344,7 @@ pub fn vol_provenance_kept(c: &Ctx<'_>) -> Outcome {
 }
 
 pub fn per_no_resurrection(c: &Ctx<'_>) -> Outcome {
+    all_threw(&calls(c, "assemble"))?;
     let a = assembled(c);
     let mut relevant = 0;
     let mut out = Vec::new();
@@ -324,8 +369,7 @@ pub fn per_no_resurrection(c: &Ctx<'_>) -> Outcome {
 }
 
 pub fn per_no_invention(c: &Ctx<'_>) -> Outcome {
-    let a = assembled(c);
-    none_if_empty(&a, "successful assemble")?;
+    let a = assembled_or_skip(c)?;
     let mut out = Vec::new();
     for (call, input, output) in &a {
         let sent: std::collections::BTreeSet<String> = input.iter().map(text_key).collect();
@@ -518,6 +562,40 @@ pub fn turn_commit_replay(c: &Ctx<'_>) -> Outcome {
         .collect())
 }
 
+/// Payload identity for CE-TURN-006: what the host asks the engine to make durable.
+fn commit_payload(call: &CallRecord) -> String {
+    let p = &call.params;
+    format!("{}|{}", p.get("messages").cloned().unwrap_or(Value::Null), p.get("terminal").cloned().unwrap_or(Value::Null))
+}
+
+pub fn turn_commit_conflict(c: &Ctx<'_>) -> Outcome {
+    let mut committed: BTreeMap<String, String> = BTreeMap::new();
+    let mut relevant = 0;
+    let mut out = Vec::new();
+    for call in calls(c, "commitTurn") {
+        let Some(key) = call.params.get("advancementKey").and_then(Value::as_str) else { continue };
+        let payload = commit_payload(call);
+        match committed.get(key) {
+            Some(first) if *first != payload => {
+                relevant += 1;
+                if let ReplyRecord::Ok(v) = &call.reply {
+                    out.push(format!("{}: a different payload under the committed key {key:?} was answered {}", at(call), short(v)));
+                }
+            }
+            Some(_) => {}
+            None => {
+                if returned(call).and_then(|v| v.get("status")).and_then(Value::as_str) == Some("committed") {
+                    committed.insert(key.to_string(), payload);
+                }
+            }
+        }
+    }
+    if relevant == 0 {
+        return Err("no conflicting commitTurn (same advancementKey, different payload) in this scenario".into());
+    }
+    Ok(out)
+}
+
 pub fn host_unknown_params(c: &Ctx<'_>) -> Outcome {
     let all: Vec<&CallRecord> = c.trace.calls().collect();
     none_if_empty(&all, "call")?;
@@ -529,8 +607,7 @@ pub fn host_unknown_params(c: &Ctx<'_>) -> Outcome {
 }
 
 pub fn host_fields_kept(c: &Ctx<'_>) -> Outcome {
-    let a = assembled(c);
-    none_if_empty(&a, "successful assemble")?;
+    let a = assembled_or_skip(c)?;
     let mut out = Vec::new();
     for (call, _, _) in &a {
         let input = call.params["messages"].as_array().cloned().unwrap_or_default();
@@ -582,6 +659,7 @@ pub fn life_assemble_no_throw(c: &Ctx<'_>) -> Outcome {
 }
 
 pub fn prov_not_laundered(c: &Ctx<'_>) -> Outcome {
+    all_threw(&calls(c, "assemble"))?;
     let a = assembled(c);
     let mut relevant = 0;
     let mut out = Vec::new();

@@ -2,6 +2,16 @@
 //! v1 with it (`docs/protocol.md`). Every misbehaviour becomes a named
 //! [`EngineFault`]; after a fault the process group is killed and the caller
 //! moves on (a fresh process per scenario).
+//!
+//! One exception: a [`EngineFault::Timeout`] on a request that was fully
+//! written leaves the engine running. OpenClaw's compaction safety timeout
+//! rejects with "Compaction timed out" and leaves the plugin's `compact()`
+//! promise running (openclaw
+//! `src/agents/embedded-agent-runner/compaction-safety-timeout.ts`), so a
+//! caller may go on with the same engine; the late answer is then dropped by
+//! id. Callers that do not want that call [`Engine::kill`] (the runtime does).
+//! Every other fault kills the whole process group before it is returned, and
+//! every later call on that engine returns the same fault again.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -140,6 +150,27 @@ impl EngineFault {
             | EngineFault::NoExitAfterShutdown { stderr } => stderr,
         }
     }
+
+    /// Replace the stderr slice (after a kill the slice is re-read once the
+    /// pipe has drained, so it holds everything the engine wrote).
+    fn set_stderr(&mut self, text: String) {
+        match self {
+            EngineFault::SpawnFailed { .. } => {}
+            EngineFault::CrashAtStart { stderr, .. }
+            | EngineFault::CrashMidCall { stderr, .. }
+            | EngineFault::Timeout { stderr, .. }
+            | EngineFault::NonJsonLine { stderr, .. }
+            | EngineFault::PartialLine { stderr, .. }
+            | EngineFault::WrongId { stderr, .. }
+            | EngineFault::OversizedResponse { stderr, .. }
+            | EngineFault::InvalidUtf8 { stderr, .. }
+            | EngineFault::ExitBeforeShutdown { stderr, .. }
+            | EngineFault::StderrFlood { stderr, .. }
+            | EngineFault::UnsupportedProtocolVersion { stderr, .. }
+            | EngineFault::BadHandshake { stderr, .. }
+            | EngineFault::NoExitAfterShutdown { stderr } => *stderr = text,
+        }
+    }
 }
 
 /// The engine's answer to one call: a result, or a caught error (a JS throw,
@@ -182,5 +213,7 @@ pub struct ShutdownReport {
 
 mod lines;
 mod process;
+mod spec;
 mod stderr;
 pub use process::Engine;
+pub use spec::{resolve_clawspec_exe, SpecError};

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 use std::os::unix::process::CommandExt as _;
-use std::process::Stdio;
+use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -11,11 +11,19 @@ use serde_json::{json, Value};
 use tokio::io::AsyncWriteExt;
 use tokio::process::{Child, ChildStdin};
 use tokio::sync::mpsc;
-use tokio::time::{sleep_until, Instant};
+use tokio::time::{sleep_until, timeout_at, Instant};
 
 use super::lines::{self, LineEvent};
 use super::stderr::{self, StderrBuf};
 use super::*;
+
+/// How long to wait for the stderr pipe to reach EOF once the engine is gone,
+/// so a fault carries the engine's last words. Bounded because a grandchild
+/// that escaped the group kill could hold the pipe open.
+const STDERR_DRAIN: Duration = Duration::from_millis(500);
+
+/// How often stderr growth is checked against the flood limit during a call.
+const FLOOD_CHECK: Duration = Duration::from_millis(50);
 
 /// A running engine (handshake done).
 pub struct Engine {
@@ -29,15 +37,27 @@ pub struct Engine {
     stderr_task: Option<tokio::task::JoinHandle<()>>,
     config: DriverConfig,
     next_id: u64,
+    /// Ids of calls that timed out while the engine kept running: their late
+    /// answers are dropped, not reported as wrong ids.
     given_up: BTreeSet<u64>,
-    /// stdout closed: every further call fails the same way.
-    closed: bool,
+    /// Exit status seen while waiting (the child may exit before stdout closes).
+    exit_status: Option<ExitStatus>,
+    /// The fault that ended this engine: every later call reports it again.
+    dead: Option<EngineFault>,
+}
+
+/// What happens to the process after a failed exchange.
+enum Fate {
+    /// The stream is unusable or the process is gone: kill the group.
+    Kill,
+    /// A clean timeout: the engine may still answer (late) and be used again.
+    KeepRunning,
 }
 
 struct NoHost;
 impl HostHandler for NoHost {
     fn request(&mut self, m: &str, _: &Value) -> Result<Value, RpcError> {
-        Err(RpcError { code: code::METHOD_NOT_FOUND, message: format!("{m} is not available during initialize"), data: None })
+        Err(RpcError { code: code::METHOD_NOT_FOUND, message: format!("{m} is not available during initialize or shutdown"), data: None })
     }
     fn notification(&mut self, _: &str, _: &Value) {}
 }
@@ -50,7 +70,9 @@ impl Engine {
         if let Some(d) = &spec.cwd {
             cmd.current_dir(d);
         }
-        // Own process group, so a kill reaches grandchildren too.
+        // Own process group, so one killpg reaches grandchildren too (a Node
+        // adapter's workers, a shell wrapper's real engine).
+        // SAFETY: setpgid is async-signal-safe; nothing else runs between fork and exec.
         unsafe {
             cmd.pre_exec(|| {
                 if libc::setpgid(0, 0) != 0 {
@@ -61,7 +83,7 @@ impl Engine {
         }
         let mut cmd = tokio::process::Command::from(cmd);
         cmd.kill_on_drop(true);
-        let mut child = cmd.spawn().map_err(|e| EngineFault::SpawnFailed { message: format!("cannot start `{}`: {e}", spec.program) })?;
+        let mut child = cmd.spawn().map_err(|e| spawn_failed(spec, &e))?;
         let pgid = child.id().map(|p| p as i32).unwrap_or(0);
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().expect("piped stdout");
@@ -70,19 +92,7 @@ impl Engine {
         let stderr_task = stderr::spawn_reader(err, buf.clone());
         let lines = lines::spawn_reader(stdout, config.max_line_bytes);
         let mut e = Engine {
-            init: InitializeResult {
-                protocol_version: 0,
-                info: clawspec_contract::ContextEngineInfo::new("", ""),
-                methods: vec![],
-                implementation: clawspec_contract::protocol::Implementation {
-                    name: String::new(),
-                    version: String::new(),
-                    language: None,
-                    homepage: None,
-                    extra: Default::default(),
-                },
-                extra: Default::default(),
-            },
+            init: placeholder_init(),
             child: Some(child),
             pgid,
             stdin,
@@ -92,17 +102,18 @@ impl Engine {
             config: config.clone(),
             next_id: 0,
             given_up: BTreeSet::new(),
-            closed: false,
+            exit_status: None,
+            dead: None,
         };
         let params = serde_json::to_value(init).expect("initialize params");
         let opts = CallOptions { timeout: Some(config.initialize_timeout), abort_signal: None };
         let reply = match e.call(method::INITIALIZE, params, opts, &mut NoHost).await {
             Ok(r) => r,
             Err(f) => {
+                // Exiting before the handshake is a start-up crash, whatever the code.
                 let f = match f {
-                    EngineFault::CrashMidCall { status, stderr, .. } | EngineFault::ExitBeforeShutdown { stderr, method: status } => {
-                        EngineFault::CrashAtStart { status, stderr }
-                    }
+                    EngineFault::CrashMidCall { status, stderr, .. } => EngineFault::CrashAtStart { status, stderr },
+                    EngineFault::ExitBeforeShutdown { stderr, .. } => EngineFault::CrashAtStart { status: "exit code 0".into(), stderr },
                     other => other,
                 };
                 e.kill_now().await;
@@ -114,7 +125,8 @@ impl Engine {
             Reply::Ok(v) => v,
             Reply::Threw(err) if err.code == code::UNSUPPORTED_PROTOCOL_VERSION => {
                 e.kill_now().await;
-                let detail = format!("{} (supported: {})", err.message, err.data.map(|d| d.to_string()).unwrap_or_else(|| "?".into()));
+                let supported = err.data.as_ref().and_then(|d| d.get("supported")).map(Value::to_string).unwrap_or_else(|| "not stated".into());
+                let detail = format!("{} (supported: {supported})", err.message);
                 return Err(EngineFault::UnsupportedProtocolVersion { requested: init.protocol_version, detail, stderr });
             }
             Reply::Threw(err) => {
@@ -122,11 +134,15 @@ impl Engine {
                 return Err(EngineFault::BadHandshake { detail: format!("initialize failed: {} ({})", err.message, err.code), stderr });
             }
         };
-        if let Some(v) = result.get("protocolVersion").and_then(Value::as_u64) {
-            if v != init.protocol_version as u64 {
+        // The version is checked before the shape, so an engine speaking a
+        // future protocol is named as such even if its result looks different.
+        match result.get("protocolVersion") {
+            Some(v) if v.as_u64() == Some(init.protocol_version as u64) => {}
+            Some(v) if v.is_u64() => {
                 e.kill_now().await;
                 return Err(EngineFault::UnsupportedProtocolVersion { requested: init.protocol_version, detail: format!("engine answered protocolVersion {v}"), stderr });
             }
+            _ => {}
         }
         match serde_json::from_value::<InitializeResult>(result) {
             Ok(r) => e.init = r,
@@ -146,6 +162,15 @@ impl Engine {
         self.stderr.lock().expect("stderr").since(mark)
     }
 
+    /// Let the stderr reader reach EOF (bounded) once the engine is gone.
+    async fn drain_stderr(&mut self) {
+        if let Some(t) = self.stderr_task.take() {
+            let _ = tokio::time::timeout(STDERR_DRAIN, t).await;
+        }
+    }
+
+    /// One whole line per frame, in a single write: the engine never sees a
+    /// frame split by another writer, and large payloads are not re-buffered.
     async fn write_line(&mut self, v: &impl serde::Serialize) -> std::io::Result<()> {
         let mut bytes = serde_json::to_vec(v).expect("frame serialises");
         bytes.push(b'\n');
@@ -156,113 +181,160 @@ impl Engine {
 
     /// The process ended (stdout closed or stdin broken): name how.
     async fn ended(&mut self, m: &str, mark: u64, partial: Option<String>) -> EngineFault {
-        self.closed = true;
-        let status = match self.child.as_mut() {
-            Some(c) => match tokio::time::timeout(Duration::from_secs(2), c.wait()).await {
-                Ok(Ok(s)) => Some(s),
-                _ => None,
-            },
-            None => None,
-        };
-        // The process is gone: let the stderr reader drain the pipe (bounded,
-        // in case a grandchild keeps it open) so the slice is complete.
-        if status.is_some() {
-            if let Some(t) = self.stderr_task.take() {
-                let _ = tokio::time::timeout(Duration::from_millis(500), t).await;
+        if self.exit_status.is_none() {
+            if let Some(c) = self.child.as_mut() {
+                if let Ok(Ok(s)) = tokio::time::timeout(self.config.shutdown_grace, c.wait()).await {
+                    self.exit_status = Some(s);
+                }
             }
+        }
+        if self.exit_status.is_some() {
+            self.drain_stderr().await;
         }
         let stderr = self.stderr_since(mark);
         if let Some(fragment) = partial {
             return EngineFault::PartialLine { method: m.into(), fragment, stderr };
         }
-        match status {
+        match self.exit_status {
             Some(s) if s.success() => EngineFault::ExitBeforeShutdown { method: m.into(), stderr },
             Some(s) => EngineFault::CrashMidCall { method: m.into(), status: describe(s), stderr },
-            None => EngineFault::CrashMidCall { method: m.into(), status: "stdout closed".into(), stderr },
+            None => EngineFault::CrashMidCall { method: m.into(), status: "closed stdout but kept running".into(), stderr },
         }
     }
 
     /// One request/response round trip; serves host requests meanwhile.
     pub async fn call(&mut self, m: &str, params: Value, opts: CallOptions, host: &mut dyn HostHandler) -> Result<Reply, EngineFault> {
-        let mark = self.stderr_mark();
-        if self.closed {
-            return Err(self.ended(m, mark, None).await);
+        if let Some(f) = &self.dead {
+            return Err(f.clone());
         }
+        let mark = self.stderr_mark();
+        match self.exchange(m, params, &opts, host, mark).await {
+            Ok(r) => Ok(r),
+            Err((f, Fate::KeepRunning)) => Err(f),
+            Err((mut f, Fate::Kill)) => {
+                self.kill_now().await;
+                self.drain_stderr().await;
+                f.set_stderr(self.stderr_since(mark));
+                self.dead = Some(f.clone());
+                Err(f)
+            }
+        }
+    }
+
+    async fn exchange(&mut self, m: &str, params: Value, opts: &CallOptions, host: &mut dyn HostHandler, mark: u64) -> Result<Reply, (EngineFault, Fate)> {
+        let timeout = opts.timeout.unwrap_or(if m == method::COMPACT { self.config.compact_timeout } else { self.config.call_timeout });
+        let timed_out = |s: &Self| EngineFault::Timeout { method: m.into(), timeout_ms: timeout.as_millis() as u64, stderr: s.stderr_since(mark) };
+        if self.exit_status.is_some() {
+            // It exited after answering the previous call: nothing can answer this one.
+            return Err((self.ended(m, mark, None).await, Fate::Kill));
+        }
+        let mut deadline = Instant::now() + timeout;
         self.next_id += 1;
         let id = self.next_id;
-        if self.write_line(&Request::new(id, m, params)).await.is_err() {
-            return Err(self.ended(m, mark, None).await);
+        // A hung engine that stops reading stdin must not hang the write
+        // either (a large request does not fit in the pipe buffer).
+        match timeout_at(deadline, self.write_line(&Request::new(id, m, params))).await {
+            Ok(Ok(())) => {}
+            Ok(Err(_)) => return Err((self.ended(m, mark, None).await, Fate::Kill)),
+            Err(_) => return Err((timed_out(self), Fate::Kill)),
         }
-        let timeout = opts.timeout.unwrap_or(if m == method::COMPACT { self.config.compact_timeout } else { self.config.call_timeout });
-        let mut deadline = Instant::now() + timeout;
         let mut aborted = false;
-        let mut tick = tokio::time::interval(Duration::from_millis(50));
+        let mut tick = tokio::time::interval_at(Instant::now() + FLOOD_CHECK, FLOOD_CHECK);
         loop {
             tokio::select! {
+                // Lines first: an answer already in the pipe wins over an exit
+                // or a deadline noticed in the same instant.
+                biased;
                 ev = self.lines.recv() => {
-                    let ev = ev.unwrap_or(LineEvent::Eof);
-                    match ev {
-                        LineEvent::Eof => return Err(self.ended(m, mark, None).await),
-                        LineEvent::Partial(p) => return Err(self.ended(m, mark, Some(p)).await),
-                        LineEvent::InvalidUtf8 => return Err(EngineFault::InvalidUtf8 { method: m.into(), stderr: self.stderr_since(mark) }),
-                        LineEvent::Oversized => return Err(EngineFault::OversizedResponse { method: m.into(), limit: self.config.max_line_bytes, stderr: self.stderr_since(mark) }),
-                        LineEvent::Line(line) => {
-                            if line.trim().is_empty() {
-                                continue;
+                    let line = match ev.unwrap_or(LineEvent::Eof) {
+                        LineEvent::Line(line) => line,
+                        LineEvent::Eof => return Err((self.ended(m, mark, None).await, Fate::Kill)),
+                        LineEvent::Partial(p) => return Err((self.ended(m, mark, Some(p)).await, Fate::Kill)),
+                        LineEvent::InvalidUtf8 => return Err((EngineFault::InvalidUtf8 { method: m.into(), stderr: self.stderr_since(mark) }, Fate::Kill)),
+                        LineEvent::Oversized => {
+                            let f = EngineFault::OversizedResponse { method: m.into(), limit: self.config.max_line_bytes, stderr: self.stderr_since(mark) };
+                            return Err((f, Fate::Kill));
+                        }
+                    };
+                    if line.trim().is_empty() {
+                        continue;
+                    }
+                    match Frame::decode(&line) {
+                        Err(detail) => {
+                            let shown: String = line.chars().take(200).collect();
+                            return Err((EngineFault::NonJsonLine { method: m.into(), line: shown, detail, stderr: self.stderr_since(mark) }, Fate::Kill));
+                        }
+                        Ok(Frame::Response(r)) => match r.id {
+                            Id::Num(n) if n == id => {
+                                return Ok(match r.error {
+                                    Some(e) => Reply::Threw(e),
+                                    None => Reply::Ok(r.result.unwrap_or(Value::Null)),
+                                });
                             }
-                            match Frame::decode(&line) {
-                                Err(detail) => {
-                                    let shown: String = line.chars().take(200).collect();
-                                    return Err(EngineFault::NonJsonLine { method: m.into(), line: shown, detail, stderr: self.stderr_since(mark) });
+                            // The answer to a call that already timed out: the
+                            // caller has moved on, exactly as OpenClaw's
+                            // Promise.race drops the loser.
+                            Id::Num(n) if self.given_up.remove(&n) => continue,
+                            other => {
+                                let got = match other { Id::Num(n) => n.to_string(), Id::Str(s) => format!("{s:?}") };
+                                let f = EngineFault::WrongId { method: m.into(), expected: id.to_string(), got, stderr: self.stderr_since(mark) };
+                                return Err((f, Fate::Kill));
+                            }
+                        },
+                        Ok(Frame::Request(req)) => {
+                            let resp = if req.method.starts_with("host/") {
+                                match host.request(&req.method, &req.params) {
+                                    Ok(v) => Response::ok(req.id, v),
+                                    Err(e) => Response::err(req.id, e.code, e.message, e.data),
                                 }
-                                Ok(Frame::Response(r)) => match r.id {
-                                    Id::Num(n) if n == id => {
-                                        return Ok(match r.error {
-                                            Some(e) => Reply::Threw(e),
-                                            None => Reply::Ok(r.result.unwrap_or(Value::Null)),
-                                        });
-                                    }
-                                    Id::Num(n) if self.given_up.contains(&n) => continue,
-                                    other => {
-                                        let got = match other { Id::Num(n) => n.to_string(), Id::Str(s) => format!("{s:?}") };
-                                        return Err(EngineFault::WrongId { method: m.into(), expected: id.to_string(), got, stderr: self.stderr_since(mark) });
-                                    }
-                                },
-                                Ok(Frame::Request(req)) => {
-                                    let resp = if req.method.starts_with("host/") {
-                                        match host.request(&req.method, &req.params) {
-                                            Ok(v) => Response::ok(req.id, v),
-                                            Err(e) => Response::err(req.id, e.code, e.message, e.data),
-                                        }
-                                    } else {
-                                        Response::err(req.id, code::METHOD_NOT_FOUND, format!("the host does not serve {}", req.method), None)
-                                    };
-                                    if self.write_line(&resp).await.is_err() {
-                                        return Err(self.ended(m, mark, None).await);
-                                    }
-                                }
-                                Ok(Frame::Notification(n)) => host.notification(&n.method, &n.params),
+                            } else {
+                                Response::err(req.id, code::METHOD_NOT_FOUND, format!("the host does not serve {}", req.method), None)
+                            };
+                            match timeout_at(deadline, self.write_line(&resp)).await {
+                                Ok(Ok(())) => {}
+                                Ok(Err(_)) => return Err((self.ended(m, mark, None).await, Fate::Kill)),
+                                Err(_) => return Err((timed_out(self), Fate::Kill)),
                             }
                         }
+                        Ok(Frame::Notification(n)) => host.notification(&n.method, &n.params),
                     }
                 }
+                st = wait_child(&mut self.child), if self.exit_status.is_none() => {
+                    // The process is gone but stdout may stay open (a
+                    // grandchild inherited it): read what is left for a short
+                    // while, then report the exit instead of a hang.
+                    self.exit_status = st;
+                    deadline = deadline.min(Instant::now() + self.config.shutdown_grace);
+                }
                 _ = sleep_until(deadline) => {
+                    if self.exit_status.is_some() {
+                        return Err((self.ended(m, mark, None).await, Fate::Kill));
+                    }
                     match (&opts.abort_signal, aborted) {
                         (Some(sig), false) => {
+                            // OpenClaw aborts the compaction's signal when its
+                            // safety timeout fires (compaction-safety-timeout.ts:
+                            // `timeoutController.abort(timeoutError)`); an engine
+                            // that honours it answers -32001.
                             aborted = true;
-                            let _ = self.write_line(&Notification::new(method::ABORT, json!({"signal": sig, "reason": "timeout"}))).await;
                             deadline = Instant::now() + self.config.shutdown_grace;
+                            let abort = Notification::new(method::ABORT, json!({"signal": sig, "reason": "timeout"}));
+                            match timeout_at(deadline, self.write_line(&abort)).await {
+                                Ok(Ok(())) => {}
+                                Ok(Err(_)) => return Err((self.ended(m, mark, None).await, Fate::Kill)),
+                                Err(_) => return Err((timed_out(self), Fate::Kill)),
+                            }
                         }
                         _ => {
                             self.given_up.insert(id);
-                            return Err(EngineFault::Timeout { method: m.into(), timeout_ms: timeout.as_millis() as u64, stderr: self.stderr_since(mark) });
+                            return Err((timed_out(self), Fate::KeepRunning));
                         }
                     }
                 }
                 _ = tick.tick() => {
-                    let flooded = self.stderr_mark() - mark > self.config.stderr_flood_bytes as u64;
-                    if flooded {
-                        return Err(EngineFault::StderrFlood { method: m.into(), limit: self.config.stderr_flood_bytes, stderr: self.stderr_since(mark) });
+                    if self.stderr_mark() - mark > self.config.stderr_flood_bytes as u64 {
+                        let f = EngineFault::StderrFlood { method: m.into(), limit: self.config.stderr_flood_bytes, stderr: self.stderr_since(mark) };
+                        return Err((f, Fate::Kill));
                     }
                 }
             }
@@ -271,53 +343,84 @@ impl Engine {
 
     /// Send a notification (e.g. `$/abort`).
     pub async fn notify(&mut self, m: &str, params: Value) -> Result<(), EngineFault> {
-        let mark = self.stderr_mark();
-        if self.write_line(&Notification::new(m, params)).await.is_err() {
-            return Err(self.ended(m, mark, None).await);
+        if let Some(f) = &self.dead {
+            return Err(f.clone());
         }
-        Ok(())
+        let mark = self.stderr_mark();
+        let deadline = Instant::now() + self.config.call_timeout;
+        let failed = match timeout_at(deadline, self.write_line(&Notification::new(m, params))).await {
+            Ok(Ok(())) => return Ok(()),
+            Ok(Err(_)) => self.ended(m, mark, None).await,
+            Err(_) => EngineFault::Timeout { method: m.into(), timeout_ms: self.config.call_timeout.as_millis() as u64, stderr: String::new() },
+        };
+        let mut f = failed;
+        self.kill_now().await;
+        self.drain_stderr().await;
+        f.set_stderr(self.stderr_since(mark));
+        self.dead = Some(f.clone());
+        Err(f)
     }
 
-    /// `shutdown`, wait for exit, kill the process group after the grace period.
+    /// `shutdown`: the engine must answer within the grace period and then
+    /// exit on its own within the grace period; otherwise the group is killed
+    /// and the report says why. The group is killed in every case, so
+    /// nothing the engine started outlives it.
     pub async fn shutdown(mut self) -> ShutdownReport {
         let grace = self.config.shutdown_grace;
+        let mark = self.stderr_mark();
         let answer = self.call(method::SHUTDOWN, json!({}), CallOptions { timeout: Some(grace), abort_signal: None }, &mut NoHost).await;
-        let fault = answer.err();
+        let mut fault = match answer {
+            Ok(_) => None,
+            Err(EngineFault::Timeout { .. }) => Some(EngineFault::NoExitAfterShutdown { stderr: self.stderr_since(mark) }),
+            // Exiting with 0 instead of answering still does what was asked.
+            Err(EngineFault::ExitBeforeShutdown { .. }) => None,
+            Err(f) => Some(f),
+        };
         // Closing stdin lets engines that read to EOF exit too.
         self.stdin.take();
-        let mut exited_cleanly = false;
-        let mut exit_status = None;
-        if let Some(c) = self.child.as_mut() {
-            if let Ok(Ok(s)) = tokio::time::timeout(grace, c.wait()).await {
-                exited_cleanly = fault.is_none();
-                exit_status = Some(describe(s));
+        if self.exit_status.is_none() && fault.is_none() {
+            if let Some(c) = self.child.as_mut() {
+                match tokio::time::timeout(grace, c.wait()).await {
+                    Ok(Ok(s)) => self.exit_status = Some(s),
+                    _ => fault = Some(EngineFault::NoExitAfterShutdown { stderr: self.stderr_since(mark) }),
+                }
             }
         }
-        let fault = match fault {
-            Some(f) => Some(f),
-            None if exit_status.is_none() => Some(EngineFault::NoExitAfterShutdown { stderr: self.stderr_tail() }),
-            None => None,
-        };
+        if let (None, Some(s)) = (&fault, self.exit_status) {
+            if !s.success() {
+                fault = Some(EngineFault::CrashMidCall { method: method::SHUTDOWN.into(), status: describe(s), stderr: self.stderr_since(mark) });
+            }
+        }
         self.kill_now().await;
-        ShutdownReport { exited_cleanly, exit_status, fault, stderr_tail: self.stderr_tail() }
+        self.drain_stderr().await;
+        let exited_cleanly = fault.is_none();
+        ShutdownReport { exited_cleanly, exit_status: self.exit_status.map(describe), fault, stderr_tail: self.stderr_tail() }
     }
 
+    /// SIGKILL the whole group (grandchildren included), then reap the child.
+    /// Idempotent: the group is only signalled while the child is still ours
+    /// (unreaped or just reaped), so a recycled process-group id is never hit.
     async fn kill_now(&mut self) {
-        if self.pgid > 0 {
-            // SAFETY: plain syscall on our own child's process group.
-            unsafe {
-                libc::killpg(self.pgid, libc::SIGKILL);
-            }
-        }
+        self.stdin.take();
         if let Some(mut c) = self.child.take() {
+            if self.pgid > 0 {
+                // SAFETY: plain syscall on our own child's process group.
+                unsafe {
+                    libc::killpg(self.pgid, libc::SIGKILL);
+                }
+            }
             let _ = c.start_kill();
-            let _ = c.wait().await;
+            if let Ok(s) = c.wait().await {
+                self.exit_status.get_or_insert(s);
+            }
         }
     }
 
     /// Kill the process group now (after a fault). Never leaves a zombie.
+    /// Returns the stderr tail.
     pub async fn kill(mut self) -> String {
         self.kill_now().await;
+        self.drain_stderr().await;
         self.stderr_tail()
     }
 
@@ -330,20 +433,65 @@ impl Engine {
     pub fn pid(&self) -> i32 {
         self.pgid
     }
+
+    /// The fault that ended this engine, if one did (calls then fail with it).
+    pub fn fault(&self) -> Option<&EngineFault> {
+        self.dead.as_ref()
+    }
 }
 
 impl Drop for Engine {
+    /// Last resort when an engine is dropped without `shutdown`/`kill`
+    /// (a panic, an early return): kill the group and try briefly to reap the
+    /// child here; tokio's orphan reaper collects it otherwise.
     fn drop(&mut self) {
-        if self.child.is_some() && self.pgid > 0 {
-            // SAFETY: as in kill_now; the tokio child is reaped by kill_on_drop.
-            unsafe {
-                libc::killpg(self.pgid, libc::SIGKILL);
+        if let Some(mut c) = self.child.take() {
+            if self.pgid > 0 {
+                // SAFETY: as in kill_now.
+                unsafe {
+                    libc::killpg(self.pgid, libc::SIGKILL);
+                }
+            }
+            let _ = c.start_kill();
+            for _ in 0..200 {
+                if !matches!(c.try_wait(), Ok(None)) {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(1));
             }
         }
     }
 }
 
-fn describe(s: std::process::ExitStatus) -> String {
+async fn wait_child(c: &mut Option<Child>) -> Option<ExitStatus> {
+    match c {
+        Some(c) => c.wait().await.ok(),
+        None => std::future::pending().await,
+    }
+}
+
+fn spawn_failed(spec: &EngineSpec, e: &std::io::Error) -> EngineFault {
+    let hint = match e.kind() {
+        std::io::ErrorKind::NotFound if !spec.program.contains('/') => " (not found on PATH)",
+        std::io::ErrorKind::NotFound => " (no such file)",
+        std::io::ErrorKind::PermissionDenied => " (not executable)",
+        _ => "",
+    };
+    let cwd = spec.cwd.as_ref().map(|d| format!(" in {}", d.display())).unwrap_or_default();
+    EngineFault::SpawnFailed { message: format!("cannot start `{}`{cwd}: {e}{hint}", spec.program) }
+}
+
+fn placeholder_init() -> InitializeResult {
+    InitializeResult {
+        protocol_version: 0,
+        info: clawspec_contract::ContextEngineInfo::new("", ""),
+        methods: vec![],
+        implementation: clawspec_contract::protocol::Implementation { name: String::new(), version: String::new(), language: None, homepage: None, extra: Default::default() },
+        extra: Default::default(),
+    }
+}
+
+fn describe(s: ExitStatus) -> String {
     use std::os::unix::process::ExitStatusExt;
     match (s.code(), s.signal()) {
         (Some(c), _) => format!("exit code {c}"),

@@ -42,7 +42,7 @@ pub fn junit(r: &Report) -> String {
                 )),
                 Status::Error => s.push_str(&format!(
                     "><error message=\"{}\" type=\"{}\">{}</error></testcase>\n",
-                    esc(v.details.first().map(String::as_str).unwrap_or("error")), esc(v.error_kind.as_deref().unwrap_or("error")), esc(&body)
+                    esc(v.details.first().map(String::as_str).unwrap_or("error")), esc(v.error_kind.map(|k| k.as_str()).unwrap_or("error")), esc(&body)
                 )),
             }
         }

@@ -28,7 +28,14 @@ pub fn terminal(r: &Report) -> String {
     let block = blocking(r);
     for v in notable(r) {
         let c = check::clause(&v.clause);
-        let mark = if block.contains(&v) { "FAIL" } else if v.status == Status::Warn { "warn" } else { "baselined" };
+        let kind = match (v.status, v.error_kind) {
+            (Status::Error, Some(k)) => format!("ERROR ({})", k.as_str()),
+            (Status::Error, None) => "ERROR".to_string(),
+            (Status::Warn, _) => "warn".to_string(),
+            _ => "FAIL".to_string(),
+        };
+        let forgiven = super::blocks(v, r.strict) && !block.contains(&v);
+        let mark = if forgiven { format!("{kind}, baselined") } else { kind };
         s.push_str(&format!("\n{mark} {} [{:?}] {} × {}\n", v.clause, v.level, v.scenario, v.profile));
         if let Some(c) = c {
             s.push_str(&format!("  clause: {}\n  source: {}\n", c.text, c.source));

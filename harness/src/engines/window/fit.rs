@@ -1,36 +1,55 @@
 //! Budget fitting: newest-first over tool groups (an assistant toolCall turn
-//! and its results never split), must-keep messages always in, original order
-//! preserved, and no history that starts with a tool call (#1193).
+//! and its results are kept or dropped together), must-keep messages always
+//! in, original order preserved, no orphan toolResult, and no history that
+//! starts with an assistant tool call or a tool result — after assemble
+//! OpenClaw only re-runs the pairing repair, not turn validation, so such a
+//! start reaches the provider (shared/reference/provider-rules.md, lossless-claw #1193).
 
 use clawspec_contract::tokens::estimate_message;
 use clawspec_contract::*;
 
-/// Indices of whole groups: an assistant with tool calls plus the toolResults
-/// that follow it; every other message alone.
+fn is_tool_call_turn(m: &AgentMessage) -> bool {
+    matches!(m, AgentMessage::Assistant(_)) && !m.tool_call_ids().is_empty()
+}
+
+/// Indices of whole groups, in order: an assistant with tool calls plus the
+/// toolResults directly after it that answer one of its calls; every other
+/// message alone.
 pub fn groups(ms: &[AgentMessage]) -> Vec<Vec<usize>> {
     let mut out: Vec<Vec<usize>> = Vec::new();
     for (i, m) in ms.iter().enumerate() {
-        let joins = matches!(m, AgentMessage::ToolResult(_))
-            && out.last().is_some_and(|g| {
-                matches!(ms[g[0]], AgentMessage::Assistant(_)) && !ms[g[0]].tool_call_ids().is_empty()
-            });
-        if joins {
-            out.last_mut().unwrap().push(i);
-        } else {
-            out.push(vec![i]);
+        let joins = match m {
+            AgentMessage::ToolResult(r) => out.last().is_some_and(|g| {
+                is_tool_call_turn(&ms[g[0]]) && ms[g[0]].tool_call_ids().contains(&r.tool_call_id.as_str())
+            }),
+            _ => false,
+        };
+        match out.last_mut() {
+            Some(g) if joins => g.push(i),
+            _ => out.push(vec![i]),
         }
     }
     out
 }
 
-/// Choose which messages to keep. Returns kept indices in order.
+/// A group that is a toolResult without its call: never sent to a provider.
+fn is_orphan(ms: &[AgentMessage], g: &[usize]) -> bool {
+    matches!(ms[g[0]], AgentMessage::ToolResult(_))
+}
+
+/// Choose which messages to keep within `budget` tokens. Returns kept indices
+/// in order. With `split_pairs` (a mutation) messages are fitted one by one.
 pub fn fit(ms: &[AgentMessage], budget: u64, must_keep: &[bool], split_pairs: bool) -> Vec<usize> {
     let gs: Vec<Vec<usize>> = if split_pairs { (0..ms.len()).map(|i| vec![i]).collect() } else { groups(ms) };
     let cost: Vec<u64> = ms.iter().map(estimate_message).collect();
     let mut keep = vec![false; ms.len()];
     let mut used: u64 = 0;
+    let orphan = |g: &[usize]| !split_pairs && is_orphan(ms, g);
+    for g in gs.iter().filter(|g| orphan(g)) {
+        eprintln!("window: dropping toolResult {} without its tool call", g[0]);
+    }
     // Must-keep groups first: they are in whatever the budget.
-    for g in &gs {
+    for g in gs.iter().filter(|g| !orphan(g)) {
         if g.iter().any(|&i| must_keep[i]) {
             for &i in g {
                 keep[i] = true;
@@ -40,7 +59,7 @@ pub fn fit(ms: &[AgentMessage], budget: u64, must_keep: &[bool], split_pairs: bo
     }
     // Then newest-first while it fits; stop at the first group that does not
     // fit so the kept history stays contiguous.
-    for g in gs.iter().rev() {
+    for g in gs.iter().rev().filter(|g| !orphan(g)) {
         if g.iter().all(|&i| keep[i]) {
             continue;
         }
@@ -54,12 +73,10 @@ pub fn fit(ms: &[AgentMessage], budget: u64, must_keep: &[bool], split_pairs: bo
         used += c;
     }
     let mut kept: Vec<usize> = (0..ms.len()).filter(|&i| keep[i]).collect();
-    // History must not start with an assistant tool call or a tool result.
     while let Some(&first) = kept.first() {
-        let bad = matches!(ms[first], AgentMessage::ToolResult(_))
-            || (matches!(ms[first], AgentMessage::Assistant(_)) && !ms[first].tool_call_ids().is_empty());
-        if bad && !must_keep[first] {
-            let g = gs.iter().find(|g| g.contains(&first)).cloned().unwrap_or_default();
+        let bad = matches!(ms[first], AgentMessage::ToolResult(_)) || is_tool_call_turn(&ms[first]);
+        let g = gs.iter().find(|g| g.contains(&first)).cloned().unwrap_or_default();
+        if bad && !g.iter().any(|&i| must_keep[i]) {
             kept.retain(|i| !g.contains(i));
         } else {
             break;
@@ -74,6 +91,7 @@ mod tests {
     use rstest::rstest;
     use serde_json::json;
 
+    /// user(10 tokens) · assistant call t1 (2+1) · result t1 (10) · assistant text (10) · user (1)
     fn conv() -> Vec<AgentMessage> {
         serde_json::from_value(json!([
             {"role":"user","content":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"},
@@ -85,26 +103,69 @@ mod tests {
         .unwrap()
     }
 
+    /// One assistant turn with two parallel calls and both results.
+    fn parallel() -> Vec<AgentMessage> {
+        serde_json::from_value(json!([
+            {"role":"user","content":"go"},
+            {"role":"assistant","content":[{"type":"toolCall","id":"a","name":"x","arguments":{}},{"type":"toolCall","id":"b","name":"x","arguments":{}}]},
+            {"role":"toolResult","toolCallId":"a","content":[{"type":"text","text":"aaaaaaaaaaaaaaaaaaaa"}]},
+            {"role":"toolResult","toolCallId":"b","content":[{"type":"text","text":"bbbbbbbbbbbbbbbbbbbb"}]},
+            {"role":"user","content":"next"}
+        ]))
+        .unwrap()
+    }
+
     #[rstest]
     #[case::everything_fits(1000, vec![0, 1, 2, 3, 4])]
     #[case::drops_oldest_whole_group(30, vec![3, 4])]
+    #[case::group_admitted_but_leading_tool_call_dropped(25, vec![3, 4])]
     #[case::only_tail(2, vec![4])]
+    #[case::tail_even_over_budget(0, vec![4])]
     fn fits_newest_first(#[case] budget: u64, #[case] expect: Vec<usize>) {
         let ms = conv();
         let must = vec![false, false, false, false, true];
         assert_eq!(fit(&ms, budget, &must, false), expect);
     }
 
+    #[rstest]
+    #[case::all(100, vec![0, 1, 2, 3, 4])]
+    #[case::parallel_results_go_together(15, vec![4])]
+    fn parallel_calls_stay_whole(#[case] budget: u64, #[case] expect: Vec<usize>) {
+        let ms = parallel();
+        assert_eq!(fit(&ms, budget, &[false, false, false, false, true], false), expect);
+    }
+
     #[test]
-    fn never_starts_with_a_tool_call() {
+    fn a_must_keep_result_pulls_in_its_call() {
         let ms = conv();
-        // budget admits the tool group + tail but not the first user message
-        let kept = fit(&ms, 31, &[false, false, false, false, true], false);
-        assert!(!matches!(ms[kept[0]], AgentMessage::Assistant(_) | AgentMessage::ToolResult(_)) || kept[0] == 3, "{kept:?}");
+        assert_eq!(fit(&ms, 0, &[false, false, true, false, true], false), vec![1, 2, 4]);
+    }
+
+    #[test]
+    fn orphan_results_are_never_emitted() {
+        let ms: Vec<AgentMessage> = serde_json::from_value(json!([
+            {"role":"user","content":"q"},
+            {"role":"toolResult","toolCallId":"gone","content":[{"type":"text","text":"r"}]},
+            {"role":"assistant","content":[{"type":"toolCall","id":"t","name":"x","arguments":{}}]},
+            {"role":"toolResult","toolCallId":"other","content":[{"type":"text","text":"r"}]},
+            {"role":"user","content":"u"}
+        ]))
+        .unwrap();
+        assert_eq!(groups(&ms), vec![vec![0], vec![1], vec![2], vec![3], vec![4]]);
+        assert_eq!(fit(&ms, 1000, &[false, true, false, false, true], false), vec![0, 2, 4]);
+    }
+
+    #[test]
+    fn split_pairs_mutation_can_split() {
+        let ms = conv();
+        let must = [false, false, true, false, true];
+        assert_eq!(fit(&ms, 0, &must, true), vec![2, 4], "the result without its call");
+        assert_eq!(fit(&ms, 0, &must, false), vec![1, 2, 4]);
     }
 
     #[test]
     fn groups_keep_pairs() {
         assert_eq!(groups(&conv()), vec![vec![0], vec![1, 2], vec![3], vec![4]]);
+        assert_eq!(groups(&parallel()), vec![vec![0], vec![1, 2, 3], vec![4]]);
     }
 }

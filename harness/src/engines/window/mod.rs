@@ -1,144 +1,101 @@
-//! The `window` reference engine: keeps its own store (ingest, afterTurn,
-//! commitTurn, bootstrap), assembles newest-first within `tokenBudget`, keeps
-//! tool pairs, the current turn and volatile live input, and compacts by asking
-//! the host's `llm.complete` for a summary. Deterministic. `Mutation` gives the
-//! one-defect variants used to prove that each MUST clause catches its defect.
+//! The `window` reference engine, written to be read by engine authors:
+//!
+//! * keeps its own per-session store ([`store`]) fed by `ingest`,
+//!   `ingestBatch`, `afterTurn` (new = `messages[prePromptMessageCount..]`),
+//!   idempotent `commitTurn` and idempotent `bootstrap` from the OpenClaw
+//!   JSONL session file;
+//! * assembles from the host's pipeline history plus its compaction summary,
+//!   newest-first within `tokenBudget`, never splitting tool pairs, always
+//!   keeping the current turn and volatile live input ([`assemble`], [`fit`],
+//!   [`volatile`]);
+//! * compacts by asking the host's `llm.complete` for a summary ([`compact`]);
+//! * follows subagents with rollback handles.
+//!
+//! Deterministic: no clocks, no randomness, BTreeMaps only. [`Mutation`]
+//! switches in exactly one defect for the mutant engines.
 
+mod assemble;
+mod compact;
 mod fit;
+mod mutation;
+mod store;
 mod volatile;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use clawspec_contract::info::{CURRENT_TURN_FENCE_V1, TURN_ADVANCEMENT_IDEMPOTENCY_V1};
-use clawspec_contract::tokens::{estimate_message, estimate_messages, estimate_text};
 use clawspec_contract::*;
 use serde_json::{json, Value};
 
-use super::serve::{Engine, Fail, HostLink, Outcome};
+pub use mutation::{mutation, Mutation, MUTATIONS};
 
-/// One deliberate defect each (`clawspec engine window:<name>`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mutation {
-    None,
-    DropVolatileTail,
-    SplitToolPair,
-    ExceedBudget,
-    NanTokens,
-    OmitMessages,
-    ReingestSuppressed,
-    NonIdempotentBootstrap,
-    CommitNeverDuplicate,
-    CrashOnCustomRole,
-    NoopCompact,
-    LaunderProvenance,
-    ReorderMessages,
-    DropCurrentTurn,
-    BadMessage,
-    CompactBadShape,
-    CompactLies,
-    CompactNanCounts,
-    BootstrapBadShape,
-    IngestBadShape,
-    ThrowInAfterTurn,
-    MaintainBadShape,
-    CommitBadStatus,
-    RejectUnknownParams,
-    HangInCompact,
-    ThrowOnImages,
-    ThrowOnRfcFields,
-    SpawnBadShape,
-    RollbackThrows,
-    BadImageType,
-}
-
-pub const MUTATIONS: &[(&str, Mutation)] = &[
-    ("drop-volatile-tail", Mutation::DropVolatileTail),
-    ("split-tool-pair", Mutation::SplitToolPair),
-    ("exceed-budget", Mutation::ExceedBudget),
-    ("nan-tokens", Mutation::NanTokens),
-    ("omit-messages", Mutation::OmitMessages),
-    ("reingest-suppressed", Mutation::ReingestSuppressed),
-    ("nonidempotent-bootstrap", Mutation::NonIdempotentBootstrap),
-    ("commit-never-duplicate", Mutation::CommitNeverDuplicate),
-    ("crash-on-custom-role", Mutation::CrashOnCustomRole),
-    ("noop-compact", Mutation::NoopCompact),
-    ("launder-provenance", Mutation::LaunderProvenance),
-    ("reorder-messages", Mutation::ReorderMessages),
-    ("drop-current-turn", Mutation::DropCurrentTurn),
-    ("bad-message", Mutation::BadMessage),
-    ("compact-bad-shape", Mutation::CompactBadShape),
-    ("compact-lies", Mutation::CompactLies),
-    ("compact-nan-counts", Mutation::CompactNanCounts),
-    ("bootstrap-bad-shape", Mutation::BootstrapBadShape),
-    ("ingest-bad-shape", Mutation::IngestBadShape),
-    ("throw-in-after-turn", Mutation::ThrowInAfterTurn),
-    ("maintain-bad-shape", Mutation::MaintainBadShape),
-    ("commit-bad-status", Mutation::CommitBadStatus),
-    ("reject-unknown-params", Mutation::RejectUnknownParams),
-    ("hang-in-compact", Mutation::HangInCompact),
-    ("throw-on-images", Mutation::ThrowOnImages),
-    ("throw-on-rfc-fields", Mutation::ThrowOnRfcFields),
-    ("spawn-bad-shape", Mutation::SpawnBadShape),
-    ("rollback-throws", Mutation::RollbackThrows),
-    ("bad-image-type", Mutation::BadImageType),
-];
-
-pub fn mutation(name: &str) -> Option<Mutation> {
-    MUTATIONS.iter().find(|(n, _)| *n == name).map(|(_, m)| *m)
-}
-
-#[derive(Default)]
-struct Session {
-    store: Vec<AgentMessage>,
-    keys: BTreeSet<String>,
-    /// Fingerprints of messages replaced by `summary`.
-    covered: BTreeSet<String>,
-    summary: Option<String>,
-    commits: BTreeMap<String, String>,
-}
+use super::serve::{abort_signal, dispatch, Engine, Fail, HostLink, Outcome};
+use store::{AddPolicy, Commit, Session};
 
 pub struct Window {
     mutation: Mutation,
+    /// `engineConfig.ownsCompaction` (default false: the host keeps its
+    /// overflow precheck and tool-result guard).
     owns_compaction: bool,
+    /// `engineConfig.durable` (default true): declare `transcriptSemantics`
+    /// and `commitTurn`, so 2026.8.2+ hosts admit durable turns to this engine.
     durable: bool,
     sessions: BTreeMap<String, Session>,
-    rollbacks: BTreeMap<String, String>,
+    /// Outstanding rollback handle → the child session it prepared.
+    spawned: BTreeMap<String, String>,
     next_handle: u64,
+    /// (childSessionKey, reason) of every `onSubagentEnded`, in order.
     ended: Vec<(String, String)>,
-}
-
-impl Window {
-    pub fn new(mutation: Mutation) -> Self {
-        Window { mutation, owns_compaction: false, durable: true, sessions: BTreeMap::new(), rollbacks: BTreeMap::new(), next_handle: 0, ended: vec![] }
-    }
-
-    fn session(&mut self, params: &Value) -> &mut Session {
-        let id = params.get("sessionId").and_then(Value::as_str).unwrap_or("default").to_string();
-        self.sessions.entry(id).or_default()
-    }
-}
-
-fn fingerprint(m: &AgentMessage) -> String {
-    let ts = serde_json::to_value(m).ok().and_then(|v| v.get("timestamp").cloned()).unwrap_or(Value::Null);
-    format!("{}|{ts}|{}", m.role(), m.text())
 }
 
 fn parse_messages(v: &Value) -> Result<Vec<AgentMessage>, Fail> {
     serde_json::from_value(v.clone()).map_err(|e| Fail::Threw(format!("window: cannot read messages: {e}")))
 }
 
-fn store(s: &mut Session, ms: impl IntoIterator<Item = AgentMessage>, mutation: Mutation) -> usize {
-    let mut n = 0;
-    for m in ms {
-        if volatile::is_unpersisted_announce(&m) && mutation != Mutation::ReingestSuppressed {
-            continue;
-        }
-        if s.keys.insert(fingerprint(&m)) || mutation == Mutation::NonIdempotentBootstrap {
-            s.store.push(m);
-            n += 1;
+fn str_param<'a>(params: &'a Value, key: &str) -> &'a str {
+    params.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+impl Window {
+    pub fn new(mutation: Mutation) -> Self {
+        Window {
+            mutation,
+            owns_compaction: false,
+            durable: true,
+            sessions: BTreeMap::new(),
+            spawned: BTreeMap::new(),
+            next_handle: 0,
+            ended: vec![],
         }
     }
-    n
+
+    /// Sessions are keyed by `sessionId` (what every lifecycle method carries).
+    fn session(&mut self, params: &Value) -> &mut Session {
+        let id = params.get("sessionId").and_then(Value::as_str).unwrap_or("default").to_string();
+        self.sessions.entry(id).or_default()
+    }
+
+    fn policy(&self) -> AddPolicy {
+        AddPolicy {
+            keep_unpersisted_announces: self.mutation == Mutation::ReingestSuppressed,
+            allow_duplicates: self.mutation == Mutation::NonIdempotentBootstrap,
+        }
+    }
+
+    fn add(&mut self, params: &Value, ms: Vec<AgentMessage>) -> Result<usize, Fail> {
+        self.check_custom(&ms)?;
+        let policy = self.policy();
+        Ok(self.session(params).add(ms, policy))
+    }
+
+    /// The `crash-on-custom-role` defect: the process dies on a `custom` message.
+    fn check_custom(&self, ms: &[AgentMessage]) -> Result<(), Fail> {
+        if self.mutation == Mutation::CrashOnCustomRole && ms.iter().any(|m| matches!(m, AgentMessage::Custom(_))) {
+            eprintln!("window: custom role — crashing (mutation)");
+            std::process::exit(3);
+        }
+        Ok(())
+    }
 }
 
 impl Engine for Window {
@@ -157,6 +114,7 @@ impl Engine for Window {
         }
         let mut info = json!({"id": "window", "name": "clawspec window engine", "version": env!("CARGO_PKG_VERSION"), "ownsCompaction": self.owns_compaction});
         if self.durable {
+            // Both values, or `context-engine-admission.ts` runs admitted turns on legacy.
             methods.insert(4, "commitTurn");
             info["transcriptSemantics"] = json!({"currentTurnFence": CURRENT_TURN_FENCE_V1, "turnAdvancementIdempotency": TURN_ADVANCEMENT_IDEMPOTENCY_V1});
         }
@@ -168,140 +126,58 @@ impl Engine for Window {
     }
 
     fn call(&mut self, method: &str, params: Value, host: &mut HostLink<'_>) -> Outcome {
-        if let Some(r) = self.mutate_before(method, &params) {
+        if let Some(r) = self.mutation.before(method, &params) {
             return r;
         }
-        let out = self.dispatch(method, params, host)?;
-        Ok(self.mutate_after(method, out))
+        let out = dispatch(self, method, params, host)?;
+        Ok(self.mutation.after(method, out))
     }
-}
 
-impl Window {
-    /// Mutations that replace a call's behaviour outright.
-    fn mutate_before(&self, method: &str, params: &Value) -> Option<Outcome> {
-        use Mutation::*;
-        match (self.mutation, method) {
-            (RejectUnknownParams, _) if params.get("runtimeSettings").is_some() => {
-                Some(Err(Fail::Threw("Unrecognized key(s) in object: 'runtimeSettings'".into())))
-            }
-            (ThrowInAfterTurn, "afterTurn") => Some(Err(Fail::Threw("afterTurn exploded".into()))),
-            (HangInCompact, "compact") => {
-                std::thread::sleep(std::time::Duration::from_secs(3600));
-                Option::None
-            }
-            (ThrowOnImages, "assemble") if params["messages"].to_string().contains("\"type\":\"image\"") => {
-                Some(Err(Fail::Threw("cannot handle image blocks".into())))
-            }
-            (ThrowOnRfcFields, "assemble") if params.get("inputProvenance").is_some() => {
-                Some(Err(Fail::Threw("unexpected field inputProvenance".into())))
-            }
-            (RollbackThrows, "rollback") => Some(Err(Fail::Threw("rollback failed".into()))),
-            _ => Option::None,
+    fn ingest(&mut self, params: Value, _host: &mut HostLink<'_>) -> Outcome {
+        let m: AgentMessage = serde_json::from_value(params["message"].clone()).map_err(|e| Fail::Threw(format!("window: cannot read message: {e}")))?;
+        let n = self.add(&params, vec![m])?;
+        Ok(json!({"ingested": n > 0}))
+    }
+
+    fn ingest_batch(&mut self, params: Value, _host: &mut HostLink<'_>) -> Outcome {
+        let ms = parse_messages(&params["messages"])?;
+        let n = self.add(&params, ms)?;
+        Ok(json!({"ingestedCount": n}))
+    }
+
+    /// `messages` is the assembled view plus the new turn; only
+    /// `messages[prePromptMessageCount..]` is new (openclaw-contract.md §4.4).
+    fn after_turn(&mut self, params: Value, _host: &mut HostLink<'_>) -> Outcome {
+        let mut ms = parse_messages(&params["messages"])?;
+        self.check_custom(&ms)?;
+        let pre = (params["prePromptMessageCount"].as_u64().unwrap_or(0) as usize).min(ms.len());
+        self.add(&params, ms.split_off(pre))?;
+        Ok(Value::Null)
+    }
+
+    fn commit_turn(&mut self, params: Value, _host: &mut HostLink<'_>) -> Outcome {
+        if !self.durable {
+            return Err(Fail::NotImplemented);
+        }
+        let key = str_param(&params, "advancementKey");
+        if params["admission"]["logicalTurnId"].as_str() != Some(key) {
+            return Err(Fail::Threw(format!("commitTurn: advancementKey {key:?} does not match admission.logicalTurnId")));
+        }
+        // The committed range and its terminal entry identify the turn; host
+        // extras such as runtimeSettings may differ between replays.
+        let payload = json!([params["messages"], params["terminal"]["entryId"]]).to_string();
+        let ms = parse_messages(&params["messages"])?;
+        self.check_custom(&ms)?;
+        let (policy, always) = (self.policy(), self.mutation == Mutation::CommitNeverDuplicate);
+        let key = key.to_string();
+        match self.session(&params).commit(&key, payload, ms, policy, always).map_err(Fail::Threw)? {
+            Commit::Committed => Ok(json!({"status": "committed"})),
+            Commit::Duplicate => Ok(json!({"status": "duplicate"})),
         }
     }
 
-    /// Mutations that corrupt a call's result.
-    fn mutate_after(&self, method: &str, mut out: Value) -> Value {
-        use Mutation::*;
-        match (self.mutation, method) {
-            (BadMessage, "assemble") => {
-                if let Some(a) = out["messages"].as_array_mut() {
-                    a.push(json!({"role": "tool", "content": "tool output in the wrong shape"}));
-                }
-            }
-            (BadImageType, "assemble") => {
-                // Re-encodes images as BMP, which no provider accepts.
-                for m in out["messages"].as_array_mut().into_iter().flatten() {
-                    for b in m["content"].as_array_mut().into_iter().flatten() {
-                        if b["type"] == "image" {
-                            b["mimeType"] = json!("image/bmp");
-                        }
-                    }
-                }
-            }
-            (CompactBadShape, "compact") => out = json!({"done": true}),
-            (CompactLies, "compact") => {
-                out = json!({"ok": true, "compacted": true, "result": {"summary": "(nothing)", "tokensBefore": 100, "tokensAfter": 5000}})
-            }
-            (CompactNanCounts, "compact") => {
-                out = json!({"ok": true, "compacted": false, "reason": "skipped", "result": {"tokensBefore": null}})
-            }
-            (BootstrapBadShape, "bootstrap") => out = json!({}),
-            (IngestBadShape, "ingest") => out = json!({}),
-            (IngestBadShape, "ingestBatch") => out = json!({"ingestedCount": 1_000_000}),
-            (MaintainBadShape, "maintain") => out = json!({"ok": true}),
-            (CommitBadStatus, "commitTurn") => out = json!({"status": "ok"}),
-            (SpawnBadShape, "prepareSubagentSpawn") => out = json!({"rollback": "function"}),
-            _ => {}
-        }
-        out
-    }
-
-    fn dispatch(&mut self, method: &str, params: Value, host: &mut HostLink<'_>) -> Outcome {
-        match method {
-            "bootstrap" => self.bootstrap(&params),
-            "ingest" => {
-                let m: AgentMessage = serde_json::from_value(params["message"].clone()).map_err(|e| Fail::Threw(e.to_string()))?;
-                self.check_custom(std::slice::from_ref(&m))?;
-                let mu = self.mutation;
-                let n = store(self.session(&params), [m], mu);
-                Ok(json!({"ingested": n > 0}))
-            }
-            "ingestBatch" => {
-                let ms = parse_messages(&params["messages"])?;
-                self.check_custom(&ms)?;
-                let mu = self.mutation;
-                let n = store(self.session(&params), ms, mu);
-                Ok(json!({"ingestedCount": n}))
-            }
-            "afterTurn" => {
-                let ms = parse_messages(&params["messages"])?;
-                self.check_custom(&ms)?;
-                let pre = params["prePromptMessageCount"].as_u64().unwrap_or(0) as usize;
-                let mu = self.mutation;
-                store(self.session(&params), ms.into_iter().skip(pre), mu);
-                Ok(Value::Null)
-            }
-            "commitTurn" => self.commit_turn(&params),
-            "assemble" => self.assemble(&params),
-            "compact" => self.compact(&params, host),
-            "maintain" => Ok(json!({"changed": false, "bytesFreed": 0, "rewrittenEntries": 0})),
-            "prepareSubagentSpawn" => {
-                self.next_handle += 1;
-                let h = format!("rb-{}", self.next_handle);
-                let child = params["childSessionKey"].as_str().unwrap_or_default().to_string();
-                self.rollbacks.insert(h.clone(), child);
-                Ok(json!({"rollback": {"$handle": h}}))
-            }
-            "rollback" => {
-                let h = params["handle"].as_str().unwrap_or_default();
-                match self.rollbacks.remove(h) {
-                    Some(_) => Ok(Value::Null),
-                    None => Err(Fail::Threw(format!("unknown rollback handle {h}"))),
-                }
-            }
-            "onSubagentEnded" => {
-                self.ended.push((params["childSessionKey"].as_str().unwrap_or_default().into(), params["reason"].as_str().unwrap_or_default().into()));
-                Ok(Value::Null)
-            }
-            "dispose" => {
-                self.sessions.clear();
-                Ok(Value::Null)
-            }
-            _ => Err(Fail::NotImplemented),
-        }
-    }
-
-    fn check_custom(&self, ms: &[AgentMessage]) -> Result<(), Fail> {
-        if self.mutation == Mutation::CrashOnCustomRole && ms.iter().any(|m| matches!(m, AgentMessage::Custom(_))) {
-            eprintln!("window: custom role — crashing (mutation)");
-            std::process::exit(3);
-        }
-        Ok(())
-    }
-
-    /// Import the OpenClaw JSONL transcript; idempotent (fingerprints).
-    fn bootstrap(&mut self, params: &Value) -> Outcome {
+    /// Import the session transcript; running it again imports nothing new.
+    fn bootstrap(&mut self, params: Value, _host: &mut HostLink<'_>) -> Outcome {
         let Some(path) = params.get("sessionFile").and_then(Value::as_str) else {
             return Ok(json!({"bootstrapped": false, "reason": "no sessionFile"}));
         };
@@ -309,222 +185,316 @@ impl Window {
             Ok(t) => t,
             Err(e) => return Ok(json!({"bootstrapped": false, "reason": format!("cannot read session file: {e}")})),
         };
-        let mut ms = Vec::new();
-        for line in text.lines() {
-            let Ok(v) = serde_json::from_str::<Value>(line) else { continue };
-            if v.get("type").and_then(Value::as_str) == Some("message") {
-                if let Ok(m) = serde_json::from_value::<AgentMessage>(v["message"].clone()) {
-                    if !m.is_runtime_context_carrier() {
-                        ms.push(m);
-                    }
-                }
-            }
+        let (ms, skipped) = store::read_session_file(&text);
+        if skipped > 0 {
+            eprintln!("window: bootstrap skipped {skipped} unreadable line(s) of {path}");
         }
-        self.check_custom(&ms)?;
-        let mu = self.mutation;
-        let n = store(self.session(params), ms, mu);
+        let n = self.add(&params, ms)?;
         Ok(json!({"bootstrapped": true, "importedMessages": n}))
     }
 
-    fn commit_turn(&mut self, params: &Value) -> Outcome {
-        let key = params["advancementKey"].as_str().unwrap_or_default().to_string();
-        if params["admission"]["logicalTurnId"].as_str() != Some(key.as_str()) {
-            return Err(Fail::Threw(format!("commitTurn: advancementKey {key:?} does not match admission.logicalTurnId")));
+    fn assemble(&mut self, params: Value, _host: &mut HostLink<'_>) -> Outcome {
+        if self.mutation == Mutation::CrashOnCustomRole {
+            self.check_custom(&parse_messages(&params["messages"])?)?;
         }
-        let payload = serde_json::to_string(&json!([params["messages"], params["terminal"]["entryId"]])).unwrap();
-        let ms = parse_messages(&params["messages"])?;
-        self.check_custom(&ms)?;
-        let mu = self.mutation;
-        let s = self.session(params);
-        match s.commits.get(&key) {
-            Some(prev) if *prev == payload && mu != Mutation::CommitNeverDuplicate => return Ok(json!({"status": "duplicate"})),
-            Some(prev) if *prev != payload => {
-                return Err(Fail::Threw(format!("commitTurn: {key} was already committed with a different payload")));
-            }
-            _ => {}
-        }
-        s.commits.insert(key, payload);
-        store(s, ms, mu);
-        Ok(json!({"status": "committed"}))
-    }
-
-    fn assemble(&mut self, params: &Value) -> Outcome {
-        let mut ms = parse_messages(&params["messages"])?;
-        self.check_custom(&ms)?;
-        let budget = params.get("tokenBudget").and_then(Value::as_u64).unwrap_or(u64::MAX / 4);
         let mutation = self.mutation;
-        let (summary, covered) = {
-            let s = self.session(params);
-            (s.summary.clone(), s.covered.clone())
-        };
-        // Replace what the last compaction covered by its summary.
-        let mut with_summary = Vec::with_capacity(ms.len() + 1);
-        let mut summary_inserted = false;
-        let mut origin = Vec::with_capacity(ms.len() + 1);
-        for (i, m) in ms.drain(..).enumerate() {
-            if covered.contains(&fingerprint(&m)) {
-                if !summary_inserted {
-                    if let Some(s) = &summary {
-                        with_summary.push(summary_message(s));
-                        origin.push(None);
-                    }
-                    summary_inserted = true;
-                }
-                continue;
-            }
-            with_summary.push(m);
-            origin.push(Some(i));
-        }
-        let ms = with_summary;
-        // The live turn: from prePromptMessageCount (RFC) if given; with a
-        // separate `prompt` nothing in messages is live; otherwise everything
-        // after the last final assistant answer.
-        let n = ms.len();
-        let last_final = ms.iter().rposition(|m| matches!(m, AgentMessage::Assistant(_)) && m.tool_call_ids().is_empty());
-        let boundary = match params.get("prePromptMessageCount").and_then(Value::as_u64) {
-            Some(b) => origin.iter().position(|o| o.is_some_and(|i| i >= b as usize)).unwrap_or(n),
-            None if params.get("prompt").is_some() => n,
-            None => last_final.map(|i| i + 1).unwrap_or(0),
-        };
-        let tail_start = last_final.map(|i| i + 1).unwrap_or(0).min(boundary);
-        let mut must = vec![false; n];
-        for i in 0..n {
-            let live = i >= boundary;
-            let vol = i >= tail_start && origin[i].is_some_and(|o| volatile::is_volatile(&ms[i], o, params));
-            must[i] = match mutation {
-                Mutation::DropVolatileTail => live && !vol,
-                Mutation::DropCurrentTurn => false,
-                _ => live || vol,
-            };
-        }
-        if mutation == Mutation::DropVolatileTail {
-            // The defect: rebuild from the store and drop unrecognised live input.
-            for i in 0..n {
-                if i >= tail_start && origin[i].is_some_and(|o| volatile::is_volatile(&ms[i], o, params)) {
-                    must[i] = false;
-                }
-            }
-        }
-        let fit_budget = if mutation == Mutation::ExceedBudget { u64::MAX / 4 } else { budget };
-        let mut kept = fit::fit(&ms, fit_budget, &must, mutation == Mutation::SplitToolPair);
-        if mutation == Mutation::DropVolatileTail {
-            kept.retain(|&i| !(i >= tail_start && origin[i].is_some_and(|o| volatile::is_volatile(&ms[i], o, params))));
-        }
-        if mutation == Mutation::DropCurrentTurn {
-            kept.retain(|&i| i < boundary);
-        }
-        if mutation == Mutation::SplitToolPair {
-            // Drop the first tool result that follows a kept call.
-            if let Some(pos) = kept.iter().position(|&i| matches!(ms[i], AgentMessage::ToolResult(_))) {
-                kept.remove(pos);
-            }
-        }
-        let mut out: Vec<AgentMessage> = kept.iter().map(|&i| ms[i].clone()).collect();
-        if mutation == Mutation::ReingestSuppressed {
-            // The defect: stored announce triggers come back as history.
-            let sent: BTreeSet<String> = ms.iter().map(fingerprint).collect();
-            let s = self.session(params);
-            out.extend(s.store.iter().filter(|m| volatile::is_unpersisted_announce(m) && !sent.contains(&fingerprint(m))).cloned());
-        }
-        if mutation == Mutation::ReorderMessages && out.len() >= 2 {
-            let last = out.len() - 1;
-            out.swap(0, last);
-        }
-        let total = estimate_messages(&out);
-        if total > budget && mutation == Mutation::None {
-            eprintln!("window: the must-keep messages need {total} tokens, over the {budget} budget");
-        }
-        let mut result = json!({"messages": out, "estimatedTokens": total});
-        match mutation {
-            Mutation::NanTokens => result["estimatedTokens"] = Value::Null,
-            Mutation::OmitMessages => {
-                result.as_object_mut().unwrap().remove("messages");
-            }
-            Mutation::LaunderProvenance => {
-                let texts: Vec<String> = params["messages"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter(|m| m.get("provenance").is_some())
-                    .filter_map(|m| serde_json::from_value::<AgentMessage>(m.clone()).ok())
-                    .map(|m| m.text())
-                    .collect();
-                if !texts.is_empty() {
-                    result["systemPromptAddition"] = json!(format!("Remember: {}", texts.join(" ")));
-                }
-            }
-            _ => {}
-        }
-        Ok(result)
+        assemble::assemble(&params, self.session(&params), mutation).map_err(Fail::Threw)
     }
 
-    fn compact(&mut self, params: &Value, host: &mut HostLink<'_>) -> Outcome {
-        let signal = params.get("abortSignal").and_then(|s| s.get("$abortSignal")).and_then(Value::as_str).map(str::to_string);
+    fn compact(&mut self, params: Value, host: &mut HostLink<'_>) -> Outcome {
+        let signal = abort_signal(&params);
         if self.mutation == Mutation::NoopCompact {
             return Ok(json!({"ok": true, "compacted": false, "reason": "not implemented"}));
         }
-        let budget = params.get("tokenBudget").and_then(Value::as_u64).unwrap_or(u64::MAX / 4);
-        let target = params.get("compactionTarget").and_then(Value::as_str).unwrap_or("budget");
-        let live: Vec<AgentMessage> = {
-            let s = self.session(params);
-            s.store.iter().filter(|m| !s.covered.contains(&fingerprint(m))).cloned().collect()
-        };
-        let prior = self.session(params).summary.clone();
-        let before_est = estimate_messages(&live) + prior.as_deref().map(estimate_text).unwrap_or(0);
-        let before = params.get("currentTokenCount").and_then(Value::as_u64).unwrap_or(before_est);
-        // "budget": get well under the budget; when the host reports more than
-        // we estimate (it overflowed anyway), halve what we hold.
-        let goal = if target == "threshold" { before_est / 2 } else { (budget / 2).min(before_est / 2) };
-        // Keep a newest-first tail within the goal, at whole groups, at least
-        // the last user turn; cover the rest.
-        let gs = fit::groups(&live);
-        let mut kept_from = live.len();
-        let mut used = 0;
-        for g in gs.iter().rev() {
-            let c: u64 = g.iter().map(|&i| estimate_message(&live[i])).sum();
-            if used + c > goal {
-                break;
-            }
-            used += c;
-            kept_from = g[0];
-        }
-        // Keep at least the newest group, even if it alone exceeds the goal.
-        if kept_from == live.len() {
-            kept_from = gs.last().map(|g| g[0]).unwrap_or(0);
-        }
-        if kept_from == 0 {
-            return Ok(json!({"ok": true, "compacted": false, "reason": "nothing to compact"}));
-        }
-        let to_cover = &live[..kept_from];
-        let mut request: Vec<Value> = Vec::new();
-        if let Some(p) = &prior {
-            request.push(json!({"role": "user", "content": format!("Previous summary: {p}")}));
-        }
-        request.extend(to_cover.iter().map(|m| serde_json::to_value(m).unwrap()));
-        let instructions = params.get("customInstructions").and_then(Value::as_str).unwrap_or("Summarize the conversation so far.");
-        let summary = match host.request("host/llm.complete", json!({"forCall": host.current_call, "systemPrompt": instructions, "messages": request, "maxTokens": 512})) {
-            Ok(v) => v.get("text").and_then(Value::as_str).unwrap_or_default().to_string(),
-            Err(e) => {
-                eprintln!("window: llm.complete failed ({e}); summarising by truncation");
-                to_cover.iter().map(|m| m.text()).collect::<Vec<_>>().join(" ").chars().take(400).collect()
-            }
-        };
         if host.is_aborted(signal.as_deref()) {
             return Err(Fail::Aborted);
         }
-        let after = estimate_text(&summary) + estimate_messages(&live[kept_from..]);
-        if after >= before {
-            return Ok(json!({"ok": true, "compacted": false, "reason": "summary would not be smaller"}));
+        let (kept_from, tokens_before) = match compact::plan(self.session(&params), &params) {
+            compact::Plan::Nothing { reason } => return Ok(json!({"ok": true, "compacted": false, "reason": reason})),
+            compact::Plan::Cover { kept_from, tokens_before } => (kept_from, tokens_before),
+        };
+        let request = compact::summary_request(self.session(&params), kept_from, &params, &host.current_call.clone());
+        let summary = match host.request(clawspec_contract::protocol::method::HOST_LLM_COMPLETE, request) {
+            Ok(v) => v.get("text").and_then(Value::as_str).unwrap_or_default().to_string(),
+            Err(e) => {
+                eprintln!("window: llm.complete failed ({e}); summarising by truncation");
+                compact::fallback_summary(self.session(&params), kept_from)
+            }
+        };
+        // An abort that fired while the model was summarising wins: the
+        // store is left as it was.
+        if host.is_aborted(signal.as_deref()) {
+            return Err(Fail::Aborted);
         }
-        let s = self.session(params);
-        for m in to_cover {
-            s.covered.insert(fingerprint(m));
+        Ok(compact::apply(self.session(&params), kept_from, tokens_before, summary))
+    }
+
+    fn maintain(&mut self, _params: Value, _host: &mut HostLink<'_>) -> Outcome {
+        Ok(json!({"changed": false, "bytesFreed": 0, "rewrittenEntries": 0}))
+    }
+
+    fn prepare_subagent_spawn(&mut self, params: Value, _host: &mut HostLink<'_>) -> Outcome {
+        self.next_handle += 1;
+        let handle = format!("rb-{}", self.next_handle);
+        self.spawned.insert(handle.clone(), str_param(&params, "childSessionKey").to_string());
+        Ok(json!({"rollback": {"$handle": handle}}))
+    }
+
+    /// Undo a `prepareSubagentSpawn`: forget the child it recorded.
+    fn rollback(&mut self, params: Value, _host: &mut HostLink<'_>) -> Outcome {
+        let handle = str_param(&params, "handle");
+        match self.spawned.remove(handle) {
+            Some(_child) => Ok(Value::Null),
+            None => Err(Fail::Threw(format!("unknown rollback handle {handle:?}"))),
         }
-        s.summary = Some(summary.clone());
-        Ok(json!({"ok": true, "compacted": true, "result": {"summary": summary, "tokensBefore": before, "tokensAfter": after}}))
+    }
+
+    fn on_subagent_ended(&mut self, params: Value, _host: &mut HostLink<'_>) -> Outcome {
+        self.ended.push((str_param(&params, "childSessionKey").into(), str_param(&params, "reason").into()));
+        Ok(Value::Null)
+    }
+
+    /// Drop per-session state. Outstanding rollback handles stay callable: a
+    /// JS `rollback()` closure also outlives its engine's `dispose()`.
+    fn dispose(&mut self, _params: Value, _host: &mut HostLink<'_>) -> Outcome {
+        self.sessions.clear();
+        self.ended.clear();
+        Ok(Value::Null)
     }
 }
 
-fn summary_message(s: &str) -> AgentMessage {
-    serde_json::from_value(json!({"role": "compactionSummary", "summary": s, "tokensBefore": 0})).expect("summary message")
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engines::serve::{script, FIRST_HOST_REQUEST_ID};
+    use rstest::rstest;
+
+    fn req(id: u64, m: &str, params: Value) -> Value {
+        json!({"jsonrpc": "2.0", "id": id, "method": m, "params": params})
+    }
+
+    fn init() -> Value {
+        req(0, "initialize", json!({"protocolVersion": 1}))
+    }
+
+    /// Run `calls` (after initialize) and return each call's result or error, by id.
+    fn drive(mutation: Mutation, calls: &[Value]) -> BTreeMap<u64, Value> {
+        let mut lines = vec![init()];
+        lines.extend_from_slice(calls);
+        let (_, frames) = script(&mut Window::new(mutation), &lines);
+        frames
+            .into_iter()
+            .filter_map(|f| {
+                let id = f["id"].as_u64()?;
+                (id < FIRST_HOST_REQUEST_ID).then(|| (id, f.get("result").cloned().unwrap_or_else(|| json!({"error": f["error"]}))))
+            })
+            .collect()
+    }
+
+    fn session_file(name: &str, lines: &[Value]) -> String {
+        let dir = std::env::temp_dir().join(format!("clawspec-window-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+        path.to_string_lossy().into_owned()
+    }
+
+    fn transcript() -> Vec<Value> {
+        vec![
+            json!({"type": "session", "version": 3, "id": "s1", "timestamp": 1, "cwd": "/w"}),
+            json!({"type": "message", "id": "e1", "parentId": null, "timestamp": 2, "message": {"role": "user", "content": "hello", "timestamp": 2}}),
+            json!({"type": "message", "id": "e2", "parentId": "e1", "timestamp": 3, "message": {"role": "assistant", "content": [{"type": "text", "text": "hi"}], "timestamp": 3}}),
+        ]
+    }
+
+    #[test]
+    fn declares_what_it_implements() {
+        let (_, frames) = script(&mut Window::new(Mutation::None), &[init()]);
+        let r = &frames[0]["result"];
+        assert_eq!(r["protocolVersion"], 1);
+        assert_eq!(r["info"]["id"], "window");
+        assert_eq!(r["info"]["ownsCompaction"], false);
+        assert_eq!(r["info"]["transcriptSemantics"], json!({"currentTurnFence": CURRENT_TURN_FENCE_V1, "turnAdvancementIdempotency": TURN_ADVANCEMENT_IDEMPOTENCY_V1}));
+        assert_eq!(r["methods"], json!(["bootstrap", "maintain", "ingestBatch", "afterTurn", "commitTurn", "prepareSubagentSpawn", "onSubagentEnded", "dispose"]));
+        // Every declared method answers (none is -32601).
+        let calls: Vec<Value> = r["methods"].as_array().unwrap().iter().enumerate().map(|(i, m)| req(i as u64 + 1, m.as_str().unwrap(), json!({"sessionId": "s", "messages": [], "advancementKey": "k", "admission": {"logicalTurnId": "k"}, "terminal": {"entryId": "e"}}))).collect();
+        for (id, r) in drive(Mutation::None, &calls) {
+            assert_ne!(r["error"]["code"], -32601, "call {id}: {r}");
+        }
+    }
+
+    #[test]
+    fn non_durable_config_drops_commit_turn() {
+        let (_, frames) = script(&mut Window::new(Mutation::None), &[req(0, "initialize", json!({"protocolVersion": 1, "engineConfig": {"durable": false, "ownsCompaction": true}})), req(1, "commitTurn", json!({}))]);
+        assert!(frames[0]["result"]["info"].get("transcriptSemantics").is_none());
+        assert_eq!(frames[0]["result"]["info"]["ownsCompaction"], true);
+        assert!(!frames[0]["result"]["methods"].as_array().unwrap().contains(&json!("commitTurn")));
+        assert_eq!(frames[1]["error"]["code"], -32601);
+    }
+
+    #[rstest]
+    #[case::idempotent(Mutation::None, 2, 0)]
+    #[case::nonidempotent_mutant(Mutation::NonIdempotentBootstrap, 2, 2)]
+    fn bootstrap_twice(#[case] m: Mutation, #[case] first: u64, #[case] second: u64) {
+        let path = session_file(&format!("boot-{m:?}.jsonl"), &transcript());
+        let p = json!({"sessionId": "s1", "sessionFile": path});
+        let r = drive(m, &[req(1, "bootstrap", p.clone()), req(2, "bootstrap", p.clone()), req(3, "compact", json!({"sessionId": "s1", "compactionTarget": "threshold"}))]);
+        assert_eq!(r[&1], json!({"bootstrapped": true, "importedMessages": first}));
+        assert_eq!(r[&2]["importedMessages"], second);
+    }
+
+    #[test]
+    fn bootstrap_without_a_file() {
+        let r = drive(Mutation::None, &[req(1, "bootstrap", json!({"sessionId": "s", "sessionFile": "/nonexistent/clawspec/x.jsonl"})), req(2, "bootstrap", json!({"sessionId": "s"}))]);
+        assert_eq!(r[&1]["bootstrapped"], false);
+        assert!(r[&1]["reason"].as_str().unwrap().contains("cannot read session file"));
+        assert_eq!(r[&2], json!({"bootstrapped": false, "reason": "no sessionFile"}));
+    }
+
+    fn commit(id: u64, key: &str, turn: &str, text: &str) -> Value {
+        req(id, "commitTurn", json!({"sessionId": "s", "advancementKey": key, "admission": {"logicalTurnId": turn}, "terminal": {"entryId": "e9"},
+            "messages": [{"role": "user", "content": text, "timestamp": 5}], "runtimeSettings": {"id": id}}))
+    }
+
+    #[rstest]
+    #[case::replay(Mutation::None, "t1", "a", json!({"status": "duplicate"}))]
+    #[case::conflict(Mutation::None, "t1", "b", json!({"error": {"code": -32000, "message": "commitTurn: t1 was already committed with a different payload"}}))]
+    #[case::next_turn(Mutation::None, "t2", "b", json!({"status": "committed"}))]
+    #[case::never_duplicate_mutant(Mutation::CommitNeverDuplicate, "t1", "a", json!({"status": "committed"}))]
+    fn commit_turn_is_idempotent(#[case] m: Mutation, #[case] key: &str, #[case] text: &str, #[case] second: Value) {
+        let r = drive(m, &[commit(1, "t1", "t1", "a"), commit(2, key, key, text)]);
+        assert_eq!(r[&1], json!({"status": "committed"}));
+        assert_eq!(r[&2], second);
+    }
+
+    #[test]
+    fn commit_turn_checks_the_admission() {
+        let r = drive(Mutation::None, &[commit(1, "t1", "t0", "a")]);
+        assert_eq!(r[&1]["error"]["code"], -32000);
+        assert!(r[&1]["error"]["message"].as_str().unwrap().contains("admission.logicalTurnId"));
+    }
+
+    #[test]
+    fn after_turn_stores_only_the_new_messages() {
+        let ms = json!([{"role": "user", "content": "old", "timestamp": 1}, {"role": "user", "content": "new", "timestamp": 2}]);
+        let mut w = Window::new(Mutation::None);
+        let (_, frames) = script(&mut w, &[init(), req(1, "afterTurn", json!({"sessionId": "s", "messages": ms, "prePromptMessageCount": 1}))]);
+        assert_eq!(frames[1]["result"], Value::Null);
+        let texts: Vec<String> = w.sessions["s"].store.iter().map(AgentMessage::text).collect();
+        assert_eq!(texts, ["new"]);
+    }
+
+    #[test]
+    fn spawn_rollback_and_end() {
+        let mut w = Window::new(Mutation::None);
+        let (_, frames) = script(
+            &mut w,
+            &[
+                init(),
+                req(1, "prepareSubagentSpawn", json!({"parentSessionKey": "p", "childSessionKey": "c1"})),
+                req(2, "prepareSubagentSpawn", json!({"parentSessionKey": "p", "childSessionKey": "c2"})),
+                req(3, "rollback", json!({"handle": "rb-1"})),
+                req(4, "rollback", json!({"handle": "rb-1"})),
+                req(5, "onSubagentEnded", json!({"childSessionKey": "c2", "reason": "completed"})),
+            ],
+        );
+        assert_eq!(frames[1]["result"], json!({"rollback": {"$handle": "rb-1"}}));
+        assert_eq!(frames[2]["result"], json!({"rollback": {"$handle": "rb-2"}}));
+        assert_eq!(frames[3]["result"], Value::Null);
+        assert_eq!(frames[4]["error"]["code"], -32000, "a handle rolls back once");
+        assert_eq!(w.spawned.values().collect::<Vec<_>>(), ["c2"]);
+        assert_eq!(w.ended, [("c2".to_string(), "completed".to_string())]);
+    }
+
+    fn ten_turns() -> Value {
+        let t = "0123456789012345678901234567890123456789";
+        json!((0..20).map(|i| if i % 2 == 0 { json!({"role": "user", "content": t, "timestamp": i}) } else { json!({"role": "assistant", "content": [{"type": "text", "text": t}], "timestamp": i}) }).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn compact_asks_the_host_then_assemble_uses_the_summary() {
+        let ms = ten_turns();
+        let (_, frames) = script(
+            &mut Window::new(Mutation::None),
+            &[
+                init(),
+                req(1, "ingestBatch", json!({"sessionId": "s", "messages": ms})),
+                req(2, "compact", json!({"sessionId": "s", "tokenBudget": 100, "compactionTarget": "budget", "currentTokenCount": 250, "abortSignal": {"$abortSignal": "sig-1"}})),
+                json!({"jsonrpc": "2.0", "id": FIRST_HOST_REQUEST_ID, "result": {"text": "the summary"}}),
+                req(3, "assemble", json!({"sessionId": "s", "messages": ms, "tokenBudget": 100})),
+            ],
+        );
+        assert_eq!(frames[1]["result"], json!({"ingestedCount": 20}));
+        assert_eq!(frames[2]["method"], "host/llm.complete");
+        assert_eq!(frames[2]["params"]["forCall"], 2);
+        assert_eq!(frames[2]["params"]["messages"].as_array().unwrap().len(), 15);
+        let r = &frames[3]["result"];
+        assert_eq!(r["compacted"], true);
+        assert_eq!(r["result"]["tokensBefore"], 250);
+        assert_eq!(r["result"]["tokensAfter"], 3 + 50);
+        let asm = &frames[4]["result"];
+        assert_eq!(asm["messages"][0], json!({"role": "compactionSummary", "summary": "the summary", "tokensBefore": 0}));
+        assert_eq!(asm["estimatedTokens"], 53);
+    }
+
+    #[test]
+    fn an_aborted_compact_changes_nothing() {
+        // The reader records the abort whenever it reads it: before the call
+        // starts or while the model summarises; both end in an abort rejection.
+        let ms = ten_turns();
+        let r = drive(
+            Mutation::None,
+            &[
+                req(1, "ingestBatch", json!({"sessionId": "s", "messages": ms})),
+                req(2, "compact", json!({"sessionId": "s", "tokenBudget": 100, "abortSignal": {"$abortSignal": "sig-1"}})),
+                json!({"jsonrpc": "2.0", "method": "$/abort", "params": {"signal": "sig-1", "reason": "timeout"}}),
+                json!({"jsonrpc": "2.0", "id": FIRST_HOST_REQUEST_ID, "result": {"text": "late"}}),
+                req(3, "assemble", json!({"sessionId": "s", "messages": ms})),
+            ],
+        );
+        assert_eq!(r[&2]["error"]["code"], -32001);
+        assert_eq!(r[&3]["messages"], ms, "no summary was recorded");
+    }
+
+    #[test]
+    fn compact_with_nothing_to_compact() {
+        let r = drive(Mutation::None, &[req(1, "compact", json!({"sessionId": "s", "tokenBudget": 100}))]);
+        assert_eq!(r[&1], json!({"ok": true, "compacted": false, "reason": "nothing to compact"}));
+    }
+
+    #[test]
+    fn a_failing_model_falls_back_to_truncation() {
+        let ms = ten_turns();
+        let r = drive(
+            Mutation::None,
+            &[
+                req(1, "ingestBatch", json!({"sessionId": "s", "messages": ms})),
+                req(2, "compact", json!({"sessionId": "s", "tokenBudget": 100})),
+                json!({"jsonrpc": "2.0", "id": FIRST_HOST_REQUEST_ID, "error": {"code": -32603, "message": "model down"}}),
+            ],
+        );
+        assert_eq!(r[&2]["compacted"], true);
+        assert!(r[&2]["result"]["summary"].as_str().unwrap().starts_with("0123"));
+    }
+
+    #[test]
+    fn unpersisted_announces_are_not_stored() {
+        let announce = json!({"role": "user", "content": "child done", "timestamp": 1,
+            "provenance": {"kind": "inter_session", "sourceSessionKey": "agent:main:subagent:1", "sourceChannel": "internal", "sourceTool": "subagent_announce"}});
+        let r = drive(Mutation::None, &[req(1, "ingest", json!({"sessionId": "s", "message": announce})), req(2, "ingest", json!({"sessionId": "s", "message": {"role": "user", "content": "x"}}))]);
+        assert_eq!(r[&1], json!({"ingested": false}));
+        assert_eq!(r[&2], json!({"ingested": true}));
+        let r = drive(Mutation::ReingestSuppressed, &[req(1, "ingest", json!({"sessionId": "s", "message": announce}))]);
+        assert_eq!(r[&1], json!({"ingested": true}));
+    }
+
+    #[rstest]
+    #[case::maintain("maintain", json!({"changed": false, "bytesFreed": 0, "rewrittenEntries": 0}))]
+    #[case::dispose("dispose", Value::Null)]
+    #[case::unknown("frobnicate", json!({"error": {"code": -32601, "message": "method not implemented: frobnicate"}}))]
+    #[case::bad_message("ingest", json!({"error": {"code": -32000, "message": "window: cannot read message: missing field `role`"}}))]
+    fn simple_methods(#[case] m: &str, #[case] expect: Value) {
+        let r = drive(Mutation::None, &[req(1, m, json!({"sessionId": "s", "message": {"content": "x"}}))]);
+        assert_eq!(r[&1], expect);
+    }
 }

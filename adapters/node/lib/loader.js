@@ -1,0 +1,112 @@
+// Load one plugin entry the way OpenClaw's plugin loader does, run its
+// `register(api)`, and build the chosen context engine.
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+import { createApi } from "./api.js";
+import { resolvePluginModuleExport } from "./plugin-module.js";
+
+export class PluginLoadError extends Error {
+  name = "PluginLoadError";
+}
+
+/** The nearest package.json with a name, from the entry upwards (for `implementation.plugin`). */
+export function nearestPackage(file) {
+  let dir = path.dirname(file);
+  for (;;) {
+    const p = path.join(dir, "package.json");
+    if (fs.existsSync(p)) {
+      try {
+        const j = JSON.parse(fs.readFileSync(p, "utf8"));
+        if (typeof j.name === "string") return { name: j.name, ...(typeof j.version === "string" ? { version: j.version } : {}) };
+      } catch {
+        // A broken package.json is the plugin's problem, not a reason to refuse it.
+      }
+    }
+    const up = path.dirname(dir);
+    if (up === dir) return undefined;
+    dir = up;
+  }
+}
+
+/**
+ * Picks the engine: `--engine-id` when given, else the only one registered.
+ * @param {string[]} ids registration order
+ */
+export function chooseEngine(ids, engineId) {
+  if (ids.length === 0) throw new PluginLoadError("register() did not call api.registerContextEngine: the plugin provides no context engine");
+  if (engineId !== undefined) {
+    if (ids.includes(engineId)) return engineId;
+    // Wording of openclaw src/context-engine/registry.ts resolveContextEngine.
+    throw new PluginLoadError(`Context engine ${JSON.stringify(engineId)} is not registered. Available engines: ${ids.join(", ")}`);
+  }
+  if (ids.length === 1) return ids[0];
+  throw new PluginLoadError(`the plugin registers several context engines; pick one with --engine-id. Available engines: ${ids.join(", ")}`);
+}
+
+/**
+ * @param {{entry: string, engineId?: string, pluginConfig: unknown, isolation: {agentDir: string, workspaceDir: string}, host: import("./api.js").Host, report: import("./api.js").Report}} o
+ */
+export async function loadPlugin(o) {
+  const { entry, report } = o;
+  let mod;
+  try {
+    mod = await import(pathToFileURL(entry).href);
+  } catch (err) {
+    throw new PluginLoadError(`cannot load plugin entry ${entry}: ${err?.message ?? err}`, { cause: err });
+  }
+  const { definition, register } = resolvePluginModuleExport(mod);
+  // Message as OpenClaw's loader records it (src/plugins/loader.ts).
+  if (typeof register !== "function") throw new PluginLoadError(`${entry}: plugin export missing register/activate (expected a default export {id, register} or a register function)`);
+  const pkg = nearestPackage(entry);
+  const id = typeof definition?.id === "string" ? definition.id : pkg?.name ?? path.basename(entry).replace(/\.[cm]?js$/, "");
+  const api = createApi({ id, name: typeof definition?.name === "string" ? definition.name : undefined, pluginConfig: o.pluginConfig, host: o.host, report, rootDir: path.dirname(entry) });
+
+  // OpenClaw calls register(api) unbound and synchronously; a returned
+  // promise only earns a diagnostic (src/plugins/loader.ts: "plugin register
+  // returned a promise; async registration is ignored"). It resolves engines
+  // much later (first turn), so the adapter still lets the promise settle.
+  let result;
+  try {
+    result = register(api);
+  } catch (err) {
+    throw new PluginLoadError(`plugin ${id}: register(api) threw: ${err?.message ?? err}`, { cause: err });
+  }
+  if (result && typeof result.then === "function") {
+    report.diagnostic("warn", "plugin register returned a promise; async registration is ignored");
+    try {
+      await result;
+    } catch (err) {
+      throw new PluginLoadError(`plugin ${id}: register(api) rejected: ${err?.message ?? err}`, { cause: err });
+    }
+  }
+
+  const chosen = chooseEngine([...report.engines.keys()], o.engineId);
+  const factory = report.engines.get(chosen);
+  // What OpenClaw's resolveContextEngine reads to pick the engine.
+  api.config.plugins.slots = { contextEngine: chosen };
+  let engine;
+  try {
+    // Factory context as OpenClaw's resolveContextEngine passes it
+    // (src/context-engine/registry.ts: config, agentDir, workspaceDir).
+    engine = await (typeof factory === "function" ? factory({ config: api.config, agentDir: o.isolation.agentDir, workspaceDir: o.isolation.workspaceDir }) : factory);
+  } catch (err) {
+    throw new PluginLoadError(`context engine ${JSON.stringify(chosen)}: the factory threw: ${err?.message ?? err}`, { cause: err });
+  }
+  assertEngineContract(chosen, engine);
+  return { id, engine, engineId: chosen, pkg };
+}
+
+/** OpenClaw's registry contract (src/context-engine/registry-contract.ts): info.id, info.name, ingest, assemble, compact. */
+export function assertEngineContract(id, engine) {
+  if (!engine || typeof engine !== "object") throw new PluginLoadError(`context engine ${JSON.stringify(id)}: the factory returned ${engine === null ? "null" : typeof engine}, not an engine object`);
+  const problems = [];
+  if (!engine.info || typeof engine.info !== "object") problems.push("info is missing");
+  else {
+    if (typeof engine.info.id !== "string") problems.push("info.id is not a string");
+    if (typeof engine.info.name !== "string") problems.push("info.name is not a string");
+  }
+  for (const m of ["ingest", "assemble", "compact"]) if (typeof engine[m] !== "function") problems.push(`${m} is not a function`);
+  if (problems.length) throw new PluginLoadError(`context engine ${JSON.stringify(id)} does not satisfy OpenClaw's engine contract: ${problems.join("; ")}`);
+}

@@ -1,0 +1,39 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+
+import { parseArgs, UsageError } from "../lib/cli.js";
+import { plugin } from "./host.js";
+
+const entry = plugin("legacy/index.js");
+
+test("parses every option", () => {
+  const cfgFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "cli-")), "c.json");
+  fs.writeFileSync(cfgFile, '{"dbPath":"x"}');
+  assert.deepEqual(parseArgs([entry, "--engine-id", "legacy", "--plugin-config", `@${cfgFile}`, "--state-dir", "rel", "--seed", "7"]), {
+    entry,
+    engineId: "legacy",
+    pluginConfig: { dbPath: "x" },
+    stateDir: path.resolve("rel"),
+    seed: 7,
+  });
+  assert.deepEqual(parseArgs([entry, "--plugin-config", "[1]"]).pluginConfig, [1]);
+});
+
+const bad = [
+  [[], /missing <plugin-entry>/],
+  [["/no/such/entry.js"], /no such file/],
+  [[entry, "--engine-id"], /--engine-id needs a value/],
+  [[entry, "--plugin-config", "{oops"], /--plugin-config: not valid JSON/],
+  [[entry, "--plugin-config", "@/no/such.json"], /cannot read the file/],
+  [[entry, "--seed", "x"], /non-negative integer/],
+  [[entry, "--frobnicate"], /unknown option --frobnicate/],
+  [[entry, entry], /unexpected argument/],
+];
+for (const [argv, message] of bad) {
+  test(`usage error: ${argv.join(" ") || "(none)"}`, () => {
+    assert.throws(() => parseArgs(argv), (e) => e instanceof UsageError && message.test(e.message));
+  });
+}

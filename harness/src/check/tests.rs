@@ -1,0 +1,377 @@
+//! Every clause against small hand-built traces: one row per (clause, trace,
+//! expected status). Clauses read traces only, so a trace is all a check
+//! needs. A completeness test asserts that every clause has a row that passes
+//! and a row that does not.
+
+use serde_json::{json, Value};
+
+use super::{catalogue::CLAUSES, evaluate, evaluate_all, ErrorKind, Level, Status, Verdict};
+use crate::trace::*;
+
+const P: &str = "openclaw-2026.9.6";
+
+fn user(text: &str, ts: u64) -> Value {
+    json!({"role": "user", "content": text, "timestamp": ts})
+}
+fn assistant(text: &str) -> Value {
+    json!({"role": "assistant", "content": [{"type": "text", "text": text}]})
+}
+fn tool_call(id: &str) -> Value {
+    json!({"role": "assistant", "content": [{"type": "toolCall", "id": id, "name": "read", "arguments": {}}]})
+}
+fn tool_result(id: &str) -> Value {
+    json!({"role": "toolResult", "toolCallId": id, "toolName": "read", "content": [{"type": "text", "text": "ok"}]})
+}
+fn inter_session(text: &str) -> Value {
+    json!({"role": "user", "content": text, "timestamp": 9, "provenance": {"kind": "inter_session", "sourceSessionKey": "agent:main:other", "sourceTool": "sessions_send"}})
+}
+
+fn call(method: &str, params: Value, reply: ReplyRecord) -> CallRecord {
+    CallRecord { seq: 0, turn: 1, attempt: 1, step: 0, method: method.into(), params, meta: CallMeta::default(), callbacks: vec![], reply }
+}
+fn ok(v: Value) -> ReplyRecord {
+    ReplyRecord::Ok(v)
+}
+fn threw(m: &str) -> ReplyRecord {
+    ReplyRecord::Threw { code: -32000, message: m.into() }
+}
+
+/// An assemble of `input` (budget 1000) answered with `messages`.
+fn asm(input: Vec<Value>, messages: Vec<Value>) -> CallRecord {
+    call("assemble", json!({"sessionId": "s", "messages": input, "tokenBudget": 1000}), ok(json!({"messages": messages, "estimatedTokens": 10})))
+}
+fn with_meta(mut c: CallRecord, f: impl FnOnce(&mut CallMeta)) -> CallRecord {
+    f(&mut c.meta);
+    c
+}
+fn with_reply(mut c: CallRecord, r: ReplyRecord) -> CallRecord {
+    c.reply = r;
+    c
+}
+
+fn trace_in(profile: &str, calls: Vec<CallRecord>) -> Trace {
+    let methods = ["ingest", "assemble", "compact", "bootstrap", "maintain", "ingestBatch", "afterTurn", "commitTurn", "prepareSubagentSpawn", "onSubagentEnded", "dispose"];
+    Trace {
+        scenario: "unit".into(),
+        profile: profile.into(),
+        engine: EngineRecord { display: "unit".into(), info: Some(json!({"id": "unit"})), methods: methods.iter().map(|m| m.to_string()).collect(), implementation: None, hooks: Value::Null },
+        events: calls
+            .into_iter()
+            .enumerate()
+            .map(|(i, mut c)| {
+                c.seq = i as u32;
+                Event::Call(c)
+            })
+            .collect(),
+        outcome: Outcome::Completed { turns: 1, failed_turns: vec![] },
+    }
+}
+fn trace(calls: Vec<CallRecord>) -> Trace {
+    trace_in(P, calls)
+}
+
+fn compact(reply: Value) -> CallRecord {
+    call("compact", json!({"sessionId": "s", "tokenBudget": 1000}), ok(reply))
+}
+fn compacted(before: u64, after: u64) -> Value {
+    json!({"ok": true, "compacted": true, "result": {"summary": "s", "tokensBefore": before, "tokensAfter": after}})
+}
+fn bootstrap(entries: u64, imported: u64) -> CallRecord {
+    with_meta(call("bootstrap", json!({"sessionId": "s"}), ok(json!({"bootstrapped": true, "importedMessages": imported}))), |m| {
+        m.facts.insert("transcriptEntries".into(), json!(entries));
+    })
+}
+fn commit(key: &str, text: &str, reply: ReplyRecord) -> CallRecord {
+    call("commitTurn", json!({"sessionId": "s", "advancementKey": key, "messages": [user(text, 1)]}), reply)
+}
+fn faulted(kind: &str, calls: Vec<CallRecord>) -> Trace {
+    let mut t = trace(calls);
+    t.outcome = Outcome::EngineFault { kind: kind.into(), message: format!("engine {kind}"), step: 0, stderr: String::new() };
+    t
+}
+fn model(outcome: &str) -> Trace {
+    let mut t = trace(vec![asm(vec![user("hi", 1)], vec![user("hi", 1)])]);
+    t.events.push(Event::Model(ModelRecord {
+        seq: 1, turn: 1, attempt: 1, step: 0, provider: "anthropic".into(), model: "m".into(), message_count: 1, prompt_tokens: 1,
+        system_prompt_addition: None, outcome: outcome.into(), via: Some("anthropic".into()),
+        error: (outcome == "rejected").then(|| "messages.0: bad".to_string()),
+    }));
+    t
+}
+fn long(tag: &str) -> String {
+    format!("{tag}: please forward the quarterly numbers to the finance channel before the review meeting")
+}
+
+type Row = (&'static str, &'static str, fn() -> Trace, Status);
+
+/// (case, clause, trace, expected status for that clause)
+const ROWS: &[Row] = &[
+    // assemble result shape
+    ("asm ok", "CE-ASM-001", || trace(vec![asm(vec![user("hi", 1)], vec![user("hi", 1)])]), Status::Pass),
+    ("asm without messages", "CE-ASM-001", || trace(vec![with_reply(asm(vec![user("hi", 1)], vec![]), ok(json!({"estimatedTokens": 1})))]), Status::Fail),
+    ("asm always threw", "CE-ASM-001", || trace(vec![with_reply(asm(vec![user("hi", 1)], vec![]), threw("boom"))]), Status::Error),
+    ("no assemble", "CE-ASM-001", || trace(vec![]), Status::NotApplicable),
+    ("valid messages", "CE-ASM-002", || trace(vec![asm(vec![user("hi", 1)], vec![user("hi", 1), assistant("yo")])]), Status::Pass),
+    ("role tool", "CE-ASM-002", || trace(vec![asm(vec![user("hi", 1)], vec![json!({"role": "tool", "content": "x"})])]), Status::Fail),
+    ("pairs kept", "CE-ASM-003", || trace(vec![asm(vec![], vec![user("q", 1), tool_call("t1"), tool_result("t1"), assistant("a")])]), Status::Pass),
+    ("call without result", "CE-ASM-003", || trace(vec![asm(vec![], vec![user("q", 1), tool_call("t1"), assistant("a")])]), Status::Fail),
+    ("orphan result", "CE-ASM-003", || trace(vec![asm(vec![], vec![user("q", 1), tool_result("t9")])]), Status::Fail),
+    ("order kept", "CE-ASM-004", || trace(vec![asm(vec![user("a", 1), user("b", 2)], vec![user("a", 1), user("b", 2)])]), Status::Pass),
+    ("order swapped", "CE-ASM-004", || trace(vec![asm(vec![user("a", 1), user("b", 2)], vec![user("b", 2), user("a", 1)])]), Status::Fail),
+    ("current turn kept", "CE-ASM-005", || trace(vec![with_meta(asm(vec![user("old", 1), user("now", 2)], vec![user("now", 2)]), |m| m.boundary = Some(1))]), Status::Pass),
+    ("current turn dropped", "CE-ASM-005", || trace(vec![with_meta(asm(vec![user("old", 1), user("now", 2)], vec![user("old", 1)]), |m| m.boundary = Some(1))]), Status::Fail),
+    ("turn via prompt", "CE-ASM-005", || trace(vec![with_meta(asm(vec![user("old", 1)], vec![]), |m| m.boundary = Some(1))]), Status::NotApplicable),
+    ("fits budget", "CE-ASM-006", || trace(vec![asm(vec![], vec![user(&"x".repeat(400), 1)])]), Status::Pass),
+    ("over budget", "CE-ASM-006", || trace(vec![asm(vec![], vec![user(&"x".repeat(4800), 1)])]), Status::Warn),
+    ("over budget, may overflow", "CE-ASM-006", || {
+        trace(vec![with_reply(asm(vec![], vec![]), ok(json!({"messages": [user(&"x".repeat(4800), 1)], "estimatedTokens": 1200, "promptAuthority": "preassembly_may_overflow"})))])
+    }, Status::Pass),
+    ("starts with user", "CE-ASM-007", || trace(vec![asm(vec![user("q", 1)], vec![user("q", 1)])]), Status::Pass),
+    ("starts with tool result", "CE-ASM-007", || trace(vec![asm(vec![user("q", 1), tool_call("t"), tool_result("t")], vec![tool_result("t")])]), Status::Warn),
+    ("tokens finite", "CE-ASM-008", || trace(vec![asm(vec![], vec![])]), Status::Pass),
+    ("tokens null (NaN on the wire)", "CE-ASM-008", || trace(vec![with_reply(asm(vec![], vec![]), ok(json!({"messages": [], "estimatedTokens": null})))]), Status::Fail),
+    ("tokens negative", "CE-ASM-008", || trace(vec![with_reply(asm(vec![], vec![]), ok(json!({"messages": [], "estimatedTokens": -1})))]), Status::Fail),
+    // volatile live input
+    ("volatile kept", "CE-VOL-001", || trace(vec![with_meta(asm(vec![user("q", 1), user("[announce] done", 2)], vec![user("q", 1), user("[announce] done", 2)]), |m| m.volatile = vec![1])]), Status::Pass),
+    ("volatile dropped", "CE-VOL-001", || trace(vec![with_meta(asm(vec![user("q", 1), user("[announce] done", 2)], vec![user("q", 1)]), |m| m.volatile = vec![1])]), Status::Fail),
+    ("no volatile", "CE-VOL-001", || trace(vec![asm(vec![user("q", 1)], vec![user("q", 1)])]), Status::NotApplicable),
+    ("provenance kept", "CE-VOL-002", || trace(vec![with_meta(asm(vec![inter_session("ping")], vec![inter_session("ping")]), |m| m.volatile = vec![0])]), Status::Pass),
+    ("provenance stripped", "CE-VOL-002", || trace(vec![with_meta(asm(vec![inter_session("ping")], vec![user("ping", 9)]), |m| m.volatile = vec![0])]), Status::Warn),
+    // persistence
+    ("unpersisted stays out", "CE-PER-001", || trace(vec![with_meta(asm(vec![user("next", 3)], vec![user("next", 3)]), |m| m.unpersisted = vec!["[announce] child done".into()])]), Status::Pass),
+    ("unpersisted resurfaces", "CE-PER-001", || {
+        trace(vec![with_meta(asm(vec![user("next", 3)], vec![user("[announce] child done", 2), user("next", 3)]), |m| m.unpersisted = vec!["[announce] child done".into()])])
+    }, Status::Fail),
+    ("nothing invented", "CE-PER-002", || trace(vec![asm(vec![user("a", 1)], vec![user("a", 1), json!({"role": "compactionSummary", "summary": "s", "tokensBefore": 9})])]), Status::Pass),
+    ("invented message", "CE-PER-002", || trace(vec![asm(vec![user("a", 1)], vec![user("a", 1), assistant("I made this up")])]), Status::Warn),
+    // compaction
+    ("compact shape", "CE-CMP-001", || trace(vec![compact(json!({"ok": true, "compacted": false, "reason": "below threshold"}))]), Status::Pass),
+    ("compact bad shape", "CE-CMP-001", || trace(vec![compact(json!({"done": true}))]), Status::Fail),
+    ("compact always threw", "CE-CMP-001", || trace(vec![with_reply(compact(json!({})), threw("cannot"))]), Status::Error),
+    ("compaction effective", "CE-CMP-002", || trace(vec![compact(compacted(900, 100)), asm(vec![], vec![user("short", 1)])]), Status::Pass),
+    ("compaction grew", "CE-CMP-002", || trace(vec![compact(compacted(100, 900))]), Status::Fail),
+    ("next assemble over budget", "CE-CMP-002", || trace(vec![compact(compacted(900, 100)), asm(vec![], vec![user(&"x".repeat(4800), 1)])]), Status::Fail),
+    ("overflow compaction works", "CE-CMP-003", || trace(vec![with_meta(compact(compacted(900, 100)), |m| { m.reason = Some("overflow".into()); m.params_tokens = Some(900) })]), Status::Pass),
+    ("overflow compaction no-op", "CE-CMP-003", || {
+        trace(vec![with_meta(compact(json!({"ok": true, "compacted": false, "reason": "nothing to do"})), |m| { m.reason = Some("overflow".into()); m.params_tokens = Some(900) })])
+    }, Status::Warn),
+    ("owning engine no-op", "CE-CMP-003", || {
+        let mut t = trace(vec![with_meta(compact(json!({"ok": true, "compacted": false})), |m| { m.reason = Some("overflow".into()); m.params_tokens = Some(900) })]);
+        t.engine.info = Some(json!({"ownsCompaction": true}));
+        t
+    }, Status::NotApplicable),
+    ("counts finite", "CE-CMP-004", || trace(vec![compact(compacted(900, 100))]), Status::Pass),
+    ("count null", "CE-CMP-004", || trace(vec![compact(json!({"ok": true, "compacted": false, "reason": "r", "result": {"tokensBefore": null}}))]), Status::Fail),
+    ("reason given", "CE-CMP-005", || trace(vec![compact(json!({"ok": true, "compacted": false, "reason": "below threshold"}))]), Status::Pass),
+    ("no reason", "CE-CMP-005", || trace(vec![compact(json!({"ok": true, "compacted": false}))]), Status::Info),
+    // bootstrap
+    ("bootstrap imports only new", "CE-BOOT-001", || trace(vec![bootstrap(5, 5), bootstrap(7, 2)]), Status::Pass),
+    ("bootstrap re-imports", "CE-BOOT-001", || trace(vec![bootstrap(5, 5), bootstrap(5, 5)]), Status::Fail),
+    ("bootstrap once", "CE-BOOT-001", || trace(vec![bootstrap(5, 5)]), Status::NotApplicable),
+    ("bootstrap shape", "CE-BOOT-002", || trace(vec![bootstrap(5, 5)]), Status::Pass),
+    ("bootstrap empty object", "CE-BOOT-002", || trace(vec![with_reply(bootstrap(5, 5), ok(json!({})))]), Status::Fail),
+    // turns
+    ("ingest shapes", "CE-TURN-001", || {
+        trace(vec![call("ingest", json!({"message": user("a", 1)}), ok(json!({"ingested": true}))), call("ingestBatch", json!({"messages": [user("a", 1), user("b", 2)]}), ok(json!({"ingestedCount": 2})))])
+    }, Status::Pass),
+    ("ingestBatch over-counts", "CE-TURN-001", || trace(vec![call("ingestBatch", json!({"messages": [user("a", 1)]}), ok(json!({"ingestedCount": 3})))]), Status::Fail),
+    ("ingest empty object", "CE-TURN-001", || trace(vec![call("ingest", json!({"message": user("a", 1)}), ok(json!({})))]), Status::Fail),
+    ("afterTurn fine", "CE-TURN-002", || trace(vec![call("afterTurn", json!({"sessionId": "s"}), ok(Value::Null))]), Status::Pass),
+    ("afterTurn threw", "CE-TURN-002", || trace(vec![call("afterTurn", json!({"sessionId": "s"}), threw("disk full"))]), Status::Fail),
+    ("maintain shape", "CE-TURN-003", || trace(vec![call("maintain", json!({}), ok(json!({"changed": false, "bytesFreed": 0, "rewrittenEntries": 0})))]), Status::Pass),
+    ("maintain bad shape", "CE-TURN-003", || trace(vec![call("maintain", json!({}), ok(json!({"ok": true})))]), Status::Fail),
+    ("commit committed", "CE-TURN-004", || trace(vec![commit("k1", "a", ok(json!({"status": "committed"})))]), Status::Pass),
+    ("commit status ok", "CE-TURN-004", || trace(vec![commit("k1", "a", ok(json!({"status": "ok"})))]), Status::Fail),
+    ("replay duplicate", "CE-TURN-005", || {
+        trace(vec![commit("k1", "a", ok(json!({"status": "committed"}))), with_meta(commit("k1", "a", ok(json!({"status": "duplicate"}))), |m| m.reason = Some("outbox-replay".into()))])
+    }, Status::Pass),
+    ("replay committed again", "CE-TURN-005", || {
+        trace(vec![commit("k1", "a", ok(json!({"status": "committed"}))), with_meta(commit("k1", "a", ok(json!({"status": "committed"}))), |m| m.reason = Some("outbox-replay".into()))])
+    }, Status::Fail),
+    ("conflict rejected", "CE-TURN-006", || trace(vec![commit("k1", "a", ok(json!({"status": "committed"}))), commit("k1", "b", threw("advancementKey k1 already committed with another payload"))]), Status::Pass),
+    ("conflict accepted", "CE-TURN-006", || trace(vec![commit("k1", "a", ok(json!({"status": "committed"}))), commit("k1", "b", ok(json!({"status": "duplicate"})))]), Status::Warn),
+    ("same payload is no conflict", "CE-TURN-006", || trace(vec![commit("k1", "a", ok(json!({"status": "committed"}))), commit("k1", "a", ok(json!({"status": "duplicate"})))]), Status::NotApplicable),
+    // host params
+    ("params tolerated", "CE-HOST-001", || trace(vec![asm(vec![user("a", 1)], vec![user("a", 1)])]), Status::Pass),
+    ("unknown param rejected", "CE-HOST-001", || trace(vec![with_reply(asm(vec![], vec![]), threw("Unrecognized key(s) in object: 'runtimeSettings'"))]), Status::Fail),
+    ("fields kept", "CE-HOST-002", || {
+        let m = json!({"role": "user", "content": "a", "timestamp": 1, "__openclaw": {"id": "e1"}});
+        trace(vec![asm(vec![m.clone()], vec![m])])
+    }, Status::Pass),
+    ("unknown field dropped", "CE-HOST-002", || trace(vec![asm(vec![json!({"role": "user", "content": "a", "timestamp": 1, "__openclaw": {"id": "e1"}})], vec![user("a", 1)])]), Status::Warn),
+    // robustness
+    ("no timeout", "CE-LIFE-001", || trace(vec![asm(vec![], vec![])]), Status::Pass),
+    ("timed out", "CE-LIFE-001", || faulted("timeout", vec![]), Status::Fail),
+    ("crashed", "CE-LIFE-002", || faulted("crash", vec![]), Status::Fail),
+    ("protocol break", "CE-LIFE-002", || faulted("protocol", vec![]), Status::Fail),
+    ("clean run", "CE-LIFE-002", || trace(vec![]), Status::Pass),
+    ("other clauses error on a fault", "CE-ASM-001", || faulted("crash", vec![asm(vec![], vec![])]), Status::Error),
+    ("assemble fine", "CE-LIFE-003", || trace(vec![asm(vec![], vec![])]), Status::Pass),
+    ("assemble threw on images", "CE-LIFE-003", || trace(vec![asm(vec![], vec![]), with_reply(asm(vec![], vec![]), threw("cannot read image"))]), Status::Fail),
+    // provenance
+    ("provenance preserved", "CE-PROV-001", || {
+        let t = long("from agent:other");
+        trace(vec![with_reply(asm(vec![inter_session(&t)], vec![]), ok(json!({"messages": [inter_session(&t)], "estimatedTokens": 5, "systemPromptAddition": format!("[Inter-session message] {t}")})))])
+    }, Status::Pass),
+    ("provenance laundered", "CE-PROV-001", || {
+        let t = long("from agent:other");
+        trace(vec![with_reply(asm(vec![inter_session(&t)], vec![]), ok(json!({"messages": [], "estimatedTokens": 5, "systemPromptAddition": format!("Remember: {t}")})))])
+    }, Status::Warn),
+    ("no untrusted input", "CE-PROV-001", || trace(vec![asm(vec![user("a", 1)], vec![user("a", 1)])]), Status::NotApplicable),
+    // RFC and marker drift
+    ("rfc fields accepted", "CE-RFC-001", || trace_in("rfc-82137", vec![call("assemble", json!({"messages": [], "tokenBudget": 9, "inputProvenance": []}), ok(json!({"messages": [], "estimatedTokens": 0})))]), Status::Pass),
+    ("rfc fields rejected", "CE-RFC-001", || trace_in("rfc-82137", vec![call("assemble", json!({"messages": [], "tokenBudget": 9, "inputProvenance": []}), threw("unexpected field inputProvenance"))]), Status::Fail),
+    ("drift, structured: kept", "CE-RFC-002", || trace_in("rfc-82137+marker-drift", vec![with_meta(asm(vec![user("q", 1), user("[drifted] done", 2)], vec![user("q", 1), user("[drifted] done", 2)]), |m| m.volatile = vec![1])]), Status::Pass),
+    ("drift, structured: dropped", "CE-RFC-002", || trace_in("rfc-82137+marker-drift", vec![with_meta(asm(vec![user("q", 1), user("[drifted] done", 2)], vec![user("q", 1)]), |m| m.volatile = vec![1])]), Status::Warn),
+    ("drift, text only: dropped", "CE-RFC-004", || trace_in("openclaw-2026.4.26+marker-drift", vec![with_meta(asm(vec![user("q", 1), user("[drifted] done", 2)], vec![user("q", 1)]), |m| m.volatile = vec![1])]), Status::Info),
+    ("drift, text only: kept", "CE-RFC-004", || trace_in("openclaw-2026.9.6+marker-drift", vec![with_meta(asm(vec![user("q", 1), user("[drifted] done", 2)], vec![user("q", 1), user("[drifted] done", 2)]), |m| m.volatile = vec![1])]), Status::Pass),
+    ("no sibling run", "CE-RFC-003", || trace_in("rfc-82137", vec![asm(vec![], vec![])]), Status::NotApplicable),
+    // provider acceptance
+    ("provider accepted", "CE-WIRE-001", || model("text"), Status::Pass),
+    ("provider rejected", "CE-WIRE-001", || model("rejected"), Status::Fail),
+    ("no HTTP provider", "CE-WIRE-001", || trace(vec![asm(vec![], vec![])]), Status::NotApplicable),
+    // subagents
+    ("spawn null", "CE-SUB-001", || trace(vec![call("prepareSubagentSpawn", json!({}), ok(Value::Null))]), Status::Pass),
+    ("spawn handle", "CE-SUB-001", || trace(vec![call("prepareSubagentSpawn", json!({}), ok(json!({"rollback": {"$handle": "h1"}})))]), Status::Pass),
+    ("spawn rollback not a handle", "CE-SUB-001", || trace(vec![call("prepareSubagentSpawn", json!({}), ok(json!({"rollback": "function"})))]), Status::Fail),
+    ("rollback ran", "CE-SUB-002", || trace(vec![call("rollback", json!({"$handle": "h1"}), ok(Value::Null))]), Status::Pass),
+    ("rollback threw", "CE-SUB-002", || trace(vec![call("rollback", json!({"$handle": "h1"}), threw("gone"))]), Status::Fail),
+    ("ended fine", "CE-SUB-003", || trace(vec![call("onSubagentEnded", json!({"reason": "completed"}), ok(Value::Null))]), Status::Pass),
+    ("ended threw", "CE-SUB-003", || trace(vec![call("onSubagentEnded", json!({"reason": "completed"}), threw("no such child"))]), Status::Warn),
+];
+
+fn judge(clause: &str, t: &Trace) -> Verdict {
+    let vs = evaluate(t, None, &[clause.to_string()]);
+    assert_eq!(vs.len(), 1, "{clause} on {}: expected one verdict, got {vs:?}", t.profile);
+    vs.into_iter().next().unwrap()
+}
+
+#[test]
+fn every_row_gets_its_expected_status() {
+    let mut wrong = Vec::new();
+    for (case, clause, build, want) in ROWS {
+        let v = judge(clause, &build());
+        if v.status != *want {
+            wrong.push(format!("{case} ({clause}): want {want:?}, got {:?} {:?}", v.status, v.details));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn every_clause_has_a_passing_and_a_non_passing_row() {
+    for c in CLAUSES {
+        let rows: Vec<&Row> = ROWS.iter().filter(|r| r.1 == c.id).collect();
+        // CE-RFC-003 needs two runs; see `rfc_fields_compared_with_the_sibling_run`.
+        if c.id == "CE-RFC-003" {
+            continue;
+        }
+        assert!(rows.iter().any(|r| r.3 == Status::Pass), "{}: no passing row", c.id);
+        assert!(rows.iter().any(|r| matches!(r.3, Status::Fail | Status::Warn | Status::Info | Status::Error)), "{}: no non-passing row", c.id);
+    }
+}
+
+#[test]
+fn failed_level_decides_the_status() {
+    for (case, clause, build, want) in ROWS {
+        let level = super::clause(clause).unwrap().level;
+        let expected = match level {
+            Level::Must => Status::Fail,
+            Level::Should => Status::Warn,
+            Level::Info => Status::Info,
+        };
+        if matches!(want, Status::Fail | Status::Warn | Status::Info) {
+            assert_eq!(*want, expected, "{case}: a failed {level:?} clause is {expected:?}");
+        }
+        let _ = build;
+    }
+}
+
+#[test]
+fn caught_and_uncaught_errors_are_told_apart() {
+    let caught = judge("CE-ASM-001", &trace(vec![with_reply(asm(vec![], vec![]), threw("boom"))]));
+    assert_eq!((caught.status, caught.error_kind), (Status::Error, Some(ErrorKind::Caught)));
+    assert!(caught.details[0].contains("boom"), "{:?}", caught.details);
+    let uncaught = judge("CE-ASM-001", &faulted("crash", vec![asm(vec![], vec![])]));
+    assert_eq!((uncaught.status, uncaught.error_kind), (Status::Error, Some(ErrorKind::Uncaught)));
+    let mut t = trace(vec![]);
+    t.outcome = Outcome::HarnessError { message: "scenario step 3: bad".into() };
+    let harness = judge("CE-LIFE-002", &t);
+    assert_eq!((harness.status, harness.error_kind), (Status::Error, Some(ErrorKind::Harness)));
+}
+
+#[test]
+fn a_throw_on_some_calls_still_judges_the_others() {
+    let t = trace(vec![with_reply(asm(vec![], vec![]), threw("once")), with_reply(asm(vec![], vec![]), ok(json!({"estimatedTokens": 1})))]);
+    assert_eq!(judge("CE-ASM-001", &t).status, Status::Fail);
+}
+
+#[test]
+fn clauses_outside_their_profiles_are_not_judged() {
+    let t = trace_in("openclaw-2026.4.26", vec![commit("k1", "a", ok(json!({"status": "ok"})))]);
+    assert!(evaluate(&t, None, &["CE-TURN-004".into()]).is_empty(), "commitTurn does not exist in 2026.4.26");
+}
+
+#[test]
+fn optional_methods_not_implemented_are_not_applicable() {
+    let mut t = trace(vec![call("maintain", json!({}), ok(json!({"ok": true})))]);
+    t.engine.methods.retain(|m| m != "maintain");
+    let v = judge("CE-TURN-003", &t);
+    assert_eq!(v.status, Status::NotApplicable);
+    assert!(v.details[0].contains("does not implement maintain"), "{:?}", v.details);
+}
+
+#[test]
+fn marker_drift_moves_volatile_checks_off_the_must_clause() {
+    let t = trace_in("openclaw-2026.4.26+marker-drift", vec![with_meta(asm(vec![user("q", 1), user("[drifted]", 2)], vec![user("q", 1)]), |m| m.volatile = vec![1])]);
+    let vs = evaluate(&t, None, &[]);
+    assert!(!vs.iter().any(|v| v.clause == "CE-VOL-001"), "CE-VOL-001 is judged on base profiles only");
+    assert!(vs.iter().any(|v| v.clause == "CE-RFC-004" && v.status == Status::Info));
+    assert!(!vs.iter().any(|v| v.clause == "CE-RFC-002"));
+}
+
+#[test]
+fn rfc_fields_compared_with_the_sibling_run() {
+    let base = trace_in("openclaw-2026.9.6", vec![asm(vec![user("a", 1)], vec![user("a", 1)])]);
+    let same = trace_in("rfc-82137", vec![asm(vec![user("a", 1)], vec![user("a", 1)])]);
+    let differs = trace_in("rfc-82137", vec![asm(vec![user("a", 1)], vec![])]);
+    let status = |t: &Trace| evaluate_all(&[base.clone(), t.clone()], &["CE-RFC-003".into()]).into_iter().find(|v| v.profile == "rfc-82137").unwrap().status;
+    assert_eq!(status(&same), Status::Pass);
+    assert_eq!(status(&differs), Status::Info);
+    // Drift variants pair up with the drift variant of openclaw-2026.9.6.
+    let mut b2 = base.clone();
+    b2.profile = "openclaw-2026.9.6+marker-drift".into();
+    let mut d2 = differs.clone();
+    d2.profile = "rfc-82137+marker-drift".into();
+    let v = evaluate_all(&[b2, d2], &["CE-RFC-003".into()]).into_iter().find(|v| v.profile == "rfc-82137+marker-drift").unwrap();
+    assert_eq!(v.status, Status::Info);
+}
+
+#[test]
+fn failures_carry_a_diff_of_sent_and_assembled() {
+    let v = judge("CE-ASM-004", &trace(vec![asm(vec![user("a", 1), user("b", 2)], vec![user("b", 2), user("a", 1)])]));
+    let d = v.details.iter().find(|d| d.starts_with("diff")).expect("a diff line");
+    assert!(d.contains("-user") && d.contains("+user"), "{d}");
+}
+
+#[test]
+fn catalogue_ids_are_unique_stable_and_prefixed() {
+    let prefixes = ["CE-ASM-", "CE-VOL-", "CE-PER-", "CE-CMP-", "CE-BOOT-", "CE-TURN-", "CE-HOST-", "CE-RFC-", "CE-PROV-", "CE-SUB-", "CE-LIFE-", "CE-WIRE-"];
+    let mut seen = std::collections::BTreeSet::new();
+    for c in CLAUSES {
+        assert!(seen.insert(c.id), "duplicate id {}", c.id);
+        let p = prefixes.iter().find(|p| c.id.starts_with(*p)).unwrap_or_else(|| panic!("{}: unknown prefix", c.id));
+        let n = &c.id[p.len()..];
+        assert!(n.len() == 3 && n.chars().all(|d| d.is_ascii_digit()), "{}: NNN suffix", c.id);
+        assert!(c.text.ends_with('.') && !c.text.contains('\n'), "{}: one sentence", c.id);
+        assert!(!c.source.is_empty(), "{}: source", c.id);
+        for p in c.profiles {
+            let base = p.trim_end_matches(crate::runtime::profile::MARKER_DRIFT_SUFFIX);
+            assert!(crate::runtime::profile::PROFILE_IDS.contains(&base), "{}: unknown profile {p}", c.id);
+        }
+        for m in c.methods {
+            let known = clawspec_contract::protocol::method::REQUIRED.contains(m) || clawspec_contract::protocol::method::OPTIONAL.contains(m);
+            assert!(known, "{}: unknown method {m}", c.id);
+        }
+    }
+}

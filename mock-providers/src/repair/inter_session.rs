@@ -1,0 +1,54 @@
+//! A2 #1 `annotateInterSessionUserMessages`
+//! (`embedded-agent-runner/replay-history.ts`, prefix from
+//! `src/sessions/input-provenance.ts`): user turns carrying inter-session
+//! provenance are marked as not written by the user. Idempotent.
+
+use clawspec_contract::*;
+
+use super::placeholders::INTER_SESSION_PREFIX;
+use super::util::text;
+
+pub fn annotate_inter_session(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    ms.into_iter()
+        .map(|mut m| {
+            if let AgentMessage::User(u) = &mut m {
+                if let Some(p) = u.provenance.as_ref().filter(|p| p.kind == ProvenanceKind::InterSession) {
+                    let mut header = INTER_SESSION_PREFIX.to_string();
+                    for (k, v) in [("sourceSession", &p.source_session_key), ("sourceChannel", &p.source_channel), ("sourceTool", &p.source_tool)] {
+                        if let Some(v) = v {
+                            header.push_str(&format!(" {k}={v}"));
+                        }
+                    }
+                    header.push_str(" isUser=false");
+                    if !u.content.text().starts_with(INTER_SESSION_PREFIX) {
+                        match &mut u.content {
+                            MessageContent::Text(t) => *t = format!("{header}\n{t}"),
+                            MessageContent::Blocks(b) => b.insert(0, text(&header)),
+                        }
+                    }
+                }
+            }
+            m
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::repair::test_support::{msgs, shape};
+    use rstest::rstest;
+    use serde_json::{json, Value};
+
+    #[rstest]
+    #[case::plain(json!([{"role":"user","content":"hi"}]), vec!["user:hi"])]
+    #[case::inter_session(json!([{"role":"user","content":"ops done","provenance":{"kind":"inter_session","sourceSessionKey":"agent:ops:main","sourceChannel":"internal","sourceTool":"sessions_send"}}]),
+        vec!["user:[Inter-session message] sourceSession=agent:ops:main sourceChannel=internal sourceTool=sessions_send isUser=false\nops done"])]
+    #[case::blocks(json!([{"role":"user","content":[{"type":"text","text":"x"}],"provenance":{"kind":"inter_session"}}]), vec!["user:[Inter-session message] isUser=false\nx"])]
+    #[case::already(json!([{"role":"user","content":"[Inter-session message] x isUser=false\nops","provenance":{"kind":"inter_session"}}]), vec!["user:[Inter-session message] x isUser=false\nops"])]
+    fn annotate(#[case] input: Value, #[case] expect: Vec<&str>) {
+        let out = annotate_inter_session(msgs(input));
+        assert_eq!(shape(&out), expect);
+        assert_eq!(annotate_inter_session(out.clone()), out, "idempotent");
+    }
+}

@@ -1,0 +1,137 @@
+//! Turn shape: A3.14 `sanitizeGoogleTurnOrdering`
+//! (`embedded-agent-helpers/google.ts`) and the A5 turn validators
+//! `validateGeminiTurns` / `validateAnthropicTurns`
+//! (`embedded-agent-helpers/turns.ts`).
+
+use std::collections::BTreeMap;
+
+use clawspec_contract::*;
+
+use super::placeholders::{SESSION_BOOTSTRAP, TOOL_CALLS_OMITTED};
+use super::util::{has_thinking, is_failed, text};
+
+/// A3.14: history may not start with an assistant turn (Cloud Code Assist, PR #421). Idempotent.
+pub fn google_turn_ordering(mut ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    if matches!(ms.first(), Some(AgentMessage::Assistant(_))) {
+        ms.insert(0, AgentMessage::user_text(SESSION_BOOTSTRAP));
+    }
+    ms
+}
+
+/// Consecutive assistant messages become one: content concatenated, the
+/// later usage/stopReason/errorMessage win.
+pub fn merge_consecutive_assistants(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    let mut out: Vec<AgentMessage> = Vec::with_capacity(ms.len());
+    for m in ms {
+        if let (Some(AgentMessage::Assistant(prev)), AgentMessage::Assistant(cur)) = (out.last_mut(), &m) {
+            prev.content.extend(cur.content.iter().cloned());
+            if cur.usage.is_some() {
+                prev.usage = cur.usage.clone();
+            }
+            if cur.stop_reason.is_some() {
+                prev.stop_reason = cur.stop_reason.clone();
+            }
+            if cur.error_message.is_some() {
+                prev.error_message = cur.error_message.clone();
+            }
+            continue;
+        }
+        out.push(m);
+    }
+    out
+}
+
+fn to_blocks(c: &MessageContent) -> Vec<ContentBlock> {
+    match c {
+        MessageContent::Text(t) => vec![text(t)],
+        MessageContent::Blocks(b) => b.clone(),
+    }
+}
+
+/// A5 step 3: consecutive user turns merged (string content becomes a text block).
+pub fn merge_consecutive_users(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    let mut out: Vec<AgentMessage> = Vec::with_capacity(ms.len());
+    for m in ms {
+        if let (Some(AgentMessage::User(prev)), AgentMessage::User(cur)) = (out.last_mut(), &m) {
+            let mut b = to_blocks(&prev.content);
+            b.extend(to_blocks(&cur.content));
+            prev.content = MessageContent::Blocks(b);
+            continue;
+        }
+        out.push(m);
+    }
+    out
+}
+
+/// A5 step 2: a call survives only if a result with its id appears before
+/// the next assistant. A turn with thinking is kept intact only when every
+/// call is matched by id and name; otherwise its content becomes
+/// `[tool calls omitted]` (`[]` for failed turns).
+pub fn strip_dangling_tool_calls(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    let mut out = ms.clone();
+    for (i, m) in ms.iter().enumerate() {
+        let AgentMessage::Assistant(a) = m else { continue };
+        let end = ms[i + 1..].iter().position(|x| matches!(x, AgentMessage::Assistant(_))).map_or(ms.len(), |k| i + 1 + k);
+        let mut answers: BTreeMap<&str, Vec<Option<&str>>> = BTreeMap::new();
+        for r in ms[i + 1..end].iter().filter_map(|x| if let AgentMessage::ToolResult(r) = x { Some(r) } else { None }) {
+            answers.entry(r.tool_call_id.as_str()).or_default().push(r.tool_name.as_deref());
+        }
+        let answered = |c: &ToolCallBlock, by_name: bool| answers.get(c.id.as_str()).is_some_and(|ns| !by_name || ns.iter().any(|n| n.is_none_or(|n| n == c.name)));
+        let calls: Vec<&ToolCallBlock> = a.content.iter().filter_map(|b| if let ContentBlock::ToolCall(c) = b { Some(c) } else { None }).collect();
+        if calls.iter().all(|c| answered(c, has_thinking(a))) {
+            continue;
+        }
+        let AgentMessage::Assistant(o) = &mut out[i] else { unreachable!() };
+        if has_thinking(a) {
+            o.content.clear();
+        } else {
+            o.content.retain(|b| !matches!(b, ContentBlock::ToolCall(c) if !answered(c, false)));
+        }
+        if o.content.is_empty() && !is_failed(a) {
+            o.content.push(text(TOOL_CALLS_OMITTED));
+        }
+    }
+    out
+}
+
+pub fn validate_gemini_turns(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    merge_consecutive_assistants(ms)
+}
+
+pub fn validate_anthropic_turns(ms: Vec<AgentMessage>, merge_users: bool) -> Vec<AgentMessage> {
+    let ms = strip_dangling_tool_calls(merge_consecutive_assistants(ms));
+    if merge_users {
+        merge_consecutive_users(ms)
+    } else {
+        ms
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::repair::test_support::{msgs, shape};
+    use rstest::rstest;
+    use serde_json::{json, Value};
+
+    #[rstest]
+    #[case::bootstrap(json!([{"role":"assistant","content":[{"type":"text","text":"a"}]}]), vec!["user:(session bootstrap)", "assistant:a"])]
+    #[case::user_first(json!([{"role":"user","content":"u"}]), vec!["user:u"])]
+    fn google(#[case] input: Value, #[case] expect: Vec<&str>) {
+        let out = google_turn_ordering(msgs(input));
+        assert_eq!(shape(&out), expect);
+        assert_eq!(google_turn_ordering(out.clone()), out);
+    }
+
+    #[rstest]
+    #[case::merge_assistants(json!([{"role":"user","content":"u"},{"role":"assistant","content":[{"type":"text","text":"a"}]},{"role":"assistant","content":[{"type":"text","text":"b"}]}]), true, vec!["user:u", "assistant:a\nb"])]
+    #[case::merge_users(json!([{"role":"user","content":"u"},{"role":"user","content":[{"type":"text","text":"v"}]}]), true, vec!["user:u\nv"])]
+    #[case::append_only_users(json!([{"role":"user","content":"u"},{"role":"user","content":"v"}]), false, vec!["user:u", "user:v"])]
+    #[case::dangling_call(json!([{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"toolCall","id":"t","name":"r","arguments":{}}]},{"role":"user","content":"u"}]), true, vec!["assistant:a", "user:u"])]
+    #[case::dangling_only(json!([{"role":"assistant","content":[{"type":"toolCall","id":"t","name":"r","arguments":{}}]},{"role":"user","content":"u"}]), true, vec!["assistant:[tool calls omitted]", "user:u"])]
+    #[case::dangling_with_thinking(json!([{"role":"assistant","content":[{"type":"thinking","thinking":"p","thinkingSignature":"s"},{"type":"toolCall","id":"t","name":"r","arguments":{}}]},{"role":"user","content":"u"}]), true, vec!["assistant:[tool calls omitted]", "user:u"])]
+    #[case::answered(json!([{"role":"assistant","content":[{"type":"toolCall","id":"t","name":"r","arguments":{}}]},{"role":"toolResult","toolCallId":"t","toolName":"r","content":[{"type":"text","text":"x"}]}]), true, vec!["assistant:", "toolResult:x"])]
+    fn anthropic(#[case] input: Value, #[case] merge_users: bool, #[case] expect: Vec<&str>) {
+        assert_eq!(shape(&validate_anthropic_turns(msgs(input), merge_users)), expect);
+    }
+}
