@@ -47,6 +47,12 @@ pub struct InputProvenance {
 }
 
 impl InputProvenance {
+    /// `{kind: "internal_system", sourceTool}` (openclaw 2026.9.6
+    /// `src/auto-reply/internal-turn-source.ts`, heartbeat/cron/exec wakes).
+    pub fn internal_system(source_tool: &str) -> Self {
+        InputProvenance { kind: ProvenanceKind::InternalSystem, source_channel: None, source_session_key: None, ..InputProvenance::inter_session("", source_tool) }
+    }
+
     pub fn inter_session(source_session_key: &str, source_tool: &str) -> Self {
         InputProvenance {
             kind: ProvenanceKind::InterSession,

@@ -59,8 +59,18 @@ fn classic_2026_4_26() {
     // Full contextTokenBudget for assemble (no reserve/prompt reduction).
     let a = calls(&t, "assemble")[0];
     assert_eq!(a.params["tokenBudget"], 6000);
-    // The task-completion block of that era: untrusted child-result markers.
-    assert!(t.to_pretty_json().contains("BEGIN_UNTRUSTED_CHILD_RESULT"));
+    // The task-completion block of that era is the (persisted) announce prompt:
+    // untrusted child-result markers, 4.26 status label and reply instruction
+    // (2026.4.26 `src/agents/subagent-announce.ts`, `internal-events.ts`).
+    let announce = &calls(&t, "assemble").iter().find(|c| c.turn == 2).expect("announce assemble").params["prompt"];
+    let announce = announce.as_str().unwrap();
+    assert!(announce.contains("<<<BEGIN_UNTRUSTED_CHILD_RESULT>>>\nLogs are clean.\n<<<END_UNTRUSTED_CHILD_RESULT>>>"), "{announce}");
+    assert!(announce.contains("status: completed successfully"));
+    assert!(announce.contains("is ready for user delivery."));
+    // Overflow retry: the same prompt again (no continuation prompt in 4.26).
+    let retry: Vec<_> = calls(&t, "assemble").into_iter().filter(|c| c.turn == 3).collect();
+    assert_eq!(retry.len(), 2);
+    assert_eq!(retry[1].params["prompt"], "And now?");
 }
 
 #[test]
@@ -84,12 +94,28 @@ fn current_2026_9_6() {
     for c in calls(&t, "compact") {
         assert!(!has(c, "sessionFile") && has(c, "agentId") && has(c, "abortSignal"), "{:?}", c.params);
     }
-    // Reduced assemble budget: budget − reserve − rendered prompt.
+    // Reserve = min(max(1000, 20 000), 6000/4) = 1500 (agent-settings.ts,
+    // agent-compaction-constants.ts); assemble budget = 6000 − 1500 −
+    // ⌈1.2·((12 + 14) + 12 + 5)⌉ = 4448, minus the pending admitted user (5).
     let a = calls(&t, "assemble")[0];
-    assert!(a.params["tokenBudget"].as_u64().unwrap() < 5000);
+    assert_eq!(a.params["runtimeSettings"]["limits"]["maxOutputTokens"], 1500);
+    assert_eq!(a.params["runtimeSettings"]["limits"]["promptTokenBudget"], 4448);
+    assert_eq!(a.params["tokenBudget"], 4443);
+    // The same runtimeSettings on every hook of that attempt.
+    let b = calls(&t, "bootstrap")[0];
+    assert_eq!(b.params["runtimeSettings"], a.params["runtimeSettings"]);
     // No RFC fields outside rfc-82137.
     assert!(calls(&t, "assemble").iter().all(|c| !has(c, "inputProvenance")));
-    assert!(t.to_pretty_json().contains("<prompt-data>"));
+    // The announce reaches the engine only as the runtime-event prompt; the
+    // event itself travels in a hidden carrier that hooks never see
+    // (buildAgentInternalEventContext, resolveRuntimeContextPromptParts).
+    let announce = calls(&t, "assemble").into_iter().find(|c| c.turn == 2).expect("announce assemble");
+    assert_eq!(announce.params["prompt"], "Continue the OpenClaw runtime event.");
+    assert!(t.calls().all(|c| !c.params.to_string().contains("[Internal task completion event]")));
+    // Overflow retry: the continuation prompt, not persisted (session-prompt-state.ts).
+    let retry: Vec<_> = calls(&t, "assemble").into_iter().filter(|c| c.turn == 3).collect();
+    assert_eq!(retry.len(), 2);
+    assert!(retry[1].params["prompt"].as_str().unwrap().starts_with("Continue the current task from the existing transcript"));
 }
 
 #[test]

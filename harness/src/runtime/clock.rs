@@ -37,6 +37,32 @@ pub fn format_utc(ms: u64) -> String {
     format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}", rem / 3600, (rem % 3600) / 60, rem % 60)
 }
 
+/// `formatUserTime(date, "UTC", "24")` (openclaw `src/agents/date-time.ts`):
+/// `Thursday, January 1st, 2026 - 00:00`. The simulated host runs in UTC with a
+/// 24-hour clock, so the text is deterministic.
+pub fn format_user_time(ms: u64) -> String {
+    const DAYS: [&str; 7] = ["Thursday", "Friday", "Saturday", "Sunday", "Monday", "Tuesday", "Wednesday"];
+    const MONTHS: [&str; 12] = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+    let secs = ms / 1000;
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    let (y, m, d) = civil_from_days(days as i64);
+    // 1970-01-01 was a Thursday.
+    let weekday = DAYS[(days % 7) as usize];
+    let suffix = match (d % 10, d % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{weekday}, {} {d}{suffix}, {y} - {:02}:{:02}", MONTHS[(m - 1) as usize], rem / 3600, (rem % 3600) / 60)
+}
+
+/// `YYYY-MM-DD HH:MM UTC` (`new Date(ms).toISOString().replace("T"," ").slice(0,16) + " UTC"`).
+pub fn format_utc_minutes(ms: u64) -> String {
+    format!("{} UTC", &format_utc(ms)[..16])
+}
+
 // Howard Hinnant's days-to-civil algorithm.
 fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
@@ -75,6 +101,13 @@ mod tests {
     fn epoch_formats() {
         assert_eq!(format_utc(EPOCH_MS), "2026-01-01 00:00:00");
         assert_eq!(format_utc(EPOCH_MS + 86_400_000 * 59 + 3_661_000), "2026-03-01 01:01:01");
+    }
+    #[test]
+    fn user_time_is_cron_style() {
+        assert_eq!(format_user_time(EPOCH_MS), "Thursday, January 1st, 2026 - 00:00");
+        assert_eq!(format_user_time(EPOCH_MS + 86_400_000 * 21 + 3_661_000), "Thursday, January 22nd, 2026 - 01:01");
+        assert_eq!(format_user_time(EPOCH_MS + 86_400_000 * 11), "Monday, January 12th, 2026 - 00:00");
+        assert_eq!(format_utc_minutes(EPOCH_MS + 61_000), "2026-01-01 00:01 UTC");
     }
     #[test]
     fn ids_are_per_kind() {

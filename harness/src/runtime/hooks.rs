@@ -1,6 +1,7 @@
 //! How each lifecycle call's params are built, per profile. One function per
 //! hook, so "where is an assemble call built" has one answer: [`assemble_params`].
 
+use clawspec_contract::markers;
 use clawspec_contract::*;
 use serde_json::{json, Map, Value};
 
@@ -25,7 +26,7 @@ impl Sim<'_> {
             resolved_model: &self.setup.model,
             engine_id: &self.info.id,
             prompt_token_budget: prompt_budget,
-            reserve_tokens: self.setup.reserve_tokens,
+            reserve_tokens: self.reserve(),
             fallback_reason: None,
             degraded_reason: degraded,
         });
@@ -76,7 +77,7 @@ impl Sim<'_> {
         p.insert("sessionKey".into(), json!(self.setup.session_key));
         Self::put(&mut p, "sessionTarget", self.session_target());
         p.insert("sessionFile".into(), json!(self.session_file()));
-        Self::put(&mut p, "runtimeSettings", self.runtime_settings(self.budget(), None));
+        Self::put(&mut p, "runtimeSettings", self.runtime_settings(self.settings_budget(), None));
         p.insert("runtimeContext".into(), self.runtime_context(false));
         Value::Object(p)
     }
@@ -87,7 +88,7 @@ impl Sim<'_> {
         p.insert("sessionKey".into(), json!(self.setup.session_key));
         Self::put(&mut p, "sessionTarget", self.session_target());
         p.insert("sessionFile".into(), json!(self.session_file()));
-        Self::put(&mut p, "runtimeSettings", self.runtime_settings(self.budget(), None));
+        Self::put(&mut p, "runtimeSettings", self.runtime_settings(self.settings_budget(), None));
         let mut ctx = self.runtime_context(true);
         if deferred {
             ctx["allowDeferredCompactionExecution"] = json!(true);
@@ -99,15 +100,39 @@ impl Sim<'_> {
         Value::Object(p)
     }
 
-    /// The assemble budget of an attempt: `max(1, budget − reserve − rendered
-    /// prompt)` since 2026.5 (contract §4.3 step 3); the full budget before.
-    pub fn assemble_budget(&self, prompt: &str) -> u64 {
-        if self.profile.reduced_assemble_budget {
-            let rendered = tokens::estimate_text(SYSTEM_PROMPT) + tokens::estimate_text(prompt);
-            self.budget().saturating_sub(self.setup.reserve_tokens).saturating_sub(rendered).max(1)
+    /// Compaction reserve (= `runtimeSettings.limits.maxOutputTokens`). 2026.9.6:
+    /// min(max(reserve, 20 000), ⌊budget·0.25⌋) (`src/agents/agent-settings.ts`
+    /// `DEFAULT_AGENT_COMPACTION_RESERVE_TOKENS_FLOOR`, `agent-compaction-constants.ts`
+    /// `MAX_COMPACTION_RESERVE_RATIO`); earlier hosts used the setting as is.
+    pub fn reserve(&self) -> u64 {
+        if self.profile.reserve_floor_and_cap {
+            markers::effective_reserve_tokens(self.budget(), self.setup.reserve_tokens)
         } else {
-            self.budget()
+            self.setup.reserve_tokens
         }
+    }
+
+    /// The assemble budget of an attempt (contract §4.3 step 3). 2026.9.6
+    /// (attempt assemble call, docs/openclaw-facts.md §2.5):
+    /// `max(1, budget − reserve − ⌈1.2·((12 + est(system)) + 12 + est(prompt))⌉)`;
+    /// 2026.4.x passed the full budget.
+    pub fn assemble_budget(&self, prompt: &str) -> u64 {
+        if !self.profile.reduced_assemble_budget {
+            return self.budget();
+        }
+        let est = |s: &str| self.profile.estimator.text(s);
+        let sys = if SYSTEM_PROMPT.trim().is_empty() { 0 } else { 12 + est(SYSTEM_PROMPT) };
+        let rendered = ((sys + 12 + est(prompt)) as f64 * 1.2).ceil() as u64;
+        let prompt_budget = self.budget().saturating_sub(self.reserve()).max(1);
+        prompt_budget.saturating_sub(rendered).max(1)
+    }
+
+    /// `runtimeSettings.limits.promptTokenBudget` for the hooks of an attempt:
+    /// the attempt's assemble budget, identical on every hook of the attempt
+    /// (openclaw `src/context-engine/runtime-settings.ts`; the lifecycle test
+    /// `context-engine-lifecycle.test.ts` expects the same settings across hooks).
+    pub fn settings_budget(&self) -> u64 {
+        self.attempt_budget.unwrap_or_else(|| self.budget())
     }
 
     /// `availableTools`: capability tool names, client tools excluded
@@ -130,7 +155,7 @@ impl Sim<'_> {
         if let (true, Some(pr)) = (attempt_call, prompt) {
             p.insert("prompt".into(), json!(pr));
         }
-        Self::put(&mut p, "runtimeSettings", self.runtime_settings(token_budget, None));
+        Self::put(&mut p, "runtimeSettings", self.runtime_settings(self.settings_budget(), None));
         if self.profile.rfc_assemble_fields {
             // RFC #82137 (seed 000 §2): three parallel arrays aligned with messages.
             p.insert("prePromptMessageCount".into(), json!(boundary));

@@ -3,37 +3,45 @@
 //! profile. Marker texts go through `Profile::marker` so the `marker-drift`
 //! variant changes them in one place.
 
-use clawspec_contract::markers::*;
+use clawspec_contract::markers::{self, *};
 use clawspec_contract::*;
 use serde_json::json;
 
-use super::profile::Profile;
+use super::profile::{Profile, PromptTexts};
 use crate::scenario::model::AnnounceSpec;
 
-/// `buildAnnounceReplyInstruction` (openclaw `src/agents/subagents/announce/*`),
-/// worded by announce type and ending with the NO_REPLY rule; text verified
-/// against OpenClaw gateway transcripts.
-pub fn announce_reply_instruction(announce_type: &str) -> String {
-    format!("A completed {announce_type} is ready for user delivery. Convert the result above into your normal assistant voice and send that user-facing update now. Keep this internal context private (don't mention system/log/stats/session details or announce type), and do not copy the system message verbatim. Reply ONLY: NO_REPLY if this exact result was already delivered to the user in this same turn.")
+/// `buildAnnounceReplyInstruction`, default branch (openclaw
+/// `src/agents/subagent-announce.ts`): 2026.4.26 "ready for user delivery",
+/// 2026.9.6 "ready for parent review" + the completion-outcome paragraph.
+pub fn announce_reply_instruction(texts: PromptTexts, announce_type: &str) -> String {
+    match texts {
+        PromptTexts::V2026_4_26 => markers::announce_reply_instruction_2026_4(announce_type),
+        PromptTexts::V2026_9_6 => markers::announce_reply_instruction(announce_type),
+    }
 }
 
-pub fn task_completion_event(a: &AnnounceSpec) -> AgentInternalEvent {
+/// statusLabel (openclaw `src/agents/subagent-announce.ts`): 2026.4.26 says
+/// "completed successfully" and drops the timeout detail.
+fn status_label(texts: PromptTexts, status: &str, error: Option<&str>) -> String {
+    match texts {
+        PromptTexts::V2026_9_6 => markers::subagent_status_label(status, error),
+        PromptTexts::V2026_4_26 => match status {
+            "ok" => "completed successfully".into(),
+            "timeout" => "timed out".into(),
+            "error" => format!("failed: {}", error.filter(|e| !e.is_empty()).unwrap_or("unknown error")),
+            _ => markers::STATUS_LABEL_UNKNOWN.into(),
+        },
+    }
+}
+
+pub fn task_completion_event(texts: PromptTexts, a: &AnnounceSpec) -> AgentInternalEvent {
     let status = match a.status.as_str() {
         "timeout" => TaskStatus::Timeout,
         "error" => TaskStatus::Error,
         "unknown" => TaskStatus::Unknown,
         _ => TaskStatus::Ok,
     };
-    // Subagent statusLabel variants (openclaw `src/agents/internal-events.ts`).
-    let status_label = match status {
-        TaskStatus::Ok => "completed; ready for parent review".to_string(),
-        TaskStatus::Timeout => match &a.error {
-            Some(e) => format!("timed out: {e}"),
-            None => "timed out".into(),
-        },
-        TaskStatus::Error => format!("failed: {}", a.error.clone().unwrap_or_else(|| "unknown error".into())),
-        TaskStatus::Unknown => "finished with unknown status".into(),
-    };
+    let status_label = status_label(texts, a.status.as_str(), a.error.as_deref());
     let source = match a.source.as_str() {
         "cron" => TaskCompletionSource::Cron,
         "image_generation" => TaskCompletionSource::ImageGeneration,
@@ -57,7 +65,7 @@ pub fn task_completion_event(a: &AnnounceSpec) -> AgentInternalEvent {
         attachments: None,
         media_urls: None,
         stats_line: a.stats.clone(),
-        reply_instruction: announce_reply_instruction(announce_type),
+        reply_instruction: announce_reply_instruction(texts, announce_type),
         extra: Extra::new(),
     })
 }
@@ -92,13 +100,14 @@ pub fn format_internal_events(p: &Profile, events: &[AgentInternalEvent]) -> Str
             format!("status: {}", truncate_label(&e.status_label)),
             String::new(),
         ];
-        if e.result.trim().is_empty() {
-            lines.push("Child result: (no output)".into());
-        } else if p.legacy_child_result_markers {
+        if p.legacy_child_result_markers {
+            // 2026.4.26 `formatTaskCompletionEvent`: `(no output)` inside the markers.
             lines.push(CHILD_RESULT_INTRO_2026_4.into());
             lines.push(UNTRUSTED_CHILD_RESULT_BEGIN.into());
-            lines.push(e.result.clone());
+            lines.push(if e.result.trim().is_empty() { "(no output)".into() } else { e.result.clone() });
             lines.push(UNTRUSTED_CHILD_RESULT_END.into());
+        } else if e.result.trim().is_empty() {
+            lines.push(CHILD_RESULT_EMPTY.into());
         } else {
             lines.push(CHILD_RESULT_INTRO.into());
             lines.push("<prompt-data>".into());
@@ -120,6 +129,56 @@ pub fn format_internal_events(p: &Profile, events: &[AgentInternalEvent]) -> Str
         bodies.join("\n\n---\n\n"),
         p.marker(INTERNAL_CONTEXT_END)
     )
+}
+
+/// 2026.9.6 `formatTaskCompletionEvent(event, "data")`: raw fields and result,
+/// no Action line (openclaw `src/agents/internal-events.ts`).
+fn format_event_data(p: &Profile, e: &TaskCompletionEvent) -> String {
+    let mut lines = vec![
+        p.marker(TASK_COMPLETION_TITLE),
+        format!("source: {}", source_name(e.source)),
+        format!("session_key: {}", e.child_session_key),
+        format!("session_id: {}", e.child_session_id.as_deref().unwrap_or("unknown")),
+        format!("type: {}", e.announce_type),
+        format!("task: {}", e.task_label),
+        format!("status: {}", truncate_label(&e.status_label)),
+        String::new(),
+        if e.result.is_empty() { "(no output)".into() } else { e.result.clone() },
+    ];
+    if let Some(s) = e.stats_line.as_ref().filter(|s| !s.trim().is_empty()) {
+        lines.push(String::new());
+        lines.push(s.clone());
+    }
+    lines.join("\n")
+}
+
+/// 2026.9.6 `buildAgentInternalEventContext(events, legacy=false)` (session
+/// version 4): per event an instruction, the event data and its reply instruction.
+pub fn event_fragments(p: &Profile, events: &[AgentInternalEvent]) -> Vec<(&'static str, String)> {
+    events
+        .iter()
+        .flat_map(|AgentInternalEvent::TaskCompletion(e)| {
+            [
+                ("runtime-instruction", TASK_COMPLETION_FRAGMENT_INSTRUCTION.to_string()),
+                ("conversation-data", format_event_data(p, e)),
+                ("runtime-instruction", e.reply_instruction.clone()),
+            ]
+        })
+        .collect()
+}
+
+/// 2026.9.6 `buildInterSessionPromptContext` fragments: the header as data, the
+/// explanation as an instruction (`src/sessions/input-provenance.ts`).
+pub fn origin_fragments(p: &Profile, prov: &InputProvenance) -> Vec<(&'static str, String)> {
+    vec![("conversation-data", inter_session_header(p, prov)), ("runtime-instruction", INTER_SESSION_EXPLANATION.to_string())]
+}
+
+/// 2026.4.26 collect prompt for queued announces (`subagent-announce-queue.ts`
+/// `scheduleAnnounceDrain`, `buildCollectPrompt` in `queue-helpers.ts`).
+pub fn collect_prompt_2026_4(items: &[String]) -> String {
+    let mut blocks = vec!["[Queued announce messages while agent was busy]".to_string()];
+    blocks.extend(items.iter().enumerate().map(|(i, m)| format!("---\nQueued #{}\n{m}", i + 1).trim().to_string()));
+    blocks.join("\n\n")
 }
 
 /// statusLabel ≤ 500 chars, then `…[truncated]` (same file).
@@ -187,17 +246,14 @@ pub fn prefix_inter_session_history(p: &Profile, m: &AgentMessage) -> AgentMessa
 
 /// A hidden runtime-context carrier (openclaw `src/agents/internal-runtime-context.ts`).
 pub fn carrier(p: &Profile, fragments: &[(&str, String)], ts: u64) -> AgentMessage {
-    let body: Vec<String> = fragments.iter().map(|(_, t)| t.clone()).collect();
-    let content = format!(
-        "{}\n{INTERNAL_CONTEXT_HEADER}\n{INTERNAL_CONTEXT_NOTICE}\n\n{}\n{}",
-        p.marker(INTERNAL_CONTEXT_BEGIN),
-        body.join("\n\n"),
-        p.marker(INTERNAL_CONTEXT_END)
-    );
+    // `buildRuntimeContextMessageContent`: BEGIN, fragment texts joined by a
+    // blank line, END (2026.9.6 `run/runtime-context-prompt.ts`).
+    let body: Vec<&str> = fragments.iter().map(|(_, t)| t.as_str()).filter(|t| !t.trim().is_empty()).collect();
+    let content = format!("{}\n{}\n{}", p.marker(INTERNAL_CONTEXT_BEGIN), body.join("\n\n").trim(), p.marker(INTERNAL_CONTEXT_END));
     let frags: Vec<_> = fragments.iter().map(|(k, t)| json!({"kind": k, "text": t})).collect();
     serde_json::from_value(json!({
         "role": "custom",
-        "customType": RUNTIME_CONTEXT_CUSTOM_TYPE,
+        "customType": markers::RUNTIME_CONTEXT_CUSTOM_TYPE,
         "content": content,
         "display": false,
         "details": {"source": "openclaw-runtime-context", "runtimeContextCarrier": true, "fragments": frags},

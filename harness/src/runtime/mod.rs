@@ -103,6 +103,10 @@ pub struct Sim<'a> {
     pub outbox: Option<Value>,
     pub rollbacks: BTreeMap<String, String>,
     pub failed_turns: Vec<String>,
+    /// Prompt tokens of the last model request that failed (timeout recovery).
+    pub failed_prompt_tokens: u64,
+    /// The current attempt's assemble budget (runtimeSettings on its hooks).
+    pub attempt_budget: Option<u64>,
     /// Prompt tokens of the last model call (afterTurn `currentTokenCount`).
     pub last_prompt_tokens: u64,
     pub created_at: u64,
@@ -363,6 +367,8 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         rollbacks: BTreeMap::new(),
         failed_turns: Vec::new(),
         last_prompt_tokens: 0,
+        attempt_budget: None,
+        failed_prompt_tokens: 0,
         created_at: clock::EPOCH_MS,
         session_counter: 0,
         rewrites: 0,

@@ -6,20 +6,17 @@
 
 use std::collections::BTreeSet;
 
-use clawspec_contract::markers::HEARTBEAT_OK;
+use clawspec_contract::markers::{self, HEARTBEAT_OK};
 use clawspec_contract::*;
 
 use super::inject::prefix_inter_session_history;
-use super::profile::Profile;
+use super::profile::{Profile, PromptTexts};
 use super::transcript::text_block;
 
 /// A3.10 placeholder (shared/reference/provider-rules.md A4; openclaw
 /// `src/agents/session-transcript-repair.ts`).
 pub const MISSING_TOOL_RESULT: &str =
     "[openclaw] missing tool result in session history; inserted synthetic error result for transcript repair.";
-
-/// Default heartbeat prompt (openclaw `src/auto-reply/heartbeat.ts`, seed 004 "Heartbeat Injection").
-pub const HEARTBEAT_PROMPT: &str = "Read HEARTBEAT.md if it exists (workspace context). Follow it strictly.\nDo not infer or repeat old tasks from prior chats.\nIf nothing needs attention, reply HEARTBEAT_OK.";
 
 #[derive(Debug, Default)]
 pub struct PipelineOut {
@@ -36,7 +33,7 @@ pub fn run(profile: &Profile, transcript: &[AgentMessage], hide_orphan_user: boo
         .filter(|m| !excluded(m))
         .cloned()
         .collect();
-    ms = filter_heartbeat_artifacts(ms);
+    ms = filter_heartbeat_artifacts(profile, ms);
     if profile.inter_session_visible_prefix {
         ms = ms.iter().map(|m| prefix_inter_session_history(profile, m)).collect();
     }
@@ -63,24 +60,82 @@ fn excluded(m: &AgentMessage) -> bool {
     extra.get("excludeFromContext").and_then(|v| v.as_bool()) == Some(true)
 }
 
-/// `filterHeartbeatTranscriptArtifacts` (openclaw `src/auto-reply/heartbeat-filter.ts`,
-/// PR #60998): a heartbeat prompt answered with only `HEARTBEAT_OK` is dropped as a pair.
-pub fn filter_heartbeat_artifacts(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+/// Heartbeat artifacts dropped from history. 2026.4.26 `filterHeartbeatPairs`
+/// (`src/auto-reply/heartbeat-filter.ts`): a heartbeat user message directly
+/// followed by a `HEARTBEAT_OK` ack. 2026.9.6 `filterHeartbeatTranscriptArtifacts`
+/// (same file): the whole span from the heartbeat message through tool calls and
+/// results up to a terminal ack (`HEARTBEAT_OK` or `NO_REPLY`); a plain reply
+/// or a real user message keeps the span.
+pub fn filter_heartbeat_artifacts(p: &Profile, ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    let spans = p.prompt_texts == PromptTexts::V2026_9_6;
     let mut out = Vec::with_capacity(ms.len());
     let mut i = 0;
     while i < ms.len() {
-        let is_hb_prompt = matches!(&ms[i], AgentMessage::User(u) if u.content.text().trim() == HEARTBEAT_PROMPT);
-        let next_is_ok = matches!(ms.get(i + 1), Some(AgentMessage::Assistant(a))
-            if a.content.iter().all(|b| !matches!(b, ContentBlock::ToolCall(_)))
-            && AgentMessage::Assistant(a.clone()).text().trim() == HEARTBEAT_OK);
-        if is_hb_prompt && next_is_ok {
-            i += 2;
-            continue;
+        if is_heartbeat_user(p, &ms[i]) {
+            if !spans {
+                if ms.get(i + 1).is_some_and(|m| is_ack(p, m)) {
+                    i += 2;
+                    continue;
+                }
+            } else {
+                let mut j = i + 1;
+                let mut terminal = false;
+                while let Some(m) = ms.get(j) {
+                    match m {
+                        AgentMessage::User(_) => break,
+                        AgentMessage::Assistant(a) if is_ack(p, m) => {
+                            let _ = a;
+                            terminal = true;
+                            j += 1;
+                            while matches!(ms.get(j), Some(AgentMessage::ToolResult(_))) {
+                                j += 1;
+                            }
+                            break;
+                        }
+                        AgentMessage::Assistant(a) if a.content.iter().any(|b| matches!(b, ContentBlock::ToolCall(_))) => j += 1,
+                        AgentMessage::ToolResult(_) => j += 1,
+                        _ => break,
+                    }
+                }
+                if terminal {
+                    i = j;
+                    continue;
+                }
+            }
         }
         out.push(ms[i].clone());
         i += 1;
     }
     out
+}
+
+/// The wake transcript prompt, or a message starting with the release's
+/// heartbeat prompt (`isHeartbeatUserMessage`).
+fn is_heartbeat_user(p: &Profile, m: &AgentMessage) -> bool {
+    let AgentMessage::User(u) = m else { return false };
+    let text = u.content.text();
+    let t = text.trim();
+    let prompt = match p.prompt_texts {
+        PromptTexts::V2026_4_26 => markers::HEARTBEAT_PROMPT_2026_4,
+        PromptTexts::V2026_9_6 => markers::HEARTBEAT_PROMPT,
+    };
+    !t.is_empty() && (t == markers::HEARTBEAT_WAKE_PROMPT || t.starts_with(prompt))
+}
+
+/// A text-only assistant ack: `HEARTBEAT_OK` with at most
+/// `DEFAULT_HEARTBEAT_ACK_MAX_CHARS` of other text (`stripHeartbeatToken`);
+/// 2026.9.6 also accepts the silent `NO_REPLY` (`isHeartbeatAcknowledgementText`).
+fn is_ack(p: &Profile, m: &AgentMessage) -> bool {
+    let AgentMessage::Assistant(a) = m else { return false };
+    if a.content.iter().any(|b| !matches!(b, ContentBlock::Text(_))) {
+        return false;
+    }
+    let text = m.text();
+    let t = text.trim();
+    if p.prompt_texts == PromptTexts::V2026_9_6 && t == markers::NO_REPLY {
+        return true;
+    }
+    t.contains(HEARTBEAT_OK) && t.replace(HEARTBEAT_OK, "").trim().chars().count() <= markers::HEARTBEAT_ACK_MAX_CHARS
 }
 
 /// Tool-use/result pairing repair: orphan results dropped, missing results
@@ -159,15 +214,35 @@ mod tests {
     }
 
     #[test]
-    fn heartbeat_pairs_are_filtered() {
+    fn heartbeat_pairs_are_filtered_2026_4_26() {
+        let p = Profile::classic_2026_4_26();
         let input = msgs(json!([
             {"role":"user","content":"hi"},
-            {"role":"user","content": HEARTBEAT_PROMPT},
+            {"role":"user","content": markers::HEARTBEAT_WAKE_PROMPT},
             {"role":"assistant","content":[{"type":"text","text":"HEARTBEAT_OK"}]},
-            {"role":"user","content": HEARTBEAT_PROMPT},
+            {"role":"user","content": markers::HEARTBEAT_WAKE_PROMPT},
+            {"role":"assistant","content":[{"type":"text","text":"NO_REPLY"}]},
+            {"role":"user","content": markers::HEARTBEAT_WAKE_PROMPT},
             {"role":"assistant","content":[{"type":"text","text":"The build is red."}]}
         ]));
-        let out = filter_heartbeat_artifacts(input);
+        // NO_REPLY is not a 4.26 heartbeat ack; the red build is a real reply.
+        assert_eq!(filter_heartbeat_artifacts(&p, input).len(), 5);
+    }
+
+    #[test]
+    fn heartbeat_spans_are_filtered_2026_9_6() {
+        let p = Profile::current_2026_9_6();
+        let input = msgs(json!([
+            {"role":"user","content":"hi"},
+            {"role":"user","content": markers::HEARTBEAT_WAKE_PROMPT},
+            {"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"read","arguments":{}}]},
+            {"role":"toolResult","toolCallId":"t1","content":[{"type":"text","text":"nothing"}]},
+            {"role":"assistant","content":[{"type":"text","text":"NO_REPLY"}]},
+            {"role":"user","content": markers::HEARTBEAT_WAKE_PROMPT},
+            {"role":"assistant","content":[{"type":"text","text":"The build is red."}]}
+        ]));
+        let out = filter_heartbeat_artifacts(&p, input);
         assert_eq!(out.len(), 3);
+        assert_eq!(out[2].text(), "The build is red.");
     }
 }

@@ -2,7 +2,32 @@
 //! reads these flags; it never compares version strings. Sources per flag are
 //! in shared/reference/openclaw-contract.md §1 and §4 (cited per field).
 
+use clawspec_contract::tokens::Estimator;
 use serde::Serialize;
+
+/// Which OpenClaw release's prompt texts the runtime writes (abort hint,
+/// inbound-metadata labels, reset time line, heartbeat prompt and filter,
+/// announce block and reply instruction, collect title). Sources per text in
+/// `contract/src/markers.rs` and docs/openclaw-facts.md §3–4.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PromptTexts {
+    V2026_4_26,
+    V2026_9_6,
+}
+
+/// What the runtime sends after an overflow/timeout recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OverflowRetry {
+    /// 2026.4.26: the run loop `continue`s with the same `params.prompt`
+    /// (`src/agents/pi-embedded-runner/run.ts`; no continuation prompt exists there).
+    SamePrompt,
+    /// 2026.9.6: `CONTINUATION_PROMPT` (+ `TOOL_FAILURE_INSTRUCTION` after a failed
+    /// tool) with `suppressNextUserMessagePersistence` when the user prompt is
+    /// already in the transcript (`run/session-prompt-state.ts`).
+    ContinueFromTranscript,
+}
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -52,6 +77,24 @@ pub struct Profile {
     pub rfc_assemble_fields: bool,
     /// Marker texts changed (the RFC's warning); see `contract::markers::drifted`.
     pub marker_drift: bool,
+    /// Prompt texts of this release.
+    pub prompt_texts: PromptTexts,
+    /// Host token estimate (`contract::tokens`): pi-coding-agent era or 2026.9.6.
+    #[serde(skip)]
+    pub estimator: Estimator,
+    /// Announces reach the model as a hidden runtime-context carrier with the
+    /// event fragments and the prompt "Continue the OpenClaw runtime event."
+    /// (2026.9.6 `buildAgentInternalEventContext`, `resolveInternalEventPromptBody`,
+    /// `run/runtime-context-prompt.ts`); 2026.4.26 sent the formatted block as the prompt.
+    pub announce_runtime_context: bool,
+    /// `shouldSuppressAgentPromptPersistence` exists (2026.9.6
+    /// `src/gateway/agent-turn/agent-handler-helpers.ts`; absent from 2026.4.26).
+    pub suppress_announce_persistence: bool,
+    pub overflow_retry: OverflowRetry,
+    /// Reserve = min(max(reserve, 20 000), ⌊budget/4⌋) and the assemble budget
+    /// subtracts ⌈1.2·(12 + est(system) + 12 + est(prompt))⌉ (2026.9.6
+    /// `src/agents/agent-settings.ts`, `agent-compaction-constants.ts`, attempt assemble).
+    pub reserve_floor_and_cap: bool,
 }
 
 pub const PROFILE_IDS: [&str; 3] = ["openclaw-2026.4.26", "openclaw-2026.9.6", "rfc-82137"];
@@ -80,6 +123,12 @@ impl Profile {
             compact_params_v2026_8: false,
             rfc_assemble_fields: false,
             marker_drift: false,
+            prompt_texts: PromptTexts::V2026_4_26,
+            estimator: Estimator::Pi,
+            announce_runtime_context: false,
+            suppress_announce_persistence: false,
+            overflow_retry: OverflowRetry::SamePrompt,
+            reserve_floor_and_cap: false,
         }
     }
 
@@ -104,6 +153,12 @@ impl Profile {
             compact_params_v2026_8: true,
             rfc_assemble_fields: false,
             marker_drift: false,
+            prompt_texts: PromptTexts::V2026_9_6,
+            estimator: Estimator::OpenClaw,
+            announce_runtime_context: true,
+            suppress_announce_persistence: true,
+            overflow_retry: OverflowRetry::ContinueFromTranscript,
+            reserve_floor_and_cap: true,
         }
     }
 

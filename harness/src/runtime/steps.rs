@@ -3,12 +3,12 @@
 //! engine directly, with 2026.9.6's quarantine on throw
 //! (openclaw `src/context-engine/registry.ts`).
 
-use clawspec_contract::markers::HEARTBEAT_OK;
+use clawspec_contract::markers;
 use clawspec_contract::*;
 use serde_json::{json, Value};
 
 use super::inject::{self, announce_provenance, format_internal_events, suppress_persistence, task_completion_event};
-use super::pipeline::HEARTBEAT_PROMPT;
+use super::profile::PromptTexts;
 use super::prompt;
 use super::transcript::{expand_message, text_block};
 use super::turn::{self, TurnInput, TurnKind};
@@ -87,71 +87,100 @@ pub fn set_ts(m: &mut AgentMessage, ts: u64) {
 
 async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
     let is_new = !sim.transcript.exists();
-    let body = prompt::build(t, is_new, &format!("{} UTC", sim.clock.format()));
+    let body = prompt::build(sim.profile, t, is_new, sim.clock.now());
     if body.session_reset {
         sim.fire_hook("before_reset").await?;
         sim.new_session();
         sim.note("session-reset", format!("/new: session reset to {}", sim.transcript.session_id));
     }
     let ts = sim.clock.now();
-    let mut msg = if t.image {
-        let blocks = vec![
-            text_block(&body.text),
-            ContentBlock::Image(ImageBlock { data: TINY_PNG.into(), mime_type: "image/png".into(), extra: Extra::new() }),
-        ];
-        AgentMessage::User(UserMessage { content: MessageContent::Blocks(blocks), timestamp: None, provenance: None, idempotency_key: None, extra: Extra::new() })
-    } else {
-        AgentMessage::user_text(body.text.clone())
+    let user = |text: &str| {
+        let content = if t.image {
+            MessageContent::Blocks(vec![
+                text_block(text),
+                ContentBlock::Image(ImageBlock { data: TINY_PNG.into(), mime_type: "image/png".into(), extra: Extra::new() }),
+            ])
+        } else {
+            MessageContent::Text(text.to_string())
+        };
+        AgentMessage::User(UserMessage {
+            content,
+            timestamp: Some(ts.into()),
+            provenance: None,
+            idempotency_key: Some(format!("run-{:04}:user", sim.turn + 1)),
+            extra: Extra::new(),
+        })
     };
-    set_ts(&mut msg, ts);
-    if let AgentMessage::User(u) = &mut msg {
-        u.idempotency_key = Some(format!("run-{:04}:user", sim.turn + 1));
-    }
+    let msg = user(&body.transcript);
+    let model_message = (body.transcript != body.text).then(|| user(&body.text));
+    // 2026.9.6: inbound metadata travels in a hidden carrier (`currentInboundContext`).
+    let carriers = if body.context_fragments.is_empty() { Vec::new() } else { vec![inject::carrier(sim.profile, &body.context_fragments, ts)] };
     let input = TurnInput {
         kind: TurnKind::User,
         prompt: body.text,
         message: msg,
+        model_message,
         persist: true,
         admitted: t.admitted.unwrap_or(sim.setup.admitted_turns),
         is_heartbeat: false,
-        carriers: Vec::new(),
+        carriers,
         script: t.model.clone(),
         steer: t.steer.clone(),
         commit_replay: t.commit_replay,
+        fallback: t.fallback.clone(),
     };
     turn::run_turn(sim, input).await
 }
 
+/// A completion announce (or a collect batch of them) as a new agent turn.
+/// 2026.4.26: the formatted block is the (persisted) prompt; several queued
+/// announces are batched by `buildCollectPrompt`. 2026.9.6: the events reach the
+/// model only as runtime-context fragments and the prompt is
+/// `OPENCLAW_RUNTIME_EVENT_USER_PROMPT` (`resolveRuntimeContextPromptParts`);
+/// a batch is modelled as one runtime-only turn carrying every event (the 9.6
+/// delivery queue itself is not simulated).
 async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[ModelReply], private: bool) -> Result<(), Abort> {
-    let events: Vec<AgentInternalEvent> = announces.iter().map(task_completion_event).collect();
+    let texts = sim.profile.prompt_texts;
+    let events: Vec<AgentInternalEvent> = announces.iter().map(|a| task_completion_event(texts, a)).collect();
     let prov = announce_provenance(&announces[0].child);
-    let body = format_internal_events(sim.profile, &events);
-    let persist = !suppress_persistence(Some(&prov), &events, private);
-    let mut msg = AgentMessage::User(UserMessage {
-        content: MessageContent::Text(body.clone()),
-        timestamp: Some(sim.clock.now().into()),
+    let ts = sim.clock.now();
+    let (prompt, carriers) = if sim.profile.announce_runtime_context {
+        let mut frags = inject::event_fragments(sim.profile, &events);
+        frags.extend(inject::origin_fragments(sim.profile, &prov));
+        (markers::RUNTIME_EVENT_PROMPT.to_string(), vec![inject::carrier(sim.profile, &frags, ts)])
+    } else if announces.len() > 1 {
+        let items: Vec<String> = events.iter().map(|e| format_internal_events(sim.profile, std::slice::from_ref(e))).collect();
+        (inject::collect_prompt_2026_4(&items), Vec::new())
+    } else {
+        (format_internal_events(sim.profile, &events), Vec::new())
+    };
+    let persist = !(sim.profile.suppress_announce_persistence && suppress_persistence(Some(&prov), &events, private));
+    let msg = AgentMessage::User(UserMessage {
+        content: MessageContent::Text(prompt.clone()),
+        timestamp: Some(ts.into()),
         provenance: Some(prov),
         idempotency_key: None,
         extra: Extra::new(),
     });
-    set_ts(&mut msg, sim.clock.now());
     if !persist {
-        sim.unpersisted.push(body.clone());
+        sim.unpersisted.push(prompt.clone());
         sim.note("announce-not-persisted", "shouldSuppressAgentPromptPersistence: the announce trigger is not written to the transcript");
     }
-    sim.events_by_text.insert(body.clone(), events);
+    sim.events_by_text.insert(prompt.clone(), events);
     let input = TurnInput {
         kind: TurnKind::Announce,
-        prompt: body,
+        prompt,
         message: msg,
+        model_message: None,
         persist,
         // No user-turn transcript entry is admitted for a runtime event.
         admitted: false,
         is_heartbeat: false,
-        carriers: Vec::new(),
+        carriers,
         script: script.to_vec(),
         steer: Vec::new(),
         commit_replay: false,
+        fallback: None,
     };
     turn::run_turn(sim, input).await
 }
@@ -163,11 +192,7 @@ async fn inter_session_turn(sim: &mut Sim<'_>, x: &InterSessionSpec) -> Result<(
     // 2026.9.6 hides the header and explanation in a carrier; earlier hosts
     // showed the header in front of the text.
     let (prompt, carriers) = if sim.profile.runtime_context_carriers {
-        let c = inject::carrier(
-            sim.profile,
-            &[("conversation-data", header.clone()), ("runtime-instruction", markers::INTER_SESSION_EXPLANATION.to_string())],
-            ts,
-        );
+        let c = inject::carrier(sim.profile, &inject::origin_fragments(sim.profile, &prov), ts);
         (x.text.clone(), vec![c])
     } else {
         (format!("{header}\n{}", x.text), Vec::new())
@@ -183,6 +208,7 @@ async fn inter_session_turn(sim: &mut Sim<'_>, x: &InterSessionSpec) -> Result<(
         kind: TurnKind::InterSession,
         prompt,
         message: msg,
+        model_message: None,
         persist: true,
         admitted: sim.setup.admitted_turns,
         is_heartbeat: false,
@@ -190,18 +216,35 @@ async fn inter_session_turn(sim: &mut Sim<'_>, x: &InterSessionSpec) -> Result<(
         script: x.model.clone(),
         steer: Vec::new(),
         commit_replay: false,
+        fallback: None,
     };
     turn::run_turn(sim, input).await
 }
 
+/// A heartbeat run: the transcript keeps `[OpenClaw heartbeat poll]`
+/// (`HEARTBEAT_TRANSCRIPT_PROMPT`, 2026.4.26 `get-reply`; 2026.9.6
+/// `resolveInternalTurnTranscript`, with `internal_system` provenance), the
+/// model gets the release's `HEARTBEAT_PROMPT`; the default answer is its ack
+/// token (`HEARTBEAT_OK` / `NO_REPLY`).
 async fn heartbeat_turn(sim: &mut Sim<'_>, h: &HeartbeatSpec) -> Result<(), Abort> {
-    let mut msg = AgentMessage::user_text(HEARTBEAT_PROMPT);
-    set_ts(&mut msg, sim.clock.now());
-    let reply = h.reply.clone().unwrap_or_else(|| HEARTBEAT_OK.to_string());
+    let ts = sim.clock.now();
+    let (prompt, ack, provenance) = match sim.profile.prompt_texts {
+        PromptTexts::V2026_4_26 => (markers::HEARTBEAT_PROMPT_2026_4, markers::HEARTBEAT_OK, None),
+        PromptTexts::V2026_9_6 => (
+            markers::HEARTBEAT_PROMPT,
+            markers::NO_REPLY,
+            Some(InputProvenance::internal_system("heartbeat")),
+        ),
+    };
+    let user = |text: &str| {
+        AgentMessage::User(UserMessage { content: MessageContent::Text(text.into()), timestamp: Some(ts.into()), provenance: provenance.clone(), idempotency_key: None, extra: Extra::new() })
+    };
+    let reply = h.reply.clone().unwrap_or_else(|| ack.to_string());
     let input = TurnInput {
         kind: TurnKind::Heartbeat,
-        prompt: HEARTBEAT_PROMPT.into(),
-        message: msg,
+        prompt: prompt.into(),
+        message: user(markers::HEARTBEAT_WAKE_PROMPT),
+        model_message: Some(user(prompt)),
         persist: true,
         admitted: false,
         is_heartbeat: true,
@@ -209,6 +252,7 @@ async fn heartbeat_turn(sim: &mut Sim<'_>, h: &HeartbeatSpec) -> Result<(), Abor
         script: vec![ModelReply::Text(reply)],
         steer: Vec::new(),
         commit_replay: false,
+        fallback: None,
     };
     turn::run_turn(sim, input).await
 }
@@ -223,7 +267,7 @@ async fn manual_compact(sim: &mut Sim<'_>, c: &CompactSpec) -> Result<(), Abort>
         sim.note("quarantined", "engine quarantined: /compact served by legacy");
         return Ok(());
     }
-    let current = tokens::estimate_messages(&sim.transcript.messages());
+    let current = sim.profile.estimator.messages(&sim.transcript.messages());
     let budget = sim.budget();
     let mut params = sim.compact_params(budget, Some(current), "threshold", "manual", 1);
     if let Some(i) = &c.instructions {

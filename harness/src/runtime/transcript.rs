@@ -17,6 +17,9 @@ pub struct Entry {
     pub parent_id: Option<String>,
     pub timestamp: u64,
     pub message: AgentMessage,
+    /// Left on a dead branch (the session manager branched to its parent):
+    /// still in the file, not in the active history.
+    pub abandoned: bool,
 }
 
 #[derive(Debug)]
@@ -41,13 +44,24 @@ impl Transcript {
     pub fn append(&mut self, message: AgentMessage, timestamp: u64) -> String {
         self.next_entry += 1;
         let id = format!("e{}", self.next_entry);
-        let parent_id = self.entries.last().map(|e| e.id.clone());
-        self.entries.push(Entry { id: id.clone(), parent_id, timestamp, message });
+        let parent_id = self.entries.iter().rev().find(|e| !e.abandoned).map(|e| e.id.clone());
+        self.entries.push(Entry { id: id.clone(), parent_id, timestamp, message, abandoned: false });
         id
     }
 
+    /// The active branch.
     pub fn messages(&self) -> Vec<AgentMessage> {
-        self.entries.iter().map(|e| e.message.clone()).collect()
+        self.entries.iter().filter(|e| !e.abandoned).map(|e| e.message.clone()).collect()
+    }
+
+    /// Branch away from a trailing user message that got no reply (the next
+    /// entry's parent is its parent).
+    pub fn abandon_trailing_user(&mut self) {
+        if let Some(e) = self.entries.iter_mut().rev().find(|e| !e.abandoned) {
+            if matches!(e.message, AgentMessage::User(_)) {
+                e.abandoned = true;
+            }
+        }
     }
 
     /// Rewrite the file from the entries (called after every change so that an

@@ -13,6 +13,8 @@ use super::callbacks::plan_compaction;
 use super::hooks::SYSTEM_PROMPT;
 use super::model::{ModelFailure, ModelRequest};
 use super::pipeline::{self, repair_pairing};
+use super::profile::OverflowRetry;
+use clawspec_contract::markers;
 use super::transcript::{assistant_message, set_usage, text_block};
 use super::{Abort, CallOutcome, Sim};
 use crate::driver::CallOptions;
@@ -29,15 +31,8 @@ pub const TIMEOUT_RECOVERY_USAGE: f64 = 0.65;
 /// User-facing overflow error (openclaw assistant error formatter, `isContextOverflowError` branch;
 /// verified against gateway transcripts).
 pub const CONTEXT_OVERFLOW_ERROR: &str = "Context overflow: prompt too large for the model. Try /reset (or /new) to start a fresh session, or use a larger-context model.";
-/// `MID_TURN_PRECHECK_CONTINUATION_PROMPT` (openclaw embedded runner run loop,
-/// `src/agents/embedded-agent-runner/run.ts`): retry prompt after a failure
-/// that happened after tool results were already in the transcript.
-pub const CONTINUE_PROMPT: &str = "Continue from the current transcript after the latest tool result. Do not repeat the original user request, and do not rerun completed tools unless the transcript shows they are still needed.";
 /// `PREEMPTIVE_OVERFLOW_ERROR_TEXT` (openclaw `run/preemptive-compaction.ts`).
 pub const PRECHECK_OVERFLOW_ERROR: &str = "Context overflow: prompt too large for the model (precheck).";
-/// Marker clawspec appends in the tool-result truncation fallback. OpenClaw's exact
-/// suffix could not be found in its sources; no clause depends on this text.
-pub const TOOL_RESULT_TRUNCATED: &str = "[tool result truncated to fit the context window]";
 /// Tool results longer than this are cut by the truncation fallback.
 const TRUNCATE_TOOL_RESULT_CHARS: usize = 2_000;
 
@@ -53,8 +48,11 @@ pub struct TurnInput {
     pub kind: TurnKind,
     /// Prompt text sent to the model (and as `assemble.prompt`).
     pub prompt: String,
-    /// The user message as persisted/sent.
+    /// The user message as persisted (the transcript body).
     pub message: AgentMessage,
+    /// The same message as the model sees it, when it differs (prompt
+    /// wrappers are model-only: `transcriptPrompt` vs prompt, contract §4.3).
+    pub model_message: Option<AgentMessage>,
     pub persist: bool,
     pub admitted: bool,
     pub is_heartbeat: bool,
@@ -63,6 +61,8 @@ pub struct TurnInput {
     pub script: Vec<ModelReply>,
     pub steer: Vec<SteerSpec>,
     pub commit_replay: bool,
+    /// Model-fallback candidate for a failover error (user turns).
+    pub fallback: Option<crate::scenario::model::SwitchModelSpec>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,8 +77,15 @@ pub async fn run_turn(sim: &mut Sim<'_>, inp: TurnInput) -> Result<(), Abort> {
     sim.attempt = 0;
     let mode = route(sim, &inp).await?;
     sim.on_legacy = mode == Mode::OnLegacy;
+    // A fallback candidate serves one run; the next turn starts on the primary
+    // again (`runWithModelFallback` walks the candidates per run).
+    let primary = (sim.setup.provider.clone(), sim.setup.model.clone(), sim.setup.api.clone());
     let result = attempts(sim, &inp, mode).await;
+    if inp.fallback.is_some() {
+        (sim.setup.provider, sim.setup.model, sim.setup.api) = primary;
+    }
     sim.on_legacy = false;
+    sim.attempt_budget = None;
     result
 }
 
@@ -125,8 +132,18 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
     let mut timeout_recoveries = 0u32;
     let mut truncated = false;
     let mut prompt = inp.prompt.clone();
+    // Set after a 2026.9.6 recovery: the retry continues the transcript, which
+    // already holds the admitted/persisted user message.
+    let mut continuation = false;
+    // After an invalid-signature rejection the retry drops thinking blocks.
+    let mut strip_thinking = false;
+    let mut fell_back = false;
+    // 2026.4.26 fallback retry: the marked prompt replaces the persisted message.
+    let mut retry_message: Option<AgentMessage> = None;
+    let had_history = existed_before_turn && !sim.transcript.messages().is_empty();
     loop {
         sim.attempt += 1;
+        sim.attempt_budget = Some(sim.assemble_budget(&prompt));
         // 1. bootstrap + maintain(bootstrap), every attempt, only when the
         //    transcript existed before it (`hadSessionFile`).
         let had_session_file = if sim.attempt == 1 { existed_before_turn } else { sim.transcript.exists() };
@@ -142,16 +159,21 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         }
         // 2. history pipeline
         let source: Vec<AgentMessage> = match admission {
-            Some((idx, _)) => sim.transcript.entries[..idx].iter().map(|e| e.message.clone()).collect(),
-            None => sim.transcript.messages(),
+            Some((idx, _)) if !continuation => sim.transcript.entries[..idx].iter().map(|e| e.message.clone()).collect(),
+            _ => sim.transcript.messages(),
         };
-        let piped = pipeline::run(sim.profile, &source, true);
+        // A continuation keeps the persisted user turn: it is not an orphan.
+        let piped = pipeline::run(sim.profile, &source, !continuation);
         for (code, text) in piped.notes {
             sim.note(code, text);
         }
         let history = piped.messages;
         // 3. assemble
-        let pending: Vec<AgentMessage> = if mode == Mode::Durable { vec![inp.message.clone()] } else { vec![] };
+        let pending: Vec<AgentMessage> = match (mode, continuation) {
+            (Mode::Durable, false) => vec![inp.message.clone()],
+            (Mode::Durable, true) => vec![AgentMessage::user_text(prompt.clone())],
+            _ => vec![],
+        };
         let assembled = assemble_attempt(sim, &history, &prompt, &pending).await?;
         let (mut session, spa, authority) = match assembled {
             Ok(a) => a,
@@ -172,8 +194,8 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             None => {
                 if mode != Mode::Durable {
                     persist_carriers(sim, inp, &mut carriers_persisted);
-                    let mut msg = inp.message.clone();
-                    if prompt != inp.prompt {
+                    let mut msg = retry_message.clone().unwrap_or_else(|| inp.message.clone());
+                    if continuation {
                         msg = AgentMessage::user_text(prompt.clone());
                     }
                     if inp.persist && !user_persisted {
@@ -185,7 +207,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                 } else {
                     session.extend(pending.iter().cloned());
                 }
-                model_loop(sim, inp, &mut session, fence, spa.as_deref(), &mut script).await?
+                model_loop(sim, inp, &mut session, fence, spa.as_deref(), &mut script, strip_thinking).await?
             }
         };
         let failure = match outcome {
@@ -199,6 +221,8 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         let mf = failure;
         // Did the failed attempt persist assistant/tool messages after the prompt?
         let mid_turn = sim.transcript.entries.len() > loop_start;
+        // Read before a compaction rewrites the transcript.
+        let tool_failed = sim.transcript.entries.get(loop_start..).unwrap_or_default().iter().any(|e| matches!(&e.message, AgentMessage::ToolResult(r) if r.is_error == Some(true)));
         let recovered = match mf.kind {
             ModelErrorKind::Overflow => {
                 if compactions >= MAX_OVERFLOW_COMPACTIONS {
@@ -221,7 +245,8 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                 }
             }
             ModelErrorKind::Timeout => {
-                let usage = sim.last_prompt_tokens as f64 / sim.budget().max(1) as f64;
+                // The size of the request that timed out (`tokenUsedRatio`).
+                let usage = sim.failed_prompt_tokens as f64 / sim.budget().max(1) as f64;
                 if timeout_recoveries < MAX_TIMEOUT_RECOVERIES && usage > TIMEOUT_RECOVERY_USAGE {
                     timeout_recoveries += 1;
                     sim.note("timeout-recovery", format!("LLM timeout at {:.0}% of the budget; compaction {timeout_recoveries}/{MAX_TIMEOUT_RECOVERIES}", usage * 100.0));
@@ -238,19 +263,83 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             }
             _ => false,
         };
+        let failover = matches!(mf.kind, ModelErrorKind::Timeout | ModelErrorKind::RateLimit | ModelErrorKind::Other);
+        if !recovered && failover && !fell_back && inp.fallback.is_some() {
+            // The failed run ends like any failed run; the agent command then
+            // runs the fallback candidate (`runWithModelFallback`, candidateIndex 1).
+            fail_turn(sim, &mf.message);
+            finalize(sim, inp, mode, Some((session, fence)), true, admission.as_ref()).await?;
+            let fb = inp.fallback.clone().expect("checked");
+            sim.setup.provider = fb.provider.clone();
+            sim.setup.model = fb.model.clone();
+            if let Some(api) = &fb.api {
+                sim.setup.api = api.clone();
+            }
+            fell_back = true;
+            // `resolveFallbackRetryPrompt` (openclaw `src/agents/command/attempt-execution.helpers.ts`):
+            // the marker only when the session already had history.
+            let marked = markers::fallback_retry_prompt(&inp.prompt, true, had_history);
+            prompt = if sim.profile.marker_drift { marked.replacen(markers::RETRY_MARKER, &sim.profile.marker(markers::RETRY_MARKER), 1) } else { marked };
+            if sim.profile.overflow_retry == OverflowRetry::ContinueFromTranscript && user_persisted {
+                // 2026.9.6 `suppressPromptPersistenceOnRetry`: the user turn is
+                // already persisted, the marked prompt goes to the model only.
+                continuation = true;
+            } else if user_persisted {
+                // 2026.4.26: the orphaned user entry is branched away and the
+                // marked prompt is persisted as the new user message.
+                sim.transcript.abandon_trailing_user();
+                sim.flush();
+                user_persisted = false;
+                retry_message = Some(AgentMessage::user_text(prompt.clone()));
+            }
+            sim.note("model-fallback", format!("{}: retrying on fallback model {}/{}", mf.message, fb.provider, fb.model));
+            continue;
+        }
         if !recovered {
             let msg = if mf.kind == ModelErrorKind::Overflow { CONTEXT_OVERFLOW_ERROR.to_string() } else { mf.message.clone() };
             fail_turn(sim, &msg);
             finalize(sim, inp, mode, Some((session, fence)), true, admission.as_ref()).await?;
             return Ok(());
         }
-        // Retry without re-persisting the user message; mid-turn failures
-        // continue from the transcript (`suppressNextUserMessagePersistence`).
-        if mid_turn && mode != Mode::Durable && user_persisted {
-            prompt = CONTINUE_PROMPT.to_string();
-            sim.note("retry-continue", "retrying mid-turn from the current transcript");
-        } else {
-            sim.note("retry", "retrying the prompt without re-persisting the user message");
+        if mf.kind == ModelErrorKind::InvalidSignature {
+            strip_thinking = true;
+        }
+        match sim.profile.overflow_retry {
+            // 2026.4.26 (`pi-embedded-runner/run.ts`): the run loop `continue`s with
+            // the same prompt; the orphaned user entry is branched away on the
+            // next attempt, so the transcript keeps one copy.
+            OverflowRetry::SamePrompt => {
+                if mid_turn && user_persisted {
+                    // A new `prompt()` call after tool results: the same text as a
+                    // new user message, persisted after them.
+                    let mut again = inp.message.clone();
+                    super::steps::set_ts(&mut again, sim.clock.tick());
+                    retry_message = Some(again);
+                    user_persisted = false;
+                    sim.note("retry", "retrying the same prompt after the tool results (a new user message with the same text)");
+                } else {
+                    // The unanswered user entry is branched away and prompted again.
+                    sim.note("retry", "retrying the same prompt (the unanswered user message is not written again)");
+                }
+            }
+            // 2026.9.6 (`run/session-prompt-state.ts`): the user prompt is already
+            // in the transcript ⇒ `CONTINUATION_PROMPT`, not persisted
+            // (`suppressNextUserMessagePersistence`); + `TOOL_FAILURE_INSTRUCTION`
+            // after a failed tool (`tool-outcome-instructions`).
+            OverflowRetry::ContinueFromTranscript => {
+                if user_persisted {
+                    prompt = if tool_failed {
+                        format!("{} {}", markers::CONTINUATION_PROMPT, markers::TOOL_FAILURE_INSTRUCTION)
+                    } else {
+                        markers::CONTINUATION_PROMPT.to_string()
+                    };
+                    continuation = true;
+                    let what = if mid_turn { "mid-turn" } else { "before any reply" };
+                    sim.note("retry-continue", format!("retrying {what} from the current transcript; the continuation prompt is not persisted"));
+                } else {
+                    sim.note("retry", "retrying the prompt");
+                }
+            }
         }
     }
 }
@@ -275,10 +364,10 @@ type Assembled = (Vec<AgentMessage>, Option<String>, Option<String>);
 /// The attempt's assemble (contract §4.3 step 3). Throw or invalid result ⇒
 /// pipeline messages (2026.5+); 2026.4.26 crashed on a result without `messages`.
 async fn assemble_attempt(sim: &mut Sim<'_>, history: &[AgentMessage], prompt: &str, pending: &[AgentMessage]) -> Result<Result<Assembled, String>, Abort> {
-    let mut budget = sim.assemble_budget(prompt);
+    let mut budget = sim.settings_budget();
     if !pending.is_empty() {
         // Deferred (durable) mode: minus the pending messages' estimate.
-        budget = budget.saturating_sub(tokens::estimate_messages(pending)).max(1);
+        budget = budget.saturating_sub(sim.profile.estimator.messages(pending)).max(1);
     }
     let params = sim.assemble_params(history, budget, Some(prompt), true, history.len());
     let meta = CallMeta {
@@ -349,14 +438,14 @@ fn precheck(sim: &mut Sim<'_>, history: &[AgentMessage], session: &[AgentMessage
     }
     let est = if !sim.profile.prompt_authority {
         // ≤2026.4.x estimated the pre-assembly history (#74233).
-        tokens::estimate_messages(history)
+        sim.profile.estimator.messages(history)
     } else if may_overflow {
-        tokens::estimate_messages(session).max(tokens::estimate_messages(history))
+        sim.profile.estimator.messages(session).max(sim.profile.estimator.messages(history))
     } else {
-        tokens::estimate_messages(session)
+        sim.profile.estimator.messages(session)
     };
-    let total = est + tokens::estimate_text(SYSTEM_PROMPT) + tokens::estimate_text(prompt);
-    let limit = sim.budget().saturating_sub(sim.setup.reserve_tokens);
+    let total = est + sim.profile.estimator.text(SYSTEM_PROMPT) + sim.profile.estimator.text(prompt);
+    let limit = sim.budget().saturating_sub(sim.reserve());
     (total > limit).then(|| ModelFailure {
         kind: ModelErrorKind::Overflow,
         message: PRECHECK_OVERFLOW_ERROR.to_string(),
@@ -374,6 +463,7 @@ async fn model_loop(
     fence: usize,
     spa: Option<&str>,
     script: &mut VecDeque<ModelReply>,
+    strip_thinking: bool,
 ) -> Result<Result<Option<usize>, ModelFailure>, Abort> {
     let owns = sim.info.owns_compaction() && !sim.on_legacy;
     let mut hook_fence = fence;
@@ -418,8 +508,21 @@ async fn model_loop(
         for (k, c) in carriers.into_iter().enumerate() {
             request.insert(insert_at + k, c);
         }
+        // Model-only prompt text replaces the persisted body in the request.
+        if let Some(mm) = &inp.model_message {
+            for r in request.iter_mut().filter(|r| **r == inp.message) {
+                *r = mm.clone();
+            }
+        }
+        if strip_thinking {
+            for r in request.iter_mut() {
+                if let AgentMessage::Assistant(a) = r {
+                    a.content.retain(|b| !matches!(b, ContentBlock::Thinking(_)));
+                }
+            }
+        }
         let system = format!("{SYSTEM_PROMPT}{}", spa.map(|s| format!("\n\n{s}")).unwrap_or_default());
-        let prompt_tokens = tokens::estimate_text(&system) + tokens::estimate_messages(&request);
+        let prompt_tokens = sim.profile.estimator.text(&system) + sim.profile.estimator.messages(&request);
         let Some(reply) = script.pop_front() else {
             return Err(Abort::Harness(format!("scenario script exhausted at turn {} model call {call_index}", sim.turn)));
         };
@@ -463,6 +566,7 @@ async fn model_loop(
         }));
         match res {
             Err(f) => {
+                sim.failed_prompt_tokens = prompt_tokens;
                 // A provider-enforced overflow did not consume the scripted reply.
                 if step.error.is_none() {
                     script.push_front(reply);
@@ -504,7 +608,7 @@ async fn model_loop(
 fn steer_message(sim: &mut Sim<'_>, st: &SteerSpec) -> AgentMessage {
     let ts = sim.clock.tick();
     if let Some(a) = &st.announce {
-        let events = vec![super::inject::task_completion_event(a)];
+        let events = vec![super::inject::task_completion_event(sim.profile.prompt_texts, a)];
         let body = super::inject::format_internal_events(sim.profile, &events);
         sim.events_by_text.insert(body.clone(), events);
         sim.unpersisted.push(body.clone());
@@ -568,7 +672,7 @@ async fn ingest_delta(sim: &mut Sim<'_>, inp: &TurnInput, all: &[AgentMessage], 
             }
         }
         p.insert("tokenBudget".into(), json!(sim.budget()));
-        if let Some(s) = sim.runtime_settings(sim.budget(), None) {
+        if let Some(s) = sim.runtime_settings(sim.settings_budget(), None) {
             p.insert("runtimeSettings".into(), s);
         }
         let mut ctx = sim.runtime_context(true);
@@ -693,7 +797,7 @@ fn commit_params(sim: &Sim<'_>, idx: usize, entry_id: &str, heartbeat: bool) -> 
     if let Some(t) = sim.session_target() {
         p["sessionTarget"] = t;
     }
-    if let Some(s) = sim.runtime_settings(sim.budget(), None) {
+    if let Some(s) = sim.runtime_settings(sim.settings_budget(), None) {
         p["runtimeSettings"] = s;
     }
     p["runtimeContext"] = sim.runtime_context(true);
@@ -718,7 +822,7 @@ pub async fn compact(sim: &mut Sim<'_>, params: Value, reason: &str) -> Result<C
     }
     let signal = params.get("abortSignal").and_then(|s| s.get("$abortSignal")).and_then(Value::as_str).map(str::to_string);
     let opts = CallOptions { timeout: Some(sim.driver.compact_timeout), abort_signal: signal };
-    let before = tokens::estimate_messages(&sim.transcript.messages());
+    let before = sim.profile.estimator.messages(&sim.transcript.messages());
     let meta = CallMeta { reason: Some(reason.into()), params_tokens: Some(before), ..Default::default() };
     let verdict = match sim.call("compact", params, meta, opts).await? {
         CallOutcome::Returned(v) => {
@@ -765,7 +869,9 @@ fn truncate_tool_results(sim: &mut Sim<'_>) -> bool {
                 if let ContentBlock::Text(t) = b {
                     if t.text.chars().count() > TRUNCATE_TOOL_RESULT_CHARS {
                         let head: String = t.text.chars().take(TRUNCATE_TOOL_RESULT_CHARS).collect();
-                        t.text = format!("{head}\n{}", TOOL_RESULT_TRUNCATED);
+                        let cut = (t.text.chars().count() - TRUNCATE_TOOL_RESULT_CHARS) as u64;
+                        // Recovery suffix (openclaw 2026.9.6 `context-truncation-notice.ts`).
+                        t.text = format!("{head}\n{}", markers::tool_result_recovery_truncation_notice(cut));
                         changed += 1;
                     }
                 }

@@ -243,6 +243,11 @@ pub struct TurnSpec {
     /// The host crashes after `commitTurn` before clearing its outbox, so the
     /// commit is replayed before the next turn (must answer `duplicate`).
     pub commit_replay: bool,
+    /// A model-fallback candidate: when the turn fails with a failover error
+    /// (timeout, rate limit, other), the agent command retries the run on this
+    /// provider/model with `[Retry after the previous model attempt failed or
+    /// timed out]` in front of the prompt (openclaw `resolveFallbackRetryPrompt`).
+    pub fallback: Option<SwitchModelSpec>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -129,7 +129,7 @@ mod tests {
 
     #[rstest]
     #[case::all(100, vec![0, 1, 2, 3, 4])]
-    #[case::parallel_results_go_together(15, vec![4])]
+    #[case::parallel_results_go_together(12, vec![4])]
     fn parallel_calls_stay_whole(#[case] budget: u64, #[case] expect: Vec<usize>) {
         let ms = parallel();
         assert_eq!(fit(&ms, budget, &[false, false, false, false, true], false), expect);
