@@ -93,10 +93,10 @@ pub fn build(p: &Profile, t: &TurnSpec, is_new_session: bool, now_ms: u64) -> Pr
     let inbound = blocks.join("\n\n");
     let mut context_fragments = Vec::new();
     let mut body = match texts {
-        PromptTexts::V2026_4_26 => [inbound.as_str(), base.as_str()].iter().filter(|s| !s.is_empty()).copied().collect::<Vec<_>>().join("\n\n"),
+        PromptTexts::V2026_4_26 => join_nonempty(&[&inbound, &base], "\n\n"),
         PromptTexts::V2026_9_6 => {
             if session_reset {
-                [inbound.as_str(), base.as_str()].iter().filter(|s| !s.is_empty()).copied().collect::<Vec<_>>().join("\n\n")
+                join_nonempty(&[&inbound, &base], "\n\n")
             } else {
                 if !inbound.is_empty() {
                     context_fragments.push(("conversation-data", inbound.clone()));
@@ -151,13 +151,18 @@ pub fn build(p: &Profile, t: &TurnSpec, is_new_session: bool, now_ms: u64) -> Pr
             PromptTexts::V2026_4_26 => Some(MEDIA_REPLY_HINT_2026_4),
             PromptTexts::V2026_9_6 => None,
         };
-        body = [Some(n.as_str()), hint, Some(body.as_str())].into_iter().flatten().collect::<Vec<_>>().join("\n").trim().to_string();
-        transcript = [n.as_str(), transcript.as_str()].iter().filter(|s| !s.is_empty()).copied().collect::<Vec<_>>().join("\n");
+        body = join_nonempty(&[n, hint.unwrap_or(""), &body], "\n").trim().to_string();
+        transcript = join_nonempty(&[n, &transcript], "\n");
     }
     if transcript.trim().is_empty() {
         transcript = body.clone();
     }
     PromptBody { text: body, transcript, context_fragments, think_level, session_reset }
+}
+
+/// `[a, b, …].filter(Boolean).join(sep)`, the shape every OpenClaw prompt part uses.
+fn join_nonempty(parts: &[&str], sep: &str) -> String {
+    parts.iter().filter(|s| !s.is_empty()).copied().collect::<Vec<_>>().join(sep)
 }
 
 /// `buildInboundMediaNote` (openclaw `src/auto-reply/media-note.ts`).
