@@ -90,16 +90,7 @@ fn escape_prompt_data(s: &str) -> String {
 pub fn format_internal_events(p: &Profile, events: &[AgentInternalEvent]) -> String {
     let mut bodies = Vec::new();
     for AgentInternalEvent::TaskCompletion(e) in events {
-        let mut lines = vec![
-            p.marker(TASK_COMPLETION_TITLE),
-            format!("source: {}", source_name(e.source)),
-            format!("session_key: {}", e.child_session_key),
-            format!("session_id: {}", e.child_session_id.as_deref().unwrap_or("unknown")),
-            format!("type: {}", e.announce_type),
-            format!("task: {}", e.task_label),
-            format!("status: {}", truncate_label(&e.status_label)),
-            String::new(),
-        ];
+        let mut lines = event_header_lines(p, e);
         if p.legacy_child_result_markers {
             // 2026.4.26 `formatTaskCompletionEvent`: `(no output)` inside the markers.
             lines.push(CHILD_RESULT_INTRO_2026_4.into());
@@ -131,10 +122,10 @@ pub fn format_internal_events(p: &Profile, events: &[AgentInternalEvent]) -> Str
     )
 }
 
-/// 2026.9.6 `formatTaskCompletionEvent(event, "data")`: raw fields and result,
-/// no Action line (openclaw `src/agents/internal-events.ts`).
-fn format_event_data(p: &Profile, e: &TaskCompletionEvent) -> String {
-    let mut lines = vec![
+/// Title, the six fields and a blank line: the head of every task-completion
+/// rendering (`formatTaskCompletionEvent`, openclaw `src/agents/internal-events.ts`).
+fn event_header_lines(p: &Profile, e: &TaskCompletionEvent) -> Vec<String> {
+    vec![
         p.marker(TASK_COMPLETION_TITLE),
         format!("source: {}", source_name(e.source)),
         format!("session_key: {}", e.child_session_key),
@@ -143,8 +134,14 @@ fn format_event_data(p: &Profile, e: &TaskCompletionEvent) -> String {
         format!("task: {}", e.task_label),
         format!("status: {}", truncate_label(&e.status_label)),
         String::new(),
-        if e.result.is_empty() { "(no output)".into() } else { e.result.clone() },
-    ];
+    ]
+}
+
+/// 2026.9.6 `formatTaskCompletionEvent(event, "data")`: raw fields and result,
+/// no Action line (openclaw `src/agents/internal-events.ts`).
+fn format_event_data(p: &Profile, e: &TaskCompletionEvent) -> String {
+    let mut lines = event_header_lines(p, e);
+    lines.push(if e.result.is_empty() { "(no output)".into() } else { e.result.clone() });
     if let Some(s) = e.stats_line.as_ref().filter(|s| !s.trim().is_empty()) {
         lines.push(String::new());
         lines.push(s.clone());
