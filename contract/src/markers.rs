@@ -295,43 +295,28 @@ pub fn collect_prompt(messages: &[&str]) -> String {
 // Inter-session / runtime context (docs/openclaw-facts.md §5).
 // ---------------------------------------------------------------------------
 
-/// 2026.9.6 header (`src/sessions/input-provenance.ts` `buildInterSessionPromptContext`).
-pub fn inter_session_header(
-    source_session: Option<&str>,
-    source_channel: Option<&str>,
-    source_tool: Option<&str>,
-) -> String {
+/// `[Inter-session message] sourceSession=… sourceChannel=… sourceTool=…` (absent
+/// or empty fields omitted): the part both releases share.
+fn inter_session_parts(source_session: Option<&str>, source_channel: Option<&str>, source_tool: Option<&str>) -> Vec<String> {
     let mut parts = vec![INTER_SESSION_PREFIX.to_string()];
-    if let Some(v) = source_session.filter(|v| !v.is_empty()) {
-        parts.push(format!("sourceSession={v}"));
+    for (k, v) in [("sourceSession", source_session), ("sourceChannel", source_channel), ("sourceTool", source_tool)] {
+        if let Some(v) = v.filter(|v| !v.is_empty()) {
+            parts.push(format!("{k}={v}"));
+        }
     }
-    if let Some(v) = source_channel.filter(|v| !v.is_empty()) {
-        parts.push(format!("sourceChannel={v}"));
-    }
-    if let Some(v) = source_tool.filter(|v| !v.is_empty()) {
-        parts.push(format!("sourceTool={v}"));
-    }
+    parts
+}
+
+/// 2026.9.6 header (`src/sessions/input-provenance.ts` `buildInterSessionPromptContext`).
+pub fn inter_session_header(source_session: Option<&str>, source_channel: Option<&str>, source_tool: Option<&str>) -> String {
+    let mut parts = inter_session_parts(source_session, source_channel, source_tool);
     parts.push("isUser=false".into());
     parts.join(" ")
 }
 /// 2026.4.26 history prefix (`src/agents/pi-embedded-runner/replay-history.ts` `buildInterSessionPrefix`):
 /// no isUser, bare prefix when there are no details; prepended with "\n".
-pub fn inter_session_header_2026_4(
-    source_session: Option<&str>,
-    source_channel: Option<&str>,
-    source_tool: Option<&str>,
-) -> String {
-    let mut parts = vec![INTER_SESSION_PREFIX.to_string()];
-    if let Some(v) = source_session.filter(|v| !v.is_empty()) {
-        parts.push(format!("sourceSession={v}"));
-    }
-    if let Some(v) = source_channel.filter(|v| !v.is_empty()) {
-        parts.push(format!("sourceChannel={v}"));
-    }
-    if let Some(v) = source_tool.filter(|v| !v.is_empty()) {
-        parts.push(format!("sourceTool={v}"));
-    }
-    parts.join(" ")
+pub fn inter_session_header_2026_4(source_session: Option<&str>, source_channel: Option<&str>, source_tool: Option<&str>) -> String {
+    inter_session_parts(source_session, source_channel, source_tool).join(" ")
 }
 
 /// Runtime-context carrier custom type and details source (2026.9.6
