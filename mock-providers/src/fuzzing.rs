@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::gen::transcript;
 use crate::provider::ALL;
-use crate::repair::{placeholders, repair, Policy};
+use crate::repair::{placeholders, repair, repair_to_fixed_point, Policy};
 use crate::validate::{validate, ValidatorConfig};
 use crate::wire::{to_wire, RequestOptions};
 use crate::Provider;
@@ -68,13 +68,20 @@ pub fn user_text_preserved(before: &[AgentMessage], after: &[AgentMessage]) -> R
 }
 
 /// All properties for one provider: accepted, idempotent, user text kept.
+///
+/// Idempotence is checked through the fixed point: `repair` stops when one
+/// more pass changes nothing, so reaching it means `repair(repair(x)) ==
+/// repair(x)` without running the pipeline twice more per input.
 pub fn check_provider(p: Provider, history: &[AgentMessage]) -> Result<(), String> {
-    let fixed = accepted_after_repair(p, history, &ValidatorConfig::default())?;
     let policy = Policy::for_provider(p);
-    if repair(&policy, fixed.clone()) != fixed {
-        return Err(format!("{p}: repair is not idempotent"));
+    let call = model_call(history);
+    let (fixed, stable) = repair_to_fixed_point(&policy, call.clone());
+    let body = to_wire(p, &fixed, &request_options(p));
+    validate(p, &body, &ValidatorConfig::default()).map_err(|r| format!("{p} rejects the repaired transcript: {}", r.message))?;
+    if !stable {
+        return Err(format!("{p}: repair is not idempotent (no fixed point after 4 passes)"));
     }
-    user_text_preserved(&model_call(history), &fixed).map_err(|e| format!("{p}: {e}"))
+    user_text_preserved(&call, &fixed).map_err(|e| format!("{p}: {e}"))
 }
 
 /// The `repair_validate` fuzz target: every provider.
@@ -83,8 +90,8 @@ pub fn repair_validate(bytes: &[u8]) -> Result<(), String> {
     ALL.iter().try_for_each(|p| check_provider(*p, &t))
 }
 
-/// The per-provider fuzz targets: the first byte is ignored so corpora can
-/// be shared; the rest is the transcript.
+/// The per-provider fuzz targets (`repair_validate_<provider>`): the same
+/// bytes → transcript decoding as `repair_validate`, so corpora are shared.
 pub fn repair_validate_one(p: Provider, bytes: &[u8]) -> Result<(), String> {
     check_provider(p, &transcript(bytes))
 }

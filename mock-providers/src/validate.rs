@@ -96,8 +96,8 @@ pub fn validate(p: Provider, body: &Value, rules: &ValidatorConfig) -> Result<()
     }
 }
 
-fn arr(v: &Value, k: &str) -> Vec<Value> {
-    v.get(k).and_then(Value::as_array).cloned().unwrap_or_default()
+fn arr<'a>(v: &'a Value, k: &str) -> &'a [Value] {
+    v.get(k).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
 }
 
 fn s<'a>(v: &'a Value, k: &str) -> &'a str {
@@ -128,8 +128,12 @@ fn anthropic_messages(ms: &[Value], thinking_on: bool, r: &Rules) -> Result<(), 
             return Err(format!("messages: roles must alternate between \"user\" and \"assistant\", but found multiple \"{role}\" roles in a row"));
         }
         // String content is one text block.
-        let content: Vec<Value> = match m.get("content") {
-            Some(Value::String(t)) => vec![serde_json::json!({"type":"text","text":t})],
+        let string_block;
+        let content: &[Value] = match m.get("content") {
+            Some(Value::String(t)) => {
+                string_block = [serde_json::json!({"type":"text","text":t})];
+                &string_block
+            }
             _ => arr(m, "content"),
         };
         let last = n + 1 == ms.len();

@@ -19,12 +19,18 @@ fn opts() -> RequestOptions {
 
 /// Broken as sent, fixed after repair; returns the repaired transcript.
 fn check(p: Provider, input: Value, broken_message_starts: &str) -> Vec<AgentMessage> {
+    check_with(&Policy::for_provider(p), input, broken_message_starts, &opts(), &Rules::default())
+}
+
+/// [`check`] for a given policy (model), request options and validator switches.
+fn check_with(policy: &Policy, input: Value, broken_message_starts: &str, o: &RequestOptions, rules: &Rules) -> Vec<AgentMessage> {
+    let p = policy.provider;
     let t = msgs(input);
     // As older builds sent it: no repair, no transport defences.
-    let raw = validate(p, &to_wire_verbatim(p, &t, &opts()), &Rules::default()).expect_err("the unrepaired transcript is rejected");
+    let raw = validate(p, &to_wire_verbatim(p, &t, o), rules).expect_err("the unrepaired transcript is rejected");
     assert!(raw.message.starts_with(broken_message_starts), "{p}: {}", raw.message);
-    let fixed = repair(&Policy::for_provider(p), t);
-    if let Err(r) = validate(p, &to_wire(p, &fixed, &opts()), &Rules::default()) {
+    let fixed = repair(policy, t);
+    if let Err(r) = validate(p, &to_wire(p, &fixed, o), rules) {
         panic!("{p} still rejects after repair: {}", r.message);
     }
     fixed
@@ -226,4 +232,143 @@ fn responses_synthetic_results_say_aborted() {
         {"role":"user","content":"y"}
     ]), "Item 'fc_1' of type 'function_call' was provided without its required 'reasoning' item: 'rs_1'.");
     assert_eq!(fixed[2].text(), passes::ABORTED);
+}
+
+#[test]
+fn gemini_result_after_an_interjected_user_turn_296() {
+    // #296/#406: history corrupted mid-tool-call — a user message landed
+    // between the functionCall and its functionResponse.
+    let fixed = check(Gemini, json!([
+        {"role":"user","content":"look it up"},
+        {"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"search","arguments":{"q":"x"}}]},
+        {"role":"user","content":"any luck?"},
+        {"role":"toolResult","toolCallId":"t1","toolName":"search","content":[{"type":"text","text":"found"}]}
+    ]), "Please ensure that function response turn comes immediately after a function call turn.");
+    assert_eq!(roles(&fixed), ["user", "assistant", "toolResult", "user"], "the result moves next to its call (A3.10)");
+}
+
+#[test]
+fn gemini3_call_signature_not_round_tripped_72879() {
+    // #72879/#63397: the functionCall's thoughtSignature was not stored. The
+    // transport sends the documented bypass for the first call of the step.
+    let o = RequestOptions { model: "gemini-3-pro-preview".into(), ..Default::default() };
+    let rules = Rules { gemini_thought_signatures: true, ..Rules::default() };
+    let fixed = check_with(&Policy::for_model(Gemini, "gemini-3-pro-preview"), json!([
+        {"role":"user","content":"weather?"},
+        {"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"get_weather","arguments":{}}]},
+        {"role":"toolResult","toolCallId":"t1","toolName":"get_weather","content":[{"type":"text","text":"sunny"}]}
+    ]), "Function call is missing a thought_signature in functionCall parts.", &o, &rules);
+    let wire = to_wire(Gemini, &fixed, &o);
+    assert_eq!(wire["contents"][1]["parts"][0]["thoughtSignature"], clawspec_mock_providers::wire::SKIP_THOUGHT_SIGNATURE);
+}
+
+#[test]
+fn compaction_stale_signatures_84430() {
+    // #84430 (PR #84448), #92201, #94992: compaction rewrote the signed
+    // prefix, so the provider no longer accepts signatures minted before it.
+    // The mock knows only the signature minted after the compaction (B8).
+    let known = [("sig-after".to_string(), "fresh".to_string())].into_iter().collect();
+    let rules = Rules { known_signatures: Some(known), ..Rules::default() };
+    let fixed = check_with(&Policy::for_provider(Anthropic), json!([
+        {"role":"user","content":"start","timestamp":1},
+        {"role":"assistant","content":[{"type":"thinking","thinking":"old plan","thinkingSignature":"sig-before"},{"type":"text","text":"done"}],"timestamp":2},
+        {"role":"compactionSummary","summary":"earlier work","tokensBefore":900,"timestamp":3},
+        {"role":"user","content":"continue","timestamp":4},
+        {"role":"assistant","content":[{"type":"thinking","thinking":"fresh","thinkingSignature":"sig-after"},{"type":"text","text":"ok"}],"timestamp":5},
+        {"role":"user","content":"and?","timestamp":6}
+    ]), "messages.1.content.0: Invalid `signature` in `thinking` block", &opts(), &rules);
+    assert_eq!(fixed[1].text(), "done", "A3.5 strips the stale signature, A3.6 then drops the unsigned block");
+    assert_eq!(fixed[4].text(), "fresh\nok", "thinking after the compaction is kept");
+}
+
+#[test]
+fn bedrock_prefill_passthrough_72865() {
+    // Bedrock passes Claude 4.6+'s own rejection through.
+    let o = RequestOptions { model: "anthropic.claude-sonnet-4-6".into(), ..Default::default() };
+    let fixed = check_with(&Policy::for_provider(Bedrock), json!([
+        {"role":"user","content":"x"},
+        {"role":"assistant","content":[{"type":"text","text":"Here is"}]}
+    ]), "The model returned the following errors: This model does not support assistant message prefill.", &o, &Rules::default());
+    assert_eq!(roles(&fixed), ["user"]);
+}
+
+#[test]
+fn blank_assistant_text_after_stream_error_73020() {
+    let fixed = check(Bedrock, json!([
+        {"role":"user","content":"run"},
+        {"role":"assistant","content":[{"type":"text","text":" "}],"stopReason":"error","errorMessage":"socket hang up"},
+        {"role":"user","content":"retry"}
+    ]), "The text field in the ContentBlock object at messages.1.content.0 is blank.");
+    assert_eq!(roles(&fixed), ["user"], "dropped (A3.1), users merged (Bedrock)");
+}
+
+#[test]
+fn invented_output_ids_56021() {
+    // #56021, #24649 (PR #24702), #19742: an output whose call id matches no call.
+    let fixed = check(OpenAiResponses, json!([
+        {"role":"user","content":"x"},
+        {"role":"assistant","content":[{"type":"toolCall","id":"call_1","name":"read","arguments":{}}]},
+        {"role":"toolResult","toolCallId":"call_1","toolName":"read","content":[{"type":"text","text":"r"}]},
+        {"role":"toolResult","toolCallId":"callfunctionreadtoolresult1","toolName":"read","content":[{"type":"text","text":"ghost"}]},
+        {"role":"user","content":"y"}
+    ]), "No tool call found for function call output with call_id callfunctionreadtoolresult1.");
+    assert!(fixed.iter().all(|m| m.text() != "ghost"), "orphan output dropped (A3.10)");
+}
+
+#[test]
+fn repeated_native_kimi_ids_stay_distinct_110956() {
+    // PR #110956: native Kimi ids repeat across turns (`functions.x:0|fc_tmp…`);
+    // normalisation must give each occurrence its own call id. (A Kimi
+    // Responses endpoint: no reasoning items to pair.)
+    let rules = Rules { responses_reasoning_pairing: false, ..Rules::default() };
+    let fixed = check_with(&Policy::for_provider(OpenAiResponses), json!([
+        {"role":"user","content":"x"},
+        {"role":"assistant","content":[{"type":"toolCall","id":"functions.read:0|fc_tmp","name":"read","arguments":{}}]},
+        {"role":"toolResult","toolCallId":"functions.read:0|fc_tmp","toolName":"read","content":[{"type":"text","text":"1"}]},
+        {"role":"user","content":"again"},
+        {"role":"assistant","content":[{"type":"toolCall","id":"functions.read:0|fc_tmp","name":"read","arguments":{}}]},
+        {"role":"toolResult","toolCallId":"functions.read:0|fc_tmp","toolName":"read","content":[{"type":"text","text":"2"}]}
+    ]), "Duplicate item found with id fc_tmp.", &opts(), &rules);
+    let (a, b) = (fixed[1].tool_call_ids()[0].to_string(), fixed[4].tool_call_ids()[0].to_string());
+    assert_ne!(a, b);
+    assert!(matches!(&fixed[2], AgentMessage::ToolResult(r) if r.tool_call_id == a));
+    assert!(matches!(&fixed[5], AgentMessage::ToolResult(r) if r.tool_call_id == b));
+}
+
+#[test]
+fn duplicate_tool_ids_across_turns_84730() {
+    // #84730, #51593 (PR #87596): the same id in two turns.
+    let fixed = check(Anthropic, json!([
+        {"role":"user","content":"x"},
+        {"role":"assistant","content":[{"type":"toolCall","id":"call_1","name":"read","arguments":{}}]},
+        {"role":"toolResult","toolCallId":"call_1","toolName":"read","content":[{"type":"text","text":"1"}]},
+        {"role":"user","content":"y"},
+        {"role":"assistant","content":[{"type":"toolCall","id":"call_1","name":"read","arguments":{}}]},
+        {"role":"toolResult","toolCallId":"call_1","toolName":"read","content":[{"type":"text","text":"2"}]}
+    ]), "messages.4.content.0: `tool_use` ids must be unique");
+    assert_ne!(fixed[1].tool_call_ids(), fixed[4].tool_call_ids());
+}
+
+#[test]
+fn consecutive_user_messages_77336() {
+    // #77336, #25956, #17728: group-chat metadata as its own user message.
+    let fixed = check(Bedrock, json!([
+        {"role":"user","content":"[group: ops, sender: ana]"},
+        {"role":"user","content":"deploy please"}
+    ]), "A conversation must alternate between user and assistant roles.");
+    assert_eq!(roles(&fixed), ["user"], "Bedrock always merges consecutive users (A5)");
+    assert_eq!(fixed[0].text(), "[group: ops, sender: ana]\ndeploy please");
+}
+
+#[test]
+fn fc_item_without_its_reasoning_36157() {
+    // #36157: a replayed `fc_` item whose reasoning item was not kept.
+    let fixed = check(OpenAiResponses, json!([
+        {"role":"user","content":"x"},
+        {"role":"assistant","content":[{"type":"toolCall","id":"call_7|fc_7","name":"read","arguments":{}}]},
+        {"role":"toolResult","toolCallId":"call_7|fc_7","toolName":"read","content":[{"type":"text","text":"r"}]},
+        {"role":"user","content":"y"}
+    ]), "Item 'fc_7' of type 'function_call' was provided without its required 'reasoning' item: 'rs_7'.");
+    assert_eq!(fixed[1].tool_call_ids(), ["call_7"], "the item id is dropped (downgradeOpenAIFunctionCallReasoningPairs)");
+    assert!(matches!(&fixed[2], AgentMessage::ToolResult(r) if r.tool_call_id == "call_7"));
 }

@@ -1,5 +1,7 @@
 //! Replays the committed fuzz corpus and any kept crash artifacts of the
-//! `repair_validate` target on stable Rust, through the same check.
+//! `repair_validate` targets (all providers and `repair_validate_<provider>`,
+//! which share the corpus) on stable Rust. Every input goes through the
+//! all-provider check, a superset of each per-provider target.
 
 use std::path::Path;
 
@@ -7,7 +9,13 @@ use std::path::Path;
 fn repair_validate_corpus_replays() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz");
     let mut n = 0;
-    for dir in [root.join("corpus/repair_validate"), root.join("artifacts/repair_validate")] {
+    let mut dirs = vec![root.join("corpus/repair_validate")];
+    if let Ok(artifacts) = std::fs::read_dir(root.join("artifacts")) {
+        let mut found: Vec<_> = artifacts.flatten().map(|e| e.path()).filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("repair_validate"))).collect();
+        found.sort();
+        dirs.extend(found);
+    }
+    for dir in dirs {
         let Ok(entries) = std::fs::read_dir(&dir) else { continue };
         let mut files: Vec<_> = entries.flatten().map(|e| e.path()).collect();
         files.sort();

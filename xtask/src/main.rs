@@ -109,9 +109,18 @@ fn main() -> Result<()> {
                 }
             };
             for t in targets {
-                run(Command::new("cargo")
-                    .args(["+nightly", "fuzz", "run", &t, "--", &format!("-max_total_time={time}")])
-                    .current_dir(root().join("fuzz")))?;
+                let mut cmd = Command::new("cargo");
+                cmd.args(["+nightly", "fuzz", "run"]);
+                if let Some(provider) = t.strip_prefix("repair_validate_") {
+                    // Per-provider targets are the throughput ones: safe Rust, so no
+                    // AddressSanitizer, optimised without debug assertions; they share
+                    // the `repair_validate` corpus (same bytes → transcript decoding).
+                    eprintln!("== {t} (provider {provider}; -s none -O; corpus/repair_validate)");
+                    cmd.args(["-s", "none", "-O", &t, "corpus/repair_validate"]);
+                } else {
+                    cmd.arg(&t);
+                }
+                run(cmd.args(["--", &format!("-max_total_time={time}")]).current_dir(root().join("fuzz")))?;
             }
         }
         _ => {

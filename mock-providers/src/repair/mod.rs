@@ -243,15 +243,22 @@ pub fn validate_replay_turns(p: &Policy, mut ms: Vec<AgentMessage>) -> Vec<Agent
 /// reference repair re-runs the pipeline until it is stable (at most 4
 /// rounds) so that repairing repaired history changes nothing.
 pub fn repair(p: &Policy, ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    repair_to_fixed_point(p, ms).0
+}
+
+/// [`repair`], and whether it reached its fixed point (`repair_once` of the
+/// result changes nothing). When it did, `repair` of the result is the
+/// result: repair is idempotent on this input without a second run.
+pub fn repair_to_fixed_point(p: &Policy, ms: Vec<AgentMessage>) -> (Vec<AgentMessage>, bool) {
     let mut cur = repair_once(p, ms);
     for _ in 0..3 {
         let next = repair_once(p, cur.clone());
         if next == cur {
-            break;
+            return (cur, true);
         }
         cur = next;
     }
-    cur
+    (cur, false)
 }
 
 /// One OpenClaw pass: exactly the A1 order, without the fixed point.

@@ -41,6 +41,13 @@ struct Call {
 /// `synthetic`: text of inserted results (A4: the OpenClaw note, or `aborted`
 /// for the Responses family).
 pub fn repair_tool_use_result_pairing(ms: Vec<AgentMessage>, synthetic: &str) -> Vec<AgentMessage> {
+    if !ms.iter().any(|m| match m {
+        AgentMessage::ToolResult(_) => true,
+        AgentMessage::Assistant(a) => a.content.iter().any(|b| matches!(b, ContentBlock::ToolCall(_))),
+        _ => false,
+    }) {
+        return ms; // nothing to pair
+    }
     // Frames: assistants with ≥1 tool call. Failed ones are dropped with
     // their results ("drop" policy of every ForModel caller).
     let mut frame_of: Vec<Option<usize>> = vec![None; ms.len()];
@@ -99,8 +106,12 @@ pub fn repair_tool_use_result_pairing(ms: Vec<AgentMessage>, synthetic: &str) ->
     for (fi, (i, _, _)) in frames.iter().enumerate() {
         frame_at[*i] = Some(fi);
     }
-    let mut out = Vec::with_capacity(ms.len());
-    for (i, m) in ms.iter().enumerate() {
+    // Messages are moved, not cloned: a result is taken out of its slot
+    // when its call's assistant is emitted.
+    let mut slots: Vec<Option<AgentMessage>> = ms.into_iter().map(Some).collect();
+    let mut out = Vec::with_capacity(slots.len());
+    for i in 0..slots.len() {
+        let Some(m) = slots[i].take() else { continue };
         match m {
             AgentMessage::ToolResult(_) => {}
             AgentMessage::Assistant(_) if frame_at[i].is_some() => {
@@ -108,11 +119,11 @@ pub fn repair_tool_use_result_pairing(ms: Vec<AgentMessage>, synthetic: &str) ->
                 if *failed {
                     continue;
                 }
-                out.push(m.clone());
+                out.push(m);
                 for c in calls {
-                    match c.answer {
-                        Some(j) => {
-                            let AgentMessage::ToolResult(mut r) = ms[j].clone() else { unreachable!() };
+                    match c.answer.and_then(|j| slots[j].take()) {
+                        Some(AgentMessage::ToolResult(mut r)) => {
+                            let j = c.answer.unwrap_or_default();
                             r.tool_call_id = c.id.clone();
                             // An empty toolName becomes Gemini's `function_response.name: ""`
                             // (#12832, #16263, #46717; PR #48748 names it after its call).
@@ -124,11 +135,11 @@ pub fn repair_tool_use_result_pairing(ms: Vec<AgentMessage>, synthetic: &str) ->
                             }
                             out.push(AgentMessage::ToolResult(r));
                         }
-                        None => out.push(synthetic_result(&c.id, &c.name, synthetic)),
+                        _ => out.push(synthetic_result(&c.id, &c.name, synthetic)),
                     }
                 }
             }
-            _ => out.push(m.clone()),
+            m => out.push(m),
         }
     }
     let _ = assigned;

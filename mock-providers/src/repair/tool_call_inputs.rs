@@ -19,8 +19,8 @@ pub fn valid_tool_name(name: &str) -> bool {
 
 /// A finalized OpenAI Responses call may keep its arguments when
 /// `partialJson` is left over (id `call…|fc…`, stopReason toolUse, object args).
-fn finalized_responses_call(c: &ToolCallBlock, a: &AssistantMessage) -> bool {
-    c.id.starts_with("call") && c.id.contains("|fc") && a.stop_reason.as_deref() == Some("toolUse") && c.arguments.is_object()
+fn finalized_responses_call(c: &ToolCallBlock, stop_reason: Option<&str>) -> bool {
+    c.id.starts_with("call") && c.id.contains("|fc") && stop_reason == Some("toolUse") && c.arguments.is_object()
 }
 
 enum Verdict {
@@ -29,7 +29,7 @@ enum Verdict {
     Drop,
 }
 
-fn judge(c: &ToolCallBlock, a: &AssistantMessage, allowed: Option<&BTreeSet<String>>) -> Verdict {
+fn judge(c: &ToolCallBlock, stop_reason: Option<&str>, allowed: Option<&BTreeSet<String>>) -> Verdict {
     if c.arguments.is_null() || c.id.trim().is_empty() || !valid_tool_name(&c.name) {
         return Verdict::Drop;
     }
@@ -37,7 +37,7 @@ fn judge(c: &ToolCallBlock, a: &AssistantMessage, allowed: Option<&BTreeSet<Stri
         return Verdict::Drop;
     }
     if c.extra.contains_key("partialJson") {
-        return if finalized_responses_call(c, a) { Verdict::Fix } else { Verdict::Drop };
+        return if finalized_responses_call(c, stop_reason) { Verdict::Fix } else { Verdict::Drop };
     }
     if c.name.trim() != c.name {
         return Verdict::Fix;
@@ -49,7 +49,6 @@ pub fn sanitize_tool_call_inputs(p: &Policy, ms: Vec<AgentMessage>) -> Vec<Agent
     let mut out = Vec::with_capacity(ms.len());
     for mut m in ms {
         if let AgentMessage::Assistant(a) = &mut m {
-            let snapshot = a.clone();
             let immutable = p.preserve_signatures && has_thinking(a) && a.content.iter().any(|b| matches!(b, ContentBlock::Thinking(t) if is_signed(t)));
             let mut seen: BTreeSet<String> = BTreeSet::new();
             let mut changed = false;
@@ -60,7 +59,7 @@ pub fn sanitize_tool_call_inputs(p: &Policy, ms: Vec<AgentMessage>) -> Vec<Agent
                     continue;
                 };
                 let duplicate = !seen.insert(c.id.trim().to_string());
-                match judge(&c, &snapshot, p.allowed_tools.as_ref()) {
+                match judge(&c, a.stop_reason.as_deref(), p.allowed_tools.as_ref()) {
                     Verdict::Drop => changed = true,
                     Verdict::Fix => {
                         changed = true;

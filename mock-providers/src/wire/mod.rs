@@ -67,7 +67,7 @@ pub(crate) fn user_blocks(c: &MessageContent) -> Vec<ContentBlock> {
 
 /// The request body OpenClaw's transport sends for this transcript.
 pub fn to_wire(p: Provider, ms: &[AgentMessage], o: &RequestOptions) -> Value {
-    let ms = transport::transform_messages(&llm_messages(ms), &o.model);
+    let ms = transport::transform_messages(llm_messages(ms), &o.model);
     convert(p, &ms, Conv { hygiene: true, o })
 }
 

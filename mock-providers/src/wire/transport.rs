@@ -17,7 +17,7 @@ fn real_text(a: &AssistantMessage) -> bool {
 
 /// `model`: the model the request goes to; assistants from another model
 /// have their thinking downgraded to text and tool-call signatures removed.
-pub fn transform_messages(ms: &[AgentMessage], model: &str) -> Vec<AgentMessage> {
+pub fn transform_messages(ms: Vec<AgentMessage>, model: &str) -> Vec<AgentMessage> {
     let mut out: Vec<AgentMessage> = Vec::with_capacity(ms.len());
     let mut pending: Vec<(String, String)> = Vec::new();
     let flush = |out: &mut Vec<AgentMessage>, pending: &mut Vec<(String, String)>| {
@@ -27,13 +27,12 @@ pub fn transform_messages(ms: &[AgentMessage], model: &str) -> Vec<AgentMessage>
     };
     for m in ms {
         match m {
-            AgentMessage::ToolResult(r) => {
+            AgentMessage::ToolResult(ref r) => {
                 pending.retain(|(id, _)| *id != r.tool_call_id);
-                out.push(m.clone());
+                out.push(m);
             }
-            AgentMessage::Assistant(a) => {
+            AgentMessage::Assistant(mut a) => {
                 flush(&mut out, &mut pending);
-                let mut a = a.clone();
                 if matches!(a.stop_reason.as_deref(), Some("error" | "aborted")) {
                     if a.content.iter().any(|b| matches!(b, ContentBlock::ToolCall(_))) || !real_text(&a) {
                         continue;
@@ -58,9 +57,9 @@ pub fn transform_messages(ms: &[AgentMessage], model: &str) -> Vec<AgentMessage>
                 pending = a.content.iter().filter_map(|b| if let ContentBlock::ToolCall(c) = b { Some((c.id.clone(), c.name.clone())) } else { None }).collect();
                 out.push(AgentMessage::Assistant(a));
             }
-            _ => {
+            m => {
                 flush(&mut out, &mut pending);
-                out.push(m.clone());
+                out.push(m);
             }
         }
     }
