@@ -2,6 +2,11 @@
 //! transcripts of 10, 100 and 1 000 messages, against a floor measured in the
 //! same run: a serde JSON round trip of the same transcript.
 //!
+//! Second table: what one execution of the `repair_validate_<provider>` fuzz
+//! targets costs without libFuzzer's instrumentation (bytes → transcript →
+//! repair to its fixed point → wire → validate → user-text check), on the
+//! small inputs the 50 000 exec/s target speaks of.
+//!
 //!     cargo bench -p clawspec-mock-providers --bench throughput
 
 use std::time::Instant;
@@ -48,6 +53,20 @@ fn main() {
                 validate(p, &body, &Rules::default()).expect("accepted");
             }, iters);
             println!("{n:>8} {:<18} {:>10.1}µs {:>10.1}µs {:>7.2}×  ({:.0} transcripts/s)", p.name(), floor * 1e6, d * 1e6, d / floor, 1.0 / d);
+        }
+    }
+    println!();
+    println!("fuzz-target check per execution (uninstrumented), 200 pseudo-random inputs per size:");
+    println!("{:>6} {:<18} {:>10} {:>12}", "bytes", "provider", "µs/exec", "exec/s");
+    for len in [16usize, 32, 64] {
+        let inputs: Vec<Vec<u8>> = (0..200u32).map(|k| (0..len as u32).map(|i| (k.wrapping_mul(2654435761).wrapping_add(i.wrapping_mul(40503)) >> 7) as u8).collect()).collect();
+        for p in ALL {
+            let d = median(|| {
+                for i in &inputs {
+                    let _ = clawspec_mock_providers::fuzzing::repair_validate_one(p, i);
+                }
+            }, 15) / inputs.len() as f64;
+            println!("{len:>6} {:<18} {:>10.1} {:>12.0}", p.name(), d * 1e6, 1.0 / d);
         }
     }
 }

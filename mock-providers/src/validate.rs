@@ -35,7 +35,8 @@ pub struct ValidatorConfig {
     pub mistral_template_alternation: bool,
     /// Signatures the provider minted, with the thinking text each signs
     /// (B8: the mock cannot verify real signatures). None: any non-blank
-    /// signature passes. Some: unknown ones are invalid, and the latest
+    /// signature passes. Some: unknown ones are invalid, a signature verifies
+    /// one block only (a duplicated block is invalid, I), and the latest
     /// assistant's signed thinking must be unmodified.
     pub known_signatures: Option<BTreeMap<String, String>>,
 }
@@ -122,6 +123,7 @@ fn anthropic_messages(ms: &[Value], thinking_on: bool, r: &Rules) -> Result<(), 
     }
     let last_assistant = ms.iter().rposition(|m| m["role"] == "assistant");
     let mut seen_ids: Vec<String> = Vec::new();
+    let mut seen_signatures: Vec<String> = Vec::new();
     for (n, m) in ms.iter().enumerate() {
         let role = s(m, "role");
         if r.anthropic_alternation && n > 0 && ms[n - 1]["role"] == m["role"] {
@@ -165,6 +167,12 @@ fn anthropic_messages(ms: &[Value], thinking_on: bool, r: &Rules) -> Result<(), 
                     None => return Err(format!("messages.{n}.content.{k}.thinking.signature: Field required")),
                     Some(sig) if !r.signature_ok(sig) => return Err(format!("messages.{n}.content.{k}: Invalid `signature` in `thinking` block")),
                     Some(sig) => {
+                        // A minted signature signs one block: a copy of it elsewhere
+                        // in the request does not verify (inferred; #103587).
+                        if r.known_signatures.is_some() && seen_signatures.iter().any(|x| x == sig) {
+                            return Err(format!("messages.{n}.content.{k}: Invalid `signature` in `thinking` block"));
+                        }
+                        seen_signatures.push(sig.to_string());
                         let signed_text = r.known_signatures.as_ref().and_then(|known| known.get(sig));
                         if Some(n) == last_assistant && signed_text.is_some_and(|t| t != s(b, "thinking")) {
                             return Err(format!("messages.{n}.content.{k}: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response."));

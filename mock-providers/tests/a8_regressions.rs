@@ -372,3 +372,66 @@ fn fc_item_without_its_reasoning_36157() {
     assert_eq!(fixed[1].tool_call_ids(), ["call_7"], "the item id is dropped (downgradeOpenAIFunctionCallReasoningPairs)");
     assert!(matches!(&fixed[2], AgentMessage::ToolResult(r) if r.tool_call_id == "call_7"));
 }
+
+#[test]
+fn reasoning_replayed_after_a_model_switch_58967() {
+    // #58967, #88019: reasoning (and its paired fc_/msg_ ids) from the model
+    // used before a switch; the new model cannot verify its encrypted content.
+    let rs = json!({"type":"reasoning","id":"rs_old","encrypted_content":"gAAAold","summary":[]}).to_string();
+    let known = [("gAAAnew".to_string(), String::new())].into_iter().collect();
+    let rules = Rules { known_signatures: Some(known), ..Rules::default() };
+    let policy = Policy { model_switch_at: Some(2000.0), ..Policy::for_provider(OpenAiResponses) };
+    let fixed = check_with(&policy, json!([
+        {"role":"user","content":"x","timestamp":900},
+        {"role":"assistant","content":[{"type":"thinking","thinking":"…","thinkingSignature":rs},{"type":"toolCall","id":"call_1|fc_1","name":"read","arguments":{}}],"timestamp":1000},
+        {"role":"toolResult","toolCallId":"call_1|fc_1","toolName":"read","content":[{"type":"text","text":"r"}],"timestamp":1100},
+        {"role":"user","content":"now with the other model","timestamp":2500}
+    ]), "The encrypted content gAAAold could not be verified.", &opts(), &rules);
+    assert_eq!(fixed[1].tool_call_ids(), ["call_1"], "reasoning dropped, so the fc_ item id goes too");
+}
+
+#[test]
+fn kimi_tool_call_without_reasoning_content_70996() {
+    // #70996: a context engine dropped the thinking of a Kimi tool-call turn.
+    // OpenClaw's Moonshot payload wrapper backfills `reasoning_content: ""`.
+    let o = RequestOptions { model: "kimi-k2-thinking".into(), ..Default::default() };
+    let rules = Rules { chat_requires_reasoning_content: true, ..Rules::default() };
+    let fixed = check_with(&Policy::for_model(OpenAiChat, "kimi-k2-thinking"), json!([
+        {"role":"user","content":"list files"},
+        {"role":"assistant","content":[{"type":"toolCall","id":"functions.exec:0","name":"exec","arguments":{"cmd":"ls"}}]},
+        {"role":"toolResult","toolCallId":"functions.exec:0","toolName":"exec","content":[{"type":"text","text":"a b"}]},
+        {"role":"user","content":"thanks"}
+    ]), "thinking is enabled but reasoning_content is missing in assistant tool call message at index 1", &o, &rules);
+    assert_eq!(to_wire(OpenAiChat, &fixed, &o)["messages"][1]["reasoning_content"], "");
+    // Kept reasoning is replayed in its own field.
+    let kept = msgs(json!([
+        {"role":"user","content":"list files"},
+        {"role":"assistant","content":[{"type":"thinking","thinking":"use ls","thinkingSignature":"reasoning_content"},{"type":"toolCall","id":"functions.exec:0","name":"exec","arguments":{}}]},
+        {"role":"toolResult","toolCallId":"functions.exec:0","toolName":"exec","content":[{"type":"text","text":"a b"}]}
+    ]));
+    assert_eq!(to_wire(OpenAiChat, &kept, &o)["messages"][1]["reasoning_content"], "use ls");
+}
+
+#[test]
+fn duplicated_signed_thinking_is_not_repaired_103587() {
+    // #103587: the store duplicated one signed thinking block many times.
+    // OpenClaw's repair has no dedupe (the blocks are signed, A3.6 keeps
+    // them); the provider rejects the copy. Recovery is the runtime's
+    // invalid-signature retry without thinking (harness runtime, scenario
+    // regression-a8-duplicated-thinking), not repair.
+    let known = [("EqQBdup".to_string(), "Run df.".to_string())].into_iter().collect();
+    let rules = Rules { known_signatures: Some(known), ..Rules::default() };
+    let o = RequestOptions { thinking: true, ..opts() };
+    let block = json!({"type":"thinking","thinking":"Run df.","thinkingSignature":"EqQBdup"});
+    let t = msgs(json!([
+        {"role":"user","content":"disk?"},
+        {"role":"assistant","content":[block.clone(), block.clone(), block, {"type":"text","text":"80% used"}]},
+        {"role":"user","content":"what uses it?"}
+    ]));
+    let fixed = repair(&Policy::for_provider(Anthropic), t);
+    let err = validate(Anthropic, &to_wire(Anthropic, &fixed, &o), &rules).unwrap_err();
+    assert_eq!(err.message, "messages.1.content.1: Invalid `signature` in `thinking` block");
+    // The retry OpenClaw makes on that error: the same request without thinking.
+    let retry = RequestOptions { thinking: false, ..o };
+    assert!(validate(Anthropic, &to_wire(Anthropic, &fixed, &retry), &rules).is_ok());
+}

@@ -83,6 +83,11 @@ pub struct Policy {
     pub allowed_tools: Option<BTreeSet<String>>,
     /// A3.12 `historyLimit` (user turns).
     pub history_limit: Option<usize>,
+    /// Responses family: timestamp (ms) of the latest model switch, read by
+    /// OpenClaw from the session's `model-snapshot` custom entries
+    /// (`readModelSnapshotState`, `MODEL_SNAPSHOT_CUSTOM_TYPE`,
+    /// builtin-openclaw bundle of 2026.9.6); feeds `dropStaleOpenAIReasoning`.
+    pub model_switch_at: Option<f64>,
 }
 
 /// The model OpenClaw scenarios use per provider when none is given.
@@ -128,6 +133,7 @@ impl Policy {
             bootstrap_user_first: false,
             allowed_tools: None,
             history_limit: None,
+            model_switch_at: None,
         };
         let claude = model.contains("claude");
         match p {
@@ -204,7 +210,8 @@ pub fn sanitize_session_history(p: &Policy, ms: Vec<AgentMessage>) -> Vec<AgentM
         if p.repair_pairing {
             ms = pairing::repair_tool_use_result_pairing(ms, placeholders::ABORTED); // #9
         }
-        ms = responses::downgrade_function_call_reasoning_pairs(responses::normalize_responses_tool_call_ids(ms)); // #10
+        ms = responses::drop_stale_openai_reasoning(ms, p.model_switch_at); // #10
+        ms = responses::downgrade_function_call_reasoning_pairs(responses::normalize_responses_tool_call_ids(ms));
     } else {
         if p.repair_pairing {
             ms = pairing::repair_tool_use_result_pairing(ms, placeholders::MISSING_TOOL_RESULT); // #11

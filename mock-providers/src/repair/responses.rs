@@ -1,5 +1,5 @@
 //! A3.13 OpenAI Responses passes (`embedded-agent-helpers/openai.ts`):
-//! `normalizeOpenAIResponsesToolCallIds` and
+//! `dropStaleOpenAIReasoning`, `normalizeOpenAIResponsesToolCallIds` and
 //! `downgradeOpenAIFunctionCallReasoningPairs`. Tool-call ids in this family
 //! are `call_id|fc_id`.
 
@@ -92,6 +92,46 @@ pub fn reasoning_item(sig: &str) -> Option<Value> {
     (id.starts_with("rs_") && v.get("type").and_then(Value::as_str).is_some_and(|t| t.starts_with("reasoning"))).then_some(v)
 }
 
+/// The `phase` of a v1 text signature (`extractTextSignaturePhase`).
+fn text_signature_phase(sig: &str) -> Option<String> {
+    let v: Value = serde_json::from_str(sig).ok().filter(|_| sig.starts_with('{'))?;
+    let phase = v.get("phase")?.as_str()?;
+    (v.get("v").and_then(Value::as_u64) == Some(1) && matches!(phase, "commentary" | "final_answer")).then(|| phase.to_string())
+}
+
+/// `dropStaleOpenAIReasoning(messages, dropBefore)`: reasoning items belong
+/// to the model that produced them, so assistants at or before the latest
+/// model switch (or without a timestamp) lose their replayable reasoning;
+/// their text blocks then lose the paired `msg_*` id and keep only
+/// `{v:1, phase}` (#88019). An emptied assistant is dropped.
+pub fn drop_stale_openai_reasoning(ms: Vec<AgentMessage>, drop_before: Option<f64>) -> Vec<AgentMessage> {
+    let Some(cut) = drop_before else { return ms };
+    ms.into_iter()
+        .filter_map(|mut m| {
+            let AgentMessage::Assistant(a) = &mut m else { return Some(m) };
+            if a.timestamp.as_ref().and_then(|t| t.as_f64()).is_some_and(|t| t > cut) {
+                return Some(m);
+            }
+            let before = a.content.len();
+            a.content.retain(|b| !matches!(b, ContentBlock::Thinking(t) if t.thinking_signature.as_deref().and_then(reasoning_item).is_some()));
+            if a.content.len() == before {
+                return Some(m);
+            }
+            if a.content.is_empty() {
+                return None;
+            }
+            for b in &mut a.content {
+                if let ContentBlock::Text(t) = b {
+                    if let Some(sig) = t.text_signature.take() {
+                        t.text_signature = text_signature_phase(&sig).map(|phase| serde_json::json!({"v":1,"phase":phase}).to_string());
+                    }
+                }
+            }
+            Some(m)
+        })
+        .collect()
+}
+
 pub fn downgrade_function_call_reasoning_pairs(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
     remap(ms, |id, _, a, k| {
         let (call, item) = id.split_once('|')?;
@@ -132,6 +172,24 @@ mod tests {
         assert!(valid_responses_id(&id), "{id}");
         assert!(matches!(&out[1], AgentMessage::ToolResult(r) if r.tool_call_id == id));
         assert_eq!(normalize_responses_tool_call_ids(out.clone()), out, "idempotent");
+    }
+
+    #[test]
+    fn model_switch_drops_stale_reasoning_and_message_ids_88019() {
+        let rs = json!({"type":"reasoning","id":"rs_old","encrypted_content":"gAAAold","summary":[]}).to_string();
+        let ms = msgs(json!([
+            {"role":"user","content":"u"},
+            {"role":"assistant","content":[{"type":"thinking","thinking":"t","thinkingSignature":rs},{"type":"text","text":"a","textSignature":"{\"v\":1,\"id\":\"msg_old\",\"phase\":\"final_answer\"}"}],"timestamp":1000},
+            {"role":"assistant","content":[{"type":"thinking","thinking":"only","thinkingSignature":rs}],"timestamp":1500},
+            {"role":"assistant","content":[{"type":"thinking","thinking":"t","thinkingSignature":rs},{"type":"text","text":"b"}],"timestamp":3000}
+        ]));
+        let out = drop_stale_openai_reasoning(ms.clone(), Some(2000.0));
+        assert_eq!(out.len(), 3, "the reasoning-only turn before the switch is dropped");
+        let AgentMessage::Assistant(a) = &out[1] else { panic!() };
+        assert_eq!(a.content.len(), 1);
+        assert!(matches!(&a.content[0], ContentBlock::Text(t) if t.text_signature.as_deref() == Some(r#"{"phase":"final_answer","v":1}"#) || t.text_signature.as_deref() == Some(r#"{"v":1,"phase":"final_answer"}"#)), "msg id dropped, phase kept");
+        assert_eq!(out[2], ms[3], "after the switch: untouched");
+        assert_eq!(drop_stale_openai_reasoning(ms.clone(), None), ms, "no switch, no change");
     }
 
     #[test]

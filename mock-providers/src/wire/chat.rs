@@ -84,7 +84,25 @@ pub fn convert(ms: &[AgentMessage], c: Conv, mistral: bool) -> Value {
                     continue; // empty assistant skipped
                 }
                 let mut v = json!({"role":"assistant","content": if text.is_empty() && !calls.is_empty() { Value::Null } else { json!(text) }});
+                // Reasoning replays in the field its signature names
+                // (openai-completions.ts: `thinkingSignature` "reasoning_content" …).
+                if !mistral {
+                    for b in &a.content {
+                        if let ContentBlock::Thinking(t) = b {
+                            if let Some(field @ ("reasoning_content" | "reasoning" | "reasoning_text")) = t.thinking_signature.as_deref() {
+                                v[field] = json!(t.thinking);
+                            }
+                        }
+                    }
+                }
                 if !calls.is_empty() {
+                    // Moonshot/Kimi with thinking: every tool-call assistant carries
+                    // `reasoning_content`, "" when none was kept (#70996;
+                    // `ensureMoonshotToolCallReasoningContent`,
+                    // src/llm/providers/stream-wrappers/moonshot-thinking.ts, 2026.9.6).
+                    if h && !mistral && c.o.model.contains("kimi") && v.get("reasoning_content").is_none() {
+                        v["reasoning_content"] = json!("");
+                    }
                     v["tool_calls"] = json!(calls);
                 }
                 out.push(v);
