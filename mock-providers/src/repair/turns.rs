@@ -41,10 +41,10 @@ pub fn merge_consecutive_assistants(ms: Vec<AgentMessage>) -> Vec<AgentMessage> 
     out
 }
 
-fn to_blocks(c: &MessageContent) -> Vec<ContentBlock> {
+fn into_blocks(c: MessageContent) -> Vec<ContentBlock> {
     match c {
-        MessageContent::Text(t) => vec![text(t)],
-        MessageContent::Blocks(b) => b.clone(),
+        MessageContent::Text(t) => vec![text(&t)],
+        MessageContent::Blocks(b) => b,
     }
 }
 
@@ -52,9 +52,11 @@ fn to_blocks(c: &MessageContent) -> Vec<ContentBlock> {
 pub fn merge_consecutive_users(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
     let mut out: Vec<AgentMessage> = Vec::with_capacity(ms.len());
     for m in ms {
-        if let (Some(AgentMessage::User(prev)), AgentMessage::User(cur)) = (out.last_mut(), &m) {
-            let mut b = to_blocks(&prev.content);
-            b.extend(to_blocks(&cur.content));
+        if let (Some(AgentMessage::User(prev)), AgentMessage::User(_)) = (out.last_mut(), &m) {
+            // Moved, not cloned: a long run of users stays linear.
+            let mut b = into_blocks(std::mem::replace(&mut prev.content, MessageContent::Blocks(Vec::new())));
+            let AgentMessage::User(cur) = m else { unreachable!() };
+            b.extend(into_blocks(cur.content));
             prev.content = MessageContent::Blocks(b);
             continue;
         }
