@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::gen::transcript;
 use crate::provider::ALL;
-use crate::repair::{placeholders, repair, repair_to_fixed_point, Policy};
+use crate::repair::{placeholders, repair_to_fixed_point, Policy};
 use crate::validate::{validate, ValidatorConfig};
 use crate::wire::{to_wire, RequestOptions};
 use crate::Provider;
@@ -31,11 +31,15 @@ pub fn request_options(p: Provider) -> RequestOptions {
 
 /// Repair → transport → validate, as the host does for one model call.
 pub fn accepted_after_repair(p: Provider, history: &[AgentMessage], cfg: &ValidatorConfig) -> Result<Vec<AgentMessage>, String> {
-    let policy = Policy::for_provider(p);
-    let fixed = repair(&policy, model_call(history));
+    repair_and_validate(p, model_call(history), cfg).map(|(fixed, _)| fixed)
+}
+
+/// The repaired call, whether repair reached its fixed point, or the rejection.
+fn repair_and_validate(p: Provider, call: Vec<AgentMessage>, cfg: &ValidatorConfig) -> Result<(Vec<AgentMessage>, bool), String> {
+    let (fixed, stable) = repair_to_fixed_point(&Policy::for_provider(p), call);
     let body = to_wire(p, &fixed, &request_options(p));
     validate(p, &body, cfg).map_err(|r| format!("{p} rejects the repaired transcript: {}", r.message))?;
-    Ok(fixed)
+    Ok((fixed, stable))
 }
 
 fn user_texts(ms: &[AgentMessage]) -> Vec<String> {
@@ -73,11 +77,8 @@ pub fn user_text_preserved(before: &[AgentMessage], after: &[AgentMessage]) -> R
 /// more pass changes nothing, so reaching it means `repair(repair(x)) ==
 /// repair(x)` without running the pipeline twice more per input.
 pub fn check_provider(p: Provider, history: &[AgentMessage]) -> Result<(), String> {
-    let policy = Policy::for_provider(p);
     let call = model_call(history);
-    let (fixed, stable) = repair_to_fixed_point(&policy, call.clone());
-    let body = to_wire(p, &fixed, &request_options(p));
-    validate(p, &body, &ValidatorConfig::default()).map_err(|r| format!("{p} rejects the repaired transcript: {}", r.message))?;
+    let (fixed, stable) = repair_and_validate(p, call.clone(), &ValidatorConfig::default())?;
     if !stable {
         return Err(format!("{p}: repair is not idempotent (no fixed point after 4 passes)"));
     }
