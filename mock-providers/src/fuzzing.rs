@@ -9,9 +9,9 @@ use serde_json::json;
 
 use crate::gen::transcript;
 use crate::provider::ALL;
-use crate::repair::{placeholders, repair_to_fixed_point, Policy};
+use crate::repair::{placeholders, repair, repair_to_fixed_point, Policy};
 use crate::validate::{validate, ValidatorConfig};
-use crate::wire::{to_wire, RequestOptions};
+use crate::wire::{into_wire, to_wire, RequestOptions};
 use crate::Provider;
 
 /// The prompt appended for a model call (OpenClaw sends the current user
@@ -31,15 +31,13 @@ pub fn request_options(p: Provider) -> RequestOptions {
 
 /// Repair → transport → validate, as the host does for one model call.
 pub fn accepted_after_repair(p: Provider, history: &[AgentMessage], cfg: &ValidatorConfig) -> Result<Vec<AgentMessage>, String> {
-    repair_and_validate(p, model_call(history), cfg).map(|(fixed, _)| fixed)
+    let fixed = repair(&Policy::for_provider(p), model_call(history));
+    validate(p, &to_wire(p, &fixed, &request_options(p)), cfg).map_err(|r| rejected(p, &r.message))?;
+    Ok(fixed)
 }
 
-/// The repaired call, whether repair reached its fixed point, or the rejection.
-fn repair_and_validate(p: Provider, call: Vec<AgentMessage>, cfg: &ValidatorConfig) -> Result<(Vec<AgentMessage>, bool), String> {
-    let (fixed, stable) = repair_to_fixed_point(&Policy::for_provider(p), call);
-    let body = to_wire(p, &fixed, &request_options(p));
-    validate(p, &body, cfg).map_err(|r| format!("{p} rejects the repaired transcript: {}", r.message))?;
-    Ok((fixed, stable))
+fn rejected(p: Provider, message: &str) -> String {
+    format!("{p} rejects the repaired transcript: {message}")
 }
 
 fn user_texts(ms: &[AgentMessage]) -> Vec<String> {
@@ -49,13 +47,16 @@ fn user_texts(ms: &[AgentMessage]) -> Vec<String> {
 /// Every non-blank user text of `before` survives in `after`, and `after`
 /// has no user text but those, OpenClaw placeholders and inter-session headers.
 pub fn user_text_preserved(before: &[AgentMessage], after: &[AgentMessage]) -> Result<(), String> {
-    let mut inputs = user_texts(before);
-    let all_after = user_texts(after).join("\n");
+    user_texts_preserved(user_texts(before), user_texts(after))
+}
+
+fn user_texts_preserved(mut inputs: Vec<String>, outputs: Vec<String>) -> Result<(), String> {
+    let all_after = outputs.join("\n");
     if let Some(lost) = inputs.iter().find(|u| !all_after.contains(u.trim())) {
         return Err(format!("user text {lost:?} lost"));
     }
     inputs.sort_by_key(|t| std::cmp::Reverse(t.len()));
-    for out in user_texts(after) {
+    for out in outputs {
         let mut rest = out.clone();
         for i in &inputs {
             rest = rest.replacen(i.trim(), "", 1);
@@ -72,17 +73,24 @@ pub fn user_text_preserved(before: &[AgentMessage], after: &[AgentMessage]) -> R
 }
 
 /// All properties for one provider: accepted, idempotent, user text kept.
-///
+pub fn check_provider(p: Provider, history: &[AgentMessage]) -> Result<(), String> {
+    check_call(p, model_call(history))
+}
+
 /// Idempotence is checked through the fixed point: `repair` stops when one
 /// more pass changes nothing, so reaching it means `repair(repair(x)) ==
-/// repair(x)` without running the pipeline twice more per input.
-pub fn check_provider(p: Provider, history: &[AgentMessage]) -> Result<(), String> {
-    let call = model_call(history);
-    let (fixed, stable) = repair_and_validate(p, call.clone(), &ValidatorConfig::default())?;
+/// repair(x)` without running the pipeline twice more per input. The call
+/// is consumed and the repaired transcript handed to the transport, not
+/// copied: this runs once per fuzz execution.
+fn check_call(p: Provider, call: Vec<AgentMessage>) -> Result<(), String> {
+    let before = user_texts(&call);
+    let (fixed, stable) = repair_to_fixed_point(&Policy::for_provider(p), call);
+    let after = user_texts(&fixed);
+    validate(p, &into_wire(p, fixed, &request_options(p)), &ValidatorConfig::default()).map_err(|r| rejected(p, &r.message))?;
     if !stable {
         return Err(format!("{p}: repair is not idempotent (no fixed point after 4 passes)"));
     }
-    user_text_preserved(&call, &fixed).map_err(|e| format!("{p}: {e}"))
+    user_texts_preserved(before, after).map_err(|e| format!("{p}: {e}"))
 }
 
 /// The `repair_validate` fuzz target: every provider.
@@ -94,7 +102,9 @@ pub fn repair_validate(bytes: &[u8]) -> Result<(), String> {
 /// The per-provider fuzz targets (`repair_validate_<provider>`): the same
 /// bytes → transcript decoding as `repair_validate`, so corpora are shared.
 pub fn repair_validate_one(p: Provider, bytes: &[u8]) -> Result<(), String> {
-    check_provider(p, &transcript(bytes))
+    let mut call = transcript(bytes);
+    call.push(AgentMessage::user_text(PROMPT));
+    check_call(p, call)
 }
 
 /// Minimise `ms` while `still_fails` holds: drop runs of messages (halving

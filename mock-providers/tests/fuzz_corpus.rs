@@ -29,3 +29,24 @@ fn repair_validate_corpus_replays() {
     }
     assert!(n >= 5, "the corpus is committed ({n} inputs found)");
 }
+
+/// The corpus is only worth keeping while the same bytes decode to the same
+/// transcripts: a change to `gen` that shifts the decoding shows up here
+/// (re-bless with `INSTA_UPDATE=always` only when the shift is intended).
+#[test]
+fn corpus_decodes_to_the_same_transcripts() {
+    use sha2::{Digest, Sha256};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/repair_validate");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
+    files.sort();
+    let mut h = Sha256::new();
+    let mut messages = 0;
+    for f in &files {
+        let t = clawspec_mock_providers::gen::transcript(&std::fs::read(f).unwrap());
+        messages += t.len();
+        h.update(serde_json::to_string(&t).unwrap());
+        h.update(b"\n");
+    }
+    let digest: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    insta::assert_snapshot!(format!("{} inputs, {messages} messages, sha256 {digest}", files.len()));
+}

@@ -69,8 +69,11 @@ pub fn merge_consecutive_users(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
 /// the next assistant. A turn with thinking is kept intact only when every
 /// call is matched by id and name; otherwise its content becomes
 /// `[tool calls omitted]` (`[]` for failed turns).
-pub fn strip_dangling_tool_calls(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
-    let mut out = ms.clone();
+pub fn strip_dangling_tool_calls(mut ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    // Decide on the untouched transcript, then edit in place (no copy of the
+    // transcript): per assistant to change, `None` clears it, `Some(keep)`
+    // keeps the calls whose flag is set, in call order.
+    let mut edits: Vec<(usize, Option<Vec<bool>>)> = Vec::new();
     for (i, m) in ms.iter().enumerate() {
         let AgentMessage::Assistant(a) = m else { continue };
         let end = ms[i + 1..].iter().position(|x| matches!(x, AgentMessage::Assistant(_))).map_or(ms.len(), |k| i + 1 + k);
@@ -83,17 +86,22 @@ pub fn strip_dangling_tool_calls(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
         if calls.iter().all(|c| answered(c, has_thinking(a))) {
             continue;
         }
-        let AgentMessage::Assistant(o) = &mut out[i] else { unreachable!() };
-        if has_thinking(a) {
-            o.content.clear();
-        } else {
-            o.content.retain(|b| !matches!(b, ContentBlock::ToolCall(c) if !answered(c, false)));
+        edits.push((i, (!has_thinking(a)).then(|| calls.iter().map(|c| answered(c, false)).collect())));
+    }
+    for (i, keep) in edits {
+        let AgentMessage::Assistant(o) = &mut ms[i] else { unreachable!() };
+        match keep {
+            None => o.content.clear(),
+            Some(keep) => {
+                let mut keep = keep.into_iter();
+                o.content.retain(|b| !matches!(b, ContentBlock::ToolCall(_)) || keep.next().unwrap_or(true));
+            }
         }
-        if o.content.is_empty() && !is_failed(a) {
+        if o.content.is_empty() && !is_failed(o) {
             o.content.push(text(TOOL_CALLS_OMITTED));
         }
     }
-    out
+    ms
 }
 
 pub fn validate_gemini_turns(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {

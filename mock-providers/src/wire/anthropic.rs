@@ -4,7 +4,7 @@
 use clawspec_contract::*;
 use serde_json::{json, Value};
 
-use super::{user_blocks, Conv};
+use super::{obj, user_blocks, Conv};
 use crate::repair::placeholders::{NO_OUTPUT, REASONING_OMITTED, TOOL_ERROR_NO_OUTPUT};
 
 /// `EMPTY_ANTHROPIC_MESSAGES_FALLBACK_TEXT` (anthropic-transport-stream.ts, #74731).
@@ -52,7 +52,7 @@ pub fn convert(ms: &[AgentMessage], c: Conv) -> Value {
                 if h && content.is_empty() {
                     continue;
                 }
-                out.push(json!({"role":"user","content":content}));
+                out.push(obj([("role", "user".into()), ("content", content.into())]));
             }
             AgentMessage::Assistant(a) => {
                 let had_thinking = a.content.iter().any(|b| matches!(b, ContentBlock::Thinking(_)));
@@ -66,14 +66,14 @@ pub fn convert(ms: &[AgentMessage], c: Conv) -> Value {
                         continue;
                     }
                 }
-                out.push(json!({"role":"assistant","content":content}));
+                out.push(obj([("role", "assistant".into()), ("content", content.into())]));
             }
             AgentMessage::ToolResult(r) => {
                 let mut inner: Vec<Value> = r.content.iter().filter_map(|b| block(b, h)).collect();
                 if h && inner.is_empty() {
                     inner.push(json!({"type":"text","text": if r.is_error == Some(true) { TOOL_ERROR_NO_OUTPUT } else { NO_OUTPUT }}));
                 }
-                let b = json!({"type":"tool_result","tool_use_id":r.tool_call_id,"content":inner,"is_error":r.is_error.unwrap_or(false)});
+                let b = obj([("type", "tool_result".into()), ("tool_use_id", r.tool_call_id.clone().into()), ("content", inner.into()), ("is_error", r.is_error.unwrap_or(false).into())]);
                 // Consecutive results share one user message.
                 if matches!(ms.get(i.wrapping_sub(1)), Some(AgentMessage::ToolResult(_))) && i > 0 {
                     if let Some(last) = out.last_mut().filter(|l| l["role"] == "user") {
@@ -81,7 +81,7 @@ pub fn convert(ms: &[AgentMessage], c: Conv) -> Value {
                         continue;
                     }
                 }
-                out.push(json!({"role":"user","content":[b]}));
+                out.push(obj([("role", "user".into()), ("content", vec![b].into())]));
             }
             _ => unreachable!("non-chat roles are converted to user messages first"),
         }
@@ -89,7 +89,7 @@ pub fn convert(ms: &[AgentMessage], c: Conv) -> Value {
     if h && out.is_empty() {
         out.push(json!({"role":"user","content":EMPTY_MESSAGES_FALLBACK}));
     }
-    let mut body = json!({"model": c.o.model, "max_tokens": 4096, "messages": out});
+    let mut body = obj([("model", c.o.model.clone().into()), ("max_tokens", 4096.into()), ("messages", out.into())]);
     if let Some(s) = &c.o.system {
         body["system"] = json!(s);
     }

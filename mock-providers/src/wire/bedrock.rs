@@ -4,7 +4,7 @@
 use clawspec_contract::*;
 use serde_json::{json, Value};
 
-use super::{text_of, user_blocks, Conv};
+use super::{obj, text_of, user_blocks, Conv};
 use crate::repair::placeholders::{NO_OUTPUT, TOOL_ERROR_NO_OUTPUT};
 
 pub fn convert(ms: &[AgentMessage], c: Conv) -> Value {
@@ -71,9 +71,9 @@ pub fn convert(ms: &[AgentMessage], c: Conv) -> Value {
                 continue;
             }
         }
-        out.push(json!({"role":role,"content":content}));
+        out.push(obj([("role", role.into()), ("content", content.into())]));
     }
-    let mut body = json!({"modelId": c.o.model, "messages": out});
+    let mut body = obj([("modelId", c.o.model.clone().into()), ("messages", out.into())]);
     if let Some(s) = &c.o.system {
         body["system"] = json!([{"text": s}]);
     }

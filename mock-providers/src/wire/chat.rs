@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use clawspec_contract::*;
 use serde_json::{json, Value};
 
-use super::{text_of, Conv};
+use super::{obj, text_of, Conv};
 use crate::repair::placeholders::TOOL_RESULTS_PROCESSED;
 use crate::repair::tool_call_ids::valid_id;
 use crate::repair::IdMode;
@@ -103,7 +103,7 @@ pub fn convert(ms: &[AgentMessage], c: Conv, mistral: bool) -> Value {
                     if h && !mistral && c.o.model.contains("kimi") && v.get("reasoning_content").is_none() {
                         v["reasoning_content"] = json!("");
                     }
-                    v["tool_calls"] = json!(calls);
+                    v["tool_calls"] = calls.into();
                 }
                 out.push(v);
             }
@@ -117,5 +117,5 @@ pub fn convert(ms: &[AgentMessage], c: Conv, mistral: bool) -> Value {
             _ => unreachable!("non-chat roles are converted to user messages first"),
         }
     }
-    json!({"model": c.o.model, "messages": out})
+    obj([("model", c.o.model.clone().into()), ("messages", out.into())])
 }

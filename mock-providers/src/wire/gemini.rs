@@ -4,7 +4,7 @@
 use clawspec_contract::*;
 use serde_json::{json, Value};
 
-use super::{text_of, user_blocks, Conv};
+use super::{obj, text_of, user_blocks, Conv};
 
 /// `skip_thought_signature_validator`: the documented bypass OpenClaw sends
 /// for Gemini 3 calls whose signature was lost (google-shared.ts).
@@ -30,7 +30,7 @@ pub fn convert(ms: &[AgentMessage], c: Conv) -> Value {
                 if h && parts.is_empty() {
                     parts.push(json!({"text":" "}));
                 }
-                contents.push(json!({"role":"user","parts":parts}));
+                contents.push(obj([("role", "user".into()), ("parts", parts.into())]));
             }
             AgentMessage::Assistant(a) => {
                 let mut first_call = true;
@@ -61,7 +61,7 @@ pub fn convert(ms: &[AgentMessage], c: Conv) -> Value {
                 if h && parts.is_empty() {
                     continue;
                 }
-                contents.push(json!({"role":"model","parts":parts}));
+                contents.push(obj([("role", "model".into()), ("parts", parts.into())]));
             }
             AgentMessage::ToolResult(r) => {
                 let part = json!({"functionResponse":{"name":r.tool_name.clone().unwrap_or_default(),"response":{"output":text_of(&r.content)}}});
@@ -71,7 +71,7 @@ pub fn convert(ms: &[AgentMessage], c: Conv) -> Value {
                         continue;
                     }
                 }
-                contents.push(json!({"role":"user","parts":[part]}));
+                contents.push(obj([("role", "user".into()), ("parts", vec![part].into())]));
             }
             _ => unreachable!("non-chat roles are converted to user messages first"),
         }
@@ -79,7 +79,7 @@ pub fn convert(ms: &[AgentMessage], c: Conv) -> Value {
     if h && contents.is_empty() {
         contents.push(json!({"role":"user","parts":[{"text":" "}]}));
     }
-    let mut body = json!({"contents": contents});
+    let mut body = obj([("contents", contents.into())]);
     if let Some(s) = &c.o.system {
         body["systemInstruction"] = json!({"parts":[{"text":s}]});
     }

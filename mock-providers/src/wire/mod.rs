@@ -50,8 +50,15 @@ pub fn as_user_text(m: &AgentMessage) -> Option<String> {
 }
 
 /// Non-chat roles become user messages before conversion.
-pub(crate) fn llm_messages(ms: &[AgentMessage]) -> Vec<AgentMessage> {
-    ms.iter().map(|m| as_user_text(m).map(AgentMessage::user_text).unwrap_or_else(|| m.clone())).collect()
+pub(crate) fn llm_messages(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    ms.into_iter().map(|m| as_user_text(&m).map(AgentMessage::user_text).unwrap_or(m)).collect()
+}
+
+/// A JSON object that takes ownership of its values: `json!` serialises every
+/// value it is given, so `json!({"content": content})` deep-copies `content`
+/// (the largest cost of wire conversion before this helper).
+pub(crate) fn obj<const N: usize>(pairs: [(&str, Value); N]) -> Value {
+    Value::Object(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
 }
 
 pub(crate) fn text_of(blocks: &[ContentBlock]) -> String {
@@ -67,13 +74,18 @@ pub(crate) fn user_blocks(c: &MessageContent) -> Vec<ContentBlock> {
 
 /// The request body OpenClaw's transport sends for this transcript.
 pub fn to_wire(p: Provider, ms: &[AgentMessage], o: &RequestOptions) -> Value {
+    into_wire(p, ms.to_vec(), o)
+}
+
+/// [`to_wire`] for a transcript the caller no longer needs (saves a copy).
+pub fn into_wire(p: Provider, ms: Vec<AgentMessage>, o: &RequestOptions) -> Value {
     let ms = transport::transform_messages(llm_messages(ms), &o.model);
     convert(p, &ms, Conv { hygiene: true, o })
 }
 
 /// Message-by-message conversion without transport hygiene.
 pub fn to_wire_verbatim(p: Provider, ms: &[AgentMessage], o: &RequestOptions) -> Value {
-    convert(p, &llm_messages(ms), Conv { hygiene: false, o })
+    convert(p, &llm_messages(ms.to_vec()), Conv { hygiene: false, o })
 }
 
 fn convert(p: Provider, ms: &[AgentMessage], c: Conv) -> Value {

@@ -6,7 +6,7 @@
 use clawspec_contract::*;
 use serde_json::{json, Value};
 
-use super::{text_of, Conv};
+use super::{obj, text_of, Conv};
 use crate::repair::responses::reasoning_item;
 
 pub fn convert(ms: &[AgentMessage], c: Conv) -> Value {
@@ -63,7 +63,7 @@ pub fn convert(ms: &[AgentMessage], c: Conv) -> Value {
             _ => unreachable!("non-chat roles are converted to user messages first"),
         }
     }
-    let mut body = json!({"model": c.o.model, "input": input, "store": false});
+    let mut body = obj([("model", c.o.model.clone().into()), ("input", input.into()), ("store", false.into())]);
     if let Some(s) = &c.o.system {
         body["instructions"] = json!(s);
     }
