@@ -50,3 +50,36 @@ fn corpus_decodes_to_the_same_transcripts() {
     let digest: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
     insta::assert_snapshot!(format!("{} inputs, {messages} messages, sha256 {digest}", files.len()));
 }
+
+/// Repair and the transport pinned over the whole corpus, per provider: the
+/// repaired transcript, whether it reached its fixed point, and the wire
+/// request, byte for byte. Lets the fuzz path be optimised (in-place passes,
+/// fewer copies) with proof that its output did not move.
+#[test]
+fn corpus_repairs_to_the_same_requests() {
+    use clawspec_mock_providers::fuzzing::{request_options, PROMPT};
+    use clawspec_mock_providers::repair::{repair_to_fixed_point, Policy};
+    use clawspec_mock_providers::wire::to_wire;
+    use sha2::{Digest, Sha256};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/repair_validate");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
+    files.sort();
+    let inputs: Vec<_> = files.iter().map(|f| clawspec_mock_providers::gen::transcript(&std::fs::read(f).unwrap())).collect();
+    let mut lines = Vec::new();
+    for p in clawspec_mock_providers::provider::ALL {
+        let mut h = Sha256::new();
+        let mut unstable = 0;
+        for t in &inputs {
+            let mut call = t.clone();
+            call.push(clawspec_contract::AgentMessage::user_text(PROMPT));
+            let (fixed, stable) = repair_to_fixed_point(&Policy::for_provider(p), call);
+            unstable += usize::from(!stable);
+            h.update(serde_json::to_string(&fixed).unwrap());
+            h.update(serde_json::to_string(&to_wire(p, &fixed, &request_options(p))).unwrap());
+            h.update(b"\n");
+        }
+        let digest: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        lines.push(format!("{:<17} unstable {unstable}, sha256 {digest}", p.name()));
+    }
+    insta::assert_snapshot!(lines.join("\n"));
+}
