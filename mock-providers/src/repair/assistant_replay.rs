@@ -6,7 +6,7 @@
 use clawspec_contract::*;
 
 use super::placeholders::{NO_REPLY, TURN_FAILED_EMPTY};
-use super::util::{has_tool_call, is_blank_text, is_failed};
+use super::util::{filter_in_place, has_tool_call, is_blank_text, is_failed};
 
 fn zero_usage(a: &AssistantMessage) -> bool {
     match &a.usage {
@@ -19,16 +19,15 @@ fn only_reasoning(a: &AssistantMessage) -> bool {
     !a.content.is_empty() && a.content.iter().all(|b| matches!(b, ContentBlock::Thinking(_)))
 }
 
-pub fn normalize_assistant_replay_content(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
-    let mut out: Vec<AgentMessage> = Vec::with_capacity(ms.len());
-    for mut m in ms {
-        match &mut m {
+pub fn normalize_assistant_replay_content(mut ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    filter_in_place(&mut ms, |out, m| {
+        match m {
             AgentMessage::User(u) => match &mut u.content {
-                MessageContent::Text(t) if t.trim().is_empty() => continue,
+                MessageContent::Text(t) if t.trim().is_empty() => return false,
                 MessageContent::Blocks(b) => {
                     b.retain(|x| !is_blank_text(x));
                     if b.is_empty() {
-                        continue;
+                        return false;
                     }
                 }
                 _ => {}
@@ -38,31 +37,31 @@ pub fn normalize_assistant_replay_content(ms: Vec<AgentMessage>) -> Vec<AgentMes
                 // the failed-turn placeholder, and the turn errored or is a zero-usage stop.
                 let contentless = a.content.iter().all(|b| is_blank_text(b) || matches!(b, ContentBlock::Text(t) if t.text.trim() == TURN_FAILED_EMPTY));
                 if contentless && (is_failed(a) || (a.stop_reason.as_deref() == Some("stop") && zero_usage(a)) || a.content.is_empty()) {
-                    continue;
+                    return false;
                 }
                 a.content.retain(|b| !matches!(b, ContentBlock::Image(_)));
                 let had_visible = a.content.iter().any(|b| !matches!(b, ContentBlock::Thinking(_)));
                 a.content.retain(|b| !matches!(b, ContentBlock::Text(t) if t.text.trim() == NO_REPLY));
                 if a.content.is_empty() || (had_visible && only_reasoning(a)) {
-                    continue;
+                    return false;
                 }
                 if only_reasoning(a) && a.stop_reason.as_deref() == Some("length") {
-                    continue;
+                    return false;
                 }
                 // A zero-usage `stop` repeating the previous assistant verbatim.
                 if a.stop_reason.as_deref() == Some("stop") && zero_usage(a) && !has_tool_call(a) {
                     if let Some(AgentMessage::Assistant(prev)) = out.last() {
                         if prev.content == a.content {
-                            continue;
+                            return false;
                         }
                     }
                 }
             }
             _ => {}
         }
-        out.push(m);
-    }
-    out
+        true
+    });
+    ms
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ pub fn kept_user_turns(count: usize, limit: usize) -> usize {
 
 /// Keeps the leading prelude (compaction/branch summaries before the first
 /// user/assistant turn) and the most recent user turns, cut at a user message.
-pub fn limit_history_turns(ms: Vec<AgentMessage>, limit: usize) -> Vec<AgentMessage> {
+pub fn limit_history_turns(mut ms: Vec<AgentMessage>, limit: usize) -> Vec<AgentMessage> {
     let prelude = ms.iter().position(|m| matches!(m, AgentMessage::User(_) | AgentMessage::Assistant(_))).unwrap_or(ms.len());
     let users: Vec<usize> = ms.iter().enumerate().skip(prelude).filter(|(_, m)| matches!(m, AgentMessage::User(_))).map(|(i, _)| i).collect();
     let keep = kept_user_turns(users.len(), limit);
@@ -23,7 +23,8 @@ pub fn limit_history_turns(ms: Vec<AgentMessage>, limit: usize) -> Vec<AgentMess
         return ms;
     }
     let from = users[users.len() - keep];
-    ms.into_iter().enumerate().filter(|(i, _)| *i < prelude || *i >= from).map(|(_, m)| m).collect()
+    ms.drain(prelude..from);
+    ms
 }
 
 #[cfg(test)]

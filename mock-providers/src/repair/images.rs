@@ -7,7 +7,7 @@
 use clawspec_contract::*;
 
 use super::placeholders::{EMPTY_CONTENT_OMITTED, EMPTY_IMAGE_OMITTED, IMAGE_PAYLOAD_OMITTED};
-use super::util::{is_blank_text, text};
+use super::util::{filter_in_place, is_blank_text, text};
 use super::{Policy, ThoughtSignatures};
 
 /// `MAX_IMAGE_BYTES` in tool-images.ts: 10 MB input size limit.
@@ -126,10 +126,9 @@ pub fn strip_thought_signatures(mode: ThoughtSignatures, a: &mut AssistantMessag
     }
 }
 
-pub fn sanitize_session_messages_images(p: &Policy, ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
-    let mut out = Vec::with_capacity(ms.len());
-    for mut m in ms {
-        match &mut m {
+pub fn sanitize_session_messages_images(p: &Policy, mut ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    filter_in_place(&mut ms, |_, m| {
+        match m {
             AgentMessage::ToolResult(r) => {
                 r.content = sanitize_blocks(std::mem::take(&mut r.content));
                 if r.content.is_empty() {
@@ -150,14 +149,14 @@ pub fn sanitize_session_messages_images(p: &Policy, ms: Vec<AgentMessage>) -> Ve
                 }
                 a.content = sanitize_blocks(std::mem::take(&mut a.content));
                 if a.content.is_empty() {
-                    continue;
+                    return false;
                 }
             }
             _ => {}
         }
-        out.push(m);
-    }
-    out
+        true
+    });
+    ms
 }
 
 #[cfg(test)]

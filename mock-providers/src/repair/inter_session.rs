@@ -8,29 +8,27 @@ use clawspec_contract::*;
 use super::placeholders::INTER_SESSION_PREFIX;
 use super::util::text;
 
-pub fn annotate_inter_session(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
-    ms.into_iter()
-        .map(|mut m| {
-            if let AgentMessage::User(u) = &mut m {
-                if let Some(p) = u.provenance.as_ref().filter(|p| p.kind == ProvenanceKind::InterSession) {
-                    let mut header = INTER_SESSION_PREFIX.to_string();
-                    for (k, v) in [("sourceSession", &p.source_session_key), ("sourceChannel", &p.source_channel), ("sourceTool", &p.source_tool)] {
-                        if let Some(v) = v {
-                            header.push_str(&format!(" {k}={v}"));
-                        }
+pub fn annotate_inter_session(mut ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    for m in &mut ms {
+        if let AgentMessage::User(u) = m {
+            if let Some(p) = u.provenance.as_ref().filter(|p| p.kind == ProvenanceKind::InterSession) {
+                let mut header = INTER_SESSION_PREFIX.to_string();
+                for (k, v) in [("sourceSession", &p.source_session_key), ("sourceChannel", &p.source_channel), ("sourceTool", &p.source_tool)] {
+                    if let Some(v) = v {
+                        header.push_str(&format!(" {k}={v}"));
                     }
-                    header.push_str(" isUser=false");
-                    if !u.content.text().starts_with(INTER_SESSION_PREFIX) {
-                        match &mut u.content {
-                            MessageContent::Text(t) => *t = format!("{header}\n{t}"),
-                            MessageContent::Blocks(b) => b.insert(0, text(&header)),
-                        }
+                }
+                header.push_str(" isUser=false");
+                if !u.content.text().starts_with(INTER_SESSION_PREFIX) {
+                    match &mut u.content {
+                        MessageContent::Text(t) => *t = format!("{header}\n{t}"),
+                        MessageContent::Blocks(b) => b.insert(0, text(&header)),
                     }
                 }
             }
-            m
-        })
-        .collect()
+        }
+    }
+    ms
 }
 
 #[cfg(test)]

@@ -182,15 +182,13 @@ impl Policy {
     }
 }
 
-fn strip_result_details(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
-    ms.into_iter()
-        .map(|mut m| {
-            if let AgentMessage::ToolResult(r) = &mut m {
-                r.details = None;
-            }
-            m
-        })
-        .collect()
+fn strip_result_details(mut ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    for m in &mut ms {
+        if let AgentMessage::ToolResult(r) = m {
+            r.details = None;
+        }
+    }
+    ms
 }
 
 /// `sanitizeSessionHistory` (A2), in its pass order.

@@ -17,42 +17,38 @@ pub fn strip_stale_signatures_for_compaction(ms: Vec<AgentMessage>) -> Vec<Agent
     let Some(cut) = ms.iter().filter_map(|m| if let AgentMessage::CompactionSummary(c) = m { ts(&c.timestamp) } else { None }).reduce(f64::max) else {
         return ms;
     };
-    ms.into_iter()
-        .map(|mut m| {
-            if let AgentMessage::Assistant(a) = &mut m {
-                if ts(&a.timestamp).is_some_and(|t| t < cut) {
-                    for b in &mut a.content {
-                        if let ContentBlock::Thinking(t) = b {
-                            t.thinking_signature = None;
-                            for k in ["signature", "thought_signature", "data"] {
-                                t.extra.remove(k);
-                            }
+    let mut ms = ms;
+    for m in &mut ms {
+        if let AgentMessage::Assistant(a) = m {
+            if ts(&a.timestamp).is_some_and(|t| t < cut) {
+                for b in &mut a.content {
+                    if let ContentBlock::Thinking(t) = b {
+                        t.thinking_signature = None;
+                        for k in ["signature", "thought_signature", "data"] {
+                            t.extra.remove(k);
                         }
                     }
                 }
             }
-            m
-        })
-        .collect()
+        }
+    }
+    ms
 }
 
-fn drop_thinking_where(ms: Vec<AgentMessage>, keep: impl Fn(&ThinkingBlock) -> bool) -> Vec<AgentMessage> {
+fn drop_thinking_where(mut ms: Vec<AgentMessage>, keep: impl Fn(&ThinkingBlock) -> bool) -> Vec<AgentMessage> {
     let exempt = latest_exempt_assistant(&ms);
-    ms.into_iter()
-        .enumerate()
-        .map(|(i, mut m)| {
-            if let AgentMessage::Assistant(a) = &mut m {
-                if Some(i) != exempt {
-                    let before = a.content.len();
-                    a.content.retain(|b| !matches!(b, ContentBlock::Thinking(t) if !keep(t)));
-                    if a.content.is_empty() && before > 0 {
-                        a.content.push(text(REASONING_OMITTED));
-                    }
+    for (i, m) in ms.iter_mut().enumerate() {
+        if let AgentMessage::Assistant(a) = m {
+            if Some(i) != exempt {
+                let before = a.content.len();
+                a.content.retain(|b| !matches!(b, ContentBlock::Thinking(t) if !keep(t)));
+                if a.content.is_empty() && before > 0 {
+                    a.content.push(text(REASONING_OMITTED));
                 }
             }
-            m
-        })
-        .collect()
+        }
+    }
+    ms
 }
 
 /// A3.6: unsigned thinking cannot be replayed; the latest assistant is exempt.

@@ -66,9 +66,9 @@ pub fn sanitize_tool_call_ids(p: &Policy, ms: Vec<AgentMessage>) -> Vec<AgentMes
     let mut seen_native: BTreeSet<String> = BTreeSet::new();
     let mut occurrences: BTreeMap<String, usize> = BTreeMap::new();
     let mut pending: BTreeMap<String, VecDeque<String>> = BTreeMap::new();
-    let mut out = Vec::with_capacity(ms.len());
-    for mut m in ms {
-        match &mut m {
+    let mut ms = ms;
+    for m in &mut ms {
+        match m {
             AgentMessage::Assistant(a) => {
                 for b in &mut a.content {
                     let ContentBlock::ToolCall(c) = b else { continue };
@@ -93,9 +93,8 @@ pub fn sanitize_tool_call_ids(p: &Policy, ms: Vec<AgentMessage>) -> Vec<AgentMes
             }
             _ => {}
         }
-        out.push(m);
     }
-    out
+    ms
 }
 
 #[cfg(test)]

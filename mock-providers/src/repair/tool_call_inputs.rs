@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use clawspec_contract::*;
 
-use super::util::{has_thinking, is_signed};
+use super::util::{filter_in_place, has_thinking, is_signed};
 use super::Policy;
 
 /// `TOOL_NAME_RE` / max length in session-transcript-repair.ts: trimmed,
@@ -45,10 +45,9 @@ fn judge(c: &ToolCallBlock, stop_reason: Option<&str>, allowed: Option<&BTreeSet
     Verdict::Keep
 }
 
-pub fn sanitize_tool_call_inputs(p: &Policy, ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
-    let mut out = Vec::with_capacity(ms.len());
-    for mut m in ms {
-        if let AgentMessage::Assistant(a) = &mut m {
+pub fn sanitize_tool_call_inputs(p: &Policy, mut ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    filter_in_place(&mut ms, |_, m| {
+        if let AgentMessage::Assistant(a) = m {
             let immutable = p.preserve_signatures && has_thinking(a) && a.content.iter().any(|b| matches!(b, ContentBlock::Thinking(t) if is_signed(t)));
             let mut seen: BTreeSet<String> = BTreeSet::new();
             let mut changed = false;
@@ -74,16 +73,16 @@ pub fn sanitize_tool_call_inputs(p: &Policy, ms: Vec<AgentMessage>) -> Vec<Agent
                 }
             }
             if immutable && changed {
-                continue;
+                return false;
             }
             a.content = content;
             if a.content.is_empty() {
-                continue;
+                return false;
             }
         }
-        out.push(m);
-    }
-    out
+        true
+    });
+    ms
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use clawspec_contract::*;
 
 use super::placeholders::{SESSION_BOOTSTRAP, TOOL_CALLS_OMITTED};
-use super::util::{has_thinking, is_failed, text};
+use super::util::{filter_in_place, has_thinking, is_failed, text};
 
 /// A3.14: history may not start with an assistant turn (Cloud Code Assist, PR #421). Idempotent.
 pub fn google_turn_ordering(mut ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
@@ -20,25 +20,23 @@ pub fn google_turn_ordering(mut ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
 
 /// Consecutive assistant messages become one: content concatenated, the
 /// later usage/stopReason/errorMessage win.
-pub fn merge_consecutive_assistants(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
-    let mut out: Vec<AgentMessage> = Vec::with_capacity(ms.len());
-    for m in ms {
-        if let (Some(AgentMessage::Assistant(prev)), AgentMessage::Assistant(cur)) = (out.last_mut(), &m) {
-            prev.content.extend(cur.content.iter().cloned());
-            if cur.usage.is_some() {
-                prev.usage = cur.usage.clone();
-            }
-            if cur.stop_reason.is_some() {
-                prev.stop_reason = cur.stop_reason.clone();
-            }
-            if cur.error_message.is_some() {
-                prev.error_message = cur.error_message.clone();
-            }
-            continue;
+pub fn merge_consecutive_assistants(mut ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    filter_in_place(&mut ms, |out, m| {
+        let (Some(AgentMessage::Assistant(prev)), AgentMessage::Assistant(cur)) = (out.last_mut(), m) else { return true };
+        // Moved out of `cur`, which is dropped.
+        prev.content.append(&mut cur.content);
+        if cur.usage.is_some() {
+            prev.usage = cur.usage.take();
         }
-        out.push(m);
-    }
-    out
+        if cur.stop_reason.is_some() {
+            prev.stop_reason = cur.stop_reason.take();
+        }
+        if cur.error_message.is_some() {
+            prev.error_message = cur.error_message.take();
+        }
+        false
+    });
+    ms
 }
 
 fn into_blocks(c: MessageContent) -> Vec<ContentBlock> {
@@ -49,20 +47,16 @@ fn into_blocks(c: MessageContent) -> Vec<ContentBlock> {
 }
 
 /// A5 step 3: consecutive user turns merged (string content becomes a text block).
-pub fn merge_consecutive_users(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
-    let mut out: Vec<AgentMessage> = Vec::with_capacity(ms.len());
-    for m in ms {
-        if let (Some(AgentMessage::User(prev)), AgentMessage::User(_)) = (out.last_mut(), &m) {
-            // Moved, not cloned: a long run of users stays linear.
-            let mut b = into_blocks(std::mem::replace(&mut prev.content, MessageContent::Blocks(Vec::new())));
-            let AgentMessage::User(cur) = m else { unreachable!() };
-            b.extend(into_blocks(cur.content));
-            prev.content = MessageContent::Blocks(b);
-            continue;
-        }
-        out.push(m);
-    }
-    out
+pub fn merge_consecutive_users(mut ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    filter_in_place(&mut ms, |out, m| {
+        let (Some(AgentMessage::User(prev)), AgentMessage::User(cur)) = (out.last_mut(), m) else { return true };
+        // Moved, not cloned: a long run of users stays linear.
+        let mut b = into_blocks(std::mem::replace(&mut prev.content, MessageContent::Blocks(Vec::new())));
+        b.extend(into_blocks(std::mem::replace(&mut cur.content, MessageContent::Blocks(Vec::new()))));
+        prev.content = MessageContent::Blocks(b);
+        false
+    });
+    ms
 }
 
 /// A5 step 2: a call survives only if a result with its id appears before

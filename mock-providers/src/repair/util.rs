@@ -60,3 +60,37 @@ pub fn sha256_hex(s: &str) -> String {
     use sha2::Digest;
     hex(&sha2::Sha256::digest(s.as_bytes()))
 }
+
+/// Keeps, in place and in order, the messages for which `keep(kept, m)`
+/// holds, where `kept` is the prefix already kept (a pass may read or merge
+/// into its last message). The passes run twice per model call and per fuzz
+/// execution; moving every 400-byte message into a fresh vector per pass
+/// was a sixth of the fuzz target's time.
+pub fn filter_in_place<T>(ms: &mut Vec<T>, mut keep: impl FnMut(&mut [T], &mut T) -> bool) {
+    let mut w = 0;
+    for r in 0..ms.len() {
+        let (kept, rest) = ms.split_at_mut(r);
+        if keep(&mut kept[..w], &mut rest[0]) {
+            ms.swap(w, r);
+            w += 1;
+        }
+    }
+    ms.truncate(w);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::filter_in_place;
+
+    #[test]
+    fn filter_in_place_keeps_order_and_sees_the_kept_prefix() {
+        let mut v = vec![1, 2, 3, 4, 5, 6];
+        let mut seen = Vec::new();
+        filter_in_place(&mut v, |kept, x| {
+            seen.push(kept.last().copied());
+            *x % 2 == 0 || *x == 5
+        });
+        assert_eq!(v, [2, 4, 5, 6]);
+        assert_eq!(seen, [None, None, Some(2), Some(2), Some(4), Some(5)]);
+    }
+}
