@@ -38,9 +38,43 @@ struct Call {
     answer: Option<usize>,
 }
 
+/// Whether the slow path below would return `ms` unchanged: every frame is
+/// live and followed directly by its results, in call order, each already
+/// carrying its call's id and a name; no other result anywhere.
+fn already_paired(ms: &[AgentMessage], frames: &[(usize, Vec<Call>, bool)], frame_at: &[Option<usize>], legacy_fix: &[bool]) -> bool {
+    let mut i = 0;
+    while i < ms.len() {
+        match (&ms[i], frame_at[i]) {
+            (AgentMessage::ToolResult(_), _) => return false,
+            (AgentMessage::Assistant(_), Some(f)) => {
+                let (_, calls, failed) = &frames[f];
+                if *failed {
+                    return false;
+                }
+                for (k, c) in calls.iter().enumerate() {
+                    let j = i + 1 + k;
+                    let fine = c.answer == Some(j)
+                        && !legacy_fix[j]
+                        && matches!(&ms[j], AgentMessage::ToolResult(r) if r.tool_call_id == c.id && r.tool_name.as_deref().is_some_and(|n| !n.trim().is_empty()));
+                    if !fine {
+                        return false;
+                    }
+                }
+                i += 1 + calls.len();
+            }
+            _ => i += 1,
+        }
+    }
+    true
+}
+
 /// `synthetic`: text of inserted results (A4: the OpenClaw note, or `aborted`
 /// for the Responses family).
 pub fn repair_tool_use_result_pairing(ms: Vec<AgentMessage>, synthetic: &str) -> Vec<AgentMessage> {
+    pair(ms, synthetic, true)
+}
+
+fn pair(ms: Vec<AgentMessage>, synthetic: &str, fast_path: bool) -> Vec<AgentMessage> {
     if !ms.iter().any(|m| match m {
         AgentMessage::ToolResult(_) => true,
         AgentMessage::Assistant(a) => a.content.iter().any(|b| matches!(b, ContentBlock::ToolCall(_))),
@@ -106,6 +140,9 @@ pub fn repair_tool_use_result_pairing(ms: Vec<AgentMessage>, synthetic: &str) ->
     for (fi, (i, _, _)) in frames.iter().enumerate() {
         frame_at[*i] = Some(fi);
     }
+    if fast_path && already_paired(&ms, &frames, &frame_at, &legacy_fix) {
+        return ms; // the usual case on a second pass: nothing to move
+    }
     // Messages are moved, not cloned: a result is taken out of its slot
     // when its call's assistant is emitted.
     let mut slots: Vec<Option<AgentMessage>> = ms.into_iter().map(Some).collect();
@@ -149,6 +186,25 @@ pub fn repair_tool_use_result_pairing(ms: Vec<AgentMessage>, synthetic: &str) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fast path returns exactly what the rebuild would: over generated
+    /// transcripts, raw (mostly unpaired) and once repaired (mostly paired).
+    #[test]
+    fn fast_path_agrees_with_the_rebuild() {
+        let mut fast = 0;
+        for seed in 0..3000u32 {
+            let bytes: Vec<u8> = (0..48u32).map(|i| (seed.wrapping_mul(2654435761).wrapping_add(i.wrapping_mul(40503)) >> 9) as u8).collect();
+            let raw = crate::gen::transcript(&bytes);
+            let once = pair(raw.clone(), MISSING_TOOL_RESULT, false);
+            for ms in [raw, once] {
+                let slow = pair(ms.clone(), MISSING_TOOL_RESULT, false);
+                let quick = pair(ms.clone(), MISSING_TOOL_RESULT, true);
+                fast += usize::from(slow == ms);
+                assert_eq!(quick, slow, "seed {seed}");
+            }
+        }
+        assert!(fast > 1000, "the fast path is exercised ({fast} identities)");
+    }
     use crate::repair::placeholders::{ABORTED, MISSING_TOOL_RESULT};
     use crate::repair::test_support::{msgs, shape};
     use rstest::rstest;
