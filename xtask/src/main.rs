@@ -2,7 +2,7 @@
 //!
 //! - `bless`  regenerate golden traces, schemas and generated docs
 //! - `bench`  run the benchmarks (release) and print ratios against the floor
-//! - `fuzz [TARGET] [--time S]`  run libFuzzer targets on nightly, when present
+//! - `fuzz [TARGET] [--time S] [-- LIBFUZZER_ARGS…]`  run libFuzzer targets on nightly, when present
 //! - `test`   the README test command (`cargo test --workspace` + Node adapter tests)
 //! - `node-matrix`  the Node adapter on Node 20, 22 and 24
 
@@ -83,6 +83,12 @@ fn main() -> Result<()> {
             }
         }
         "fuzz" => {
+            // Everything after a bare `--` goes to libFuzzer as is
+            // (e.g. `-- -max_len=16 -entropic=0`).
+            let (args, libfuzzer_args) = match args.iter().position(|a| a == "--") {
+                Some(i) => (args[..i].to_vec(), args[i + 1..].to_vec()),
+                None => (args.clone(), Vec::new()),
+            };
             let target = args.get(1).filter(|a| !a.starts_with("--")).cloned();
             let time = args
                 .iter()
@@ -120,11 +126,11 @@ fn main() -> Result<()> {
                 } else {
                     cmd.arg(&t);
                 }
-                run(cmd.args(["--", &format!("-max_total_time={time}")]).current_dir(root().join("fuzz")))?;
+                run(cmd.args(["--", &format!("-max_total_time={time}")]).args(&libfuzzer_args).current_dir(root().join("fuzz")))?;
             }
         }
         _ => {
-            eprintln!("usage: cargo xtask <bless|bench|fuzz [TARGET] [--time S]|test|node-matrix>");
+            eprintln!("usage: cargo xtask <bless|bench|fuzz [TARGET] [--time S] [-- LIBFUZZER_ARGS…]|test|node-matrix>");
             std::process::exit(2);
         }
     }
