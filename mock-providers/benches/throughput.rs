@@ -32,6 +32,24 @@ fn median(mut f: impl FnMut(), iters: usize) -> f64 {
     t[t.len() / 2]
 }
 
+/// Median times of `floor` and `subject`, measured in alternating rounds so
+/// that a machine slowing down or speeding up mid-run (shared CI boxes do)
+/// moves both and leaves the ratio alone.
+fn paired(mut floor: impl FnMut(), mut subject: impl FnMut(), iters: usize) -> (f64, f64) {
+    let rounds = 5;
+    let per = (iters / rounds).max(3);
+    let (mut fs, mut ss) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        fs.push(median(&mut floor, per));
+        ss.push(median(&mut subject, per));
+    }
+    let mid = |mut v: Vec<f64>| {
+        v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        v[v.len() / 2]
+    };
+    (mid(fs), mid(ss))
+}
+
 fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
@@ -40,33 +58,46 @@ fn main() {
     for n in [10usize, 100, 1000] {
         let t: Vec<AgentMessage> = transcript(&bytes(n));
         let iters = (20_000 / n).max(20);
-        let floor = median(|| {
-            let s = serde_json::to_string(&t).unwrap();
-            let _: Vec<AgentMessage> = serde_json::from_str(&s).unwrap();
-        }, iters);
         for p in ALL {
             let policy = Policy::for_provider(p);
             let opts = RequestOptions { model: "m".into(), ..Default::default() };
-            let d = median(|| {
-                let fixed = repair(&policy, t.clone());
-                let body = to_wire(p, &fixed, &opts);
-                validate(p, &body, &Rules::default()).expect("accepted");
-            }, iters);
+            let (floor, d) = paired(
+                || {
+                    let s = serde_json::to_string(&t).unwrap();
+                    let _: Vec<AgentMessage> = serde_json::from_str(&s).unwrap();
+                },
+                || {
+                    let fixed = repair(&policy, t.clone());
+                    let body = to_wire(p, &fixed, &opts);
+                    validate(p, &body, &Rules::default()).expect("accepted");
+                },
+                iters,
+            );
             println!("{n:>8} {:<18} {:>10.1}µs {:>10.1}µs {:>7.2}×  ({:.0} transcripts/s)", p.name(), floor * 1e6, d * 1e6, d / floor, 1.0 / d);
         }
     }
     println!();
-    println!("fuzz-target check per execution (uninstrumented), 200 pseudo-random inputs per size:");
-    println!("{:>6} {:<18} {:>10} {:>12}", "bytes", "provider", "µs/exec", "exec/s");
+    println!("fuzz-target check per execution (uninstrumented), 200 pseudo-random inputs per size;");
+    println!("floor: decoding the same bytes into a transcript (the first step of the execution):");
+    println!("{:>6} {:<18} {:>10} {:>10} {:>8} {:>12}", "bytes", "provider", "floor µs", "µs/exec", "ratio", "exec/s");
     for len in [16usize, 32, 64] {
         let inputs: Vec<Vec<u8>> = (0..200u32).map(|k| (0..len as u32).map(|i| (k.wrapping_mul(2654435761).wrapping_add(i.wrapping_mul(40503)) >> 7) as u8).collect()).collect();
         for p in ALL {
-            let d = median(|| {
-                for i in &inputs {
-                    let _ = clawspec_mock_providers::fuzzing::repair_validate_one(p, i);
-                }
-            }, 15) / inputs.len() as f64;
-            println!("{len:>6} {:<18} {:>10.1} {:>12.0}", p.name(), d * 1e6, 1.0 / d);
+            let (floor, d) = paired(
+                || {
+                    for i in &inputs {
+                        std::hint::black_box(transcript(i));
+                    }
+                },
+                || {
+                    for i in &inputs {
+                        let _ = clawspec_mock_providers::fuzzing::repair_validate_one(p, i);
+                    }
+                },
+                15,
+            );
+            let (floor, d) = (floor / inputs.len() as f64, d / inputs.len() as f64);
+            println!("{len:>6} {:<18} {:>10.2} {:>10.1} {:>7.1}× {:>12.0}", p.name(), floor * 1e6, d * 1e6, d / floor, 1.0 / d);
         }
     }
 }
