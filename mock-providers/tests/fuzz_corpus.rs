@@ -5,6 +5,14 @@
 
 use std::path::Path;
 
+/// The committed `repair_validate` corpus, in a stable order.
+fn corpus_files() -> Vec<std::path::PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/repair_validate");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
+    files.sort();
+    files
+}
+
 #[test]
 fn repair_validate_corpus_replays() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz");
@@ -36,9 +44,7 @@ fn repair_validate_corpus_replays() {
 #[test]
 fn corpus_decodes_to_the_same_transcripts() {
     use sha2::{Digest, Sha256};
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/repair_validate");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
-    files.sort();
+    let files = corpus_files();
     let mut h = Sha256::new();
     let mut messages = 0;
     for f in &files {
@@ -61,9 +67,7 @@ fn corpus_repairs_to_the_same_requests() {
     use clawspec_mock_providers::repair::{repair_to_fixed_point, Policy};
     use clawspec_mock_providers::wire::to_wire;
     use sha2::{Digest, Sha256};
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/repair_validate");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
-    files.sort();
+    let files = corpus_files();
     let inputs: Vec<_> = files.iter().map(|f| clawspec_mock_providers::gen::transcript(&std::fs::read(f).unwrap())).collect();
     let mut lines = Vec::new();
     for p in clawspec_mock_providers::provider::ALL {
