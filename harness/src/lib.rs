@@ -15,3 +15,5 @@ pub mod suite;
 pub mod check;
 pub mod golden;
 pub mod report;
+pub mod realhost;
+pub mod twin;

@@ -46,6 +46,7 @@ pub mod provider;
 pub mod repair;
 pub mod sanitizer;
 pub mod server;
+pub mod sse;
 pub mod validate;
 pub mod wire;
 

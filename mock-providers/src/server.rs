@@ -33,6 +33,9 @@ pub struct Reply {
     /// `{id, name, arguments}` objects.
     #[serde(default)]
     pub tool_calls: Vec<Value>,
+    /// Token usage to report (`{input, output}`); zeros when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Value>,
 }
 
 struct State {
@@ -76,7 +79,11 @@ impl Respond for Validating {
             }
             reply["signature"] = json!(sig);
         }
-        ResponseTemplate::new(200).set_body_json(render(p, &reply))
+        let rendered = render(p, &reply);
+        if body["stream"] == json!(true) && p == Provider::Anthropic {
+            return ResponseTemplate::new(200).set_body_raw(crate::sse::anthropic(&rendered), "text/event-stream");
+        }
+        ResponseTemplate::new(200).set_body_json(rendered)
     }
 }
 
@@ -92,7 +99,8 @@ pub fn render(p: Provider, reply: &Value) -> Value {
             let mut content: Vec<Value> = thinking.map(|t| json!({"type":"thinking","thinking":t,"signature":sig})).into_iter().collect();
             content.push(json!({"type":"text","text":text}));
             content.extend(calls.iter().map(|c| json!({"type":"tool_use","id":c["id"],"name":c["name"],"input":c["arguments"]})));
-            json!({"id":"msg_mock","type":"message","role":"assistant","model":"mock","content":content,"stop_reason": if tool {"tool_use"} else {"end_turn"},"usage":{"input_tokens":0,"output_tokens":0}})
+            let usage = json!({"input_tokens": reply["usage"]["input"].as_u64().unwrap_or(0), "output_tokens": reply["usage"]["output"].as_u64().unwrap_or(0)});
+            json!({"id":"msg_mock","type":"message","role":"assistant","model":"mock","content":content,"stop_reason": if tool {"tool_use"} else {"end_turn"},"usage":usage})
         }
         Provider::OpenAiChat | Provider::Mistral => {
             let tc: Vec<Value> = calls.iter().map(|c| json!({"id":c["id"],"type":"function","function":{"name":c["name"],"arguments":c["arguments"].to_string()}})).collect();

@@ -4,12 +4,14 @@
 mod certify;
 mod common;
 mod diff;
+mod fidelity;
 mod fuzz_sanitizer;
 mod provider;
 mod record;
 mod lint;
 mod list;
 mod run;
+mod twin;
 
 use std::process::ExitCode;
 
@@ -46,6 +48,8 @@ pub enum Command {
     FuzzSanitizer(fuzz_sanitizer::Args),
     /// Record an engine's golden traces (for `certify --golden`).
     Record(record::Args),
+    /// Run a scenario on the reference runtime and on the real OpenClaw; diff what the engine received.
+    Twin(twin::Args),
     /// Serve a built-in engine on stdin/stdout (protocol v1).
     #[command(hide = true)]
     Engine { name: String },
@@ -69,6 +73,7 @@ pub fn main() -> ExitCode {
         Command::Validate(a) => provider::validate_main(a),
         Command::FuzzSanitizer(a) => block_on(fuzz_sanitizer::main(a)),
         Command::ServeProvider(a) => block_on(provider::serve_main(a)),
+        Command::Twin(a) => block_on(twin::main(a)),
     };
     ExitCode::from(code)
 }

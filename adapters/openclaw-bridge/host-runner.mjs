@@ -1,0 +1,214 @@
+#!/usr/bin/env node
+// Drives one scenario through a real OpenClaw gateway: writes an isolated
+// config (bridge plugin selected as the context engine, the model provider
+// pointed at clawspec's mock provider), starts `openclaw gateway run` on
+// loopback with an isolated HOME / state dir / env allow-list, connects with
+// the gateway's own WebSocket client protocol (connect → chat.send →
+// agent.wait), and runs the plan's steps in order. The bridge records the
+// engine calls; this runner records step boundaries into the same trace.
+//
+// Usage: node host-runner.mjs PLAN.json   (plan written by `clawspec twin`)
+// Output: the plan's `result` file (JSON), and the plan's `trace` NDJSON.
+
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+
+const plan = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+const started = Date.now();
+const result = { ok: false, timing: {}, steps: [], error: null };
+const work = plan.workDir;
+const dirs = { home: `${work}/home`, state: `${work}/state`, workspace: `${work}/workspace`, engine: `${work}/engine` };
+for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
+const mark = (entry) => fs.appendFileSync(plan.trace, `${JSON.stringify(entry)}\n`);
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const zeroCost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+
+function config(port, token) {
+  const p = plan.provider;
+  const ref = `${p.id}/${p.model}`;
+  return {
+    plugins: {
+      load: { paths: [plan.bridge.dir] },
+      slots: { contextEngine: plan.bridge.engineId },
+      entries: {
+        "clawspec-bridge": {
+          enabled: true,
+          config: {
+            engineId: plan.bridge.engineId,
+            engine: { ...plan.bridge.engine, cwd: dirs.engine },
+            profile: plan.profile,
+            ...(plan.bridge.engineConfig !== undefined ? { engineConfig: plan.bridge.engineConfig } : {}),
+            trace: plan.trace,
+            openclawRoot: plan.openclawRoot,
+          },
+        },
+      },
+    },
+    agents: {
+      defaults: { workspace: dirs.workspace, model: { primary: ref }, ...(plan.agentDefaults ?? {}) },
+      list: [{ id: "main", default: true }],
+    },
+    models: {
+      mode: "replace",
+      providers: {
+        [p.id]: {
+          baseUrl: p.baseUrl,
+          apiKey: "clawspec-mock-not-a-key",
+          api: p.api,
+          request: { allowPrivateNetwork: true },
+          models: [{ id: p.model, name: p.model, api: p.api, reasoning: false, input: ["text", "image"], cost: zeroCost, contextWindow: p.contextWindow, maxTokens: p.maxTokens }],
+        },
+      },
+    },
+    gateway: { mode: "local", bind: "loopback", port, auth: { mode: "token", token }, controlUi: { enabled: false } },
+    discovery: { mdns: { mode: "off" } },
+    update: { checkOnStart: false },
+  };
+}
+
+async function startGateway() {
+  const port = await freePort();
+  const token = `clawspec-${process.pid}-${port}`;
+  const configPath = `${work}/openclaw.json`;
+  fs.writeFileSync(configPath, `${JSON.stringify(config(port, token), null, 2)}\n`, { mode: 0o600 });
+  // Env allow-list: nothing of the caller's environment but PATH and TMPDIR.
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    TMPDIR: `${work}/tmp`,
+    HOME: dirs.home,
+    OPENCLAW_HOME: dirs.home,
+    OPENCLAW_CONFIG_PATH: configPath,
+    OPENCLAW_STATE_DIR: dirs.state,
+    OPENCLAW_GATEWAY_PORT: String(port),
+    OPENCLAW_GATEWAY_TOKEN: token,
+    OPENCLAW_NO_RESPAWN: "1",
+    OPENCLAW_SKIP_BROWSER_CONTROL_SERVER: "1",
+    OPENCLAW_SKIP_GMAIL_WATCHER: "1",
+    OPENCLAW_SKIP_CANVAS_HOST: "1",
+    OPENCLAW_TEST_FAST: "1",
+    XDG_CACHE_HOME: `${work}/xdg-cache`,
+    XDG_CONFIG_HOME: `${work}/xdg-config`,
+    XDG_DATA_HOME: `${work}/xdg-data`,
+    NPM_CONFIG_USERCONFIG: `${work}/npmrc`,
+    TZ: "UTC",
+  };
+  fs.mkdirSync(env.TMPDIR, { recursive: true });
+  fs.writeFileSync(env.NPM_CONFIG_USERCONFIG, "");
+  const out = fs.openSync(`${work}/gateway.log`, "w");
+  const child = spawn(process.execPath, [path.join(plan.openclawRoot, "openclaw.mjs"), "gateway", "run", "--allow-unconfigured", "--bind", "loopback", "--port", String(port), "--token", token], {
+    env,
+    cwd: work,
+    stdio: ["ignore", out, out],
+    detached: true,
+  });
+  const stop = () => {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {}
+  };
+  process.on("exit", stop);
+  for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => process.exit(130));
+  const deadline = Date.now() + (plan.startTimeoutMs ?? 120_000);
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`gateway exited before it was ready (code ${child.exitCode}); log: ${work}/gateway.log`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return { port, token, child, stop };
+    } catch {}
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  stop();
+  throw new Error(`gateway not ready after ${plan.startTimeoutMs ?? 120_000} ms; log: ${work}/gateway.log`);
+}
+
+async function connect({ port, token }) {
+  const ws = new WebSocket(`ws://127.0.0.1:${port}`);
+  const pending = new Map();
+  let n = 0;
+  const request = (method, params, timeoutMs = 30_000) =>
+    new Promise((resolve, reject) => {
+      const id = `clawspec-${++n}`;
+      const t = setTimeout(() => {
+        pending.delete(id);
+        reject(new Error(`gateway request ${method} timed out after ${timeoutMs} ms`));
+      }, timeoutMs);
+      pending.set(id, { resolve, reject, t });
+      ws.send(JSON.stringify({ type: "req", id, method, params }));
+    });
+  await new Promise((resolve, reject) => {
+    ws.addEventListener("error", () => reject(new Error("gateway websocket error")));
+    ws.addEventListener("close", (e) => {
+      for (const [, p] of pending) p.reject(new Error(`gateway websocket closed (${e.code})`));
+      pending.clear();
+    });
+    ws.addEventListener("message", async (ev) => {
+      const frame = JSON.parse(typeof ev.data === "string" ? ev.data : await ev.data.text());
+      if (frame.type === "event" && frame.event === "connect.challenge") {
+        request("connect", {
+          minProtocol: 1,
+          maxProtocol: 999,
+          client: { id: "gateway-client", displayName: "clawspec twin", version: "0.1.0", platform: process.platform, mode: "backend" },
+          caps: [],
+          auth: { token },
+          role: "operator",
+          scopes: ["operator.admin"],
+        }).then(resolve, reject);
+        return;
+      }
+      if (frame.type !== "res") return;
+      const p = pending.get(frame.id);
+      if (!p) return;
+      pending.delete(frame.id);
+      clearTimeout(p.t);
+      if (frame.ok) p.resolve(frame.payload);
+      else p.reject(new Error(frame.error?.message ?? JSON.stringify(frame.error)));
+    });
+  });
+  return { request, close: () => ws.close(1000, "clawspec twin done") };
+}
+
+/** One user turn: chat.send, then agent.wait until the run ends. */
+async function turn(client, step, index) {
+  const runId = `clawspec-run-${index + 1}`;
+  const sent = await client.request("chat.send", { sessionKey: step.sessionKey, message: step.message, deliver: false, timeoutMs: step.timeoutMs, idempotencyKey: runId });
+  const waited = await client.request("agent.wait", { runId: sent?.runId ?? runId, timeoutMs: step.timeoutMs }, step.timeoutMs + 10_000);
+  return { send: sent?.status ?? null, wait: waited?.status ?? null, error: waited?.error ?? null };
+}
+
+try {
+  const t0 = Date.now();
+  const gw = await startGateway();
+  result.timing.gatewayStartMs = Date.now() - t0;
+  const client = await connect(gw);
+  for (const [index, step] of plan.steps.entries()) {
+    const ts = Date.now();
+    mark({ kind: "step", step: step.step });
+    let outcome;
+    if (step.kind === "turn") outcome = await turn(client, step, index);
+    else throw new Error(`unknown plan step kind ${step.kind}`);
+    result.steps.push({ step: step.step, ...outcome, timing: { wallMs: Date.now() - ts } });
+  }
+  mark({ kind: "end" });
+  // Let background work (deferred maintenance, disposal) land in the trace.
+  await new Promise((r) => setTimeout(r, plan.settleMs ?? 500));
+  client.close();
+  gw.stop();
+  result.ok = true;
+} catch (e) {
+  result.error = String(e?.message ?? e);
+}
+result.timing.totalMs = Date.now() - started;
+fs.writeFileSync(plan.result, `${JSON.stringify(result, null, 2)}\n`);
+process.exit(result.ok ? 0 : 1);

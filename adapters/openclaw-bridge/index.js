@@ -1,0 +1,161 @@
+// clawspec bridge: an OpenClaw plugin (loaded unmodified by a real OpenClaw
+// gateway through `plugins.load.paths`) that registers a context engine whose
+// every lifecycle call is forwarded to a clawspec protocol-v1 engine process
+// and recorded, as the engine receives it, in an NDJSON trace.
+//
+// `info` (acceptedHostParams, transcriptSemantics, ownsCompaction, …) and the
+// set of optional methods come from the engine's `initialize` answer, so the
+// host projects params and picks legacy fallback exactly as it would for that
+// engine. Host callbacks go to the real host: runtimeContext.llm.complete,
+// rewriteTranscriptEntries, and delegateCompactionToRuntime from the host's
+// own plugin SDK.
+
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+import { CallEncoding } from "./lib/encode.js";
+import { EngineProcess } from "./lib/engine-process.js";
+
+const REQUIRED = ["ingest", "assemble", "compact"];
+const OPTIONAL = ["bootstrap", "maintain", "ingestBatch", "afterTurn", "commitTurn", "prepareSubagentSpawn", "onSubagentEnded", "dispose"];
+const CAPABILITIES = ["bootstrap", "assemble-before-prompt", "after-turn", "maintain", "compact", "runtime-llm-complete"];
+
+class Bridge {
+  constructor(config, logger) {
+    this.config = config;
+    this.logger = logger;
+    this.seq = 0;
+    this.signalSeq = 0;
+    this.queue = Promise.resolve();
+    /** the call being served, for engine → host requests */
+    this.current = null;
+    this.engine = null;
+  }
+
+  record(entry) {
+    fs.appendFileSync(this.config.trace, `${JSON.stringify(entry)}\n`);
+  }
+
+  /** Start the engine once and handshake; every host-created instance shares it. */
+  ready() {
+    if (!this.started) this.started = this.start();
+    return this.started;
+  }
+
+  async start() {
+    const proc = new EngineProcess(
+      this.config.engine,
+      (method, params) => this.hostRequest(method, params),
+      (method, params) => this.record({ kind: "notification", method, params }),
+    );
+    proc.start();
+    const init = await proc.request("initialize", {
+      protocolVersion: 1,
+      profile: this.config.profile ?? "openclaw",
+      host: { name: "clawspec-openclaw-bridge", version: "0.1.0", language: "javascript" },
+      offers: { callbacks: ["llm.complete", "rewriteTranscriptEntries", "delegateCompaction"], capabilities: CAPABILITIES, abortNotifications: true },
+      ...(this.config.engineConfig !== undefined ? { engineConfig: this.config.engineConfig } : {}),
+    });
+    this.engine = proc;
+    this.init = init;
+    this.record({ kind: "initialize", info: init.info, methods: init.methods ?? [], implementation: init.implementation ?? null });
+    const stop = () => proc.stop();
+    process.once("beforeExit", stop);
+    process.once("exit", () => {
+      try {
+        process.kill(-proc.child.pid, "SIGKILL");
+      } catch {}
+    });
+    return init;
+  }
+
+  async hostRequest(method, params) {
+    const call = this.current;
+    if (!call) throw Object.assign(new Error(`${method} outside a host request`), { code: -32002 });
+    const { forCall: _ignored, ...rest } = params ?? {};
+    let result;
+    if (method === "host/llm.complete" || method === "host/rewriteTranscriptEntries") {
+      const fn = call.encoding.callbacks.get(method.slice("host/".length));
+      if (!fn) throw Object.assign(new Error(`${method} was not offered on this call`), { code: -32601 });
+      result = await fn(rest);
+    } else if (method === "host/delegateCompaction") {
+      const sdk = await import(pathToFileURL(path.join(this.config.openclawRoot, "dist/plugin-sdk/core.js")).href);
+      result = await sdk.delegateCompactionToRuntime(call.raw);
+    } else {
+      throw Object.assign(new Error(`unknown host method ${method}`), { code: -32601 });
+    }
+    const encoded = new CallEncoding(() => `sig-cb-${++this.signalSeq}`).encode(result ?? null);
+    call.entry.callbacks.push({ method, params: rest, result: encoded ?? null });
+    return encoded;
+  }
+
+  /** Forward one lifecycle call, one at a time (OpenClaw awaits every hook; protocol v1 serves one request at a time). */
+  call(method, raw) {
+    const run = async () => {
+      await this.ready();
+      const encoding = new CallEncoding(() => `sig-${++this.signalSeq}`);
+      const params = encoding.encode(raw ?? {}, []) ?? {};
+      const entry = { kind: "call", seq: ++this.seq, method, params, callbacks: [] };
+      this.current = { raw, encoding, entry };
+      const listeners = encoding.signals.map(({ id, signal }) => {
+        const fire = () => this.engine.notify("$/abort", { signal: id, reason: String(signal.reason?.message ?? signal.reason ?? "aborted") });
+        if (signal.aborted) fire();
+        else signal.addEventListener("abort", fire, { once: true });
+        return () => signal.removeEventListener("abort", fire);
+      });
+      try {
+        const result = await this.engine.request(method, params);
+        entry.reply = { ok: result ?? null };
+        return this.revive(method, result);
+      } catch (e) {
+        entry.reply = e.fault ? { fault: { kind: "engine-fault", message: e.message, stderr: this.engine.stderr.slice(-4000) } } : { threw: { code: e.code ?? -32000, message: e.message } };
+        if (e.code === -32001) throw Object.assign(new Error(e.message), { name: "AbortError" });
+        throw new Error(e.message);
+      } finally {
+        listeners.forEach((off) => off());
+        this.current = null;
+        if (entry.callbacks.length === 0) delete entry.callbacks;
+        this.record(entry);
+      }
+    };
+    const p = this.queue.then(run, run);
+    this.queue = p.catch(() => {});
+    return p;
+  }
+
+  /** Results that carry handles become the JS values OpenClaw expects. */
+  revive(method, result) {
+    if (method === "prepareSubagentSpawn") {
+      const handle = result?.rollback?.$handle;
+      if (handle === undefined) return undefined;
+      return { rollback: () => this.call("rollback", { handle }) };
+    }
+    return result === null ? undefined : result;
+  }
+
+  async instance(ctx) {
+    const init = await this.ready();
+    this.record({ kind: "instance", ctxKeys: Object.keys(ctx ?? {}).sort() });
+    const engine = { info: init.info };
+    const methods = new Set([...REQUIRED, ...(init.methods ?? []).filter((m) => OPTIONAL.includes(m))]);
+    for (const m of methods) engine[m] = (params) => this.call(m, params);
+    return engine;
+  }
+}
+
+export default {
+  id: "clawspec-bridge",
+  name: "clawspec bridge",
+  description: "Forwards the context-engine lifecycle to a clawspec protocol-v1 engine process and records every call.",
+  register(api) {
+    const config = api.pluginConfig ?? {};
+    if (typeof api.registerContextEngine !== "function") throw new Error("clawspec bridge: this OpenClaw has no registerContextEngine");
+    if (!config.trace || !config.engine?.program || !config.engineId) {
+      api.logger?.warn?.("clawspec bridge: no engine configured (engineId, engine.program, trace); not registering");
+      return;
+    }
+    const bridge = (globalThis.__clawspecBridge ??= new Bridge(config, api.logger));
+    api.registerContextEngine(config.engineId, (ctx) => bridge.instance(ctx));
+  },
+};

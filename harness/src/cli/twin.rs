@@ -1,0 +1,161 @@
+//! `clawspec twin --scenario ID --profile P [--engine …]`: one scenario on the
+//! reference runtime and on the real OpenClaw of the profile's release; prints
+//! the normalised diff of what the engine received (rules: `crate::twin`).
+//! Exit 0 twins agree, 1 they differ, 3 not drivable on the real host, 2
+//! usage or setup error.
+//!
+//! `clawspec twin --fidelity docs/fidelity.md` runs every scenario × released
+//! profile × {builtin:legacy, builtin:window} and writes the fidelity table.
+
+use std::path::PathBuf;
+
+use super::common::{state_root, EngineArgs};
+use crate::driver::EngineSpec;
+use crate::realhost::{self, HostVersion, RealHostError};
+use crate::runtime::profile::Profile;
+use crate::runtime::{self, RunConfig};
+use crate::scenario::model::Scenario;
+
+pub const EXIT_NOT_DRIVABLE: u8 = 3;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    /// Scenario directory (a user's own scenario files work too).
+    #[arg(long, default_value = "scenarios")]
+    pub scenarios: PathBuf,
+    /// The scenario to twin.
+    #[arg(long, required_unless_present = "fidelity")]
+    pub scenario: Option<String>,
+    /// A released profile (`openclaw-2026.4.26`, `openclaw-2026.9.6`).
+    #[arg(long, required_unless_present = "fidelity")]
+    pub profile: Option<String>,
+    /// Keep the real host's work directory (config, gateway log, bridge NDJSON).
+    #[arg(long)]
+    pub keep: bool,
+    /// Write the fidelity table of the whole library to this file.
+    #[arg(long)]
+    pub fidelity: Option<PathBuf>,
+}
+
+/// The result of twinning one scenario × profile × engine.
+pub enum Verdict {
+    Equal,
+    Differs(String),
+    NotDrivable(String),
+    Error(String),
+}
+
+pub struct Row {
+    pub scenario: String,
+    pub profile: String,
+    pub engine: String,
+    pub verdict: Verdict,
+    /// Wall clock of the real-host run (ms), when one ran.
+    pub real_ms: Option<u64>,
+    pub gateway_start_ms: Option<u64>,
+}
+
+pub async fn twin_one(s: &Scenario, profile: &Profile, spec: &EngineSpec, engine_args: &EngineArgs, keep: bool) -> Row {
+    let mut row = Row { scenario: s.id.clone(), profile: profile.id.clone(), engine: spec.display.clone(), verdict: Verdict::Equal, real_ms: None, gateway_start_ms: None };
+    let version = match HostVersion::for_profile(profile) {
+        Ok(v) => v,
+        Err(e) => {
+            row.verdict = Verdict::NotDrivable(e.0);
+            return row;
+        }
+    };
+    if let Err(e) = realhost::plan::plan(s) {
+        row.verdict = Verdict::NotDrivable(e.0);
+        return row;
+    }
+    let config = match engine_args.config() {
+        Ok(c) => c,
+        Err(e) => {
+            row.verdict = Verdict::Error(e);
+            return row;
+        }
+    };
+    let cfg = RunConfig { engine: spec.clone(), driver: engine_args.driver(), state_root: state_root(), engine_config: config.clone(), via_http: false };
+    let (model, _server) = match crate::suite::model_for(s, false).await {
+        Ok(m) => m,
+        Err(e) => {
+            row.verdict = Verdict::Error(e);
+            return row;
+        }
+    };
+    let reference = runtime::run(s, profile, &cfg, model).await;
+    let _ = std::fs::remove_dir_all(&cfg.state_root);
+    match realhost::run(s, profile, &version, spec, config).await {
+        Ok(real) => {
+            row.real_ms = real.runner["timing"]["totalMs"].as_u64();
+            row.gateway_start_ms = real.runner["timing"]["gatewayStartMs"].as_u64();
+            row.verdict = match crate::twin::diff(&reference, &real.trace) {
+                None => Verdict::Equal,
+                Some(d) => Verdict::Differs(d),
+            };
+            if keep {
+                eprintln!("clawspec twin: real host work dir kept: {}", real.work_dir.display());
+            } else {
+                let _ = std::fs::remove_dir_all(&real.work_dir);
+            }
+        }
+        Err(RealHostError::NotDrivable(e)) => row.verdict = Verdict::NotDrivable(e.0),
+        Err(e) => row.verdict = Verdict::Error(e.to_string()),
+    }
+    row
+}
+
+pub async fn main(a: Args) -> u8 {
+    let all = match crate::scenario::load_dir(&a.scenarios) {
+        Ok(l) => l,
+        Err(errs) => {
+            for e in errs {
+                eprintln!("{e}");
+            }
+            return super::EXIT_USAGE;
+        }
+    };
+    if let Some(out) = &a.fidelity {
+        return super::fidelity::write(&all.into_iter().map(|l| l.scenario).collect::<Vec<_>>(), &a.engine, out).await;
+    }
+    let (Some(id), Some(pid)) = (a.scenario.as_deref(), a.profile.as_deref()) else {
+        eprintln!("clawspec twin: give --scenario ID and --profile P");
+        return super::EXIT_USAGE;
+    };
+    let Some(profile) = Profile::by_id(pid) else {
+        eprintln!("clawspec twin: unknown profile {pid:?}");
+        return super::EXIT_USAGE;
+    };
+    let Some(s) = all.into_iter().map(|l| l.scenario).find(|s| s.id == id) else {
+        eprintln!("clawspec twin: no scenario {id:?} in {}", a.scenarios.display());
+        return super::EXIT_USAGE;
+    };
+    let spec = match a.engine.spec() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("clawspec: {e}");
+            return super::EXIT_USAGE;
+        }
+    };
+    let row = twin_one(&s, &profile, &spec, &a.engine, a.keep).await;
+    match row.verdict {
+        Verdict::Equal => {
+            println!("twins agree: {} · {} · {}", row.scenario, row.profile, row.engine);
+            super::EXIT_OK
+        }
+        Verdict::Differs(d) => {
+            println!("twins differ: {} · {} · {}\n{d}", row.scenario, row.profile, row.engine);
+            super::EXIT_FAILURES
+        }
+        Verdict::NotDrivable(why) => {
+            println!("not drivable on the real host: {} · {}: {why}", row.scenario, row.profile);
+            EXIT_NOT_DRIVABLE
+        }
+        Verdict::Error(e) => {
+            eprintln!("clawspec twin: {e}");
+            super::EXIT_USAGE
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! The real-host twin: the same scenario run on a real OpenClaw gateway
+//! (npm `openclaw@<version>`), with the engine under test behind the bridge
+//! plugin (`adapters/openclaw-bridge/`), and the calls it received recorded
+//! in clawspec's trace format so they can be compared with the reference
+//! runtime's trace (`crate::twin`).
+//!
+//! Pieces: [`install`] fetches OpenClaw and a Node it accepts; [`plan`] maps
+//! scenario steps to gateway actions (or says why it cannot); this module
+//! starts the scripted mock provider (`mock-providers`, anthropic-messages
+//! with SSE), runs `host-runner.mjs` under that Node, and reads back the
+//! bridge's NDJSON into a [`Trace`].
+
+pub mod install;
+pub mod plan;
+pub mod record;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use crate::driver::EngineSpec;
+use crate::runtime::profile::Profile;
+use crate::scenario::model::Scenario;
+use crate::trace::Trace;
+
+pub use plan::NotDrivable;
+
+/// `openclaw@<version>` as given to `--host`, or the release a profile models.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostVersion(pub String);
+
+impl HostVersion {
+    pub fn parse(s: &str) -> Result<HostVersion, String> {
+        let v = s.strip_prefix("openclaw@").ok_or_else(|| format!("--host {s:?}: expected openclaw@<version>, e.g. openclaw@2026.9.6"))?;
+        if v.is_empty() || !v.chars().all(|c| c.is_ascii_alphanumeric() || ".-".contains(c)) {
+            return Err(format!("--host {s:?}: not an npm version"));
+        }
+        Ok(HostVersion(v.to_string()))
+    }
+
+    /// The release a released profile models; proposal and drift profiles have none.
+    pub fn for_profile(p: &Profile) -> Result<HostVersion, NotDrivable> {
+        if p.id.contains('+') {
+            return Err(NotDrivable(format!("profile {}: marker drift is a what-if no real release exhibits", p.id)));
+        }
+        match p.id.strip_prefix("openclaw-") {
+            Some(v) => Ok(HostVersion(v.to_string())),
+            None => Err(NotDrivable(format!("profile {}: a proposal no OpenClaw release implements", p.id))),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RealHostError {
+    #[error("not drivable on the real host: {0}")]
+    NotDrivable(#[from] NotDrivable),
+    #[error("{0}")]
+    Install(#[from] install::InstallError),
+    #[error("real host: {0}")]
+    Run(String),
+}
+
+/// What a real-host run produced, with wall-clock figures kept apart from the trace.
+pub struct RealRun {
+    pub trace: Trace,
+    /// `host-runner.mjs` result: per-step status and `timing` (wall clock).
+    pub runner: Value,
+    pub work_dir: PathBuf,
+}
+
+/// The bridge plugin directory: env `CLAWSPEC_OPENCLAW_BRIDGE`, else the
+/// repository copy next to the workspace this binary was built from.
+pub fn bridge_dir() -> PathBuf {
+    if let Some(p) = std::env::var_os("CLAWSPEC_OPENCLAW_BRIDGE").filter(|p| !p.is_empty()) {
+        return PathBuf::from(p);
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../adapters/openclaw-bridge")
+}
+
+/// Run `scenario` on the real OpenClaw `version` with `engine` behind the bridge.
+pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, engine: &EngineSpec, engine_config: Option<Value>) -> Result<RealRun, RealHostError> {
+    let plan = plan::plan(scenario)?;
+    let bridge = std::fs::canonicalize(bridge_dir()).map_err(|e| RealHostError::Run(format!("bridge plugin not found at {}: {e}", bridge_dir().display())))?;
+    let openclaw = install::ensure_openclaw(&version.0)?;
+    let node = install::ensure_node(&install::required_node(&openclaw))?;
+
+    let replies = plan.replies.iter().map(|r| clawspec_mock_providers::server::Reply { text: r.text.clone(), ..Default::default() }).collect();
+    let mock = clawspec_mock_providers::server::MockProvider::start_scripted(clawspec_mock_providers::Provider::Anthropic, Default::default(), replies).await;
+
+    let work = tempdir(&format!("clawspec-real-{}", scenario.id))?;
+    let trace_path = work.join("trace.ndjson");
+    let result_path = work.join("result.json");
+    let setup = &scenario.setup;
+    let runner_plan = json!({
+        "openclawRoot": openclaw,
+        "workDir": work,
+        "trace": trace_path,
+        "result": result_path,
+        "profile": profile.id,
+        "provider": {"id": setup.provider, "api": setup.api, "model": setup.model, "baseUrl": mock.uri(), "contextWindow": setup.context_window, "maxTokens": setup.reserve_tokens},
+        "bridge": {
+            "dir": bridge,
+            "engineId": "clawspec-bridge",
+            "engine": {"program": engine.program, "args": engine.args, "env": engine.env},
+            "engineConfig": engine_config.or_else(|| setup.engine_config.clone()),
+        },
+        "steps": plan.steps,
+    });
+    let plan_path = work.join("plan.json");
+    std::fs::write(&plan_path, serde_json::to_vec_pretty(&runner_plan).unwrap()).map_err(|e| RealHostError::Run(e.to_string()))?;
+    let started = Instant::now();
+    let status = tokio::process::Command::new(&node)
+        .arg(bridge.join("host-runner.mjs"))
+        .arg(&plan_path)
+        .kill_on_drop(true)
+        .status()
+        .await
+        .map_err(|e| RealHostError::Run(format!("cannot start {}: {e}", node.display())))?;
+    let runner: Value = std::fs::read(&result_path).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or(Value::Null);
+    if !status.success() {
+        let why = runner["error"].as_str().unwrap_or("no result written").to_string();
+        return Err(RealHostError::Run(format!("host runner failed ({status}): {why} (work dir kept: {})", work.display())));
+    }
+    let ndjson = std::fs::read_to_string(&trace_path).map_err(|e| RealHostError::Run(format!("{}: {e}", trace_path.display())))?;
+    let mut trace = record::to_trace(scenario, profile, engine, &ndjson, &work).map_err(RealHostError::Run)?;
+    trace.engine.display = engine.display.clone();
+    let mut runner = runner;
+    runner["timing"]["clawspecMs"] = json!(started.elapsed().as_millis() as u64);
+    Ok(RealRun { trace, runner, work_dir: work })
+}
+
+fn tempdir(prefix: &str) -> Result<PathBuf, RealHostError> {
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("{prefix}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| RealHostError::Run(format!("{}: {e}", dir.display())))?;
+    Ok(dir)
+}

@@ -1,0 +1,172 @@
+//! Comparing what an engine received on the real OpenClaw host with what it
+//! received from the reference runtime. Both traces are reduced to the calls
+//! (step, method, params, reply) and normalised by the rules below — and
+//! nothing else — then diffed line by line. The rules only erase values that
+//! are unique to one run by construction:
+//!
+//! 1. **Ids** at the keys in [`ID_FAMILIES`] become `<family:N>`, N counting
+//!    distinct values in order of first appearance (so "the same session
+//!    twice" and "two different sessions" stay distinguishable).
+//! 2. **Wall-clock times** at the keys in [`TIME_KEYS`] become `<time>`.
+//! 3. **Paths**: the run's state directory is `$STATE` on both hosts
+//!    (done when each trace is recorded).
+//! 4. **The bridge's registration id** `clawspec-bridge` (the real host needs
+//!    one plugin id per slot) reads as the engine's own `info.id`.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use crate::trace::{ReplyRecord, Trace};
+
+/// Key → family; values in one family share a counter.
+pub const ID_FAMILIES: &[(&str, &str)] = &[
+    ("sessionId", "session"),
+    ("childSessionId", "session"),
+    ("parentSessionId", "session"),
+    ("originSessionId", "session"),
+    ("advancementKey", "turn"),
+    ("logicalTurnId", "turn"),
+    ("entryId", "entry"),
+    ("effectiveParentId", "entry"),
+    ("firstKeptEntryId", "entry"),
+    ("generation", "generation"),
+    ("idempotencyKey", "idempotency"),
+    ("runId", "run"),
+    ("responseId", "response"),
+    ("diagId", "diag"),
+];
+
+pub const TIME_KEYS: &[&str] = &["timestamp", "recordTimestampMs", "expiresAt", "lastCacheTouchAt", "endedAt", "startedAt", "createdAt", "updatedAt"];
+
+pub const BRIDGE_ID: &str = "clawspec-bridge";
+
+#[derive(Default)]
+struct Normaliser {
+    seen: BTreeMap<&'static str, BTreeMap<String, usize>>,
+    engine_id: Option<String>,
+}
+
+impl Normaliser {
+    fn value(&mut self, key: Option<&str>, v: &mut Value) {
+        if let Some(k) = key {
+            if let Some((_, fam)) = ID_FAMILIES.iter().find(|(name, _)| *name == k) {
+                if !v.is_null() {
+                    let raw = match &*v {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    let ids = self.seen.entry(fam).or_default();
+                    let n = ids.len() + 1;
+                    let n = *ids.entry(raw).or_insert(n);
+                    *v = json!(format!("<{fam}:{n}>"));
+                    return;
+                }
+            }
+            if TIME_KEYS.contains(&k) && v.is_number() {
+                *v = json!("<time>");
+                return;
+            }
+        }
+        match v {
+            Value::String(s) if s == BRIDGE_ID => {
+                if let Some(id) = &self.engine_id {
+                    *s = id.clone();
+                }
+            }
+            Value::Array(a) => a.iter_mut().for_each(|x| self.value(None, x)),
+            Value::Object(o) => {
+                for (k, x) in o.iter_mut() {
+                    self.value(Some(k.as_str()), x);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The calls of `t`, normalised: one JSON object per call.
+pub fn normalise(t: &Trace) -> Vec<Value> {
+    let mut n = Normaliser { engine_id: t.engine.info.as_ref().and_then(|i| i["id"].as_str()).map(str::to_string), ..Default::default() };
+    t.calls()
+        .map(|c| {
+            let reply = match &c.reply {
+                ReplyRecord::Ok(v) => json!({"ok": v}),
+                ReplyRecord::Threw { message, .. } => json!({"threw": message}),
+                ReplyRecord::Fault { kind, .. } => json!({"fault": kind}),
+                ReplyRecord::Skipped => json!("skipped"),
+            };
+            let mut v = json!({"step": c.step, "method": c.method, "params": c.params, "reply": reply});
+            n.value(None, &mut v);
+            v
+        })
+        .collect()
+}
+
+/// Pretty text of normalised calls: the unit the diff works on.
+pub fn render(calls: &[Value]) -> String {
+    let mut out = String::new();
+    for c in calls {
+        out.push_str(&serde_json::to_string_pretty(c).unwrap());
+        out.push('\n');
+    }
+    out
+}
+
+/// `None` when the twins agree, else a unified diff (`reference` → `real`).
+pub fn diff(reference: &Trace, real: &Trace) -> Option<String> {
+    let (a, b) = (render(&normalise(reference)), render(&normalise(real)));
+    if a == b {
+        return None;
+    }
+    let d = similar::TextDiff::from_lines(&a, &b);
+    Some(d.unified_diff().context_radius(4).header("reference runtime", "real OpenClaw").to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{CallRecord, EngineRecord, Event, Outcome};
+
+    fn trace(calls: Vec<(&str, Value)>) -> Trace {
+        Trace {
+            scenario: "s".into(),
+            profile: "p".into(),
+            engine: EngineRecord { display: "e".into(), info: Some(json!({"id": "window"})), methods: vec![], implementation: None, hooks: Value::Null },
+            events: calls
+                .into_iter()
+                .enumerate()
+                .map(|(i, (m, p))| Event::Call(CallRecord { seq: i as u32, turn: 1, attempt: 1, step: 0, method: m.into(), params: p, meta: Default::default(), callbacks: vec![], reply: ReplyRecord::Ok(Value::Null) }))
+                .collect(),
+            outcome: Outcome::Completed { turns: 1, failed_turns: vec![] },
+        }
+    }
+
+    #[test]
+    fn ids_times_and_the_bridge_id_normalise_and_nothing_else_does() {
+        let reference = trace(vec![
+            ("assemble", json!({"sessionId": "sess-0001", "messages": [{"role": "user", "content": "hi", "timestamp": 1}], "runtimeSettings": {"contextEngineSelection": {"selectedId": "window"}}})),
+            ("afterTurn", json!({"sessionId": "sess-0001"})),
+        ]);
+        let real = trace(vec![
+            ("assemble", json!({"sessionId": "8630574f-c8a3", "messages": [{"role": "user", "content": "hi", "timestamp": 1795446426299u64}], "runtimeSettings": {"contextEngineSelection": {"selectedId": "clawspec-bridge"}}})),
+            ("afterTurn", json!({"sessionId": "8630574f-c8a3"})),
+        ]);
+        assert_eq!(diff(&reference, &real), None);
+    }
+
+    #[test]
+    fn a_second_distinct_session_is_a_difference() {
+        let reference = trace(vec![("ingest", json!({"sessionId": "a"})), ("ingest", json!({"sessionId": "a"}))]);
+        let real = trace(vec![("ingest", json!({"sessionId": "x"})), ("ingest", json!({"sessionId": "y"}))]);
+        let d = diff(&reference, &real).expect("differs");
+        assert!(d.contains("-    \"sessionId\": \"<session:1>\"") && d.contains("+    \"sessionId\": \"<session:2>\""), "{d}");
+    }
+
+    #[test]
+    fn a_changed_budget_is_a_difference() {
+        let reference = trace(vec![("assemble", json!({"tokenBudget": 23950}))]);
+        let real = trace(vec![("assemble", json!({"tokenBudget": 11047}))]);
+        assert!(diff(&reference, &real).unwrap().contains("11047"));
+    }
+}

@@ -1,0 +1,70 @@
+//! Streaming answers. OpenClaw's provider transports stream (`"stream": true`),
+//! so a mock a real OpenClaw host talks to must answer a streaming request
+//! with the provider's server-sent events, built from the same JSON reply the
+//! non-streaming path renders (`server::render`). Event names and order are
+//! Anthropic's Messages streaming protocol (message_start, content_block_*,
+//! message_delta, message_stop).
+
+use serde_json::{json, Value};
+
+/// One SSE frame.
+fn frame(event: &str, data: &Value) -> String {
+    format!("event: {event}\ndata: {data}\n\n")
+}
+
+/// A rendered Anthropic message (`server::render`) as its stream of events.
+pub fn anthropic(message: &Value) -> String {
+    let mut head = message.clone();
+    head["content"] = json!([]);
+    head["stop_reason"] = Value::Null;
+    let usage = message["usage"].clone();
+    head["usage"] = json!({"input_tokens": usage["input_tokens"], "output_tokens": 0});
+    let mut out = frame("message_start", &json!({"type": "message_start", "message": head}));
+    for (i, block) in message["content"].as_array().into_iter().flatten().enumerate() {
+        let (start, delta) = match block["type"].as_str() {
+            Some("text") => (json!({"type": "text", "text": ""}), json!({"type": "text_delta", "text": block["text"]})),
+            Some("thinking") => (json!({"type": "thinking", "thinking": ""}), json!({"type": "thinking_delta", "thinking": block["thinking"]})),
+            Some("tool_use") => (
+                json!({"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}),
+                json!({"type": "input_json_delta", "partial_json": block["input"].to_string()}),
+            ),
+            _ => continue,
+        };
+        out += &frame("content_block_start", &json!({"type": "content_block_start", "index": i, "content_block": start}));
+        out += &frame("content_block_delta", &json!({"type": "content_block_delta", "index": i, "delta": delta}));
+        if let Some(sig) = block["signature"].as_str().filter(|_| block["type"] == "thinking") {
+            out += &frame("content_block_delta", &json!({"type": "content_block_delta", "index": i, "delta": {"type": "signature_delta", "signature": sig}}));
+        }
+        out += &frame("content_block_stop", &json!({"type": "content_block_stop", "index": i}));
+    }
+    out += &frame(
+        "message_delta",
+        &json!({"type": "message_delta", "delta": {"stop_reason": message["stop_reason"], "stop_sequence": null}, "usage": {"output_tokens": usage["output_tokens"]}}),
+    );
+    out += &frame("message_stop", &json!({"type": "message_stop"}));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn events(sse: &str) -> Vec<Value> {
+        sse.split("\n\n").filter(|f| !f.is_empty()).map(|f| serde_json::from_str(f.lines().nth(1).unwrap().trim_start_matches("data: ")).unwrap()).collect()
+    }
+
+    #[test]
+    fn a_text_and_tool_reply_streams_every_block_in_order() {
+        let msg = json!({"id":"msg_mock","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"hi"},{"type":"tool_use","id":"t1","name":"read","input":{"path":"a"}}],"stop_reason":"tool_use","usage":{"input_tokens":12,"output_tokens":3}});
+        let ev = events(&anthropic(&msg));
+        let kinds: Vec<&str> = ev.iter().map(|e| e["type"].as_str().unwrap()).collect();
+        assert_eq!(
+            kinds,
+            ["message_start", "content_block_start", "content_block_delta", "content_block_stop", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop"]
+        );
+        assert_eq!(ev[0]["message"]["usage"]["input_tokens"], 12);
+        assert_eq!(ev[5]["delta"]["partial_json"], "{\"path\":\"a\"}");
+        assert_eq!(ev[7]["delta"]["stop_reason"], "tool_use");
+        assert_eq!(ev[7]["usage"]["output_tokens"], 3);
+    }
+}
