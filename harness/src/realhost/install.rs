@@ -68,7 +68,7 @@ pub fn ensure_openclaw(version: &str) -> Result<PathBuf, InstallError> {
 /// `major.minor.patch` of `node --version` output.
 fn parse_version(s: &str) -> Option<(u32, u32, u32)> {
     let mut it = s.trim().trim_start_matches('v').split('.').map(|p| p.parse::<u32>().ok());
-    Some((it.next()??, it.next()??, it.next().flatten().unwrap_or(0)))
+    Some((it.next()??, it.next().map_or(Some(0), |m| m)?, it.next().flatten().unwrap_or(0)))
 }
 
 /// Whether `v` satisfies the package's `engines.node` range, for the range
