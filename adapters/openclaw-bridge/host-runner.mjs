@@ -76,6 +76,7 @@ function config(port, token) {
     gateway: { mode: "local", bind: "loopback", port, auth: { mode: "token", token }, controlUi: { enabled: false } },
     discovery: { mdns: { mode: "off" } },
     update: { checkOnStart: false },
+    logging: { file: `${work}/openclaw.log` },
   };
 }
 
@@ -104,6 +105,10 @@ async function startGateway() {
     XDG_DATA_HOME: `${work}/xdg-data`,
     NPM_CONFIG_USERCONFIG: `${work}/npmrc`,
     TZ: "UTC",
+    // 2026.4.x stages its bundled plugins' runtime dependencies with npm at
+    // gateway start (bundled-runtime-root: OPENCLAW_PLUGIN_STAGE_DIR); a
+    // stage dir in clawspec's cache makes that a one-time cost per version.
+    ...(plan.stageDir ? { OPENCLAW_PLUGIN_STAGE_DIR: plan.stageDir, npm_config_cache: `${plan.stageDir}/.npm` } : {}),
   };
   fs.mkdirSync(env.TMPDIR, { recursive: true });
   fs.writeFileSync(env.NPM_CONFIG_USERCONFIG, "");
@@ -124,9 +129,12 @@ async function startGateway() {
   const deadline = Date.now() + (plan.startTimeoutMs ?? 120_000);
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`gateway exited before it was ready (code ${child.exitCode}); log: ${work}/gateway.log`);
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return { port, token, child, stop };
-    } catch {}
+    // 2026.9.x answers /readyz; 2026.4.x only /healthz. A probe never hangs the loop.
+    for (const probe of ["readyz", "healthz"]) {
+      try {
+        if ((await fetch(`http://127.0.0.1:${port}/${probe}`, { signal: AbortSignal.timeout(2000) })).ok) return { port, token, child, stop };
+      } catch {}
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
   stop();

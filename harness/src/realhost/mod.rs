@@ -98,6 +98,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
         "trace": trace_path,
         "result": result_path,
         "profile": profile.id,
+        "stageDir": openclaw.parent().and_then(|p| p.parent()).map(|p| p.join("plugin-stage")),
         "provider": {"id": setup.provider, "api": setup.api, "model": setup.model, "baseUrl": mock.uri(), "contextWindow": setup.context_window, "maxTokens": setup.reserve_tokens},
         "bridge": {
             "dir": bridge,

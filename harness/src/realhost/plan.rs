@@ -130,3 +130,25 @@ fn step_kind(s: &Step) -> &'static str {
         Step::OrphanUser(_) => "orphan_user",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Prints why each library scenario is not drivable (run with --nocapture).
+    #[test]
+    fn library_drivability_census() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+        let all = crate::scenario::load_dir(&dir).expect("library loads");
+        let mut reasons = std::collections::BTreeMap::<String, usize>::new();
+        for l in &all {
+            if let Err(NotDrivable(why)) = plan(&l.scenario) {
+                let key = why.split(": ").skip_while(|p| p.starts_with("step ")).collect::<Vec<_>>().join(": ");
+                *reasons.entry(key).or_default() += 1;
+            }
+        }
+        for (r, n) in &reasons {
+            eprintln!("{n:3} {r}");
+        }
+    }
+}
