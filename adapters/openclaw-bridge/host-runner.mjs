@@ -129,12 +129,17 @@ async function startGateway() {
   const deadline = Date.now() + (plan.startTimeoutMs ?? 120_000);
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`gateway exited before it was ready (code ${child.exitCode}); log: ${work}/gateway.log`);
-    // 2026.9.x answers /readyz; 2026.4.x only /healthz. A probe never hangs the loop.
-    for (const probe of ["readyz", "healthz"]) {
+    // 2026.9.x answers /readyz (503 while starting); 2026.4.x has no /readyz
+    // (404) and only /healthz. A probe never hangs the loop.
+    const probe = async (p) => {
       try {
-        if ((await fetch(`http://127.0.0.1:${port}/${probe}`, { signal: AbortSignal.timeout(2000) })).ok) return { port, token, child, stop };
-      } catch {}
-    }
+        return (await fetch(`http://127.0.0.1:${port}/${p}`, { signal: AbortSignal.timeout(2000) })).status;
+      } catch {
+        return 0;
+      }
+    };
+    const ready = await probe("readyz");
+    if (ready === 200 || (ready === 404 && (await probe("healthz")) === 200)) return { port, token, child, stop };
     await new Promise((r) => setTimeout(r, 200));
   }
   stop();

@@ -12,6 +12,16 @@
 //!    (done when each trace is recorded).
 //! 4. **The bridge's registration id** `clawspec-bridge` (the real host needs
 //!    one plugin id per slot) reads as the engine's own `info.id`.
+//! 5. **Host environment**: the values at [`ENVIRONMENT_KEYS`] (the host's
+//!    whole loaded configuration and skill catalogue inside `runtimeContext`)
+//!    become `<host environment>`: compared for presence, not content — the
+//!    reference runtime does not reproduce OpenClaw's config defaults.
+//! 6. **Key order**: object keys are compared sorted (JSON objects are
+//!    unordered; engines receive parsed objects).
+//!
+//! Inputs the reference runtime does not model are taken from the real run
+//! before the reference runs (`cli::twin`): the system prompt text the host
+//! sent to the model and the tool catalogue it offered (`availableTools`).
 
 use std::collections::BTreeMap;
 
@@ -35,11 +45,16 @@ pub const ID_FAMILIES: &[(&str, &str)] = &[
     ("runId", "run"),
     ("responseId", "response"),
     ("diagId", "diag"),
+    ("expectedLifecycleRevision", "revision"),
+    ("expectedWriterRunId", "run"),
 ];
 
 pub const TIME_KEYS: &[&str] = &["timestamp", "recordTimestampMs", "expiresAt", "lastCacheTouchAt", "endedAt", "startedAt", "createdAt", "updatedAt"];
 
 pub const BRIDGE_ID: &str = "clawspec-bridge";
+
+/// Keys (inside `runtimeContext`) whose values are the host's environment.
+pub const ENVIRONMENT_KEYS: &[&str] = &["config", "skillsSnapshot"];
 
 #[derive(Default)]
 struct Normaliser {
@@ -77,8 +92,13 @@ impl Normaliser {
             Value::Array(a) => a.iter_mut().for_each(|x| self.value(None, x)),
             Value::Object(o) => {
                 for (k, x) in o.iter_mut() {
+                    if key == Some("runtimeContext") && ENVIRONMENT_KEYS.contains(&k.as_str()) {
+                        *x = json!("<host environment>");
+                        continue;
+                    }
                     self.value(Some(k.as_str()), x);
                 }
+                o.sort_keys();
             }
             _ => {}
         }

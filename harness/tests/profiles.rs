@@ -78,8 +78,17 @@ fn current_2026_9_6() {
     let t = run("window", "openclaw-2026.9.6", "profile-diff");
     for m in ["bootstrap", "assemble", "compact", "maintain"] {
         for c in calls(&t, m) {
-            assert_eq!(c.params["runtimeSettings"]["schemaVersion"], 1, "{m} lacks runtimeSettings");
+            // The maintain after a committed durable turn carries none, as
+            // commitTurn itself (real 2026.9.6 host, docs/fidelity.md).
+            let after_commit = m == "maintain" && c.params["sessionFile"] == c.params["sessionKey"] && !has(c, "runtimeSettings") && c.meta.reason.as_deref() == Some("turn");
+            if !after_commit {
+                assert_eq!(c.params["runtimeSettings"]["schemaVersion"], 1, "{m} lacks runtimeSettings");
+            }
         }
+    }
+    for c in calls(&t, "commitTurn") {
+        assert!(!has(c, "runtimeSettings") && c.params["isHeartbeat"] == false, "{:?}", c.params);
+        assert_eq!(c.params["runtimeContext"].as_object().unwrap().keys().collect::<Vec<_>>(), ["provider", "modelId", "modelContextWindow", "tokenBudget"]);
     }
     // Admitted user turns of a durable engine go through commitTurn, not afterTurn.
     let commits = calls(&t, "commitTurn");
@@ -101,9 +110,17 @@ fn current_2026_9_6() {
     assert_eq!(a.params["runtimeSettings"]["limits"]["maxOutputTokens"], 1500);
     assert_eq!(a.params["runtimeSettings"]["limits"]["promptTokenBudget"], 4448);
     assert_eq!(a.params["tokenBudget"], 4443);
-    // The same runtimeSettings on every hook of that attempt.
+    // The same runtimeSettings on every hook of that attempt except `limits`,
+    // which the real 2026.9.6 gateway fills per hook: null/null on bootstrap
+    // (observed by `clawspec twin`, docs/fidelity.md).
     let b = calls(&t, "bootstrap")[0];
-    assert_eq!(b.params["runtimeSettings"], a.params["runtimeSettings"]);
+    let without_limits = |v: &serde_json::Value| {
+        let mut v = v.clone();
+        v.as_object_mut().unwrap().remove("limits");
+        v
+    };
+    assert_eq!(without_limits(&b.params["runtimeSettings"]), without_limits(&a.params["runtimeSettings"]));
+    assert_eq!(b.params["runtimeSettings"]["limits"], serde_json::json!({"promptTokenBudget": null, "maxOutputTokens": null}));
     // No RFC fields outside rfc-82137.
     assert!(calls(&t, "assemble").iter().all(|c| !has(c, "inputProvenance")));
     // The announce reaches the engine only as the runtime-event prompt; the

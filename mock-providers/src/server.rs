@@ -172,6 +172,12 @@ impl MockProvider {
         format!("{}{}", self.uri(), self.provider.path())
     }
 
+    /// JSON bodies of the requests received so far, in order (wiremock's
+    /// request journal; non-JSON bodies are skipped).
+    pub async fn received_bodies(&self) -> Vec<Value> {
+        self.server.received_requests().await.unwrap_or_default().iter().filter_map(|r| serde_json::from_slice(&r.body).ok()).collect()
+    }
+
     /// Requests received so far (method, path, status is not recorded by wiremock).
     pub async fn received(&self) -> usize {
         self.server.received_requests().await.map(|r| r.len()).unwrap_or(0)

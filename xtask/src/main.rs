@@ -5,6 +5,7 @@
 //! - `fuzz [TARGET] [--time S] [-- LIBFUZZER_ARGS…]`  run libFuzzer targets on nightly, when present
 //! - `test`   the README test command (`cargo test --workspace` + Node adapter tests)
 //! - `node-matrix`  the Node adapter on Node 20, 22 and 24
+//! - `fidelity`  every scenario twinned on the real OpenClaw 2026.4.26 and 2026.9.6 → docs/fidelity.md
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -82,6 +83,12 @@ fn main() -> Result<()> {
                 run(cargo().args(["run", "-q", "-p", "clawspec", "--", "certify", "--plugin", "adapters/node/test/plugins/legacy/index.js", "--node", &node]))?;
             }
         }
+        "fidelity" => {
+            // Fetches openclaw@<version> and a Node it accepts from the npm
+            // registry into the cache on first use; fails when a row the
+            // committed table marks *equal* stops being equal.
+            run(cargo().args(["run", "-q", "-p", "clawspec", "--", "twin", "--fidelity", "docs/fidelity.md"]))?;
+        }
         "fuzz" => {
             // Everything after a bare `--` goes to libFuzzer as is
             // (e.g. `-- -max_len=16 -entropic=0`).
@@ -130,7 +137,7 @@ fn main() -> Result<()> {
             }
         }
         _ => {
-            eprintln!("usage: cargo xtask <bless|bench|fuzz [TARGET] [--time S] [-- LIBFUZZER_ARGS…]|test|node-matrix>");
+            eprintln!("usage: cargo xtask <bless|bench|fuzz [TARGET] [--time S] [-- LIBFUZZER_ARGS…]|test|node-matrix|fidelity>");
             std::process::exit(2);
         }
     }

@@ -77,32 +77,46 @@ pub async fn twin_one(s: &Scenario, profile: &Profile, spec: &EngineSpec, engine
             return row;
         }
     };
-    let cfg = RunConfig { engine: spec.clone(), driver: engine_args.driver(), state_root: state_root(), engine_config: config.clone(), via_http: false };
-    let (model, _server) = match crate::suite::model_for(s, false).await {
+    // The real host runs first: the reference then takes the inputs it does not
+    // model from it (the system prompt text and the tool catalogue).
+    let real = match realhost::run(s, profile, &version, spec, config.clone()).await {
+        Ok(r) => r,
+        Err(RealHostError::NotDrivable(e)) => {
+            row.verdict = Verdict::NotDrivable(e.0);
+            return row;
+        }
+        Err(e) => {
+            row.verdict = Verdict::Error(e.to_string());
+            return row;
+        }
+    };
+    row.real_ms = real.runner["timing"]["totalMs"].as_u64();
+    row.gateway_start_ms = real.runner["timing"]["gatewayStartMs"].as_u64();
+    let mut s = s.clone();
+    if let Some(sys) = &real.system_prompt {
+        s.setup.system_prompt = Some(sys.clone());
+    }
+    if let Some(tools) = real.trace.calls().find(|c| c.method == "assemble").and_then(|c| c.params["availableTools"].as_array()) {
+        s.setup.tools = tools.iter().filter_map(|t| t.as_str().map(str::to_string)).collect();
+    }
+    let cfg = RunConfig { engine: spec.clone(), driver: engine_args.driver(), state_root: state_root(), engine_config: config, via_http: false };
+    let (model, _server) = match crate::suite::model_for(&s, false).await {
         Ok(m) => m,
         Err(e) => {
             row.verdict = Verdict::Error(e);
             return row;
         }
     };
-    let reference = runtime::run(s, profile, &cfg, model).await;
+    let reference = runtime::run(&s, profile, &cfg, model).await;
     let _ = std::fs::remove_dir_all(&cfg.state_root);
-    match realhost::run(s, profile, &version, spec, config).await {
-        Ok(real) => {
-            row.real_ms = real.runner["timing"]["totalMs"].as_u64();
-            row.gateway_start_ms = real.runner["timing"]["gatewayStartMs"].as_u64();
-            row.verdict = match crate::twin::diff(&reference, &real.trace) {
-                None => Verdict::Equal,
-                Some(d) => Verdict::Differs(d),
-            };
-            if keep {
-                eprintln!("clawspec twin: real host work dir kept: {}", real.work_dir.display());
-            } else {
-                let _ = std::fs::remove_dir_all(&real.work_dir);
-            }
-        }
-        Err(RealHostError::NotDrivable(e)) => row.verdict = Verdict::NotDrivable(e.0),
-        Err(e) => row.verdict = Verdict::Error(e.to_string()),
+    row.verdict = match crate::twin::diff(&reference, &real.trace) {
+        None => Verdict::Equal,
+        Some(d) => Verdict::Differs(d),
+    };
+    if keep {
+        eprintln!("clawspec twin: real host work dir kept: {}", real.work_dir.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&real.work_dir);
     }
     row
 }

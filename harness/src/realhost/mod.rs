@@ -67,6 +67,17 @@ pub struct RealRun {
     /// `host-runner.mjs` result: per-step status and `timing` (wall clock).
     pub runner: Value,
     pub work_dir: PathBuf,
+    /// The system prompt of the host's first model request (Anthropic `system`).
+    pub system_prompt: Option<String>,
+}
+
+/// Anthropic's `system`: a string or an array of text blocks.
+fn system_text(body: &Value) -> Option<String> {
+    match &body["system"] {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(blocks) => Some(blocks.iter().filter_map(|b| b["text"].as_str()).collect::<Vec<_>>().join("\n")),
+        _ => None,
+    }
 }
 
 /// The bridge plugin directory: env `CLAWSPEC_OPENCLAW_BRIDGE`, else the
@@ -107,6 +118,10 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
             "engineConfig": engine_config.or_else(|| setup.engine_config.clone()),
         },
         "steps": plan.steps,
+        // Utility tasks (activity recaps, titles) would take scripted replies
+        // meant for the agent run: 2026.9.x skips the utility route when
+        // `utilityModel` is "" (docs/gateway/config-agents/models.md).
+        "agentDefaults": if version.0.as_str() >= "2026.9" { json!({"utilityModel": ""}) } else { json!({}) },
     });
     let plan_path = work.join("plan.json");
     std::fs::write(&plan_path, serde_json::to_vec_pretty(&runner_plan).unwrap()).map_err(|e| RealHostError::Run(e.to_string()))?;
@@ -128,7 +143,10 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     trace.engine.display = engine.display.clone();
     let mut runner = runner;
     runner["timing"]["clawspecMs"] = json!(started.elapsed().as_millis() as u64);
-    Ok(RealRun { trace, runner, work_dir: work })
+    let bodies = mock.received_bodies().await;
+    let _ = std::fs::write(work.join("provider-requests.json"), serde_json::to_vec_pretty(&bodies).unwrap_or_default());
+    let system_prompt = bodies.first().and_then(system_text);
+    Ok(RealRun { trace, runner, work_dir: work, system_prompt })
 }
 
 fn tempdir(prefix: &str) -> Result<PathBuf, RealHostError> {

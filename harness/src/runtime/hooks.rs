@@ -16,7 +16,11 @@ fn llm_callback() -> Value {
 }
 
 impl Sim<'_> {
-    pub fn runtime_settings(&self, prompt_budget: u64, degraded: Option<&str>) -> Option<Value> {
+    /// `runtimeSettings` with per-hook `limits` (real 2026.9.6 host, observed by
+    /// `clawspec twin`): bootstrap and maintain(bootstrap) carry `null/null`,
+    /// assemble `promptTokenBudget/reserve`, afterTurn and maintain(turn)
+    /// `contextTokenBudget/null`, compaction `budget/null`.
+    pub fn runtime_settings(&self, limits: (Option<u64>, Option<u64>), degraded: Option<&str>) -> Option<Value> {
         if !self.profile.runtime_settings {
             return None;
         }
@@ -25,19 +29,49 @@ impl Sim<'_> {
             requested_model: &self.scenario.setup.model,
             resolved_model: &self.setup.model,
             engine_id: &self.info.id,
-            prompt_token_budget: prompt_budget,
-            reserve_tokens: self.reserve(),
+            prompt_token_budget: limits.0,
+            reserve_tokens: limits.1,
             fallback_reason: None,
             degraded_reason: degraded,
         });
         Some(serde_json::to_value(s).expect("settings"))
     }
 
-    /// `sessionTarget` (2026.8.2+).
+    /// `sessionTarget` (2026.8.2+): the agent's session index
+    /// (`<state>/agents/<agent>/sessions/sessions.json` on the real 2026.9.6 host).
     pub fn session_target(&self) -> Option<Value> {
         self.profile.compact_params_v2026_8.then(|| {
             json!({"agentId": self.setup.agent_id, "sessionId": self.transcript.session_id,
-                   "sessionKey": self.setup.session_key, "storePath": format!("{}/sessions.db", self.state_str())})
+                   "sessionKey": self.setup.session_key, "storePath": format!("{}/agents/{}/sessions/sessions.json", self.state_str(), self.setup.agent_id)})
+        })
+    }
+
+    /// The bootstrap-time target also names the session's lifecycle revision
+    /// and the run that is writing it (real 2026.9.6 host, `clawspec twin`).
+    pub fn writer_session_target(&self) -> Option<Value> {
+        self.session_target().map(|mut t| {
+            t["expectedLifecycleRevision"] = json!(format!("rev-{}", self.transcript.session_id));
+            t["expectedWriterRunId"] = json!(format!("run-{:04}", self.turn));
+            t
+        })
+    }
+
+    /// The system prompt of this run (`setup.system_prompt`, else [`SYSTEM_PROMPT`]).
+    pub fn system_prompt(&self) -> &str {
+        self.setup.system_prompt.as_deref().unwrap_or(SYSTEM_PROMPT)
+    }
+
+    /// The transcript store a durable turn commits to (2026.9.6: the agent's
+    /// SQLite database, `<state>/agents/<agent>/agent/openclaw-agent.sqlite`).
+    pub fn commit_store_path(&self) -> String {
+        format!("{}/agents/{}/agent/openclaw-agent.sqlite", self.state_str(), self.setup.agent_id)
+    }
+
+    /// `sessionTarget` of commitTurn and the maintain after it.
+    pub fn commit_session_target(&self) -> Option<Value> {
+        self.profile.compact_params_v2026_8.then(|| {
+            json!({"agentId": self.setup.agent_id, "sessionId": self.transcript.session_id,
+                   "sessionKey": self.setup.session_key, "storePath": self.commit_store_path()})
         })
     }
 
@@ -75,26 +109,36 @@ impl Sim<'_> {
         let mut p = Map::new();
         p.insert("sessionId".into(), json!(self.transcript.session_id));
         p.insert("sessionKey".into(), json!(self.setup.session_key));
-        Self::put(&mut p, "sessionTarget", self.session_target());
+        Self::put(&mut p, "sessionTarget", self.writer_session_target());
         p.insert("sessionFile".into(), json!(self.session_file()));
-        Self::put(&mut p, "runtimeSettings", self.runtime_settings(self.settings_budget(), None));
+        Self::put(&mut p, "runtimeSettings", self.runtime_settings((None, None), None));
         p.insert("runtimeContext".into(), self.runtime_context(false));
         Value::Object(p)
     }
 
-    pub fn maintain_params(&mut self, deferred: bool) -> Value {
+    /// `reason`: `bootstrap` (limits null/null), `turn` (contextTokenBudget/null),
+    /// `compaction` (budget/null).
+    pub fn maintain_params(&mut self, deferred: bool, reason: &str) -> Value {
         let mut p = Map::new();
         p.insert("sessionId".into(), json!(self.transcript.session_id));
         p.insert("sessionKey".into(), json!(self.setup.session_key));
-        Self::put(&mut p, "sessionTarget", self.session_target());
+        let target = if reason == "bootstrap" { self.writer_session_target() } else { self.session_target() };
+        Self::put(&mut p, "sessionTarget", target.clone());
         p.insert("sessionFile".into(), json!(self.session_file()));
-        Self::put(&mut p, "runtimeSettings", self.runtime_settings(self.settings_budget(), None));
+        let limits = if reason == "bootstrap" { (None, None) } else { (Some(self.budget()), None) };
+        Self::put(&mut p, "runtimeSettings", self.runtime_settings(limits, None));
         let mut ctx = self.runtime_context(true);
+        if let (Some(t), true) = (target, reason == "bootstrap") {
+            ctx["sessionTarget"] = t;
+        }
         if deferred {
             ctx["allowDeferredCompactionExecution"] = json!(true);
         }
         p.insert("runtimeContext".into(), ctx);
-        if self.profile.compact_params_v2026_8 {
+        // 2026.9.6 passes an abortSignal to maintain only after a compaction
+        // and for deferred background maintenance (audit item 13; no signal on
+        // maintain(bootstrap) or the post-turn maintain on the real host).
+        if self.profile.compact_params_v2026_8 && (reason == "compaction" || deferred) {
             p.insert("abortSignal".into(), json!({"$abortSignal": self.ids.next("sig")}));
         }
         Value::Object(p)
@@ -121,7 +165,7 @@ impl Sim<'_> {
             return self.budget();
         }
         let est = |s: &str| self.profile.estimator.text(s);
-        let sys = if SYSTEM_PROMPT.trim().is_empty() { 0 } else { 12 + est(SYSTEM_PROMPT) };
+        let sys = if self.system_prompt().trim().is_empty() { 0 } else { 12 + est(self.system_prompt()) };
         let rendered = ((sys + 12 + est(prompt)) as f64 * 1.2).ceil() as u64;
         let prompt_budget = self.budget().saturating_sub(self.reserve()).max(1);
         prompt_budget.saturating_sub(rendered).max(1)
@@ -155,7 +199,7 @@ impl Sim<'_> {
         if let (true, Some(pr)) = (attempt_call, prompt) {
             p.insert("prompt".into(), json!(pr));
         }
-        Self::put(&mut p, "runtimeSettings", self.runtime_settings(self.settings_budget(), None));
+        Self::put(&mut p, "runtimeSettings", self.runtime_settings((Some(self.settings_budget()), Some(self.reserve())), None));
         if self.profile.rfc_assemble_fields {
             // RFC #82137 (seed 000 §2): three parallel arrays aligned with messages.
             p.insert("prePromptMessageCount".into(), json!(boundary));
@@ -206,7 +250,7 @@ impl Sim<'_> {
         }
         p.insert("runtimeContext".into(), Value::Object(ctx));
         let degraded = (trigger == "overflow").then_some("context_overflow");
-        Self::put(&mut p, "runtimeSettings", self.runtime_settings(token_budget, degraded));
+        Self::put(&mut p, "runtimeSettings", self.runtime_settings((Some(token_budget), None), degraded));
         // compact.abortSignal arrived in 2026.5.28.
         if self.profile.runtime_settings {
             p.insert("abortSignal".into(), json!({"$abortSignal": self.ids.next("sig")}));

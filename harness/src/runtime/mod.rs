@@ -277,7 +277,14 @@ impl<'a> Sim<'a> {
         self.setup.context_token_budget.unwrap_or(self.setup.context_window)
     }
 
+    /// `sessionFile` as the host passes it: the JSONL path, or — where the
+    /// release keeps transcripts in its SQLite store (2026.8+, `transcriptStorage:
+    /// {kind:"sqlite"}`) — the session key, which is what the real 2026.9.6
+    /// host puts there (observed by `clawspec twin`).
     pub fn session_file(&self) -> String {
+        if self.profile.compact_params_v2026_8 {
+            return self.setup.session_key.clone();
+        }
         self.transcript.path.to_string_lossy().into_owned()
     }
 

@@ -75,6 +75,15 @@ pub struct Profile {
     pub compact_params_v2026_8: bool,
     /// RFC #82137 assemble params (seed 000_f952e0e4f4186383.txt §2).
     pub rfc_assemble_fields: bool,
+    /// The engine instance resolved for an agent run is disposed when the run
+    /// ends, and nothing is disposed at session end (real 2026.9.6 gateway,
+    /// observed by `clawspec twin`: `dispose` after every turn's maintain).
+    pub dispose_per_run: bool,
+    /// `hadSessionFile` = the transcript already holds a message when the
+    /// attempt starts — for a durable turn that includes the admitted user
+    /// message, so even a new session bootstraps (2026.9.6 builtin-openclaw
+    /// `resolveExistingAttemptTranscriptState` → `hasSessionTranscriptMessage`).
+    pub bootstrap_after_admission: bool,
     /// Marker texts changed (the RFC's warning); see `contract::markers::drifted`.
     pub marker_drift: bool,
     /// Prompt texts of this release.
@@ -121,6 +130,8 @@ impl Profile {
             skip_light_isolated_spawn_prep: false,
             heartbeat_flag_on_after_turn: false,
             compact_params_v2026_8: false,
+            dispose_per_run: false,
+            bootstrap_after_admission: false,
             rfc_assemble_fields: false,
             marker_drift: false,
             prompt_texts: PromptTexts::V2026_4_26,
@@ -151,6 +162,8 @@ impl Profile {
             skip_light_isolated_spawn_prep: true,
             heartbeat_flag_on_after_turn: true,
             compact_params_v2026_8: true,
+            dispose_per_run: true,
+            bootstrap_after_admission: true,
             rfc_assemble_fields: false,
             marker_drift: false,
             prompt_texts: PromptTexts::V2026_9_6,

@@ -8,8 +8,9 @@ pub struct SettingsInput<'a> {
     pub requested_model: &'a str,
     pub resolved_model: &'a str,
     pub engine_id: &'a str,
-    pub prompt_token_budget: u64,
-    pub reserve_tokens: u64,
+    /// `limits` differ per hook (see `Limits` at the call sites).
+    pub prompt_token_budget: Option<u64>,
+    pub reserve_tokens: Option<u64>,
     pub fallback_reason: Option<&'a str>,
     pub degraded_reason: Option<&'a str>,
 }
@@ -30,8 +31,11 @@ pub fn build(i: &SettingsInput<'_>) -> RuntimeSettings {
         runtime: RuntimeSection {
             host: "openclaw".into(),
             mode: mode.into(),
-            harness_id: Some("embedded".into()),
-            runtime_id: Some("openclaw-embedded".into()),
+            // The embedded runner resolves no harness/runtime id (null on
+            // every hook of a gateway turn on the real 2026.9.6 host; seen by
+            // `clawspec twin`, docs/fidelity.md).
+            harness_id: None,
+            runtime_id: None,
         },
         model: ModelSection {
             requested: Some(i.requested_model.into()),
@@ -41,7 +45,7 @@ pub fn build(i: &SettingsInput<'_>) -> RuntimeSettings {
         },
         context_engine_selection: EngineSelection { selected_id: Some(i.engine_id.into()), source: "configured".into() },
         execution_host: ExecutionHost { id: Some("openclaw-embedded".into()), label: Some("OpenClaw embedded runner".into()) },
-        limits: Limits { prompt_token_budget: Some(i.prompt_token_budget), max_output_tokens: Some(i.reserve_tokens) },
+        limits: Limits { prompt_token_budget: i.prompt_token_budget, max_output_tokens: i.reserve_tokens },
         diagnostics: Diagnostics {
             fallback_reason: i.fallback_reason.map(normalize_reason),
             degraded_reason: i.degraded_reason.map(normalize_reason),

@@ -40,6 +40,7 @@ pub async fn run_script(sim: &mut Sim<'_>) -> Result<(), Abort> {
     for (i, step) in script.iter().enumerate() {
         sim.step = i;
         sim.clock.tick();
+        let run = matches!(step, Step::Turn(_) | Step::Announce(_) | Step::Collect(_) | Step::InterSession(_) | Step::Heartbeat(_));
         match step {
             Step::Turn(t) => user_turn(sim, t).await?,
             Step::Announce(a) => announce_turn(sim, std::slice::from_ref(a), &a.model, a.private).await?,
@@ -64,13 +65,19 @@ pub async fn run_script(sim: &mut Sim<'_>) -> Result<(), Abort> {
                 sim.note("orphan-user", "a crashed run left a user message without a reply");
             }
         }
+        if run && sim.profile.dispose_per_run {
+            sim.call("dispose", json!({}), CallMeta::default(), CallOptions::default()).await?;
+        }
     }
     sim.step = script.len();
     sim.turn += 1;
     sim.attempt = 0;
     sim.fire_hook("session_end").await?;
-    // dispose at the end of the session (openclaw §4.1 step 4).
-    sim.call("dispose", json!({}), CallMeta::default(), CallOptions::default()).await?;
+    // dispose at the end of the session (openclaw §4.1 step 4) — unless each
+    // run already disposed its engine instance.
+    if !sim.profile.dispose_per_run {
+        sim.call("dispose", json!({}), CallMeta::default(), CallOptions::default()).await?;
+    }
     sim.fire_hook("gateway_stop").await?;
     Ok(())
 }

@@ -10,7 +10,6 @@ use clawspec_contract::*;
 use serde_json::{json, Value};
 
 use super::callbacks::plan_compaction;
-use super::hooks::SYSTEM_PROMPT;
 use super::model::{ModelFailure, ModelRequest};
 use super::pipeline::{self, repair_pairing};
 use super::profile::OverflowRetry;
@@ -146,7 +145,13 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         sim.attempt_budget = Some(sim.assemble_budget(&prompt));
         // 1. bootstrap + maintain(bootstrap), every attempt, only when the
         //    transcript existed before it (`hadSessionFile`).
-        let had_session_file = if sim.attempt == 1 { existed_before_turn } else { sim.transcript.exists() };
+        let had_session_file = if sim.profile.bootstrap_after_admission {
+            sim.transcript.messages().iter().any(|m| !m.is_runtime_context_carrier())
+        } else if sim.attempt == 1 {
+            existed_before_turn
+        } else {
+            sim.transcript.exists()
+        };
         if had_session_file {
             let p = sim.bootstrap_params();
             // Host-side entry count: lets checks tell a re-import from new entries.
@@ -154,7 +159,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             let facts = [("transcriptEntries".to_string(), json!(entries)), ("transcriptRewrites".to_string(), json!(sim.rewrites))];
             let meta = CallMeta { facts: facts.into_iter().collect(), ..Default::default() };
             sim.call("bootstrap", p, meta, CallOptions::default()).await?;
-            let p = sim.maintain_params(false);
+            let p = sim.maintain_params(false, "bootstrap");
             sim.call("maintain", p, CallMeta::reason("bootstrap"), CallOptions::default()).await?;
         }
         // 2. history pipeline
@@ -444,7 +449,7 @@ fn precheck(sim: &mut Sim<'_>, history: &[AgentMessage], session: &[AgentMessage
     } else {
         sim.profile.estimator.messages(session)
     };
-    let total = est + sim.profile.estimator.text(SYSTEM_PROMPT) + sim.profile.estimator.text(prompt);
+    let total = est + sim.profile.estimator.text(sim.system_prompt()) + sim.profile.estimator.text(prompt);
     let limit = sim.budget().saturating_sub(sim.reserve());
     (total > limit).then(|| ModelFailure {
         kind: ModelErrorKind::Overflow,
@@ -521,7 +526,7 @@ async fn model_loop(
                 }
             }
         }
-        let system = format!("{SYSTEM_PROMPT}{}", spa.map(|s| format!("\n\n{s}")).unwrap_or_default());
+        let system = format!("{}{}", sim.system_prompt(), spa.map(|s| format!("\n\n{s}")).unwrap_or_default());
         let prompt_tokens = sim.profile.estimator.text(&system) + sim.profile.estimator.messages(&request);
         let Some(reply) = script.pop_front() else {
             return Err(Abort::Harness(format!("scenario script exhausted at turn {} model call {call_index}", sim.turn)));
@@ -667,12 +672,11 @@ async fn ingest_delta(sim: &mut Sim<'_>, inp: &TurnInput, all: &[AgentMessage], 
         p.insert("messages".into(), serde_json::to_value(&snapshot).unwrap());
         p.insert("prePromptMessageCount".into(), json!(pre));
         if sim.profile.heartbeat_flag_on_after_turn {
-            if let Some(h) = hb {
-                p.insert("isHeartbeat".into(), json!(h));
-            }
+            // 2026.9.6 always sends the flag (false on ordinary turns).
+            p.insert("isHeartbeat".into(), json!(hb.unwrap_or(false)));
         }
         p.insert("tokenBudget".into(), json!(sim.budget()));
-        if let Some(s) = sim.runtime_settings(sim.settings_budget(), None) {
+        if let Some(s) = sim.runtime_settings((Some(sim.budget()), None), None) {
             p.insert("runtimeSettings".into(), s);
         }
         let mut ctx = sim.runtime_context(true);
@@ -747,7 +751,7 @@ async fn finalize(
                         sim.note("commit-replay-scheduled", "host crash after commitTurn: the outbox entry will be replayed");
                         sim.outbox = Some(params);
                     }
-                    maintain_turn(sim).await?;
+                    maintain_after_commit(sim).await?;
                 }
             }
             Ok(())
@@ -769,9 +773,41 @@ async fn finalize(
 
 async fn maintain_turn(sim: &mut Sim<'_>) -> Result<(), Abort> {
     let deferred = sim.info.turn_maintenance_mode == Some(TurnMaintenanceMode::Background);
-    let p = sim.maintain_params(deferred);
+    let p = sim.maintain_params(deferred, "turn");
     sim.call("maintain", p, CallMeta::reason("turn"), CallOptions::default()).await?;
     Ok(())
+}
+
+/// maintain(turn) after a committed durable turn, as the real 2026.9.6 host
+/// sends it (observed by `clawspec twin`, docs/fidelity.md; audit item 14):
+/// `sessionFile` is the admission's session key, no runtimeSettings, no
+/// abortSignal, and the commit's small runtimeContext plus llm, sessionTarget
+/// and rewriteTranscriptEntries.
+async fn maintain_after_commit(sim: &mut Sim<'_>) -> Result<(), Abort> {
+    let deferred = sim.info.turn_maintenance_mode == Some(TurnMaintenanceMode::Background);
+    let mut ctx = commit_runtime_context(sim);
+    ctx["llm"] = json!({"complete": {"$callback": "llm.complete"}});
+    if let Some(t) = sim.commit_session_target() {
+        ctx["sessionTarget"] = t;
+    }
+    ctx["rewriteTranscriptEntries"] = json!({"$callback": "rewriteTranscriptEntries"});
+    if deferred {
+        ctx["allowDeferredCompactionExecution"] = json!(true);
+    }
+    let mut p = json!({"sessionId": sim.transcript.session_id, "sessionKey": sim.setup.session_key});
+    if let Some(t) = sim.commit_session_target() {
+        p["sessionTarget"] = t;
+    }
+    p["sessionFile"] = json!(sim.setup.session_key);
+    p["runtimeContext"] = ctx;
+    sim.call("maintain", p, CallMeta::reason("turn"), CallOptions::default()).await?;
+    Ok(())
+}
+
+/// The runtimeContext of commitTurn (2026.9.6): provider, model id, the
+/// model's context window and the token budget — nothing else.
+fn commit_runtime_context(sim: &Sim<'_>) -> Value {
+    json!({"provider": sim.setup.provider, "modelId": sim.setup.model, "modelContextWindow": sim.setup.context_window, "tokenBudget": sim.budget()})
 }
 
 /// commitTurn params (openclaw `src/agents/harness/context-engine-turn-attempt.ts`):
@@ -781,12 +817,16 @@ fn commit_params(sim: &Sim<'_>, idx: usize, entry_id: &str, heartbeat: bool) -> 
     let range: Vec<&AgentMessage> = entries[idx..].iter().map(|e| &e.message).filter(|m| !m.is_runtime_context_carrier()).collect();
     let anchor = |i: usize| {
         let e = &entries[i];
+        // The generation is an opaque hex string on the real host.
         json!({"agentId": sim.setup.agent_id, "sessionId": sim.transcript.session_id, "sessionKey": sim.setup.session_key,
-               "storePath": format!("{}/sessions.db", sim.state_str()), "generation": sim.transcript.generation,
+               "storePath": sim.commit_store_path(), "generation": format!("{:032x}", sim.transcript.generation),
                "entryId": e.id, "rawSeq": i + 1, "effectiveParentId": e.parent_id, "activeMessagePosition": i})
     };
     let logical = format!("turn-{}-{entry_id}", sim.transcript.session_id);
     let mut admission = anchor(idx);
+    if let AgentMessage::User(UserMessage { idempotency_key: Some(k), .. }) = &entries[idx].message {
+        admission["idempotencyKey"] = json!(k);
+    }
     admission["logicalTurnId"] = json!(logical);
     admission["role"] = json!("user");
     let last = entries.len() - 1;
@@ -794,16 +834,12 @@ fn commit_params(sim: &Sim<'_>, idx: usize, entry_id: &str, heartbeat: bool) -> 
         "advancementKey": logical, "admission": admission, "terminal": anchor(last), "messages": range,
         "sessionId": sim.transcript.session_id, "sessionKey": sim.setup.session_key,
     });
-    if let Some(t) = sim.session_target() {
+    if let Some(t) = sim.commit_session_target() {
         p["sessionTarget"] = t;
     }
-    if let Some(s) = sim.runtime_settings(sim.settings_budget(), None) {
-        p["runtimeSettings"] = s;
-    }
-    p["runtimeContext"] = sim.runtime_context(true);
-    if heartbeat {
-        p["isHeartbeat"] = json!(true);
-    }
+    // No runtimeSettings on commitTurn; the flag is always sent (2026.9.6).
+    p["isHeartbeat"] = json!(heartbeat);
+    p["runtimeContext"] = commit_runtime_context(sim);
     p
 }
 
@@ -840,7 +876,7 @@ pub async fn compact(sim: &mut Sim<'_>, params: Value, reason: &str) -> Result<C
         CallOutcome::Absent => CompactVerdict::NotCompacted,
     };
     if verdict == CompactVerdict::Compacted {
-        let p = sim.maintain_params(false);
+        let p = sim.maintain_params(false, "compaction");
         sim.call("maintain", p, CallMeta::reason("compaction"), CallOptions::default()).await?;
     }
     Ok(verdict)

@@ -66,6 +66,10 @@ pub struct Setup {
     pub compaction_timeout_ms: Option<u64>,
     /// Run the scenario through this mock provider over HTTP.
     pub http_provider: Option<String>,
+    /// The system prompt the simulated agent sends (default: a one-line
+    /// assistant prompt). Its size counts against the 2026.9.6 assemble budget;
+    /// `clawspec twin` sets it to the prompt the real host sent.
+    pub system_prompt: Option<String>,
 }
 
 impl Default for Setup {
@@ -88,6 +92,7 @@ impl Default for Setup {
             engine_config: None,
             compaction_timeout_ms: None,
             http_provider: None,
+            system_prompt: None,
         }
     }
 }

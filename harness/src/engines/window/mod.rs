@@ -254,11 +254,12 @@ impl Engine for Window {
         Ok(Value::Null)
     }
 
-    /// Drop per-session state. Outstanding rollback handles stay callable: a
-    /// JS `rollback()` closure also outlives its engine's `dispose()`.
+    /// The engine instance is done; the store is not. OpenClaw 2026.9.6
+    /// resolves an engine per agent run and disposes it when the run ends
+    /// (seen by `clawspec twin`), so a plugin keeps its sessions outside the
+    /// instance (lossless-claw: SQLite). This process is the plugin, so its
+    /// store outlives `dispose`, as do outstanding rollback handles.
     fn dispose(&mut self, _params: Value, _host: &mut HostLink<'_>) -> Outcome {
-        self.sessions.clear();
-        self.ended.clear();
         Ok(Value::Null)
     }
 }
