@@ -9,6 +9,8 @@ mod provider;
 mod record;
 mod lint;
 mod list;
+mod outputs;
+mod progress;
 mod run;
 
 use std::process::ExitCode;
