@@ -1,8 +1,8 @@
 //! Which scenario library a command uses: `--scenarios DIR` when given;
-//! otherwise `./scenarios`, then the checkout this binary was built from,
-//! then the library embedded in the binary — so an installed `clawspec` run
-//! from any folder still has its scenarios, and a missing default is never
-//! reported as if it were a lint error.
+//! otherwise `./scenarios`, else the library embedded in the binary at build
+//! time (build.rs rebuilds when scenarios/ changes) — so an installed
+//! `clawspec` run from any folder still has its scenarios, and a missing
+//! default is never reported as if it were a lint error.
 
 use std::path::{Path, PathBuf};
 
@@ -29,10 +29,6 @@ pub fn source(given: Option<&Path>) -> Source {
     let here = PathBuf::from("scenarios");
     if here.is_dir() {
         return Source::Dir(here);
-    }
-    let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
-    if checkout.is_dir() {
-        return Source::Dir(checkout);
     }
     Source::Shipped
 }
