@@ -127,6 +127,12 @@ fn merge_applies_the_baseline_the_shards_ran_with() {
     let m = json(&merged);
     assert!(m["profiles"].as_array().unwrap().iter().any(|p| p["baselined"].as_u64() > Some(0)), "{}", m["profiles"]);
     assert_eq!(m["baseline"]["stale"].as_array().unwrap().len(), 0);
+    let full = d.join("full.json");
+    assert_eq!(clawspec(&["certify", "--engine", MUTANT, "--scenario", SEL, "--baseline", s(&bl), "--report", s(&full)]).code, 0);
+    let f = json(&full);
+    for k in ["baseline", "profiles", "verdicts"] {
+        assert_eq!(m[k], f[k], "{k}: merged shards differ from the unsharded run");
+    }
     // Shards without a baseline, merged with --baseline: the same verdict.
     let (p1, p2) = (shard(&d, "1/2", &[]), shard(&d, "2/2", &[]));
     assert_eq!(clawspec(&["merge", s(&p1), s(&p2), "-o", s(&merged)]).code, 1);
