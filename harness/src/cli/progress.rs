@@ -46,7 +46,7 @@ impl Progress {
         let profiles = jobs.iter().map(|j| j.profile.id.as_str()).collect::<std::collections::BTreeSet<_>>().len();
         let bar = std::io::stderr().is_terminal().then(|| {
             let b = ProgressBar::new(jobs.len() as u64);
-            let style = ProgressStyle::with_template(&format!("{{bar:30}} {{pos}}/{{len}} runs ({scenarios} scenarios × {profiles} profiles) {{msg}}")).expect("template");
+            let style = ProgressStyle::with_template(&format!("{{bar:30}} {{pos}}/{{len}} runs ({scenarios} scenarios × {profiles} profiles) {{wide_msg}}")).expect("template");
             b.set_style(style);
             b.set_message("0 failing");
             b.enable_steady_tick(std::time::Duration::from_millis(250));
