@@ -89,6 +89,7 @@ fn merge_accepts_only_the_shards_of_one_run() {
     let o = clawspec(&["merge", s(&d.join("g2.json")), "-o", s(&merged)]);
     assert_eq!(o.code, 1, "an incomplete merge is not green: {}", o.stdout);
     assert!(o.stdout.contains("INCOMPLETE merge: shard(s) 1/2 missing"), "{}", o.stdout);
+    assert!(o.stdout.contains("overall: NOT CERTIFIED (incomplete merge)"), "{}", o.stdout);
     assert_eq!(json(&merged)["merged"]["complete"], false);
     assert_eq!(json(&merged)["merged"]["missing"], serde_json::json!(["1/2"]));
     // Refused, exit 2, saying why.

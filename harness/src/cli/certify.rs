@@ -63,7 +63,8 @@ pub async fn main(a: Args) -> u8 {
 }
 
 async fn run(a: Args) -> Result<u8, String> {
-    super::outputs::check_writable(&[("--report", &a.report), ("--junit", &a.junit), ("--markdown", &a.markdown), ("--html", &a.html)])?;
+    let rewritten_baseline = if a.update_baseline { a.baseline.clone() } else { None };
+    super::outputs::check_writable(&[("--report", &a.report), ("--junit", &a.junit), ("--markdown", &a.markdown), ("--html", &a.html), ("--baseline", &rewritten_baseline)])?;
     let shard = a.shard.as_deref().map(Shard::parse).transpose()?;
     let spec = a.engine.spec()?;
     let profiles = a.select.profiles()?;

@@ -89,7 +89,25 @@ pub fn terminal(r: &Report) -> String {
         ));
     }
     s.push_str(&format!("{} scenario runs, {} verdicts\n", r.runs.len(), r.verdicts.len()));
+    if r.profiles.iter().all(|p| p.certified) && !r.certified() {
+        s.push_str(&format!("overall: NOT CERTIFIED ({})\n", not_green_because(r).join(", ")));
+    }
     s
+}
+
+/// Why a report whose profiles all pass is still not green.
+fn not_green_because(r: &Report) -> Vec<&'static str> {
+    let mut why = Vec::new();
+    if r.merged.as_ref().is_some_and(|m| !m.complete) {
+        why.push("incomplete merge");
+    }
+    if r.baseline.as_ref().is_some_and(|b| !b.stale.is_empty()) {
+        why.push("stale baseline entries");
+    }
+    if !r.golden_drift.is_empty() {
+        why.push("golden drift");
+    }
+    why
 }
 
 pub fn markdown(r: &Report) -> String {
@@ -138,9 +156,10 @@ pub fn html(r: &Report) -> String {
         ));
     }
     format!(
-        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>clawspec report — {engine}</title>\n<style>body{{font:14px system-ui,sans-serif;margin:2em;max-width:72em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.3em .6em}}tr.ok td:nth-child(2){{color:#070}}tr.bad td:nth-child(2){{color:#b00;font-weight:bold}}pre{{background:#f4f4f4;padding:.5em}}details{{margin:.4em 0}}</style></head>\n<body><h1>clawspec: {engine}</h1><p>{verdict}</p>\n<table><tr><th>profile</th><th>verdict</th><th>pass</th><th>fail</th><th>warn</th><th>n/a</th><th>error</th></tr>\n{rows}</table>\n<h2>Failures and warnings</h2>\n{fails}</body></html>\n",
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>clawspec report — {engine}</title>\n<style>body{{font:14px system-ui,sans-serif;margin:2em;max-width:72em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.3em .6em}}tr.ok td:nth-child(2){{color:#070}}tr.bad td:nth-child(2){{color:#b00;font-weight:bold}}pre{{background:#f4f4f4;padding:.5em}}details{{margin:.4em 0}}</style></head>\n<body><h1>clawspec: {engine}</h1><p>{verdict}</p>\n{coverage}<table><tr><th>profile</th><th>verdict</th><th>pass</th><th>fail</th><th>warn</th><th>n/a</th><th>error</th></tr>\n{rows}</table>\n<h2>Failures and warnings</h2>\n{fails}</body></html>\n",
         engine = esc(&r.engine),
         verdict = if r.certified() { "Certified" } else { "Not certified" },
+        coverage = coverage(r).iter().map(|l| format!("<p>{}</p>\n", esc(l))).collect::<String>(),
     )
 }
 
