@@ -58,8 +58,9 @@ pub fn check(root: &Path, engine: &str, t: &Trace, bless: bool) -> Result<(), St
     match diff(&expected, &actual) {
         None => Ok(()),
         Some(_) if bless => {
-            std::fs::create_dir_all(p.parent().unwrap()).map_err(|e| e.to_string())?;
-            std::fs::write(&p, actual).map_err(|e| e.to_string())
+            let dir = p.parent().expect("a golden path has a folder");
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            std::fs::write(&p, actual).map_err(|e| format!("{}: {e}", p.display()))
         }
         Some(d) if expected.is_empty() => Err(format!("{}: no golden yet (bless to create)\n{}", p.display(), &d[..d.len().min(2000)])),
         Some(d) => Err(format!("{}: trace differs from the golden (- golden, + actual):\n{d}", p.display())),

@@ -1,5 +1,5 @@
 //! Reports end to end through the real `clawspec` binary: determinism, exit
-//! codes, every format (JUnit validated against the common XSD), baselines
+//! codes, every format (JUnit validated against the common XSD, in Rust), baselines
 //! (new / baselined / stale), diff, and shards merged back into one report.
 
 use std::path::{Path, PathBuf};
@@ -52,11 +52,74 @@ fn reports_are_byte_identical_and_valid() {
     assert_eq!(a.3, b.3, "HTML differs");
     assert_eq!(a.4, b.4, "terminal output differs");
     assert!(a.3.starts_with("<!doctype html>") && !a.3.contains("<script src") && !a.3.contains("<link "), "HTML must be self-contained");
-    // JUnit against the common JUnit XSD.
-    let xsd = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/junit-10.xsd");
-    match Command::new("xmllint").args(["--noout", "--schema", xsd.to_str().unwrap(), d.join("a.xml").to_str().unwrap()]).output() {
-        Ok(o) => assert!(o.status.success(), "JUnit does not validate:\n{}", String::from_utf8_lossy(&o.stderr)),
-        Err(_) => panic!("xmllint is required for this test (Debian package libxml2-utils; .ci/run installs it)"),
+    // JUnit against the common JUnit XSD (in Rust: no system package needed).
+    let violations = junit_violations(&a.1);
+    assert!(violations.is_empty(), "JUnit does not validate against junit-10.xsd:\n{}", violations.join("\n"));
+}
+
+/// Violations of `xml` against the vendored common JUnit XSD (empty: valid).
+fn junit_violations(xml: &str) -> Vec<String> {
+    let xsd_text = text_only_types(&std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/junit-10.xsd")).unwrap());
+    // Everything the XSD says must be enforced, or "valid" would mean less than it claims.
+    let skipped = xmlschema::support::unsupported(&oxml::parse(&xsd_text).expect("the XSD is XML"));
+    assert!(skipped.is_empty(), "the validator would skip parts of junit-10.xsd: {skipped:?}");
+    let schema = xmlschema::parse_schema(&xsd_text).expect("junit-10.xsd parses");
+    let doc = match oxml::parse(xml) {
+        Ok(d) => d,
+        Err(e) => return vec![format!("not well-formed XML: {e}")],
+    };
+    xmlschema::validate(&doc, &schema).violations.iter().map(|v| v.to_string()).collect()
+}
+
+/// The XSD's `mixed="true"` types (failure, error, skipped) hold attributes
+/// and text only. The validator crate does not implement `mixed` (it would
+/// reject their text), so each is rewritten to the equivalent text-only form,
+/// `simpleContent` extending `xs:string` with the same attributes.
+fn text_only_types(xsd: &str) -> String {
+    const OPEN: &str = "<xs:complexType mixed=\"true\">";
+    const CLOSE: &str = "</xs:complexType>";
+    let mut out = String::new();
+    let mut rest = xsd;
+    while let Some(at) = rest.find(OPEN) {
+        let body_start = at + OPEN.len();
+        let end = body_start + rest[body_start..].find(CLOSE).expect("closed complexType");
+        let body = &rest[body_start..end];
+        assert!(body.lines().all(|l| l.trim().is_empty() || l.trim().starts_with("<xs:attribute ")), "a mixed type with more than attributes: {body}");
+        out.push_str(&rest[..at]);
+        out.push_str(&format!("<xs:complexType><xs:simpleContent><xs:extension base=\"xs:string\">{body}</xs:extension></xs:simpleContent>{CLOSE}"));
+        rest = &rest[end + CLOSE.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn the_junit_schema_check_rejects_what_ci_would_not_read() {
+    let ok = "<testsuites><testsuite name=\"p\" tests=\"1\"><testcase name=\"c\"><failure message=\"m\">x</failure></testcase></testsuite></testsuites>";
+    assert!(junit_violations(ok).is_empty(), "{:?}", junit_violations(ok));
+    // A failing run's report: failures with text, skipped cases, system-out.
+    let d = tmp("junit-fail");
+    let j = d.join("fail.xml");
+    let (code, stdout, _) = clawspec(&["certify", "--engine", "builtin:window:split-tool-pair", "--scenario", "tool-loop-*", "--junit", j.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stdout}");
+    let xml = std::fs::read_to_string(&j).unwrap();
+    assert!(xml.contains("<failure ") && xml.contains("<skipped "), "{xml}");
+    let violations = junit_violations(&xml);
+    assert!(violations.is_empty(), "{}", violations.join("\n"));
+    for bad in [
+        // testcase without its required name
+        "<testsuites><testsuite name=\"p\" tests=\"1\"><testcase/></testsuite></testsuites>",
+        // testsuite without the required tests count
+        "<testsuites><testsuite name=\"p\"/></testsuites>",
+        // an element the format does not have
+        "<testsuites><testsuite name=\"p\" tests=\"1\"><testcase name=\"c\"><oops/></testcase></testsuite></testsuites>",
+        // skipped must come before failure
+        "<testsuites><testsuite name=\"p\" tests=\"1\"><testcase name=\"c\"><failure/><skipped/></testcase></testsuite></testsuites>",
+        // a failure holds text, not elements
+        "<testsuites><testsuite name=\"p\" tests=\"1\"><testcase name=\"c\"><failure><b/></failure></testcase></testsuite></testsuites>",
+        "<testsuites><testsuite",
+    ] {
+        assert!(!junit_violations(bad).is_empty(), "accepted: {bad}");
     }
 }
 

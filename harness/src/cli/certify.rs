@@ -2,12 +2,14 @@
 //! clauses, report. Exit 0 certified, 1 not certified (or stale baseline /
 //! golden drift), 2 usage or harness error.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use super::common::{state_root, EngineArgs, SelectArgs};
-use crate::report::{self, baseline::Baseline, render};
+use super::progress::Progress;
+use crate::report::baseline::{Baseline, Scope};
+use crate::report::selection::{Selection, Shard};
+use crate::report::{self, render};
 use crate::runtime::RunConfig;
 use crate::suite;
 use crate::trace::{Outcome, Trace};
@@ -50,15 +52,6 @@ pub struct Args {
     pub jobs: Option<usize>,
 }
 
-pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
-    let (k, n) = s.split_once('/').ok_or("--shard is K/N")?;
-    let (k, n): (usize, usize) = (k.parse().map_err(|_| "--shard K is not a number")?, n.parse().map_err(|_| "--shard N is not a number")?);
-    if n == 0 || k == 0 || k > n {
-        return Err(format!("--shard {s}: need 1 ≤ K ≤ N"));
-    }
-    Ok((k, n))
-}
-
 pub async fn main(a: Args) -> u8 {
     match run(a).await {
         Ok(code) => code,
@@ -70,6 +63,9 @@ pub async fn main(a: Args) -> u8 {
 }
 
 async fn run(a: Args) -> Result<u8, String> {
+    let rewritten_baseline = if a.update_baseline { a.baseline.clone() } else { None };
+    super::outputs::check_writable(&[("--report", &a.report), ("--junit", &a.junit), ("--markdown", &a.markdown), ("--html", &a.html), ("--baseline", &rewritten_baseline)])?;
+    let shard = a.shard.as_deref().map(Shard::parse).transpose()?;
     let spec = a.engine.spec()?;
     let profiles = a.select.profiles()?;
     let scenarios = a.select.load()?;
@@ -85,28 +81,22 @@ async fn run(a: Args) -> Result<u8, String> {
         Some(p) => return Err(format!("--baseline {}: no such file (use --update-baseline to create it)", p.display())),
         None => None,
     };
-    let mut jobs = suite::jobs(&scenarios, &profiles);
-    if let Some(s) = &a.shard {
-        let (k, n) = parse_shard(s)?;
-        // By scenario, so every profile of a scenario lands in the same shard
-        // (cross-profile clauses compare them).
-        let order: Vec<String> = scenarios.iter().map(|l| l.scenario.id.clone()).collect();
-        jobs.retain(|j| order.iter().position(|id| *id == j.scenario.id).is_some_and(|i| i % n == k - 1));
-    }
+    let ran = match shard {
+        Some(sh) => sh.take(scenarios.clone()),
+        None => scenarios.clone(),
+    };
+    let profile_ids: Vec<String> = profiles.iter().map(|p| p.id.clone()).collect();
+    let selection = Selection::new(&scenarios, &a.select.scenario, &profile_ids, &a.clauses, shard, &ran);
+    let jobs = suite::jobs(&ran, &profiles);
     let cfg = RunConfig { engine: spec.clone(), driver: a.engine.driver(), state_root: state_root(), engine_config: config, via_http: a.engine.via_http };
     let started = Instant::now();
-    let bar = progress(jobs.len() as u64);
-    let bar2 = bar.clone();
-    let traces: Vec<Trace> = suite::run_jobs(jobs, &cfg, a.jobs.unwrap_or_else(suite::default_parallelism), move |t| {
-        bar2.set_message(format!("{} × {}", t.scenario, t.profile));
-        bar2.inc(1);
-    })
-    .await;
-    bar.finish_and_clear();
+    let progress = Progress::new(&jobs, &a.clauses, a.strict);
+    let on_done = progress.clone();
+    let traces: Vec<Trace> = suite::run_jobs(jobs, &cfg, a.jobs.unwrap_or_else(suite::default_parallelism), move |t| on_done.finished(t)).await;
+    progress.finish();
     let _ = std::fs::remove_dir_all(&cfg.state_root);
     let verdicts = crate::check::evaluate_all(&traces, &a.clauses);
-    let profile_ids: Vec<String> = profiles.iter().map(|p| p.id.clone()).collect();
-    let mut r = report::build(&spec.display, &traces, verdicts, &profile_ids, a.strict, a.shard.clone());
+    let mut r = report::build(&spec.display, &traces, verdicts, &profile_ids, a.strict, Some(selection));
     if let Some(dir) = &a.golden {
         let engine_dir = crate::golden::engine_dir_name(&spec.display);
         for t in &traces {
@@ -116,17 +106,14 @@ async fn run(a: Args) -> Result<u8, String> {
         }
     }
     if let Some(b) = &baseline {
-        let blocking: Vec<&crate::check::Verdict> = r.verdicts.iter().filter(|v| report::blocks(v, r.strict)).collect();
         if a.update_baseline {
-            let nb = Baseline::from_failures(&blocking, b);
-            let path = a.baseline.as_ref().unwrap();
+            let path = a.baseline.as_ref().expect("--update-baseline requires --baseline");
+            let nb = b.updated(&r.verdicts.iter().filter(|v| report::blocks(v, r.strict)).collect::<Vec<_>>(), &Scope { runs: &r.executed(), clauses: &a.clauses });
             std::fs::write(path, nb.to_json()).map_err(|e| format!("{}: {e}", path.display()))?;
             eprintln!("wrote {} baseline entries to {}", nb.entries.len(), path.display());
-            r.baseline = Some(nb.apply(&blocking));
-            r.profiles = report::summarize(&r.verdicts, &profile_ids, r.strict, &|v| nb.forgives(v));
+            r.apply_baseline(&nb);
         } else {
-            r.baseline = Some(b.apply(&blocking));
-            r.profiles = report::summarize(&r.verdicts, &profile_ids, r.strict, &|v| b.forgives(v));
+            r.apply_baseline(b);
         }
     }
     let mut with_timing = r.clone();
@@ -147,13 +134,4 @@ fn write_opt(path: &Option<PathBuf>, text: &str) -> Result<(), String> {
         std::fs::write(p, text).map_err(|e| format!("{}: {e}", p.display()))?;
     }
     Ok(())
-}
-
-fn progress(n: u64) -> indicatif::ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return indicatif::ProgressBar::hidden();
-    }
-    let b = indicatif::ProgressBar::new(n);
-    b.set_style(indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").unwrap());
-    b
 }

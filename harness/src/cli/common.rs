@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::driver::{DriverConfig, EngineSpec};
 use crate::runtime::profile::Profile;
-use crate::scenario::{load_dir, Located};
+use crate::scenario::Located;
 
 #[derive(Args, Debug, Clone)]
 pub struct EngineArgs {
@@ -39,15 +39,15 @@ pub struct EngineArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct SelectArgs {
-    /// Scenario directory.
-    #[arg(long, default_value = "scenarios")]
-    pub scenarios: PathBuf,
+    /// Scenario directory (default: ./scenarios, else the library shipped with clawspec).
+    #[arg(long)]
+    pub scenarios: Option<PathBuf>,
     /// Profiles to run (repeatable); default: all three. Append `+marker-drift` for the variant.
     #[arg(long = "profile")]
     pub profiles: Vec<String>,
-    /// Only scenarios whose id matches this glob (`*` and `?`).
+    /// Only scenarios whose id matches this glob (`*` and `?`); repeatable: the union.
     #[arg(long = "scenario")]
-    pub scenario: Option<String>,
+    pub scenario: Vec<String>,
 }
 
 impl EngineArgs {
@@ -198,18 +198,17 @@ impl SelectArgs {
             .collect()
     }
 
-    /// The scenario directory: as given, or — for the default `scenarios`
-    /// when the current directory has none — the library this build ships.
-    pub fn scenario_dir(&self) -> PathBuf {
-        if self.scenarios == Path::new("scenarios") && !self.scenarios.exists() {
-            return Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
-        }
-        self.scenarios.clone()
-    }
-
+    /// Every scenario of the chosen library matching any `--scenario` glob
+    /// (all when none is given), in id order. A glob that matches nothing is
+    /// reported with the library it searched.
     pub fn load(&self) -> Result<Vec<Located>, String> {
-        let all = load_dir(&self.scenario_dir()).map_err(|errs| errs.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))?;
-        Ok(all.into_iter().filter(|l| self.scenario.as_deref().is_none_or(|g| glob_match(g, &l.scenario.id))).collect())
+        let all = crate::scenario::library::load(self.scenarios.as_deref())?;
+        for g in &self.scenario {
+            if !all.iter().any(|l| glob_match(g, &l.scenario.id)) {
+                return Err(format!("--scenario {g:?} matches no scenario in {}", crate::scenario::library::describe(self.scenarios.as_deref())));
+            }
+        }
+        Ok(all.into_iter().filter(|l| self.scenario.is_empty() || self.scenario.iter().any(|g| glob_match(g, &l.scenario.id))).collect())
     }
 }
 

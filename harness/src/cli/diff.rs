@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::report::{diff, Report};
+use crate::report::{diff, merge, Report};
 
 #[derive(clap::Args, Debug)]
 pub struct DiffArgs {
@@ -17,6 +17,9 @@ pub struct MergeArgs {
     pub reports: Vec<PathBuf>,
     #[arg(short, long)]
     pub output: PathBuf,
+    /// Apply this baseline to the merged verdicts (default: the one the shards ran with).
+    #[arg(long)]
+    pub baseline: Option<PathBuf>,
 }
 
 pub fn load(p: &PathBuf) -> Result<Report, String> {
@@ -39,18 +42,18 @@ pub fn diff_main(a: DiffArgs) -> u8 {
 }
 
 pub fn merge_main(a: MergeArgs) -> u8 {
-    let parts: Result<Vec<Report>, String> = a.reports.iter().map(load).collect();
-    match parts.and_then(Report::merge) {
-        Ok(r) => match std::fs::write(&a.output, r.to_json()) {
-            Ok(()) => {
-                print!("{}", crate::report::render::terminal(&r));
-                if r.certified() { super::EXIT_OK } else { super::EXIT_FAILURES }
-            }
-            Err(e) => {
-                eprintln!("clawspec merge: {}: {e}", a.output.display());
-                super::EXIT_USAGE
-            }
-        },
+    let run = || -> Result<Report, String> {
+        let baseline = a.baseline.as_deref().map(crate::report::baseline::Baseline::load).transpose()?;
+        let parts = a.reports.iter().map(|p| Ok(merge::Part { name: p.display().to_string(), report: load(p)? })).collect::<Result<Vec<_>, String>>()?;
+        let r = merge::merge(parts, baseline.as_ref())?;
+        std::fs::write(&a.output, r.to_json()).map_err(|e| format!("{}: {e}", a.output.display()))?;
+        Ok(r)
+    };
+    match run() {
+        Ok(r) => {
+            print!("{}", crate::report::render::terminal(&r));
+            if r.certified() { super::EXIT_OK } else { super::EXIT_FAILURES }
+        }
         Err(e) => {
             eprintln!("clawspec merge: {e}");
             super::EXIT_USAGE

@@ -7,8 +7,9 @@ pub struct Args {
     /// What to list.
     #[arg(default_value = "scenarios", value_parser = ["scenarios", "profiles", "engines", "clauses"])]
     pub what: String,
-    #[arg(long, default_value = "scenarios")]
-    pub scenarios: std::path::PathBuf,
+    /// Scenario directory (default: ./scenarios, else the shipped library).
+    #[arg(long)]
+    pub scenarios: Option<std::path::PathBuf>,
 }
 
 pub fn main(a: Args) -> u8 {
@@ -25,17 +26,15 @@ pub fn main(a: Args) -> u8 {
             }
         }
         "clauses" => return crate::check::print_catalogue(),
-        _ => match crate::scenario::load_dir(&a.scenarios) {
+        _ => match crate::scenario::library::load(a.scenarios.as_deref()) {
             Ok(all) => {
                 for l in all {
                     let profiles = if l.scenario.profiles.is_empty() { "all".to_string() } else { l.scenario.profiles.join(",") };
                     println!("{:<44} [{}] {}", l.scenario.id, profiles, l.scenario.title);
                 }
             }
-            Err(errs) => {
-                for e in errs {
-                    eprintln!("{e}");
-                }
+            Err(e) => {
+                eprintln!("{e}");
                 return super::EXIT_USAGE;
             }
         },

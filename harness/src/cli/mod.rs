@@ -10,6 +10,8 @@ mod provider;
 mod record;
 mod lint;
 mod list;
+mod outputs;
+mod progress;
 mod run;
 mod twin;
 

@@ -20,6 +20,11 @@ pub struct Args {
 
 pub async fn main(a: Args) -> u8 {
     let run = async {
+        // The output folder is made (or refused) before any engine runs.
+        if a.out.exists() && !a.out.is_dir() {
+            return Err(format!("--out {}: not a directory", a.out.display()));
+        }
+        std::fs::create_dir_all(&a.out).map_err(|e| format!("--out {}: {e}", a.out.display()))?;
         let spec = a.engine.spec()?;
         let profiles = a.select.profiles()?;
         let scenarios = a.select.load()?;

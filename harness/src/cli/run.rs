@@ -1,7 +1,9 @@
-//! `clawspec run --scenario ID --profile P [--engine …] [--json]`: one trace.
+//! `clawspec run --scenario ID|GLOB [--profile P…] [--engine …] [--json]`:
+//! the trace of each selected scenario × profile (one trace: the golden
+//! format; several with `--json`: a JSON array of them).
 
 use super::common::{state_root, EngineArgs, SelectArgs};
-use crate::runtime::{self, RunConfig};
+use crate::runtime::RunConfig;
 use crate::trace::{Event, Outcome, ReplyRecord, Trace};
 
 #[derive(clap::Args, Debug)]
@@ -16,61 +18,52 @@ pub struct Args {
 }
 
 pub async fn main(a: Args) -> u8 {
-    let spec = match a.engine.spec() {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("clawspec: {e}");
-            return super::EXIT_USAGE;
-        }
-    };
-    let (Some(id), [profile]) = (a.select.scenario.as_deref(), a.select.profiles.as_slice()) else {
-        eprintln!("clawspec run: give exactly one --scenario ID and one --profile P");
-        return super::EXIT_USAGE;
-    };
-    let profile = match crate::runtime::profile::Profile::by_id(profile) {
-        Some(p) => p,
-        None => {
-            eprintln!("clawspec run: unknown profile {profile:?}");
-            return super::EXIT_USAGE;
-        }
-    };
-    let all = match a.select.load() {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("{e}");
-            return super::EXIT_USAGE;
-        }
-    };
-    let Some(l) = all.into_iter().find(|l| l.scenario.id == id) else {
-        eprintln!("clawspec run: no scenario {id:?} in {}", a.select.scenarios.display());
-        return super::EXIT_USAGE;
-    };
-    let config = match a.engine.config() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("clawspec: {e}");
-            return super::EXIT_USAGE;
-        }
-    };
-    let cfg = RunConfig { engine: spec, driver: a.engine.driver(), state_root: state_root(), engine_config: config, via_http: a.engine.via_http };
-    let (model, _server) = match crate::suite::model_for(&l.scenario, cfg.via_http).await {
-        Ok(m) => m,
+    match run(a).await {
+        Ok(code) => code,
         Err(e) => {
             eprintln!("clawspec run: {e}");
-            return super::EXIT_USAGE;
+            super::EXIT_USAGE
         }
-    };
-    let trace = runtime::run(&l.scenario, &profile, &cfg, model).await;
+    }
+}
+
+/// Every scenario matching `--scenario` (ids or globs, repeatable) under
+/// every `--profile` given, or every profile the scenario applies to.
+async fn run(a: Args) -> Result<u8, String> {
+    if a.select.scenario.is_empty() {
+        return Err("give --scenario ID (or a glob such as 'overflow-*'); `clawspec certify` runs the whole library".into());
+    }
+    let spec = a.engine.spec()?;
+    let profiles = a.select.profiles()?;
+    let scenarios = a.select.load()?;
+    let config = a.engine.config()?;
+    let jobs = crate::suite::jobs(&scenarios, &profiles);
+    if jobs.is_empty() {
+        return Err(format!("no selected scenario applies to profile(s) {}", profiles.iter().map(|p| p.id.as_str()).collect::<Vec<_>>().join(", ")));
+    }
+    let cfg = RunConfig { engine: spec, driver: a.engine.driver(), state_root: state_root(), engine_config: config, via_http: a.engine.via_http };
+    let parallel = if jobs.len() == 1 { 1 } else { crate::suite::default_parallelism() };
+    let mut traces = crate::suite::run_jobs(jobs, &cfg, parallel, |_| {}).await;
     let _ = std::fs::remove_dir_all(&cfg.state_root);
-    if a.json {
-        print!("{}", trace.to_pretty_json());
-    } else {
-        print!("{}", human(&trace));
+    let order = |p: &str| crate::runtime::profile::PROFILE_IDS.iter().position(|x| *x == p).unwrap_or(usize::MAX);
+    traces.sort_by(|x, y| (&x.scenario, order(&x.profile), &x.profile).cmp(&(&y.scenario, order(&y.profile), &y.profile)));
+    match (a.json, traces.as_slice()) {
+        (true, [one]) => print!("{}", one.to_pretty_json()),
+        (true, many) => {
+            let all: Vec<serde_json::Value> = many.iter().map(|t| serde_json::from_str(&t.to_pretty_json()).expect("trace JSON")).collect();
+            println!("{}", serde_json::to_string_pretty(&all).expect("traces serialise"));
+        }
+        (false, all) => {
+            for (i, t) in all.iter().enumerate() {
+                if i > 0 {
+                    println!();
+                }
+                print!("{}", human(t));
+            }
+        }
     }
-    match trace.outcome {
-        Outcome::Completed { .. } => super::EXIT_OK,
-        _ => super::EXIT_FAILURES,
-    }
+    let completed = traces.iter().all(|t| matches!(t.outcome, Outcome::Completed { .. }));
+    Ok(if completed { super::EXIT_OK } else { super::EXIT_FAILURES })
 }
 
 /// A readable rendering of a trace: one line per call, model call and note.

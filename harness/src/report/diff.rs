@@ -34,7 +34,7 @@ pub fn diff(old: &Report, new: &Report) -> Diff {
                 } else if bad(*os) && !bad(*ns) {
                     d.newly_passing.push(format!("{}: {os:?} → {ns:?}", name(k)));
                 } else if os == ns && od != nd {
-                    d.changed_messages.push(format!("{}: {:?} → {:?}", name(k), od.first(), nd.first()));
+                    d.changed_messages.push(format!("{}: {} → {}", name(k), first_detail(od), first_detail(nd)));
                 }
             }
         }
@@ -43,6 +43,11 @@ pub fn diff(old: &Report, new: &Report) -> Diff {
         d.removed.push(name(k));
     }
     d
+}
+
+/// A verdict's first detail line as plain text (never Rust's `Some("…")`).
+fn first_detail(details: &[String]) -> String {
+    details.first().map(|d| d.lines().next().unwrap_or_default().to_string()).unwrap_or_else(|| "(no detail)".into())
 }
 
 impl Diff {
@@ -65,5 +70,23 @@ impl Diff {
             }
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{Level, Verdict};
+
+    fn report(detail: &str) -> Report {
+        let v = Verdict { clause: "CE-ASM-003".into(), level: Level::Must, scenario: "s".into(), profile: "p".into(), status: Status::Fail, details: vec![detail.into()], error_kind: None };
+        super::super::build("e", &[], vec![v], &["p".into()], false, None)
+    }
+
+    #[test]
+    fn changed_messages_are_plain_text() {
+        let d = diff(&report("old reason"), &report("new reason"));
+        assert_eq!(d.changed_messages, ["CE-ASM-003 s p: old reason → new reason"]);
+        assert!(!d.render().contains("Some("), "{}", d.render());
     }
 }

@@ -6,7 +6,9 @@
 pub mod baseline;
 pub mod diff;
 pub mod junit;
+pub mod merge;
 pub mod render;
+pub mod selection;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -14,7 +16,8 @@ use serde::{Deserialize, Serialize};
 use crate::check::{Level, Status, Verdict};
 use crate::trace::{Outcome, Trace};
 
-pub const REPORT_VERSION: u32 = 1;
+/// 2: `selection` and `merged` replace the bare `shard` string.
+pub const REPORT_VERSION: u32 = 2;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -25,8 +28,13 @@ pub struct Report {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine_info: Option<serde_json::Value>,
     pub strict: bool,
+    /// What was run: scenario set digest, profiles, clauses, shard K/N.
+    /// Absent only in reports of older clawspec versions (which cannot be merged).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<String>,
+    pub selection: Option<selection::Selection>,
+    /// Set by `clawspec merge`: which shards went in and whether any is missing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged: Option<merge::Merged>,
     pub profiles: Vec<ProfileSummary>,
     pub runs: Vec<RunSummary>,
     pub verdicts: Vec<Verdict>,
@@ -121,7 +129,7 @@ pub fn summarize(verdicts: &[Verdict], profiles: &[String], strict: bool, forgiv
         .collect()
 }
 
-pub fn build(engine: &str, traces: &[Trace], mut verdicts: Vec<Verdict>, profiles: &[String], strict: bool, shard: Option<String>) -> Report {
+pub fn build(engine: &str, traces: &[Trace], mut verdicts: Vec<Verdict>, profiles: &[String], strict: bool, selection: Option<selection::Selection>) -> Report {
     // One canonical order, so shard reports merge into exactly the full report.
     verdicts.sort_by(|a, b| (&a.scenario, &a.profile, &a.clause).cmp(&(&b.scenario, &b.profile, &b.clause)));
     let engine_info = traces.iter().find_map(|t| t.engine.info.clone());
@@ -131,7 +139,8 @@ pub fn build(engine: &str, traces: &[Trace], mut verdicts: Vec<Verdict>, profile
         engine: engine.into(),
         engine_info,
         strict,
-        shard,
+        selection,
+        merged: None,
         profiles: summarize(&verdicts, profiles, strict, &|_| false),
         runs: {
             let mut r: Vec<RunSummary> = traces.iter().map(run_summary).collect();
@@ -146,10 +155,13 @@ pub fn build(engine: &str, traces: &[Trace], mut verdicts: Vec<Verdict>, profile
 }
 
 impl Report {
+    /// Green only when every profile is certified, no baseline entry is
+    /// stale, no golden drifted and — for a merge — no shard is missing.
     pub fn certified(&self) -> bool {
         self.profiles.iter().all(|p| p.certified)
             && self.baseline.as_ref().is_none_or(|b| b.stale.is_empty())
             && self.golden_drift.is_empty()
+            && self.merged.as_ref().is_none_or(|m| m.complete)
     }
 
     pub fn to_json(&self) -> String {
@@ -158,28 +170,19 @@ impl Report {
         s
     }
 
-    /// Merge shard reports: runs and verdicts concatenated and re-sorted,
-    /// summaries recounted. Timing dropped.
-    pub fn merge(parts: Vec<Report>) -> Result<Report, String> {
-        let mut it = parts.into_iter();
-        let mut base = it.next().ok_or("nothing to merge")?;
-        for r in it {
-            if r.engine != base.engine || r.strict != base.strict {
-                return Err(format!("cannot merge reports of different runs ({} vs {})", r.engine, base.engine));
-            }
-            base.runs.extend(r.runs);
-            base.verdicts.extend(r.verdicts);
-            base.golden_drift.extend(r.golden_drift);
-        }
-        base.runs.sort_by(|a, b| (&a.scenario, &a.profile).cmp(&(&b.scenario, &b.profile)));
-        base.runs.dedup_by(|a, b| a.scenario == b.scenario && a.profile == b.profile);
-        base.verdicts.sort_by(|a, b| (&a.scenario, &a.profile, &a.clause).cmp(&(&b.scenario, &b.profile, &b.clause)));
-        let mut profiles: Vec<String> = base.profiles.iter().map(|p| p.profile.clone()).collect();
-        profiles.sort_by_key(|p| crate::runtime::profile::PROFILE_IDS.iter().position(|x| x == p).unwrap_or(99));
-        base.profiles = summarize(&base.verdicts, &profiles, base.strict, &|_| false);
-        base.shard = None;
-        base.timing = None;
-        base.baseline = None;
-        Ok(base)
+    /// The scenario × profile pairs this report executed.
+    pub fn executed(&self) -> Vec<(String, String)> {
+        self.runs.iter().map(|r| (r.scenario.clone(), r.profile.clone())).collect()
+    }
+
+    /// Apply a baseline: forgiven failures counted as `baselined`, entries
+    /// judged only against the pairs (and clauses) this report executed.
+    pub fn apply_baseline(&mut self, b: &baseline::Baseline) {
+        let runs = self.executed();
+        let clauses = self.selection.as_ref().map(|s| s.clauses.clone()).unwrap_or_default();
+        let blocking: Vec<&Verdict> = self.verdicts.iter().filter(|v| blocks(v, self.strict)).collect();
+        self.baseline = Some(b.apply(&blocking, &baseline::Scope { runs: &runs, clauses: &clauses }));
+        let profiles: Vec<String> = self.profiles.iter().map(|p| p.profile.clone()).collect();
+        self.profiles = summarize(&self.verdicts, &profiles, self.strict, &|v| b.forgives(v));
     }
 }

@@ -13,14 +13,34 @@ fn notable<'a>(r: &'a Report) -> Vec<&'a Verdict> {
     r.verdicts.iter().filter(|v| matches!(v.status, Status::Fail | Status::Warn | Status::Error)).collect()
 }
 
-/// One-line reproduction of a scenario × profile run.
+/// One-line reproduction of a scenario × profile run, quoted for a POSIX
+/// shell (an engine command may itself hold quotes and spaces).
 pub fn repro(engine: &str, v: &Verdict) -> String {
-    let engine_arg = if engine.starts_with("plugin:") {
-        format!("--plugin '{}'", engine.trim_start_matches("plugin:"))
-    } else {
-        format!("--engine '{engine}'")
+    let (flag, value) = match engine.strip_prefix("plugin:") {
+        Some(path) => ("--plugin", path),
+        None => ("--engine", engine),
     };
-    format!("clawspec run --scenario {} --profile {} {engine_arg}", v.scenario, v.profile)
+    shell_words::join(["clawspec", "run", "--scenario", &v.scenario, "--profile", &v.profile, flag, value])
+}
+
+/// Lines about what this report covers: a merge (complete or not) and
+/// baseline entries it did not judge.
+fn coverage(r: &Report) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(m) = &r.merged {
+        if m.complete {
+            out.push(format!("merged shards {} (complete)", m.shards.join(", ")));
+        } else {
+            out.push(format!("INCOMPLETE merge: shard(s) {} missing (merged {}) — not a verdict on the whole selection", m.missing.join(", "), m.shards.join(", ")));
+        }
+    }
+    if let Some(sh) = r.selection.as_ref().and_then(|s| s.shard) {
+        out.push(format!("shard {sh}: {} of {} selected scenarios", r.selection.as_ref().map_or(0, |s| s.scenarios.len()), r.selection.as_ref().map_or(0, |s| s.scenario_count)));
+    }
+    if let Some(b) = r.baseline.as_ref().filter(|b| !b.outside_selection.is_empty()) {
+        out.push(format!("{} baseline entr{} outside this selection, not judged", b.outside_selection.len(), if b.outside_selection.len() == 1 { "y" } else { "ies" }));
+    }
+    out
 }
 
 pub fn terminal(r: &Report) -> String {
@@ -57,6 +77,9 @@ pub fn terminal(r: &Report) -> String {
         }
     }
     s.push_str(&format!("\nengine {}{}\n", r.engine, if r.strict { " (strict)" } else { "" }));
+    for line in coverage(r) {
+        s.push_str(&format!("{line}\n"));
+    }
     s.push_str(&format!("{:<34} {:>6} {:>5} {:>5} {:>5} {:>5} {:>5} {:>9}  verdict\n", "profile", "pass", "fail", "warn", "info", "n/a", "error", "baselined"));
     for p in &r.profiles {
         s.push_str(&format!(
@@ -66,11 +89,32 @@ pub fn terminal(r: &Report) -> String {
         ));
     }
     s.push_str(&format!("{} scenario runs, {} verdicts\n", r.runs.len(), r.verdicts.len()));
+    if r.profiles.iter().all(|p| p.certified) && !r.certified() {
+        s.push_str(&format!("overall: NOT CERTIFIED ({})\n", not_green_because(r).join(", ")));
+    }
     s
+}
+
+/// Why a report whose profiles all pass is still not green.
+fn not_green_because(r: &Report) -> Vec<&'static str> {
+    let mut why = Vec::new();
+    if r.merged.as_ref().is_some_and(|m| !m.complete) {
+        why.push("incomplete merge");
+    }
+    if r.baseline.as_ref().is_some_and(|b| !b.stale.is_empty()) {
+        why.push("stale baseline entries");
+    }
+    if !r.golden_drift.is_empty() {
+        why.push("golden drift");
+    }
+    why
 }
 
 pub fn markdown(r: &Report) -> String {
     let mut s = format!("## clawspec: `{}` {}\n\n", r.engine, if r.certified() { "✅ certified" } else { "❌ not certified" });
+    for line in coverage(r) {
+        s.push_str(&format!("{line}\n\n"));
+    }
     s.push_str("| profile | verdict | pass | fail | warn | n/a | error | baselined |\n|---|---|---:|---:|---:|---:|---:|---:|\n");
     for p in &r.profiles {
         s.push_str(&format!(
@@ -112,8 +156,26 @@ pub fn html(r: &Report) -> String {
         ));
     }
     format!(
-        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>clawspec report — {engine}</title>\n<style>body{{font:14px system-ui,sans-serif;margin:2em;max-width:72em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.3em .6em}}tr.ok td:nth-child(2){{color:#070}}tr.bad td:nth-child(2){{color:#b00;font-weight:bold}}pre{{background:#f4f4f4;padding:.5em}}details{{margin:.4em 0}}</style></head>\n<body><h1>clawspec: {engine}</h1><p>{verdict}</p>\n<table><tr><th>profile</th><th>verdict</th><th>pass</th><th>fail</th><th>warn</th><th>n/a</th><th>error</th></tr>\n{rows}</table>\n<h2>Failures and warnings</h2>\n{fails}</body></html>\n",
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>clawspec report — {engine}</title>\n<style>body{{font:14px system-ui,sans-serif;margin:2em;max-width:72em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.3em .6em}}tr.ok td:nth-child(2){{color:#070}}tr.bad td:nth-child(2){{color:#b00;font-weight:bold}}pre{{background:#f4f4f4;padding:.5em}}details{{margin:.4em 0}}</style></head>\n<body><h1>clawspec: {engine}</h1><p>{verdict}</p>\n{coverage}<table><tr><th>profile</th><th>verdict</th><th>pass</th><th>fail</th><th>warn</th><th>n/a</th><th>error</th></tr>\n{rows}</table>\n<h2>Failures and warnings</h2>\n{fails}</body></html>\n",
         engine = esc(&r.engine),
         verdict = if r.certified() { "Certified" } else { "Not certified" },
+        coverage = coverage(r).iter().map(|l| format!("<p>{}</p>\n", esc(l))).collect::<String>(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::Level;
+
+    #[test]
+    fn reproduce_lines_survive_quotes_in_the_engine_command() {
+        let v = Verdict { clause: "CE-ASM-003".into(), level: Level::Must, scenario: "tool-loop".into(), profile: "openclaw-2026.9.6".into(), status: Status::Fail, details: vec![], error_kind: None };
+        let engine = r#"python3 -c 'print("it'"'"'s")' --name "a b""#;
+        let line = repro(engine, &v);
+        let words = shell_words::split(&line).expect("the line parses as a shell command");
+        assert_eq!(words, ["clawspec", "run", "--scenario", "tool-loop", "--profile", "openclaw-2026.9.6", "--engine", engine]);
+        let words = shell_words::split(&repro("plugin:/tmp/it's here/index.js", &v)).unwrap();
+        assert_eq!(words[6..], ["--plugin", "/tmp/it's here/index.js"]);
+    }
 }

@@ -4,6 +4,7 @@
 use clawspec_contract::AgentMessage;
 
 use super::load::{LoadError, Located};
+use super::locate;
 use super::model::*;
 use crate::runtime::profile::Profile;
 use crate::runtime::transcript::expand_message;
@@ -22,7 +23,8 @@ pub fn check(l: &Located) -> Vec<LoadError> {
         message: msg,
         hint: hint.map(str::to_string),
     };
-    let key_pos = |key: &str| find_key(&l.source, key).unwrap_or((1, 1));
+    let key_pos = |key: &str| locate::top_key(&l.source, key).unwrap_or((1, 1));
+    let transcript_items = locate::sequence_items(&l.source, "setup", "transcript");
 
     let stem = l.path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
     if s.id != stem {
@@ -47,7 +49,7 @@ pub fn check(l: &Located) -> Vec<LoadError> {
     }
     for (i, m) in s.setup.transcript.iter().enumerate() {
         if let Err(e) = expand_message(m, &s.setup, i as u64) {
-            let (ln, c) = key_pos("transcript");
+            let (ln, c) = transcript_items.get(i).copied().unwrap_or_else(|| key_pos("setup"));
             out.push(at(ln, c, format!("setup.transcript[{i}]: {e}"), Some("use {user: text}, {assistant: …}, {tool_result: {id, text}}, {summary: text} or a full OpenClaw message with a role")));
         }
     }
@@ -55,7 +57,7 @@ pub fn check(l: &Located) -> Vec<LoadError> {
         let (ln, c) = key_pos("script");
         out.push(at(ln, c, "script is empty".into(), None));
     }
-    let step_lines = step_positions(&l.source);
+    let step_lines = locate::sequence_items(&l.source, "", "script");
     for (i, step) in s.script.iter().enumerate() {
         let (ln, c) = step_lines.get(i).copied().unwrap_or((1, 1));
         let mut bad = |msg: String, hint: Option<&str>| out.push(at(ln, c, format!("script[{i}]: {msg}"), hint));
@@ -128,50 +130,6 @@ pub fn is_clause_id(c: &str) -> bool {
         && parts[2].chars().all(|c| c.is_ascii_digit())
 }
 
-/// (line, col), 1-based, of a top-level key.
-fn find_key(source: &str, key: &str) -> Option<(usize, usize)> {
-    let pat = format!("{key}:");
-    let json_pat = format!("\"{key}\"");
-    source.lines().enumerate().find_map(|(i, line)| {
-        if line.starts_with(&pat) {
-            Some((i + 1, 1))
-        } else {
-            line.find(&json_pat).map(|c| (i + 1, c + 1))
-        }
-    })
-}
-
-/// Positions of the items of the top-level `script:` sequence (block YAML).
-fn step_positions(source: &str) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut in_script = false;
-    let mut item_indent: Option<usize> = None;
-    for (i, line) in source.lines().enumerate() {
-        if line.starts_with("script:") {
-            in_script = true;
-            continue;
-        }
-        if !in_script || line.trim().is_empty() || line.trim_start().starts_with('#') {
-            continue;
-        }
-        let indent = line.len() - line.trim_start().len();
-        if indent == 0 && !line.starts_with('-') {
-            break;
-        }
-        if line.trim_start().starts_with("- ") || line.trim_start() == "-" {
-            match item_indent {
-                None => {
-                    item_indent = Some(indent);
-                    out.push((i + 1, indent + 1));
-                }
-                Some(ind) if ind == indent => out.push((i + 1, indent + 1)),
-                _ => {}
-            }
-        }
-    }
-    out
-}
-
 /// Expand the setup transcript into OpenClaw messages.
 pub fn transcript_messages(s: &Scenario) -> Result<Vec<AgentMessage>, String> {
     s.setup.transcript.iter().enumerate().map(|(i, m)| expand_message(m, &s.setup, i as u64)).collect()
@@ -212,6 +170,24 @@ mod tests {
         let src = "id: other\ntitle: t\ndescription: d\nscript:\n  - heartbeat: {}\n";
         let e = errors("s/z.yaml", src);
         assert!(e[0].starts_with("s/z.yaml:1:1: scenario id \"other\""), "{e:?}");
+    }
+
+    #[test]
+    fn transcript_errors_point_at_the_item() {
+        let src = "id: x\ntitle: t\ndescription: d\nsetup:\n  transcript:\n    - {user: hi}\n    - {bogus: 1}\nscript:\n  - heartbeat: {}\n";
+        let e = errors("s/x.yaml", src);
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(e[0].starts_with("s/x.yaml:7:5: setup.transcript[1]: not a message"), "{}", e[0]);
+    }
+
+    #[test]
+    fn duplicate_keys_point_at_the_repeat() {
+        let top = "id: y\ntitle: t\ntitle: t2\ndescription: d\nscript:\n  - heartbeat: {}\n";
+        let e = errors("s/y.yaml", top);
+        assert!(e[0].starts_with("s/y.yaml:3:1: duplicate field `title`"), "{e:?}");
+        let nested = "id: y\ntitle: t\ndescription: d\nscript:\n  - turn:\n      user: hi\n      model: [ok]\n      user: again\n";
+        let e = errors("s/y.yaml", nested);
+        assert!(e[0].starts_with("s/y.yaml:8:7: script[0].turn: duplicate field `user`"), "{e:?}");
     }
 
     #[test]

@@ -45,8 +45,14 @@ pub fn load_file(path: &Path) -> Result<Located, Vec<LoadError>> {
 
 pub fn parse(path: &Path, source: &str) -> Result<Located, Vec<LoadError>> {
     let scenario: Scenario = serde_yaml::from_str(source).map_err(|e| {
-        let (line, column) = e.location().map(|l| (l.line(), l.column())).unwrap_or((1, 1));
+        let (mut line, mut column) = e.location().map(|l| (l.line(), l.column())).unwrap_or((1, 1));
         let message = e.to_string();
+        // The parser puts a duplicate key at the start of its mapping; point at the repeat.
+        if let Some(key) = message.split("duplicate field `").nth(1).and_then(|r| r.split('`').next()) {
+            if let Some((l, c)) = super::locate::duplicate_key(source, line, column, key) {
+                (line, column) = (l, c);
+            }
+        }
         // serde_yaml appends " at line X column Y"; the location is already in front.
         let message = match message.find(" at line ") {
             Some(i) => message[..i].to_string(),
@@ -109,21 +115,29 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Located>, Vec<LoadError>> {
             Err(mut e) => errors.append(&mut e),
         }
     }
-    let mut seen = std::collections::BTreeMap::new();
-    for l in &ok {
-        if let Some(prev) = seen.insert(l.scenario.id.clone(), l.path.clone()) {
-            errors.push(LoadError {
-                path: l.path.clone(),
-                line: 1,
-                column: 1,
-                message: format!("duplicate scenario id {:?} (also in {})", l.scenario.id, prev.display()),
-                hint: None,
-            });
-        }
-    }
+    errors.extend(duplicate_ids(&ok));
     if errors.is_empty() {
         Ok(ok)
     } else {
         Err(errors)
     }
+}
+
+/// One error per scenario whose id another file already uses, at its `id:`.
+pub fn duplicate_ids(scenarios: &[Located]) -> Vec<LoadError> {
+    let mut seen = std::collections::BTreeMap::new();
+    let mut errors = Vec::new();
+    for l in scenarios {
+        if let Some(prev) = seen.insert(l.scenario.id.clone(), l.path.clone()) {
+            let (line, column) = super::locate::top_key(&l.source, "id").unwrap_or((1, 1));
+            errors.push(LoadError {
+                path: l.path.clone(),
+                line,
+                column,
+                message: format!("duplicate scenario id {:?} (also in {})", l.scenario.id, prev.display()),
+                hint: Some("every scenario needs its own id (the file stem)".into()),
+            });
+        }
+    }
+    errors
 }

@@ -1,0 +1,107 @@
+//! What a user sees while a run goes on: on a terminal, a progress bar with
+//! scenario × profile runs done and failures so far; otherwise (CI logs) one
+//! line per finished scenario. Both go to stderr; stdout stays the report.
+//! Failures here are each run judged alone (cross-profile clauses wait for
+//! the final report, which is the verdict).
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::sync::{Arc, Mutex};
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::suite::Job;
+use crate::trace::{Outcome, Trace};
+
+#[derive(Clone)]
+pub struct Progress {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    bar: Option<ProgressBar>,
+    clauses: Vec<String>,
+    strict: bool,
+    scenarios: usize,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// Runs still to finish, per scenario.
+    left: BTreeMap<String, usize>,
+    /// Per scenario: "CLAUSE (profile)" of each blocking problem.
+    problems: BTreeMap<String, Vec<String>>,
+    failures: usize,
+    scenarios_done: usize,
+}
+
+impl Progress {
+    pub fn new(jobs: &[Job], clauses: &[String], strict: bool) -> Progress {
+        let mut left = BTreeMap::new();
+        for j in jobs {
+            *left.entry(j.scenario.id.clone()).or_insert(0) += 1;
+        }
+        let scenarios = left.len();
+        let profiles = jobs.iter().map(|j| j.profile.id.as_str()).collect::<std::collections::BTreeSet<_>>().len();
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let b = ProgressBar::new(jobs.len() as u64);
+            let style = ProgressStyle::with_template(&format!("{{bar:30}} {{pos}}/{{len}} runs ({scenarios} scenarios × {profiles} profiles) {{wide_msg}}")).expect("template");
+            b.set_style(style);
+            b.set_message("0 failing");
+            b.enable_steady_tick(std::time::Duration::from_millis(250));
+            b
+        });
+        Progress { inner: Arc::new(Inner { bar, clauses: clauses.to_vec(), strict, scenarios, state: Mutex::new(State { left, ..Default::default() }) }) }
+    }
+
+    /// One scenario × profile run finished.
+    pub fn finished(&self, t: &Trace) {
+        let i = &self.inner;
+        // A broken run errors on every clause: name the cause once instead.
+        let problems: Vec<String> = match &t.outcome {
+            Outcome::EngineFault { kind, .. } => vec![format!("engine fault {kind} ({})", t.profile)],
+            Outcome::HarnessError { .. } => vec![format!("harness error ({})", t.profile)],
+            Outcome::Completed { .. } => crate::check::evaluate(t, None, &i.clauses)
+                .iter()
+                .filter(|v| crate::report::blocks(v, i.strict))
+                .map(|v| format!("{} ({})", v.clause, t.profile))
+                .collect(),
+        };
+        let mut s = i.state.lock().expect("progress state");
+        if !problems.is_empty() {
+            s.failures += 1;
+        }
+        s.problems.entry(t.scenario.clone()).or_default().extend(problems);
+        let left = s.left.get_mut(&t.scenario).map(|n| {
+            *n -= 1;
+            *n
+        });
+        let scenario_done = left == Some(0);
+        if scenario_done {
+            s.scenarios_done += 1;
+        }
+        match &i.bar {
+            Some(b) => {
+                b.set_message(format!("{} failing · {} × {}", s.failures, t.scenario, t.profile));
+                b.inc(1);
+            }
+            None if scenario_done => {
+                let p = s.problems.remove(&t.scenario).unwrap_or_default();
+                let verdict = match p.len() {
+                    0 => "ok".to_string(),
+                    1..=4 => format!("FAIL {}", p.join(", ")),
+                    n => format!("FAIL {}, … {} more", p[..4].join(", "), n - 4),
+                };
+                eprintln!("[{}/{}] {}: {verdict}", s.scenarios_done, i.scenarios, t.scenario);
+            }
+            None => {}
+        }
+    }
+
+    pub fn finish(&self) {
+        if let Some(b) = &self.inner.bar {
+            b.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! `clawspec merge`: shard reports of one run back into one report. Only
+//! shards of the same run (engine, strictness, scenario set digest, profiles,
+//! clauses, split N) merge; a shard given twice is refused; missing shards
+//! give a report that says it is incomplete and is never certified.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::baseline::Baseline;
+use super::selection::Shard;
+use super::{summarize, Report};
+use crate::runtime::profile::PROFILE_IDS;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Merged {
+    /// True when every shard 1..N went in.
+    pub complete: bool,
+    /// Shards merged, as `K/N`.
+    pub shards: Vec<String>,
+    /// Shards of the split that were not given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<String>,
+}
+
+/// A report with the name it was loaded from (for error messages).
+pub struct Part {
+    pub name: String,
+    pub report: Report,
+}
+
+/// Merge shard reports. `baseline` overrides the shards' own baseline; without
+/// it, the baseline the shards ran with (all the same one, or none) is applied
+/// to the merged verdicts.
+pub fn merge(parts: Vec<Part>, baseline: Option<&Baseline>) -> Result<Report, String> {
+    let first = parts.first().ok_or("nothing to merge")?;
+    let mut shards: Vec<(Shard, &str)> = Vec::new();
+    for p in &parts {
+        let sel = p.report.selection.as_ref().ok_or_else(|| format!("{}: no selection record (written by an older clawspec, report version {}); re-run it", p.name, p.report.report_version))?;
+        if p.report.merged.is_some() {
+            return Err(format!("{}: already a merged report; merge the shard reports themselves", p.name));
+        }
+        let shard = sel.shard.ok_or_else(|| format!("{}: a full (unsharded) report, not a shard; only `certify --shard K/N` reports merge", p.name))?;
+        let base = &first.report;
+        if p.report.engine != base.engine {
+            return Err(format!("{} and {}: different engines ({} vs {})", first.name, p.name, base.engine, p.report.engine));
+        }
+        if p.report.strict != base.strict {
+            return Err(format!("{} and {}: one ran with --strict, the other without", first.name, p.name));
+        }
+        if p.report.clawspec_version != base.clawspec_version {
+            return Err(format!("{} and {}: different clawspec versions ({} vs {})", first.name, p.name, base.clawspec_version, p.report.clawspec_version));
+        }
+        base.selection.as_ref().expect("checked above").same_run(sel).map_err(|e| format!("{} and {} are shards of different runs: {e}", first.name, p.name))?;
+        if let Some((_, other)) = shards.iter().find(|(s, _)| *s == shard) {
+            return Err(format!("shard {shard} given twice ({other} and {})", p.name));
+        }
+        shards.push((shard, &p.name));
+    }
+    let baseline = match baseline {
+        Some(b) => Some(b.clone()),
+        None => shard_baseline(&parts)?,
+    };
+    let count = shards[0].0.count;
+    let mut present: Vec<u32> = shards.iter().map(|(s, _)| s.index).collect();
+    present.sort();
+    let missing: Vec<String> = (1..=count).filter(|k| !present.contains(k)).map(|k| format!("{k}/{count}")).collect();
+
+    let mut it = parts.into_iter();
+    let mut out = it.next().expect("at least one part").report;
+    for p in it {
+        let r = p.report;
+        out.runs.extend(r.runs);
+        out.verdicts.extend(r.verdicts);
+        out.golden_drift.extend(r.golden_drift);
+        let sel = out.selection.as_mut().expect("checked");
+        sel.scenarios.extend(r.selection.expect("checked").scenarios);
+        if out.engine_info.is_none() {
+            out.engine_info = r.engine_info;
+        }
+    }
+    let sel = out.selection.as_mut().expect("checked");
+    sel.scenarios.sort();
+    if let Some(w) = sel.scenarios.windows(2).find(|w| w[0] == w[1]) {
+        return Err(format!("scenario {} is in two shards: the shards were not made from one split", w[0]));
+    }
+    sel.shard = None;
+    out.runs.sort_by(|a, b| (&a.scenario, &a.profile).cmp(&(&b.scenario, &b.profile)));
+    out.verdicts.sort_by(|a, b| (&a.scenario, &a.profile, &a.clause).cmp(&(&b.scenario, &b.profile, &b.clause)));
+    out.golden_drift.sort();
+    let mut profiles: Vec<String> = out.profiles.iter().map(|p| p.profile.clone()).collect();
+    profiles.sort_by_key(|p| PROFILE_IDS.iter().position(|x| x == p).unwrap_or(usize::MAX));
+    out.profiles = summarize(&out.verdicts, &profiles, out.strict, &|_| false);
+    out.baseline = None;
+    if let Some(b) = &baseline {
+        out.apply_baseline(b);
+    }
+    out.timing = None;
+    out.merged = Some(Merged { complete: missing.is_empty(), shards: present.iter().map(|k| format!("{k}/{count}")).collect(), missing });
+    Ok(out)
+}
+
+/// The baseline the shards ran with: every shard's bookkeeping lists make up
+/// the whole file, so they must all name the same entries (or none).
+fn shard_baseline(parts: &[Part]) -> Result<Option<Baseline>, String> {
+    let of = |p: &Part| p.report.baseline.as_ref().map(|a| a.entries());
+    let first = of(&parts[0]);
+    if let Some(p) = parts.iter().find(|p| of(p) != first) {
+        return Err(format!(
+            "{} and {} ran with different baselines (or one with none); re-run them alike, or pass `merge --baseline FILE`",
+            parts[0].name, p.name
+        ));
+    }
+    Ok(first)
+}

@@ -1,0 +1,41 @@
+//! The real `clawspec` binary, run from the repository root (or a given folder).
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub struct Out {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+pub fn clawspec_in(dir: &Path, args: &[&str]) -> Out {
+    let out = Command::new(env!("CARGO_BIN_EXE_clawspec")).args(args).current_dir(dir).output().expect("runs");
+    Out { code: out.status.code().unwrap_or(-1), stdout: String::from_utf8_lossy(&out.stdout).into_owned(), stderr: String::from_utf8_lossy(&out.stderr).into_owned() }
+}
+
+pub fn clawspec(args: &[&str]) -> Out {
+    clawspec_in(&root(), args)
+}
+
+/// A fresh, empty temporary folder for one test.
+pub fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("clawspec-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+pub fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).unwrap()
+}
+
+pub fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
