@@ -30,6 +30,7 @@ fn config() -> DriverConfig {
         max_line_bytes: 1024 * 1024,
         stderr_keep_bytes: 16 * 1024,
         stderr_flood_bytes: 1024 * 1024,
+        ..DriverConfig::default()
     }
 }
 
