@@ -162,6 +162,11 @@ impl Engine {
         Ok(e)
     }
 
+    /// The sandbox's state dir (its processes work there).
+    fn jail(&self) -> Option<&std::path::Path> {
+        self.owned_dir.as_deref().or(self.config.sandbox.state_dir.as_deref()).filter(|_| self.config.sandbox.enabled)
+    }
+
     fn stderr_mark(&self) -> u64 {
         self.stderr.lock().expect("stderr").total
     }
@@ -402,7 +407,7 @@ impl Engine {
         }
         if fault.is_none() {
             // It exited cleanly: anything it started and left running is a fault.
-            let left: Vec<reaper::Proc> = reaper::members(None, &self.token).into_iter().filter(reaper::Proc::alive).collect();
+            let left: Vec<reaper::Proc> = reaper::members(None, &self.token, self.jail()).into_iter().filter(reaper::Proc::alive).collect();
             if !left.is_empty() {
                 let mut commands: Vec<String> = left.iter().map(|p| p.comm.clone()).collect();
                 commands.sort();
@@ -422,7 +427,7 @@ impl Engine {
         self.stdin.take();
         // Descendants that are still the engine's are found through it, so
         // look before it dies.
-        let before = reaper::members(self.child.as_ref().map(|_| self.pgid), &self.token);
+        let before = reaper::members(self.child.as_ref().map(|_| self.pgid), &self.token, self.jail());
         if let Some(mut c) = self.child.take() {
             if self.pgid > 0 {
                 // SAFETY: plain syscall on our own child's process group.
@@ -437,7 +442,7 @@ impl Engine {
             reaper::live().remove(&self.pgid);
         }
         reaper::kill_and_reap(&before);
-        reaper::sweep(None, &self.token);
+        reaper::sweep(None, &self.token, self.jail());
         remove_owned(&self.owned_dir);
     }
 
@@ -485,7 +490,7 @@ impl Drop for Engine {
                 std::thread::sleep(Duration::from_millis(1));
             }
             reaper::live().remove(&self.pgid);
-            reaper::sweep(None, &self.token);
+            reaper::sweep(None, &self.token, self.jail());
             remove_owned(&self.owned_dir);
         }
     }

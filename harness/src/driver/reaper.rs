@@ -3,12 +3,13 @@
 //! engine's process group (`setsid`, a double fork) is re-parented to
 //! clawspec instead of PID 1. Each engine carries a token in its environment
 //! ([`TOKEN_VAR`]); its members are the live descendants of its process plus
-//! every re-parented child of ours carrying its token, and their descendants.
-//! A descendant that also scrubbed its environment before being orphaned is
-//! still ours: [`sweep_strays`] kills every non-engine child at the end of a
+//! every re-parented child of ours carrying its token or working in its state
+//! dir, and their descendants. A descendant that also scrubbed its
+//! environment and left the state dir before being orphaned is still ours: [`sweep_strays`] kills every non-engine child at the end of a
 //! command and on a signal.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -73,10 +74,17 @@ fn me() -> i32 {
     unsafe { libc::getpid() }
 }
 
+/// Whether `pid`'s working directory is inside `dir` (a sandboxed engine
+/// runs in its state dir; a daemon that scrubbed its environment usually
+/// keeps the directory).
+fn works_in(pid: i32, dir: &Path) -> bool {
+    std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|c| c.starts_with(dir))
+}
+
 /// The processes belonging to an engine (its own process excluded): the
 /// descendants of `root` (when still ours), the re-parented children of ours
-/// carrying `token`, and all their descendants.
-pub fn members(root: Option<i32>, token: &str) -> Vec<Proc> {
+/// carrying `token` or working in `state_dir`, and all their descendants.
+pub fn members(root: Option<i32>, token: &str, state_dir: Option<&Path>) -> Vec<Proc> {
     let t = table();
     let me = me();
     let mut children: BTreeMap<i32, Vec<&Proc>> = BTreeMap::new();
@@ -85,7 +93,7 @@ pub fn members(root: Option<i32>, token: &str) -> Vec<Proc> {
     }
     let mut seeds: Vec<i32> = root.into_iter().collect();
     for p in children.get(&me).into_iter().flatten() {
-        if Some(p.pid) != root && token_of(p.pid).as_deref() == Some(token) {
+        if Some(p.pid) != root && (token_of(p.pid).as_deref() == Some(token) || state_dir.is_some_and(|d| works_in(p.pid, d))) {
             seeds.push(p.pid);
         }
     }
@@ -143,10 +151,10 @@ pub fn kill_and_reap(procs: &[Proc]) {
 /// Kill an engine's members until none is left (a forking process may add
 /// some while we kill). Returns the ones that were still running before the
 /// first kill.
-pub fn sweep(root: Option<i32>, token: &str) -> Vec<Proc> {
+pub fn sweep(root: Option<i32>, token: &str, state_dir: Option<&Path>) -> Vec<Proc> {
     let mut first = None;
     for _ in 0..20 {
-        let m = members(root, token);
+        let m = members(root, token, state_dir);
         if first.is_none() {
             first = Some(m.iter().filter(|p| p.alive()).cloned().collect());
         }
@@ -242,11 +250,11 @@ mod tests {
         };
         c.wait().unwrap();
         let pid: i32 = out.trim().parse().unwrap();
-        let found = members(None, &token);
+        let found = members(None, &token, None);
         assert!(found.iter().any(|p| p.pid == pid && p.alive()), "{found:?}");
-        let swept = sweep(None, &token);
+        let swept = sweep(None, &token, None);
         assert!(swept.iter().any(|p| p.pid == pid));
         assert!(stat(pid).is_none(), "killed and reaped");
-        assert!(members(None, &token).is_empty());
+        assert!(members(None, &token, None).is_empty());
     }
 }
