@@ -6,7 +6,12 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Arc;
+
 use super::common::{state_root, EngineArgs, SelectArgs};
+use super::faults;
+use crate::driver::{reaper, sandbox};
 use crate::report::{self, baseline::Baseline, render};
 use crate::runtime::RunConfig;
 use crate::suite;
@@ -92,21 +97,61 @@ async fn run(a: Args) -> Result<u8, String> {
         // (cross-profile clauses compare them).
         let order: Vec<String> = scenarios.iter().map(|l| l.scenario.id.clone()).collect();
         jobs.retain(|j| order.iter().position(|id| *id == j.scenario.id).is_some_and(|i| i % n == k - 1));
+        if jobs.is_empty() {
+            return Err(format!("shard {s} is empty ({} scenario(s) selected): nothing to test", scenarios.len()));
+        }
+    }
+    if jobs.is_empty() {
+        return Err("no selected scenario applies to the selected profiles: nothing to test".into());
     }
     let cfg = RunConfig { engine: spec.clone(), driver: a.engine.driver(), state_root: state_root(), engine_config: config, via_http: a.engine.via_http };
+    let enforced = sandbox::probe();
+    eprintln!("clawspec certify: {}", spec.display);
+    eprintln!("{}", enforced.summary(&cfg.driver.sandbox));
+    for w in enforced.warnings(&cfg.driver.sandbox) {
+        eprintln!("warning: {w}");
+    }
+    // Signals are caught from here on, so an interrupted run still cleans up.
+    let (stop, caught) = interruption()?;
+    if let Err(f) = suite::preflight(&cfg, &profiles[0]).await {
+        let _ = std::fs::remove_dir_all(&cfg.state_root);
+        let stderr = f.stderr().trim_end();
+        let stderr = if stderr.is_empty() { String::new() } else { format!("\nengine stderr:\n{}", indent(stderr)) };
+        return Err(format!("the engine cannot start ({}): {f}{stderr}", f.kind()));
+    }
     let started = Instant::now();
     let bar = progress(jobs.len() as u64);
     let bar2 = bar.clone();
-    let traces: Vec<Trace> = suite::run_jobs(jobs, &cfg, a.jobs.unwrap_or_else(suite::default_parallelism), move |t| {
-        bar2.set_message(format!("{} × {}", t.scenario, t.profile));
-        bar2.inc(1);
-    })
+    let (traces, interrupted): (Vec<Trace>, bool) = suite::run_jobs_until(
+        jobs,
+        &cfg,
+        a.jobs.unwrap_or_else(suite::default_parallelism),
+        move |t| {
+            bar2.set_message(format!("{} × {}", t.scenario, t.profile));
+            bar2.inc(1);
+        },
+        stop,
+    )
     .await;
     bar.finish_and_clear();
+    // Whatever an engine left behind that was not attributed to a run.
+    let strays = reaper::sweep_strays(interrupted);
     let _ = std::fs::remove_dir_all(&cfg.state_root);
+    if strays > 0 && !interrupted {
+        eprintln!("warning: killed {strays} process(es) that engines left running without a trace of their origin");
+    }
     let verdicts = crate::check::evaluate_all(&traces, &a.clauses);
     let profile_ids: Vec<String> = profiles.iter().map(|p| p.id.clone()).collect();
     let mut r = report::build(&spec.display, &traces, verdicts, &profile_ids, a.strict, a.shard.clone());
+    r.no_sandbox = !cfg.driver.sandbox.enabled;
+    if interrupted {
+        let sig = caught.load(Ordering::SeqCst);
+        r.interrupted = true;
+        print!("{}", render::terminal(&r));
+        write_opt(&a.report, &r.to_json())?;
+        eprintln!("clawspec: interrupted by {}: {} run(s) finished; engines killed, state removed{}", signal_name(sig), traces.len(), if a.report.is_some() { "; partial report written" } else { "" });
+        return Ok((128 + sig) as u8);
+    }
     if let Some(dir) = &a.golden {
         let engine_dir = crate::golden::engine_dir_name(&spec.display);
         for t in &traces {
@@ -132,6 +177,7 @@ async fn run(a: Args) -> Result<u8, String> {
     let mut with_timing = r.clone();
     with_timing.timing = Some(report::Timing { wall_ms: started.elapsed().as_millis() as u64 });
     print!("{}", render::terminal(&r));
+    print!("{}", faults::terminal(&traces));
     write_opt(&a.report, &with_timing.to_json())?;
     write_opt(&a.junit, &report::junit::junit(&r))?;
     write_opt(&a.markdown, &render::markdown(&r))?;
@@ -140,6 +186,35 @@ async fn run(a: Args) -> Result<u8, String> {
         return Ok(super::EXIT_USAGE);
     }
     Ok(if r.certified() { super::EXIT_OK } else { super::EXIT_FAILURES })
+}
+
+/// A future that completes on SIGINT or SIGTERM, and where it says which.
+fn interruption() -> Result<(impl std::future::Future<Output = ()>, Arc<AtomicI32>), String> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut int = signal(SignalKind::interrupt()).map_err(|e| format!("cannot catch SIGINT: {e}"))?;
+    let mut term = signal(SignalKind::terminate()).map_err(|e| format!("cannot catch SIGTERM: {e}"))?;
+    let caught = Arc::new(AtomicI32::new(0));
+    let c = caught.clone();
+    let fut = async move {
+        let sig = tokio::select! {
+            _ = int.recv() => libc::SIGINT,
+            _ = term.recv() => libc::SIGTERM,
+        };
+        c.store(sig, Ordering::SeqCst);
+    };
+    Ok((fut, caught))
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGINT => "SIGINT",
+        libc::SIGTERM => "SIGTERM",
+        _ => "a signal",
+    }
+}
+
+fn indent(text: &str) -> String {
+    text.lines().map(|l| format!("  | {l}")).collect::<Vec<_>>().join("\n")
 }
 
 fn write_opt(path: &Option<PathBuf>, text: &str) -> Result<(), String> {

@@ -232,5 +232,5 @@ mod spawn;
 mod spec;
 mod stderr;
 pub use sandbox::Sandbox;
-pub use process::Engine;
+pub use process::{sandboxed_output, Engine};
 pub use spec::{resolve_clawspec_exe, SpecError};

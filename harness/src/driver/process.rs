@@ -496,6 +496,19 @@ impl Drop for Engine {
     }
 }
 
+/// Run a command in the engine sandbox to completion and return its stdout
+/// (`clawspec doctor`'s live check; no protocol).
+pub fn sandboxed_output(spec: &EngineSpec, config: &DriverConfig) -> std::io::Result<Vec<u8>> {
+    let spawn::Prepared { mut cmd, owned_dir, .. } = spawn::prepare(spec, config).map_err(|f| std::io::Error::other(f.to_string()))?;
+    let out = cmd.stdin(std::process::Stdio::null()).output();
+    remove_owned(&owned_dir);
+    let out = out?;
+    if !out.status.success() {
+        return Err(std::io::Error::other(format!("{}: {}", out.status, String::from_utf8_lossy(&out.stderr).trim())));
+    }
+    Ok(out.stdout)
+}
+
 async fn wait_child(c: &mut Option<Child>) -> Option<ExitStatus> {
     match c {
         Some(c) => c.wait().await.ok(),

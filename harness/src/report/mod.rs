@@ -36,6 +36,13 @@ pub struct Report {
     /// Golden drift (when `--golden` is used): one line per drifted trace.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub golden_drift: Vec<String>,
+    /// The engine ran without the sandbox (`--no-sandbox`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_sandbox: bool,
+    /// The run was stopped by a signal: only the runs listed finished, so the
+    /// report can never certify.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
     /// Wall-clock figures: the only non-deterministic field; ignored by diff/merge.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timing: Option<Timing>,
@@ -141,13 +148,16 @@ pub fn build(engine: &str, traces: &[Trace], mut verdicts: Vec<Verdict>, profile
         verdicts,
         baseline: None,
         golden_drift: Vec::new(),
+        no_sandbox: false,
+        interrupted: false,
         timing: None,
     }
 }
 
 impl Report {
     pub fn certified(&self) -> bool {
-        self.profiles.iter().all(|p| p.certified)
+        !self.interrupted
+            && self.profiles.iter().all(|p| p.certified)
             && self.baseline.as_ref().is_none_or(|b| b.stale.is_empty())
             && self.golden_drift.is_empty()
     }
@@ -170,6 +180,9 @@ impl Report {
             base.runs.extend(r.runs);
             base.verdicts.extend(r.verdicts);
             base.golden_drift.extend(r.golden_drift);
+            // One interrupted or unsandboxed shard makes the whole run so.
+            base.interrupted |= r.interrupted;
+            base.no_sandbox |= r.no_sandbox;
         }
         base.runs.sort_by(|a, b| (&a.scenario, &a.profile).cmp(&(&b.scenario, &b.profile)));
         base.runs.dedup_by(|a, b| a.scenario == b.scenario && a.profile == b.profile);

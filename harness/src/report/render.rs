@@ -56,7 +56,10 @@ pub fn terminal(r: &Report) -> String {
             s.push_str(&format!("\nSTALE baseline entry (now passes — remove it): {} {} {}\n", e.scenario, e.clause.as_deref().unwrap_or("*"), e.profile.as_deref().unwrap_or("*")));
         }
     }
-    s.push_str(&format!("\nengine {}{}\n", r.engine, if r.strict { " (strict)" } else { "" }));
+    s.push_str(&format!("\nengine {}{}{}\n", r.engine, if r.strict { " (strict)" } else { "" }, if r.no_sandbox { " (NO SANDBOX)" } else { "" }));
+    if r.interrupted {
+        s.push_str("INTERRUPTED: only the runs below finished; not certified\n");
+    }
     s.push_str(&format!("{:<34} {:>6} {:>5} {:>5} {:>5} {:>5} {:>5} {:>9}  verdict\n", "profile", "pass", "fail", "warn", "info", "n/a", "error", "baselined"));
     for p in &r.profiles {
         s.push_str(&format!(
