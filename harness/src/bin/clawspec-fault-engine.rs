@@ -66,14 +66,6 @@ fn main() {
             if mode == "exit0-after-handshake" {
                 return;
             }
-            if mode == "close-stdout" {
-                // SAFETY: closing our own stdout descriptor.
-                unsafe {
-                    libc::close(1);
-                }
-                eprintln!("fault-engine: stdout closed, still running");
-                std::thread::sleep(std::time::Duration::from_secs(3600));
-            }
             continue;
         }
         if method == "shutdown" {
@@ -117,6 +109,14 @@ fn main() {
                 let _ = out.flush();
             }
             "exit0-early" => return,
+            "close-stdout" => {
+                eprintln!("fault-engine: stdout closed, still running");
+                // SAFETY: closing our own stdout descriptor.
+                unsafe {
+                    libc::close(1);
+                }
+                std::thread::sleep(std::time::Duration::from_secs(3600));
+            }
             "stderr-flood" => {
                 let chunk = "e".repeat(64 * 1024);
                 let mut err = std::io::stderr().lock();

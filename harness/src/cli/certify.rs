@@ -147,6 +147,9 @@ async fn run(a: Args) -> Result<u8, String> {
     if interrupted {
         let sig = caught.load(Ordering::SeqCst);
         r.interrupted = true;
+        for p in &mut r.profiles {
+            p.certified = false;
+        }
         print!("{}", render::terminal(&r));
         write_opt(&a.report, &r.to_json())?;
         eprintln!("clawspec: interrupted by {}: {} run(s) finished; engines killed, state removed{}", signal_name(sig), traces.len(), if a.report.is_some() { "; partial report written" } else { "" });
