@@ -237,7 +237,7 @@ mod tests {
         // re-parented to us and found by its token.
         let token = format!("t-{}", std::process::id());
         let mut c = std::process::Command::new("sh")
-            .args(["-c", "setsid sleep 30 & echo $!"])
+            .args(["-c", "setsid sleep 30 >/dev/null 2>&1 & echo $!"])
             .env(TOKEN_VAR, &token)
             .stdout(std::process::Stdio::piped())
             .spawn()
