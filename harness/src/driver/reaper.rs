@@ -171,7 +171,7 @@ pub fn sweep(root: Option<i32>, token: &str, state_dir: Option<&Path>) -> Vec<Pr
 pub fn sweep_strays(all: bool) -> usize {
     let live = live();
     let me = me();
-    let mut killed = 0;
+    let mut killed = BTreeSet::new();
     for _ in 0..20 {
         let t = table();
         let mut children: BTreeMap<i32, Vec<&Proc>> = BTreeMap::new();
@@ -191,7 +191,7 @@ pub fn sweep_strays(all: bool) -> usize {
         if doomed.is_empty() {
             break;
         }
-        killed += doomed.iter().filter(|p| p.alive()).count();
+        killed.extend(doomed.iter().filter(|p| p.alive()).map(|p| p.pid));
         if all {
             for pid in live.iter() {
                 // SAFETY: our own engine process groups.
@@ -208,14 +208,12 @@ pub fn sweep_strays(all: bool) -> usize {
             }
         }
         kill_and_reap(&theirs);
-        if !theirs.iter().any(|p| p.alive()) && ours.is_empty() {
-            break;
-        }
-        if all && theirs.is_empty() {
+        if theirs.is_empty() {
+            // Only live engines remain: they are SIGKILLed and tokio reaps them.
             break;
         }
     }
-    killed
+    killed.len()
 }
 
 #[cfg(test)]
