@@ -200,7 +200,8 @@ fn an_engine_that_cannot_start_fails_fast_with_its_stderr(#[case] mode: &str, #[
 #[case::zero_timeout(&["certify", "--call-timeout-ms", "0"], "--call-timeout-ms")]
 #[case::lint_missing(&["lint", "no/such/path.yaml"], "no such file")]
 fn a_run_that_would_test_nothing_is_a_usage_error(#[case] args: &[&str], #[case] reason: &str) {
-    let dir = scratch(&format!("usage-{}", args.len()));
+    let name: String = reason.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+    let dir = scratch(&format!("usage-{name}"));
     let out = run(&dir, args);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");

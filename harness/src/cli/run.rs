@@ -61,6 +61,7 @@ pub async fn main(a: Args) -> u8 {
         }
     };
     let trace = runtime::run(&l.scenario, &profile, &cfg, model).await;
+    crate::driver::reaper::sweep_strays(false);
     let _ = std::fs::remove_dir_all(&cfg.state_root);
     if a.json {
         print!("{}", trace.to_pretty_json());

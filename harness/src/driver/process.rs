@@ -23,6 +23,11 @@ use super::*;
 /// that escaped the group kill could hold the pipe open.
 const STDERR_DRAIN: Duration = Duration::from_millis(500);
 
+/// The same once the engine and all its descendants are killed: nothing can
+/// hold the pipe any more, so EOF is certain and a loaded machine gets time
+/// to deliver it (the bound only guards against an unkillable process).
+const STDERR_DRAIN_AFTER_KILL: Duration = Duration::from_secs(5);
+
 /// How often stderr growth is checked against the flood limit during a call.
 const FLOOD_CHECK: Duration = Duration::from_millis(50);
 
@@ -125,6 +130,11 @@ impl Engine {
                     other => other,
                 };
                 e.kill_now().await;
+                e.drain_stderr().await;
+                // Everything since the process started, not only since the
+                // request was written: a crash at start often speaks first.
+                let mut f = f;
+                f.set_stderr(e.stderr_tail());
                 return Err(f);
             }
         };
@@ -176,10 +186,19 @@ impl Engine {
     }
 
     /// Let the stderr reader reach EOF (bounded) once the engine is gone.
-    async fn drain_stderr(&mut self) {
-        if let Some(t) = self.stderr_task.take() {
-            let _ = tokio::time::timeout(STDERR_DRAIN, t).await;
+    /// On timeout the reader is kept, so a later drain (after the kill) can
+    /// still collect the last words.
+    async fn drain_stderr_within(&mut self, bound: Duration) {
+        if let Some(mut t) = self.stderr_task.take() {
+            if tokio::time::timeout(bound, &mut t).await.is_err() {
+                self.stderr_task = Some(t);
+            }
         }
+    }
+
+    /// [`Self::drain_stderr_within`] after [`Self::kill_now`].
+    async fn drain_stderr(&mut self) {
+        self.drain_stderr_within(STDERR_DRAIN_AFTER_KILL).await;
     }
 
     /// One whole line per frame, in a single write: the engine never sees a
@@ -202,7 +221,7 @@ impl Engine {
             }
         }
         if self.exit_status.is_some() {
-            self.drain_stderr().await;
+            self.drain_stderr_within(STDERR_DRAIN).await;
         }
         let stderr = self.stderr_since(mark);
         if let Some(fragment) = partial {
