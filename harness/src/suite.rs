@@ -12,7 +12,8 @@ use clawspec_mock_providers::Provider;
 
 use crate::runtime::model::ScriptedModel;
 use crate::runtime::profile::Profile;
-use crate::runtime::{self, RunConfig};
+use crate::driver::{Engine, EngineFault};
+use crate::runtime::{self, RunConfig, Sim};
 use crate::scenario::{Located, Scenario};
 use crate::trace::Trace;
 
@@ -48,6 +49,20 @@ pub fn jobs(scenarios: &[Located], profiles: &[Profile]) -> Vec<Job> {
 
 /// Run every job; `on_done` is called as each finishes (progress bars).
 pub async fn run_jobs(jobs: Vec<Job>, cfg: &RunConfig, parallelism: usize, on_done: impl Fn(&Trace) + Send + Sync + 'static) -> Vec<Trace> {
+    run_jobs_until(jobs, cfg, parallelism, on_done, std::future::pending()).await.0
+}
+
+/// [`run_jobs`], stopped early when `stop` completes (a signal): the runs in
+/// flight are cancelled — dropping an engine kills its process group and
+/// descendants — and the finished ones are returned, in job order, with
+/// `true` for "stopped".
+pub async fn run_jobs_until(
+    jobs: Vec<Job>,
+    cfg: &RunConfig,
+    parallelism: usize,
+    on_done: impl Fn(&Trace) + Send + Sync + 'static,
+    stop: impl std::future::Future<Output = ()>,
+) -> (Vec<Trace>, bool) {
     let sem = Arc::new(Semaphore::new(parallelism.max(1)));
     let cfg = Arc::new(cfg.clone());
     let on_done = Arc::new(on_done);
@@ -58,30 +73,76 @@ pub async fn run_jobs(jobs: Vec<Job>, cfg: &RunConfig, parallelism: usize, on_do
         let on_done = on_done.clone();
         handles.push(tokio::spawn(async move {
             let _permit = sem.acquire_owned().await.expect("semaphore");
-            let (model, _server) = match model_for(&job.scenario, cfg.via_http).await {
-                Ok(m) => m,
-                Err(e) => {
-                    let t = crate::trace::Trace {
-                        scenario: job.scenario.id.clone(),
-                        profile: job.profile.id.clone(),
-                        engine: crate::trace::EngineRecord { display: cfg.engine.display.clone(), info: None, methods: vec![], implementation: None, hooks: serde_json::Value::Null },
-                        events: vec![],
-                        outcome: crate::trace::Outcome::HarnessError { message: e },
-                    };
-                    on_done(&t);
-                    return t;
-                }
-            };
-            let t = runtime::run(&job.scenario, &job.profile, &cfg, model).await;
+            let t = run_job(&job, &cfg).await;
             on_done(&t);
             t
         }));
     }
     let mut out = Vec::with_capacity(handles.len());
-    for h in handles {
-        out.push(h.await.expect("scenario task panicked"));
+    let mut stop = std::pin::pin!(stop);
+    let mut stopped = false;
+    let mut pending = handles.into_iter();
+    for h in pending.by_ref() {
+        tokio::select! {
+            r = h => out.push(r.expect("scenario task panicked")),
+            _ = &mut stop => {
+                stopped = true;
+                break;
+            }
+        }
     }
-    out
+    if stopped {
+        for h in pending {
+            if h.is_finished() {
+                if let Ok(t) = h.await {
+                    out.push(t);
+                }
+            } else {
+                h.abort();
+                let _ = h.await;
+            }
+        }
+    }
+    (out, stopped)
+}
+
+async fn run_job(job: &Job, cfg: &RunConfig) -> Trace {
+    let (model, _server) = match model_for(&job.scenario, cfg.via_http).await {
+        Ok(m) => m,
+        Err(e) => {
+            return crate::trace::Trace {
+                scenario: job.scenario.id.clone(),
+                profile: job.profile.id.clone(),
+                engine: crate::trace::EngineRecord { display: cfg.engine.display.clone(), info: None, methods: vec![], implementation: None, hooks: serde_json::Value::Null },
+                events: vec![],
+                outcome: crate::trace::Outcome::HarnessError { message: e },
+            };
+        }
+    };
+    runtime::run(&job.scenario, &job.profile, cfg, model).await
+}
+
+/// Start the engine once and complete the handshake, before any run: an
+/// engine that cannot start fails the command once, with its stderr, instead
+/// of once per scenario × profile.
+pub async fn preflight(cfg: &RunConfig, profile: &Profile) -> Result<(), EngineFault> {
+    let dir = cfg.state_root.join("preflight");
+    std::fs::create_dir_all(&dir).map_err(|e| EngineFault::SpawnFailed { message: format!("cannot create {}: {e}", dir.display()) })?;
+    let mut driver = cfg.driver.clone();
+    driver.sandbox.state_dir = Some(dir.clone());
+    let mut spec = cfg.engine.clone();
+    spec.env.insert("CLAWSPEC_STATE_DIR".into(), dir.to_string_lossy().into_owned());
+    let init = Sim::initialize_params(profile, cfg.engine_config.clone());
+    let r = match Engine::start(&spec, &driver, &init).await {
+        // Killed, not shut down: how it shuts down is judged in every run.
+        Ok(e) => {
+            e.kill().await;
+            Ok(())
+        }
+        Err(f) => Err(f),
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    r
 }
 
 /// The model for a scenario: scripted in-process, or through the scenario's

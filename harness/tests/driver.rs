@@ -30,6 +30,7 @@ fn config() -> DriverConfig {
         max_line_bytes: 1024 * 1024,
         stderr_keep_bytes: 16 * 1024,
         stderr_flood_bytes: 1024 * 1024,
+        ..DriverConfig::default()
     }
 }
 
@@ -84,6 +85,7 @@ async fn one_call(mode: &str, opts: CallOptions) -> (String, String, i32) {
 #[case::invalid_utf8("invalid-utf8", "invalid-utf8", None)]
 #[case::exit0_early("exit0-early", "exit-before-shutdown", None)]
 #[case::stderr_flood("stderr-flood", "stderr-flood", None)]
+#[case::close_stdout("close-stdout", "closed-stdout", Some("stdout closed"))]
 #[case::throw("throw", "threw:-32000", None)]
 #[tokio::test]
 async fn misbehaviour_is_a_named_fault(#[case] mode: &str, #[case] kind: &str, #[case] stderr_has: Option<&str>) {
@@ -175,4 +177,57 @@ async fn well_behaved_engine_exits_after_shutdown() {
     let report = e.shutdown().await;
     assert!(report.exited_cleanly && report.fault.is_none(), "{report:?}");
     assert_eq!(report.exit_status.as_deref(), Some("exit code 0"));
+}
+
+#[rstest]
+#[case::close_stdout("close-stdout", "closed-stdout", "closed stdout but kept running")]
+#[case::non_json_shows_the_line("non-json", "non-json-line", "\"Loading plugin... done\"")]
+#[case::partial_shows_the_fragment("partial-line", "partial-line", "the fragment: \"{\\\"jsonrpc\\\"")]
+#[tokio::test]
+async fn fault_messages_carry_the_evidence(#[case] mode: &str, #[case] kind: &str, #[case] message_has: &str) {
+    let mut e = Engine::start(&spec(mode), &config(), &init()).await.unwrap();
+    let f = e.call("assemble", json!({}), CallOptions::default(), &mut Host(vec![])).await.unwrap_err();
+    assert_eq!(f.kind(), kind);
+    assert!(f.to_string().contains(message_has), "{f}");
+    e.kill().await;
+}
+
+#[tokio::test]
+async fn exiting_after_the_handshake_is_a_fault_even_if_never_called() {
+    let e = Engine::start(&spec("exit0-after-handshake"), &config(), &init()).await.unwrap();
+    let report = e.shutdown().await;
+    assert_eq!(report.fault.map(|f| f.kind()), Some("exit-before-shutdown"));
+}
+
+/// A child that escaped the process group (`setsid`), or a double-forked
+/// daemon with a scrubbed environment, outlives a clean exit: it is a named
+/// fault, and it is killed.
+#[rstest]
+#[case::setsid("setsid-child")]
+#[case::daemon("daemon-child")]
+#[tokio::test]
+async fn processes_left_behind_are_a_fault_and_are_killed(#[case] mode: &str) {
+    let dir = std::env::temp_dir().join(format!("clawspec-driver-{}-{mode}", std::process::id()));
+    let mut cfg = config();
+    cfg.sandbox.state_dir = Some(dir.clone());
+    let e = Engine::start(&spec(mode), &cfg, &init()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let tree_before = sleeps_in(&dir);
+    assert_eq!(tree_before.len(), 1, "the engine started its sleep");
+    let report = e.shutdown().await;
+    let f = report.fault.expect("leftover fault");
+    assert_eq!(f.kind(), "leftover-processes", "{f}");
+    assert!(f.to_string().contains("1 process(es) running: sleep"), "{f}");
+    assert!(!running(tree_before[0]), "{} still running", tree_before[0]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Running `sleep 3600` processes working in `dir` (the engine's state dir).
+fn sleeps_in(dir: &std::path::Path) -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|p| running(*p) && std::fs::read_link(format!("/proc/{p}/cwd")).is_ok_and(|c| c.starts_with(dir)))
+        .filter(|p| std::fs::read_to_string(format!("/proc/{p}/cmdline")).is_ok_and(|c| c.starts_with("sleep\0") && c.contains("3600")))
+        .collect()
 }

@@ -136,10 +136,12 @@ fn exit_codes() {
     let (code, _, stderr) = clawspec(&["certify", "--engine", "builtin:nope"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("unknown built-in engine"), "{stderr}");
-    // A made-up command: every run errors with a named fault.
-    let (code, stdout, _) = clawspec(&["certify", "--engine", "/no/such/engine --flag", "--scenario", "prompt-abort-hint"]);
-    assert_eq!(code, 1);
-    assert!(stdout.contains("spawn-failed") || stdout.contains("NOT CERTIFIED"), "{stdout}");
+    // A made-up command fails the preflight once: a usage error naming it,
+    // not one error per run.
+    let (code, stdout, stderr) = clawspec(&["certify", "--engine", "/no/such/engine --flag", "--scenario", "prompt-abort-hint"]);
+    assert_eq!(code, 2, "{stdout}");
+    assert!(stderr.contains("cannot start (spawn-failed)") && stderr.contains("/no/such/engine"), "{stderr}");
+    assert!(!stdout.contains("CERTIFIED"), "{stdout}");
 }
 
 #[test]

@@ -7,7 +7,12 @@
 //! benchmark floor), crash-at-start, crash-mid-call, hang, non-json,
 //! partial-line, wrong-id, oversized, invalid-utf8, exit0-early, stderr-flood,
 //! bad-version, ignore-shutdown, spawn-grandchild-and-hang, abort-aware,
-//! llm-callback, throw.
+//! llm-callback, throw, close-stdout (closes stdout, keeps running),
+//! exit0-after-handshake, hang-in-handshake, hostile (answers every call with
+//! what it could see and do: environment, writes outside its state dir,
+//! `/proc/<ppid>/environ`, signalling its parent), setsid-child (starts a
+//! `setsid sleep` and otherwise behaves), daemon-child (a double-forked,
+//! environment-scrubbed sleep).
 
 use std::io::{BufRead, Write};
 
@@ -18,6 +23,16 @@ fn main() {
     if mode == "crash-at-start" {
         eprintln!("fault-engine: crashing at start");
         std::process::exit(7);
+    }
+    if mode == "daemon-child" {
+        // The classic daemon: fork, setsid, fork again, the middle one exits,
+        // and the grandchild scrubs its environment.
+        let _ = std::process::Command::new("sh").args(["-c", "(setsid env -i sleep 3600 &) ; exit 0"]).status();
+    }
+    if mode == "setsid-child" {
+        let c = std::process::Command::new("setsid").args(["sleep", "3600"]).spawn().expect("setsid sleep");
+        eprintln!("setsid child pid {}", c.id());
+        std::mem::forget(c);
     }
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
@@ -37,6 +52,10 @@ fn main() {
             let _ = out.flush();
         };
         if method == "initialize" {
+            if mode == "hang-in-handshake" {
+                eprintln!("fault-engine: hanging in initialize");
+                std::thread::sleep(std::time::Duration::from_secs(3600));
+            }
             if mode == "bad-version" {
                 send(json!({"jsonrpc":"2.0","id":id,"error":{"code":-32010,"message":"unsupported protocol version","data":{"supported":[2]}}}));
                 continue;
@@ -44,6 +63,9 @@ fn main() {
             send(json!({"jsonrpc":"2.0","id":id,"result":{"protocolVersion":1,
                 "info":{"id":"fault","name":format!("fault engine ({mode})")},"methods":[],
                 "implementation":{"name":"clawspec-fault-engine","version":env!("CARGO_PKG_VERSION"),"language":"rust"}}}));
+            if mode == "exit0-after-handshake" {
+                return;
+            }
             continue;
         }
         if method == "shutdown" {
@@ -57,7 +79,8 @@ fn main() {
         calls += 1;
         let params = req.get("params").cloned().unwrap_or(Value::Null);
         match mode.as_str() {
-            "echo" => send(json!({"jsonrpc":"2.0","id":id,"result":params})),
+            "echo" | "setsid-child" | "daemon-child" => send(json!({"jsonrpc":"2.0","id":id,"result":params})),
+            "hostile" => send(json!({"jsonrpc":"2.0","id":id,"result":hostile_probe()})),
             "throw" => send(json!({"jsonrpc":"2.0","id":id,"error":{"code":-32000,"message":"boom from the engine"}})),
             "crash-mid-call" => {
                 eprintln!("fault-engine: panicking inside {method}");
@@ -86,6 +109,14 @@ fn main() {
                 let _ = out.flush();
             }
             "exit0-early" => return,
+            "close-stdout" => {
+                eprintln!("fault-engine: stdout closed, still running");
+                // SAFETY: closing our own stdout descriptor.
+                unsafe {
+                    libc::close(1);
+                }
+                std::thread::sleep(std::time::Duration::from_secs(3600));
+            }
             "stderr-flood" => {
                 let chunk = "e".repeat(64 * 1024);
                 let mut err = std::io::stderr().lock();
@@ -124,4 +155,45 @@ fn main() {
             }
         }
     }
+}
+
+/// What an untrusted engine can see and do. Every attempt is reported, so a
+/// test can assert on each one.
+fn hostile_probe() -> Value {
+    let env: std::collections::BTreeMap<String, String> = std::env::vars().collect();
+    let try_write = |p: &std::path::Path| match std::fs::write(p, "pwned") {
+        Ok(()) => {
+            let _ = std::fs::remove_file(p);
+            "written".to_string()
+        }
+        Err(e) => e.to_string(),
+    };
+    let outside: Vec<Value> = std::env::args()
+        .skip(2)
+        .map(|p| json!({"path": p, "result": try_write(std::path::Path::new(&p))}))
+        .collect();
+    let home = std::env::var("HOME").unwrap_or_default();
+    let cwd = std::env::current_dir().map(|d| d.to_string_lossy().into_owned()).unwrap_or_default();
+    let ppid = std::os::unix::process::parent_id();
+    let parent_environ = match std::fs::read(format!("/proc/{ppid}/environ")) {
+        Ok(b) => String::from_utf8_lossy(&b).replace('\0', "\n"),
+        Err(e) => format!("error: {e}"),
+    };
+    let own_environ = std::fs::read(format!("/proc/self/environ")).map(|b| String::from_utf8_lossy(&b).replace('\0', "\n")).unwrap_or_default();
+    // Signal 0 only checks permission: nothing is delivered.
+    // SAFETY: kill with signal 0 has no effect on the target.
+    let signal_parent = if unsafe { libc::kill(ppid as i32, 0) } == 0 { "allowed".to_string() } else { std::io::Error::last_os_error().to_string() };
+    let in_state = std::path::Path::new(&cwd).join("engine-wrote-this");
+    json!({
+        "env": env,
+        "home": home,
+        "cwd": cwd,
+        "tmpdir": std::env::var("TMPDIR").unwrap_or_default(),
+        "writeOutside": outside,
+        "writeHome": try_write(&std::path::Path::new(&home).join("x")),
+        "writeStateDir": try_write(&in_state),
+        "parentEnviron": parent_environ,
+        "ownEnviron": own_environ,
+        "signalParent": signal_parent,
+    })
 }

@@ -5,8 +5,13 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Arc;
+
 use super::common::{state_root, EngineArgs, SelectArgs};
+use super::faults;
 use super::progress::Progress;
+use crate::driver::{reaper, sandbox};
 use crate::report::baseline::{Baseline, Scope};
 use crate::report::selection::{Selection, Shard};
 use crate::report::{self, render};
@@ -85,18 +90,56 @@ async fn run(a: Args) -> Result<u8, String> {
         Some(sh) => sh.take(scenarios.clone()),
         None => scenarios.clone(),
     };
+    if ran.is_empty() {
+        return Err(format!("shard {} is empty ({} scenario(s) selected): nothing to test", a.shard.as_deref().unwrap_or(""), scenarios.len()));
+    }
     let profile_ids: Vec<String> = profiles.iter().map(|p| p.id.clone()).collect();
     let selection = Selection::new(&scenarios, &a.select.scenario, &profile_ids, &a.clauses, shard, &ran);
     let jobs = suite::jobs(&ran, &profiles);
+    if jobs.is_empty() {
+        return Err("no selected scenario applies to the selected profiles: nothing to test".into());
+    }
     let cfg = RunConfig { engine: spec.clone(), driver: a.engine.driver(), state_root: state_root(), engine_config: config, via_http: a.engine.via_http };
+    let enforced = sandbox::probe();
+    eprintln!("clawspec certify: {}", spec.display);
+    eprintln!("{}", enforced.summary(&cfg.driver.sandbox));
+    for w in enforced.warnings(&cfg.driver.sandbox) {
+        eprintln!("warning: {w}");
+    }
+    // Signals are caught from here on, so an interrupted run still cleans up.
+    let (stop, caught) = interruption()?;
+    if let Err(f) = suite::preflight(&cfg, &profiles[0]).await {
+        let _ = std::fs::remove_dir_all(&cfg.state_root);
+        let stderr = f.stderr().trim_end();
+        let stderr = if stderr.is_empty() { String::new() } else { format!("\nengine stderr:\n{}", indent(stderr)) };
+        return Err(format!("the engine cannot start ({}): {f}{stderr}", f.kind()));
+    }
     let started = Instant::now();
     let progress = Progress::new(&jobs, &a.clauses, a.strict);
     let on_done = progress.clone();
-    let traces: Vec<Trace> = suite::run_jobs(jobs, &cfg, a.jobs.unwrap_or_else(suite::default_parallelism), move |t| on_done.finished(t)).await;
+    let (traces, interrupted): (Vec<Trace>, bool) =
+        suite::run_jobs_until(jobs, &cfg, a.jobs.unwrap_or_else(suite::default_parallelism), move |t| on_done.finished(t), stop).await;
     progress.finish();
+    // Whatever an engine left behind that was not attributed to a run.
+    let strays = reaper::sweep_strays(interrupted);
     let _ = std::fs::remove_dir_all(&cfg.state_root);
+    if strays > 0 && !interrupted {
+        eprintln!("warning: killed {strays} process(es) that engines left running without a trace of their origin");
+    }
     let verdicts = crate::check::evaluate_all(&traces, &a.clauses);
     let mut r = report::build(&spec.display, &traces, verdicts, &profile_ids, a.strict, Some(selection));
+    r.no_sandbox = !cfg.driver.sandbox.enabled;
+    if interrupted {
+        let sig = caught.load(Ordering::SeqCst);
+        r.interrupted = true;
+        for p in &mut r.profiles {
+            p.certified = false;
+        }
+        print!("{}", render::terminal(&r));
+        write_opt(&a.report, &r.to_json())?;
+        eprintln!("clawspec: interrupted by {}: {} run(s) finished; engines killed, state removed{}", signal_name(sig), traces.len(), if a.report.is_some() { "; partial report written" } else { "" });
+        return Ok((128 + sig) as u8);
+    }
     if let Some(dir) = &a.golden {
         let engine_dir = crate::golden::engine_dir_name(&spec.display);
         for t in &traces {
@@ -119,6 +162,7 @@ async fn run(a: Args) -> Result<u8, String> {
     let mut with_timing = r.clone();
     with_timing.timing = Some(report::Timing { wall_ms: started.elapsed().as_millis() as u64 });
     print!("{}", render::terminal(&r));
+    print!("{}", faults::terminal(&traces));
     write_opt(&a.report, &with_timing.to_json())?;
     write_opt(&a.junit, &report::junit::junit(&r))?;
     write_opt(&a.markdown, &render::markdown(&r))?;
@@ -127,6 +171,35 @@ async fn run(a: Args) -> Result<u8, String> {
         return Ok(super::EXIT_USAGE);
     }
     Ok(if r.certified() { super::EXIT_OK } else { super::EXIT_FAILURES })
+}
+
+/// A future that completes on SIGINT or SIGTERM, and where it says which.
+fn interruption() -> Result<(impl std::future::Future<Output = ()>, Arc<AtomicI32>), String> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut int = signal(SignalKind::interrupt()).map_err(|e| format!("cannot catch SIGINT: {e}"))?;
+    let mut term = signal(SignalKind::terminate()).map_err(|e| format!("cannot catch SIGTERM: {e}"))?;
+    let caught = Arc::new(AtomicI32::new(0));
+    let c = caught.clone();
+    let fut = async move {
+        let sig = tokio::select! {
+            _ = int.recv() => libc::SIGINT,
+            _ = term.recv() => libc::SIGTERM,
+        };
+        c.store(sig, Ordering::SeqCst);
+    };
+    Ok((fut, caught))
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGINT => "SIGINT",
+        libc::SIGTERM => "SIGTERM",
+        _ => "a signal",
+    }
+}
+
+fn indent(text: &str) -> String {
+    text.lines().map(|l| format!("  | {l}")).collect::<Vec<_>>().join("\n")
 }
 
 fn write_opt(path: &Option<PathBuf>, text: &str) -> Result<(), String> {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use serde_json::Value;
 
-use crate::driver::{DriverConfig, EngineSpec};
+use crate::driver::{DriverConfig, EngineSpec, Sandbox};
 use crate::runtime::profile::Profile;
 use crate::scenario::Located;
 
@@ -27,10 +27,24 @@ pub struct EngineArgs {
     #[arg(long, default_value = "node")]
     pub node: String,
     /// Per-call timeout in ms (compaction keeps OpenClaw's 180 s unless set).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub call_timeout_ms: Option<u64>,
-    #[arg(long)]
+    /// `compact` timeout in ms (default 180 000, OpenClaw's).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub compact_timeout_ms: Option<u64>,
+    /// Time allowed for process start plus the `initialize` handshake, in ms
+    /// (default 30 000).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub handshake_timeout_ms: Option<u64>,
+    /// Run the engine without the sandbox: it inherits the whole environment,
+    /// HOME and the working directory and can write anywhere (named in the
+    /// report).
+    #[arg(long)]
+    pub no_sandbox: bool,
+    /// Pass this environment variable to the sandboxed engine (repeatable);
+    /// see docs/protocol.md, "Sandbox", for the default allow-list.
+    #[arg(long = "pass-env", value_name = "NAME")]
+    pub pass_env: Vec<String>,
     /// Send every model call over HTTP through the mock of the scenario's
     /// provider (host repair, then the provider's validator).
     #[arg(long)]
@@ -73,6 +87,10 @@ impl EngineArgs {
         if let Some(ms) = self.compact_timeout_ms {
             d.compact_timeout = std::time::Duration::from_millis(ms);
         }
+        if let Some(ms) = self.handshake_timeout_ms {
+            d.initialize_timeout = std::time::Duration::from_millis(ms);
+        }
+        d.sandbox = Sandbox { enabled: !self.no_sandbox, pass_env: self.pass_env.clone(), state_dir: None };
         d
     }
 
@@ -203,6 +221,10 @@ impl SelectArgs {
     /// reported with the library it searched.
     pub fn load(&self) -> Result<Vec<Located>, String> {
         let all = crate::scenario::library::load(self.scenarios.as_deref())?;
+        // A run that would test nothing is a usage error, not a pass.
+        if all.is_empty() {
+            return Err(format!("no scenarios in {}: nothing to test", crate::scenario::library::describe(self.scenarios.as_deref())));
+        }
         for g in &self.scenario {
             if !all.iter().any(|l| glob_match(g, &l.scenario.id)) {
                 return Err(format!("--scenario {g:?} matches no scenario in {}", crate::scenario::library::describe(self.scenarios.as_deref())));

@@ -27,8 +27,12 @@ pub fn main(a: Args) -> u8 {
                     return super::EXIT_USAGE;
                 }
             }
-        } else {
+        } else if p.exists() {
             files.push(p);
+        } else {
+            // A path that does not exist is a usage error, not a lint finding.
+            eprintln!("{}: no such file or directory", p.display());
+            return super::EXIT_USAGE;
         }
     }
     let mut bad = 0;

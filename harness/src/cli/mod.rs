@@ -5,6 +5,8 @@ mod certify;
 mod common;
 mod diff;
 mod fidelity;
+mod doctor;
+mod faults;
 mod fuzz_sanitizer;
 mod provider;
 mod record;
@@ -48,6 +50,8 @@ pub enum Command {
     ServeProvider(provider::ServeArgs),
     /// Fuzz an external transcript sanitizer against a provider's validator.
     FuzzSanitizer(fuzz_sanitizer::Args),
+    /// Show what the engine sandbox enforces on this machine (measured).
+    Doctor(doctor::Args),
     /// Record an engine's golden traces (for `certify --golden`).
     Record(record::Args),
     /// Run a scenario on the reference runtime and on the real OpenClaw; diff what the engine received.
@@ -72,6 +76,7 @@ pub fn main() -> ExitCode {
         Command::Diff(a) => diff::diff_main(a),
         Command::Merge(a) => diff::merge_main(a),
         Command::Record(a) => block_on(record::main(a)),
+        Command::Doctor(a) => doctor::main(a),
         Command::Validate(a) => provider::validate_main(a),
         Command::FuzzSanitizer(a) => block_on(fuzz_sanitizer::main(a)),
         Command::ServeProvider(a) => block_on(provider::serve_main(a)),

@@ -30,6 +30,7 @@ pub async fn main(a: Args) -> u8 {
         let scenarios = a.select.load()?;
         let cfg = RunConfig { engine: spec.clone(), driver: a.engine.driver(), state_root: state_root(), engine_config: a.engine.config()?, via_http: a.engine.via_http };
         let traces = suite::run_jobs(suite::jobs(&scenarios, &profiles), &cfg, suite::default_parallelism(), |_| {}).await;
+        crate::driver::reaper::sweep_strays(false);
         let _ = std::fs::remove_dir_all(&cfg.state_root);
         let dir = crate::golden::engine_dir_name(&spec.display);
         for t in &traces {

@@ -44,6 +44,7 @@ async fn run(a: Args) -> Result<u8, String> {
     let cfg = RunConfig { engine: spec, driver: a.engine.driver(), state_root: state_root(), engine_config: config, via_http: a.engine.via_http };
     let parallel = if jobs.len() == 1 { 1 } else { crate::suite::default_parallelism() };
     let mut traces = crate::suite::run_jobs(jobs, &cfg, parallel, |_| {}).await;
+    crate::driver::reaper::sweep_strays(false);
     let _ = std::fs::remove_dir_all(&cfg.state_root);
     let order = |p: &str| crate::runtime::profile::PROFILE_IDS.iter().position(|x| *x == p).unwrap_or(usize::MAX);
     traces.sort_by(|x, y| (&x.scenario, order(&x.profile), &x.profile).cmp(&(&y.scenario, order(&y.profile), &y.profile)));

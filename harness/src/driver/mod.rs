@@ -26,8 +26,8 @@ pub struct EngineSpec {
     /// argv; `program` is looked up on PATH.
     pub program: String,
     pub args: Vec<String>,
-    /// Extra environment (the driver does not clear the parent environment;
-    /// adapters that need isolation do it themselves).
+    /// Extra environment, on top of the sandbox's allow-list (or of the whole
+    /// parent environment with `--no-sandbox`).
     pub env: BTreeMap<String, String>,
     pub cwd: Option<PathBuf>,
     /// Shown in reports: `builtin:window`, the command line, `plugin:path`.
@@ -61,6 +61,8 @@ pub struct DriverConfig {
     /// than `stderr_flood_bytes` during one call is a fault.
     pub stderr_keep_bytes: usize,
     pub stderr_flood_bytes: usize,
+    /// The engine sandbox (docs/protocol.md, "Sandbox").
+    pub sandbox: Sandbox,
 }
 
 impl Default for DriverConfig {
@@ -73,6 +75,7 @@ impl Default for DriverConfig {
             max_line_bytes: 64 * 1024 * 1024,
             stderr_keep_bytes: 64 * 1024,
             stderr_flood_bytes: 16 * 1024 * 1024,
+            sandbox: Sandbox::default(),
         }
     }
 }
@@ -89,9 +92,9 @@ pub enum EngineFault {
     CrashMidCall { method: String, status: String, stderr: String },
     #[error("engine did not answer {method} within {timeout_ms} ms")]
     Timeout { method: String, timeout_ms: u64, stderr: String },
-    #[error("engine wrote a line that is not a JSON-RPC frame while handling {method}: {detail}")]
+    #[error("engine wrote a line that is not a JSON-RPC frame while handling {method}: {detail}; the line: {line:?}")]
     NonJsonLine { method: String, line: String, detail: String, stderr: String },
-    #[error("engine wrote a partial line and closed stdout while handling {method}")]
+    #[error("engine wrote a partial line and closed stdout while handling {method}; the fragment: {fragment:?}")]
     PartialLine { method: String, fragment: String, stderr: String },
     #[error("engine answered {method} (id {expected}) with id {got}")]
     WrongId { method: String, expected: String, got: String, stderr: String },
@@ -99,7 +102,7 @@ pub enum EngineFault {
     OversizedResponse { method: String, limit: usize, stderr: String },
     #[error("engine wrote invalid UTF-8 while handling {method}")]
     InvalidUtf8 { method: String, stderr: String },
-    #[error("engine exited with status 0 before shutdown (during {method})")]
+    #[error("engine exited with status 0 without answering {method} (before shutdown was answered)")]
     ExitBeforeShutdown { method: String, stderr: String },
     #[error("engine flooded stderr (> {limit} bytes) while handling {method}")]
     StderrFlood { method: String, limit: usize, stderr: String },
@@ -109,6 +112,10 @@ pub enum EngineFault {
     BadHandshake { detail: String, stderr: String },
     #[error("engine did not exit within the grace period after shutdown")]
     NoExitAfterShutdown { stderr: String },
+    #[error("engine closed stdout but kept running while handling {method}")]
+    ClosedStdout { method: String, stderr: String },
+    #[error("engine exited but left {count} process(es) running: {commands}")]
+    LeftoverProcesses { count: usize, commands: String, stderr: String },
 }
 
 impl EngineFault {
@@ -128,6 +135,8 @@ impl EngineFault {
             EngineFault::UnsupportedProtocolVersion { .. } => "unsupported-protocol-version",
             EngineFault::BadHandshake { .. } => "bad-handshake",
             EngineFault::NoExitAfterShutdown { .. } => "no-exit-after-shutdown",
+            EngineFault::ClosedStdout { .. } => "closed-stdout",
+            EngineFault::LeftoverProcesses { .. } => "leftover-processes",
         }
     }
 
@@ -147,6 +156,8 @@ impl EngineFault {
             | EngineFault::StderrFlood { stderr, .. }
             | EngineFault::UnsupportedProtocolVersion { stderr, .. }
             | EngineFault::BadHandshake { stderr, .. }
+            | EngineFault::ClosedStdout { stderr, .. }
+            | EngineFault::LeftoverProcesses { stderr, .. }
             | EngineFault::NoExitAfterShutdown { stderr } => stderr,
         }
     }
@@ -168,6 +179,8 @@ impl EngineFault {
             | EngineFault::StderrFlood { stderr, .. }
             | EngineFault::UnsupportedProtocolVersion { stderr, .. }
             | EngineFault::BadHandshake { stderr, .. }
+            | EngineFault::ClosedStdout { stderr, .. }
+            | EngineFault::LeftoverProcesses { stderr, .. }
             | EngineFault::NoExitAfterShutdown { stderr } => *stderr = text,
         }
     }
@@ -213,7 +226,11 @@ pub struct ShutdownReport {
 
 mod lines;
 mod process;
+pub mod reaper;
+pub mod sandbox;
+mod spawn;
 mod spec;
 mod stderr;
-pub use process::Engine;
+pub use sandbox::Sandbox;
+pub use process::{sandboxed_output, Engine};
 pub use spec::{resolve_clawspec_exe, SpecError};

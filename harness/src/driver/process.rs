@@ -1,8 +1,8 @@
 //! The running engine process.
 
 use std::collections::BTreeSet;
-use std::os::unix::process::CommandExt as _;
-use std::process::{ExitStatus, Stdio};
+use std::path::PathBuf;
+use std::process::ExitStatus;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -14,6 +14,7 @@ use tokio::sync::mpsc;
 use tokio::time::{sleep_until, timeout_at, Instant};
 
 use super::lines::{self, LineEvent};
+use super::{reaper, spawn};
 use super::stderr::{self, StderrBuf};
 use super::*;
 
@@ -21,6 +22,11 @@ use super::*;
 /// so a fault carries the engine's last words. Bounded because a grandchild
 /// that escaped the group kill could hold the pipe open.
 const STDERR_DRAIN: Duration = Duration::from_millis(500);
+
+/// The same once the engine and all its descendants are killed: nothing can
+/// hold the pipe any more, so EOF is certain and a loaded machine gets time
+/// to deliver it (the bound only guards against an unkillable process).
+const STDERR_DRAIN_AFTER_KILL: Duration = Duration::from_secs(5);
 
 /// How often stderr growth is checked against the flood limit during a call.
 const FLOOD_CHECK: Duration = Duration::from_millis(50);
@@ -44,6 +50,10 @@ pub struct Engine {
     exit_status: Option<ExitStatus>,
     /// The fault that ended this engine: every later call reports it again.
     dead: Option<EngineFault>,
+    /// Names this engine's processes (`reaper::TOKEN_VAR`).
+    token: String,
+    /// A state dir the driver made for it (removed with it).
+    owned_dir: Option<PathBuf>,
 }
 
 /// What happens to the process after a failed exchange.
@@ -65,25 +75,26 @@ impl HostHandler for NoHost {
 impl Engine {
     /// Spawn the process (in its own process group) and run `initialize`.
     pub async fn start(spec: &EngineSpec, config: &DriverConfig, init: &InitializeParams) -> Result<Engine, EngineFault> {
-        let mut cmd = std::process::Command::new(&spec.program);
-        cmd.args(&spec.args).envs(&spec.env).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-        if let Some(d) = &spec.cwd {
-            cmd.current_dir(d);
-        }
-        // Own process group, so one killpg reaches grandchildren too (a Node
-        // adapter's workers, a shell wrapper's real engine).
-        // SAFETY: setpgid is async-signal-safe; nothing else runs between fork and exec.
-        unsafe {
-            cmd.pre_exec(|| {
-                if libc::setpgid(0, 0) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        reaper::become_subreaper();
+        let spawn::Prepared { cmd, token, owned_dir } = spawn::prepare(spec, config)?;
         let mut cmd = tokio::process::Command::from(cmd);
         cmd.kill_on_drop(true);
-        let mut child = cmd.spawn().map_err(|e| spawn_failed(spec, &e))?;
+        let child = {
+            // Registered under the lock, so a sweep never sees it unregistered.
+            let mut live = reaper::live();
+            let child = cmd.spawn().map_err(|e| spawn_failed(spec, &e));
+            if let Ok(c) = &child {
+                live.insert(c.id().map(|p| p as i32).unwrap_or(0));
+            }
+            child
+        };
+        let mut child = match child {
+            Ok(c) => c,
+            Err(f) => {
+                remove_owned(&owned_dir);
+                return Err(f);
+            }
+        };
         let pgid = child.id().map(|p| p as i32).unwrap_or(0);
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().expect("piped stdout");
@@ -104,6 +115,8 @@ impl Engine {
             given_up: BTreeSet::new(),
             exit_status: None,
             dead: None,
+            token,
+            owned_dir,
         };
         let params = serde_json::to_value(init).expect("initialize params");
         let opts = CallOptions { timeout: Some(config.initialize_timeout), abort_signal: None };
@@ -117,6 +130,11 @@ impl Engine {
                     other => other,
                 };
                 e.kill_now().await;
+                e.drain_stderr().await;
+                // Everything since the process started, not only since the
+                // request was written: a crash at start often speaks first.
+                let mut f = f;
+                f.set_stderr(e.stderr_tail());
                 return Err(f);
             }
         };
@@ -154,6 +172,11 @@ impl Engine {
         Ok(e)
     }
 
+    /// The sandbox's state dir (its processes work there).
+    fn jail(&self) -> Option<&std::path::Path> {
+        self.owned_dir.as_deref().or(self.config.sandbox.state_dir.as_deref()).filter(|_| self.config.sandbox.enabled)
+    }
+
     fn stderr_mark(&self) -> u64 {
         self.stderr.lock().expect("stderr").total
     }
@@ -163,10 +186,19 @@ impl Engine {
     }
 
     /// Let the stderr reader reach EOF (bounded) once the engine is gone.
-    async fn drain_stderr(&mut self) {
-        if let Some(t) = self.stderr_task.take() {
-            let _ = tokio::time::timeout(STDERR_DRAIN, t).await;
+    /// On timeout the reader is kept, so a later drain (after the kill) can
+    /// still collect the last words.
+    async fn drain_stderr_within(&mut self, bound: Duration) {
+        if let Some(mut t) = self.stderr_task.take() {
+            if tokio::time::timeout(bound, &mut t).await.is_err() {
+                self.stderr_task = Some(t);
+            }
         }
+    }
+
+    /// [`Self::drain_stderr_within`] after [`Self::kill_now`].
+    async fn drain_stderr(&mut self) {
+        self.drain_stderr_within(STDERR_DRAIN_AFTER_KILL).await;
     }
 
     /// One whole line per frame, in a single write: the engine never sees a
@@ -189,7 +221,7 @@ impl Engine {
             }
         }
         if self.exit_status.is_some() {
-            self.drain_stderr().await;
+            self.drain_stderr_within(STDERR_DRAIN).await;
         }
         let stderr = self.stderr_since(mark);
         if let Some(fragment) = partial {
@@ -198,7 +230,7 @@ impl Engine {
         match self.exit_status {
             Some(s) if s.success() => EngineFault::ExitBeforeShutdown { method: m.into(), stderr },
             Some(s) => EngineFault::CrashMidCall { method: m.into(), status: describe(s), stderr },
-            None => EngineFault::CrashMidCall { method: m.into(), status: "closed stdout but kept running".into(), stderr },
+            None => EngineFault::ClosedStdout { method: m.into(), stderr },
         }
     }
 
@@ -372,8 +404,9 @@ impl Engine {
         let mut fault = match answer {
             Ok(_) => None,
             Err(EngineFault::Timeout { .. }) => Some(EngineFault::NoExitAfterShutdown { stderr: self.stderr_since(mark) }),
-            // Exiting with 0 instead of answering still does what was asked.
-            Err(EngineFault::ExitBeforeShutdown { .. }) => None,
+            // The protocol asks for an answer, then the exit: exiting
+            // without one (for instance right after the handshake, in a
+            // scenario that never calls the engine) is a fault.
             Err(f) => Some(f),
         };
         // Closing stdin lets engines that read to EOF exit too.
@@ -391,6 +424,15 @@ impl Engine {
                 fault = Some(EngineFault::CrashMidCall { method: method::SHUTDOWN.into(), status: describe(s), stderr: self.stderr_since(mark) });
             }
         }
+        if fault.is_none() {
+            // It exited cleanly: anything it started and left running is a fault.
+            let left: Vec<reaper::Proc> = reaper::members(None, &self.token, self.jail()).into_iter().filter(reaper::Proc::alive).collect();
+            if !left.is_empty() {
+                let mut commands: Vec<String> = left.iter().map(|p| p.comm.clone()).collect();
+                commands.sort();
+                fault = Some(EngineFault::LeftoverProcesses { count: left.len(), commands: commands.join(", "), stderr: self.stderr_since(mark) });
+            }
+        }
         self.kill_now().await;
         self.drain_stderr().await;
         let exited_cleanly = fault.is_none();
@@ -402,6 +444,9 @@ impl Engine {
     /// (unreaped or just reaped), so a recycled process-group id is never hit.
     async fn kill_now(&mut self) {
         self.stdin.take();
+        // Descendants that are still the engine's are found through it, so
+        // look before it dies.
+        let before = reaper::members(self.child.as_ref().map(|_| self.pgid), &self.token, self.jail());
         if let Some(mut c) = self.child.take() {
             if self.pgid > 0 {
                 // SAFETY: plain syscall on our own child's process group.
@@ -413,7 +458,11 @@ impl Engine {
             if let Ok(s) = c.wait().await {
                 self.exit_status.get_or_insert(s);
             }
+            reaper::live().remove(&self.pgid);
         }
+        reaper::kill_and_reap(&before);
+        reaper::sweep(None, &self.token, self.jail());
+        remove_owned(&self.owned_dir);
     }
 
     /// Kill the process group now (after a fault). Never leaves a zombie.
@@ -459,14 +508,36 @@ impl Drop for Engine {
                 }
                 std::thread::sleep(Duration::from_millis(1));
             }
+            reaper::live().remove(&self.pgid);
+            reaper::sweep(None, &self.token, self.jail());
+            remove_owned(&self.owned_dir);
         }
     }
+}
+
+/// Run a command in the engine sandbox to completion and return its stdout
+/// (`clawspec doctor`'s live check; no protocol).
+pub fn sandboxed_output(spec: &EngineSpec, config: &DriverConfig) -> std::io::Result<Vec<u8>> {
+    let spawn::Prepared { mut cmd, owned_dir, .. } = spawn::prepare(spec, config).map_err(|f| std::io::Error::other(f.to_string()))?;
+    let out = cmd.stdin(std::process::Stdio::null()).output();
+    remove_owned(&owned_dir);
+    let out = out?;
+    if !out.status.success() {
+        return Err(std::io::Error::other(format!("{}: {}", out.status, String::from_utf8_lossy(&out.stderr).trim())));
+    }
+    Ok(out.stdout)
 }
 
 async fn wait_child(c: &mut Option<Child>) -> Option<ExitStatus> {
     match c {
         Some(c) => c.wait().await.ok(),
         None => std::future::pending().await,
+    }
+}
+
+fn remove_owned(dir: &Option<PathBuf>) {
+    if let Some(d) = dir {
+        let _ = std::fs::remove_dir_all(d);
     }
 }
 

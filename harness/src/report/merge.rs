@@ -73,6 +73,9 @@ pub fn merge(parts: Vec<Part>, baseline: Option<&Baseline>) -> Result<Report, St
         out.runs.extend(r.runs);
         out.verdicts.extend(r.verdicts);
         out.golden_drift.extend(r.golden_drift);
+        // One interrupted or unsandboxed shard makes the whole run so.
+        out.interrupted |= r.interrupted;
+        out.no_sandbox |= r.no_sandbox;
         let sel = out.selection.as_mut().expect("checked");
         sel.scenarios.extend(r.selection.expect("checked").scenarios);
         if out.engine_info.is_none() {

@@ -44,6 +44,13 @@ pub struct Report {
     /// Golden drift (when `--golden` is used): one line per drifted trace.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub golden_drift: Vec<String>,
+    /// The engine ran without the sandbox (`--no-sandbox`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_sandbox: bool,
+    /// The run was stopped by a signal: only the runs listed finished, so the
+    /// report can never certify.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
     /// Wall-clock figures: the only non-deterministic field; ignored by diff/merge.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timing: Option<Timing>,
@@ -150,6 +157,8 @@ pub fn build(engine: &str, traces: &[Trace], mut verdicts: Vec<Verdict>, profile
         verdicts,
         baseline: None,
         golden_drift: Vec::new(),
+        no_sandbox: false,
+        interrupted: false,
         timing: None,
     }
 }
@@ -158,7 +167,8 @@ impl Report {
     /// Green only when every profile is certified, no baseline entry is
     /// stale, no golden drifted and — for a merge — no shard is missing.
     pub fn certified(&self) -> bool {
-        self.profiles.iter().all(|p| p.certified)
+        !self.interrupted
+            && self.profiles.iter().all(|p| p.certified)
             && self.baseline.as_ref().is_none_or(|b| b.stale.is_empty())
             && self.golden_drift.is_empty()
             && self.merged.as_ref().is_none_or(|m| m.complete)

@@ -76,7 +76,10 @@ pub fn terminal(r: &Report) -> String {
             s.push_str(&format!("\nSTALE baseline entry (now passes — remove it): {} {} {}\n", e.scenario, e.clause.as_deref().unwrap_or("*"), e.profile.as_deref().unwrap_or("*")));
         }
     }
-    s.push_str(&format!("\nengine {}{}\n", r.engine, if r.strict { " (strict)" } else { "" }));
+    s.push_str(&format!("\nengine {}{}{}\n", r.engine, if r.strict { " (strict)" } else { "" }, if r.no_sandbox { " (NO SANDBOX)" } else { "" }));
+    if r.interrupted {
+        s.push_str("INTERRUPTED: only the runs below finished; not certified\n");
+    }
     for line in coverage(r) {
         s.push_str(&format!("{line}\n"));
     }

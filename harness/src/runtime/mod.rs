@@ -319,6 +319,8 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         return Trace { scenario: scenario.id.clone(), profile: profile.id.clone(), engine: engine_rec, events: vec![], outcome: Outcome::HarnessError { message: format!("cannot create {}: {e}", state_dir.display()) } };
     }
     let mut driver = cfg.driver.clone();
+    // The sandbox's one writable directory (also HOME, TMPDIR and cwd).
+    driver.sandbox.state_dir = Some(state_dir.clone());
     if let Some(ms) = scenario.setup.compaction_timeout_ms {
         driver.compact_timeout = std::time::Duration::from_millis(ms);
     }
