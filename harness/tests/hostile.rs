@@ -194,7 +194,7 @@ fn an_engine_that_cannot_start_fails_fast_with_its_stderr(#[case] mode: &str, #[
 
 #[rstest]
 #[case::missing_program(&["certify", "--engine", "/nonexistent/engine"], "cannot start")]
-#[case::glob_matches_nothing(&["certify", "--scenario", "no-such-*"], "matches none")]
+#[case::glob_matches_nothing(&["certify", "--scenario", "no-such-*"], "matches no scenario")]
 #[case::empty_shard(&["certify", "--scenario", "admitted-mixed", "--shard", "2/2"], "shard 2/2 is empty")]
 #[case::empty_folder(&["certify", "--scenarios", "."], "no scenarios in")]
 #[case::zero_timeout(&["certify", "--call-timeout-ms", "0"], "--call-timeout-ms")]

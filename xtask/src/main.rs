@@ -54,9 +54,11 @@ fn main() -> Result<()> {
         }
         "test" => {
             run(cargo().args(["test", "--workspace"]))?;
-            let adapter = root().join("adapters/node");
-            if adapter.join("package.json").exists() {
-                run(Command::new("npm").args(["test", "--prefix", adapter.to_str().unwrap()]))?;
+            for adapter in ["adapters/node", "adapters/openclaw-bridge"] {
+                let adapter = root().join(adapter);
+                if adapter.join("package.json").exists() {
+                    run(Command::new("npm").args(["test", "--prefix", adapter.to_str().unwrap()]))?;
+                }
             }
         }
         "node-matrix" => {
