@@ -36,6 +36,15 @@ pub struct Reply {
     /// Token usage to report (`{input, output}`); zeros when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Value>,
+    /// The thinking block's signature as scripted (else one is minted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    /// A redacted thinking block (opaque `signature` as its data) instead of `thinking`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub redacted: bool,
+    /// The call fails the way the provider fails ([`crate::scripted`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<crate::scripted::Failure>,
 }
 
 struct State {
@@ -71,19 +80,34 @@ impl Respond for Validating {
         let mut reply: Value = scripted
             .or_else(|| req.headers.get(REPLY_HEADER).and_then(|h| h.to_str().ok()).and_then(|s| serde_json::from_str(s).ok()))
             .unwrap_or_else(|| json!({"text": "ok"}));
+        let failure: Option<crate::scripted::Failure> = serde_json::from_value(reply["error"].clone()).ok();
+        if let Some(t) = failure.as_ref().and_then(|f| crate::scripted::anthropic_response(f).filter(|_| p == Provider::Anthropic)) {
+            return t;
+        }
+        let hold = failure.as_ref().and_then(crate::scripted::hold);
         if let Some(t) = reply["thinking"].as_str().map(str::to_string) {
-            st.minted += 1;
-            let sig = crate::repair::images::digest_hex(&format!("{}:{}", p.name(), st.minted));
+            let sig = match reply["signature"].as_str() {
+                Some(scripted) => scripted.to_string(),
+                None => {
+                    st.minted += 1;
+                    crate::repair::images::digest_hex(&format!("{}:{}", p.name(), st.minted))
+                }
+            };
             if let Some(known) = st.rules.known_signatures.as_mut() {
                 known.insert(sig.clone(), t);
             }
             reply["signature"] = json!(sig);
         }
         let rendered = render(p, &reply);
-        if body["stream"] == json!(true) && p == Provider::Anthropic {
-            return ResponseTemplate::new(200).set_body_raw(crate::sse::anthropic(&rendered), "text/event-stream");
+        let t = if body["stream"] == json!(true) && p == Provider::Anthropic {
+            ResponseTemplate::new(200).set_body_raw(crate::sse::anthropic(&rendered), "text/event-stream")
+        } else {
+            ResponseTemplate::new(200).set_body_json(rendered)
+        };
+        match hold {
+            Some(d) => t.set_delay(d),
+            None => t,
         }
-        ResponseTemplate::new(200).set_body_json(rendered)
     }
 }
 
@@ -96,7 +120,11 @@ pub fn render(p: Provider, reply: &Value) -> Value {
     let sig = reply["signature"].as_str().unwrap_or("");
     match p {
         Provider::Anthropic => {
-            let mut content: Vec<Value> = thinking.map(|t| json!({"type":"thinking","thinking":t,"signature":sig})).into_iter().collect();
+            let mut content: Vec<Value> = match (thinking, reply["redacted"] == json!(true)) {
+                (_, true) => vec![json!({"type":"redacted_thinking","data":sig})],
+                (Some(t), false) => vec![json!({"type":"thinking","thinking":t,"signature":sig})],
+                (None, false) => vec![],
+            };
             content.push(json!({"type":"text","text":text}));
             content.extend(calls.iter().map(|c| json!({"type":"tool_use","id":c["id"],"name":c["name"],"input":c["arguments"]})));
             let usage = json!({"input_tokens": reply["usage"]["input"].as_u64().unwrap_or(0), "output_tokens": reply["usage"]["output"].as_u64().unwrap_or(0)});
