@@ -15,6 +15,8 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 
+import { drive, withStartupRetry } from "./lib/steps.js";
+
 const plan = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
 const started = Date.now();
 const result = { ok: false, timing: {}, steps: [], error: null };
@@ -69,6 +71,8 @@ function config(port, token) {
           apiKey: "clawspec-mock-not-a-key",
           api: p.api,
           request: { allowPrivateNetwork: true },
+          // A scripted timeout: the mock holds its answer past this (docs/concepts/agent-loop.md "Provider HTTP request timeout").
+          ...(p.timeoutSeconds ? { timeoutSeconds: p.timeoutSeconds } : {}),
           models: [{ id: p.model, name: p.model, api: p.api, reasoning: false, input: ["text", "image"], cost: zeroCost, contextWindow: p.contextWindow, maxTokens: p.maxTokens }],
         },
       },
@@ -181,31 +185,22 @@ async function connect({ port, token }) {
       pending.delete(frame.id);
       clearTimeout(p.t);
       if (frame.ok) p.resolve(frame.payload);
-      else p.reject(new Error(frame.error?.message ?? JSON.stringify(frame.error)));
+      else p.reject(Object.assign(new Error(frame.error?.message ?? JSON.stringify(frame.error)), frame.error ?? {}));
     });
   });
   return { request, close: () => ws.close(1000, "clawspec twin done") };
-}
-
-/** One user turn: chat.send, then agent.wait until the run ends. */
-async function turn(client, step, index) {
-  const runId = `clawspec-run-${index + 1}`;
-  const sent = await client.request("chat.send", { sessionKey: step.sessionKey, message: step.message, deliver: false, timeoutMs: step.timeoutMs, idempotencyKey: runId });
-  const waited = await client.request("agent.wait", { runId: sent?.runId ?? runId, timeoutMs: step.timeoutMs }, step.timeoutMs + 10_000);
-  return { send: sent?.status ?? null, wait: waited?.status ?? null, error: waited?.error ?? null };
 }
 
 try {
   const t0 = Date.now();
   const gw = await startGateway();
   result.timing.gatewayStartMs = Date.now() - t0;
-  const client = await connect(gw);
+  // The WebSocket handshake is refused while startup sidecars initialise (lib/steps.js).
+  const client = await withStartupRetry(() => connect(gw));
   for (const [index, step] of plan.steps.entries()) {
     const ts = Date.now();
     mark({ kind: "step", step: step.step });
-    let outcome;
-    if (step.kind === "turn") outcome = await turn(client, step, index);
-    else throw new Error(`unknown plan step kind ${step.kind}`);
+    const outcome = await drive(client, step, index);
     result.steps.push({ step: step.step, ...outcome, timing: { wallMs: Date.now() - ts } });
   }
   mark({ kind: "end" });

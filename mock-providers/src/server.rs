@@ -200,6 +200,11 @@ impl MockProvider {
         format!("{}{}", self.uri(), self.provider.path())
     }
 
+    /// Bodies of the requests received so far, in order (for a run's work dir).
+    pub async fn received_bodies(&self) -> Vec<Value> {
+        self.server.received_requests().await.unwrap_or_default().iter().map(|r| serde_json::from_slice(&r.body).unwrap_or(Value::Null)).collect()
+    }
+
     /// Requests received so far (method, path, status is not recorded by wiremock).
     pub async fn received(&self) -> usize {
         self.server.received_requests().await.map(|r| r.len()).unwrap_or(0)

@@ -85,8 +85,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     let openclaw = install::ensure_openclaw(&version.0)?;
     let node = install::ensure_node(&install::required_node(&openclaw))?;
 
-    let replies = plan.replies.iter().map(|r| clawspec_mock_providers::server::Reply { text: r.text.clone(), ..Default::default() }).collect();
-    let mock = clawspec_mock_providers::server::MockProvider::start_scripted(clawspec_mock_providers::Provider::Anthropic, Default::default(), replies).await;
+    let mock = clawspec_mock_providers::server::MockProvider::start_scripted(clawspec_mock_providers::Provider::Anthropic, Default::default(), plan.replies.clone()).await;
 
     let work = tempdir(&format!("clawspec-real-{}", scenario.id))?;
     let trace_path = work.join("trace.ndjson");
@@ -99,7 +98,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
         "result": result_path,
         "profile": profile.id,
         "stageDir": openclaw.parent().and_then(|p| p.parent()).map(|p| p.join("plugin-stage")),
-        "provider": {"id": setup.provider, "api": setup.api, "model": setup.model, "baseUrl": mock.uri(), "contextWindow": setup.context_window, "maxTokens": setup.reserve_tokens},
+        "provider": {"id": setup.provider, "api": setup.api, "model": setup.model, "baseUrl": mock.uri(), "contextWindow": setup.context_window, "maxTokens": setup.reserve_tokens, "timeoutSeconds": plan.provider_timeout_seconds},
         "bridge": {
             "dir": bridge,
             "engineId": "clawspec-bridge",
@@ -118,6 +117,10 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
         .status()
         .await
         .map_err(|e| RealHostError::Run(format!("cannot start {}: {e}", node.display())))?;
+    // What the host sent the provider, one JSON body a line: shows which
+    // host requests consumed which scripted reply (kept with --keep).
+    let bodies: String = mock.received_bodies().await.iter().map(|b| format!("{b}\n")).collect();
+    let _ = std::fs::write(work.join("provider-requests.ndjson"), bodies);
     let runner: Value = std::fs::read(&result_path).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or(Value::Null);
     if !status.success() {
         let why = runner["error"].as_str().unwrap_or("no result written").to_string();
