@@ -36,6 +36,7 @@ function freePort() {
   });
 }
 
+const UTILITY_MODEL = "clawspec-utility";
 const zeroCost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
 
 function config(port, token) {
@@ -60,7 +61,10 @@ function config(port, token) {
       },
     },
     agents: {
-      defaults: { workspace: dirs.workspace, model: { primary: ref }, ...(plan.agentDefaults ?? {}) },
+      // Utility tasks (session titles, activity recaps) on their own model id, so
+      // they never consume the scenario's scripted replies (docs/concepts/models.md
+      // agents.defaults.utilityModel; recaps: dist/server-runtime-subscriptions-*.mjs).
+      defaults: { workspace: dirs.workspace, model: { primary: ref }, utilityModel: `${p.id}/${UTILITY_MODEL}`, ...(plan.agentDefaults ?? {}) },
       list: [{ id: "main", default: true }],
     },
     models: {
@@ -73,7 +77,10 @@ function config(port, token) {
           request: { allowPrivateNetwork: true },
           // A scripted timeout: the mock holds its answer past this (docs/concepts/agent-loop.md "Provider HTTP request timeout").
           ...(p.timeoutSeconds ? { timeoutSeconds: p.timeoutSeconds } : {}),
-          models: [{ id: p.model, name: p.model, api: p.api, reasoning: false, input: ["text", "image"], cost: zeroCost, contextWindow: p.contextWindow, maxTokens: p.maxTokens }],
+          models: [
+            { id: p.model, name: p.model, api: p.api, reasoning: false, input: ["text", "image"], cost: zeroCost, contextWindow: p.contextWindow, maxTokens: p.maxTokens },
+            { id: UTILITY_MODEL, name: UTILITY_MODEL, api: p.api, reasoning: false, input: ["text"], cost: zeroCost, contextWindow: 200_000, maxTokens: 4096 },
+          ],
         },
       },
     },

@@ -121,6 +121,18 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn only_the_scripted_model_consumes_the_script() {
+        let m = MockProvider::start_scripted_for_model(Provider::Anthropic, Default::default(), vec![failing(FailureKind::Server, None)], "main").await;
+        let url = format!("{}{}", m.uri(), Provider::Anthropic.path());
+        let send = |model: &'static str| {
+            let url = url.clone();
+            tokio::task::spawn_blocking(move || crate::client::post_json(&url, &json!({"model":model,"max_tokens":16,"messages":[{"role":"user","content":"hi"}]}), &[]).unwrap().0)
+        };
+        assert_eq!(send("utility").await.unwrap(), 200, "a side call gets the default answer");
+        assert_eq!(send("main").await.unwrap(), 500, "the scripted call still gets its scripted failure");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_scripted_timeout_holds_the_answer_back() {
         let m = MockProvider::start_scripted(Provider::Anthropic, Default::default(), vec![failing(FailureKind::Timeout, None)]).await;
         let (s, _, took) = post(&m.uri()).await;

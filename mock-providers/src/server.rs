@@ -51,6 +51,9 @@ struct State {
     rules: Rules,
     script: VecDeque<Reply>,
     minted: u64,
+    /// When set, only requests for this model consume the script; a host's
+    /// side calls on another model (utility tasks) get the default answer.
+    script_model: Option<String>,
 }
 
 struct Validating {
@@ -76,7 +79,8 @@ impl Respond for Validating {
             }
             return t;
         }
-        let scripted = st.script.pop_front().map(|r| serde_json::to_value(r).unwrap());
+        let for_script = st.script_model.as_deref().is_none_or(|m| body["model"].as_str() == Some(m));
+        let scripted = if for_script { st.script.pop_front().map(|r| serde_json::to_value(r).unwrap()) } else { None };
         let mut reply: Value = scripted
             .or_else(|| req.headers.get(REPLY_HEADER).and_then(|h| h.to_str().ok()).and_then(|s| serde_json::from_str(s).ok()))
             .unwrap_or_else(|| json!({"text": "ok"}));
@@ -184,8 +188,18 @@ impl MockProvider {
         Self::on(MockServer::start().await, provider, rules, script).await
     }
 
+    /// As [`Self::start_scripted`], but only requests for `model` consume the
+    /// script (a real host also calls its utility model: titles, recaps).
+    pub async fn start_scripted_for_model(provider: Provider, rules: Rules, script: Vec<Reply>, model: &str) -> MockProvider {
+        Self::mount(MockServer::start().await, provider, rules, script, Some(model.to_string())).await
+    }
+
     async fn on(server: MockServer, provider: Provider, rules: Rules, script: Vec<Reply>) -> MockProvider {
-        let state = Mutex::new(State { rules, script: script.into(), minted: 0 });
+        Self::mount(server, provider, rules, script, None).await
+    }
+
+    async fn mount(server: MockServer, provider: Provider, rules: Rules, script: Vec<Reply>, script_model: Option<String>) -> MockProvider {
+        let state = Mutex::new(State { rules, script: script.into(), minted: 0, script_model });
         Mock::given(method("POST")).and(path(provider.path())).respond_with(Validating { provider, state }).mount(&server).await;
         MockProvider { provider, server }
     }

@@ -85,7 +85,10 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     let openclaw = install::ensure_openclaw(&version.0)?;
     let node = install::ensure_node(&install::required_node(&openclaw))?;
 
-    let mock = clawspec_mock_providers::server::MockProvider::start_scripted(clawspec_mock_providers::Provider::Anthropic, Default::default(), plan.replies.clone()).await;
+    // The host's utility calls (titles, activity recaps) go to another model id
+    // (host-runner.mjs sets agents.defaults.utilityModel), so only the agent
+    // runs consume the script.
+    let mock = clawspec_mock_providers::server::MockProvider::start_scripted_for_model(clawspec_mock_providers::Provider::Anthropic, Default::default(), plan.replies.clone(), &scenario.setup.model).await;
 
     let work = tempdir(&format!("clawspec-real-{}", scenario.id))?;
     let trace_path = work.join("trace.ndjson");
