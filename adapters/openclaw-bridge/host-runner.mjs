@@ -15,7 +15,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 
-import { drive, withStartupRetry } from "./lib/steps.js";
+import { drive, markStep, withStartupRetry } from "./lib/steps.js";
 
 const plan = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
 const started = Date.now();
@@ -207,8 +207,9 @@ try {
   for (const [index, step] of plan.steps.entries()) {
     const ts = Date.now();
     mark({ kind: "step", step: step.step });
+    const marked = await markStep(plan.provider.stepUrl, step.step);
     const outcome = await drive(client, step, index);
-    result.steps.push({ step: step.step, ...outcome, timing: { wallMs: Date.now() - ts } });
+    result.steps.push({ step: step.step, ...outcome, unaskedReplies: marked?.dropped ?? null, timing: { wallMs: Date.now() - ts } });
   }
   mark({ kind: "end" });
   // Let background work (deferred maintenance, disposal) land in the trace.

@@ -133,6 +133,28 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn step_markers_keep_each_steps_replies_to_that_step() {
+        let r = |text: &str, step| Reply { text: text.into(), step: Some(step), ..Default::default() };
+        let script = vec![r("a0", 0), r("b0-unused", 0), r("a1", 1), r("a2", 2)];
+        let m = MockProvider::start_scripted_for_model(Provider::Anthropic, Default::default(), script, "main").await;
+        let base = m.uri();
+        let call = |path: &'static str, body: serde_json::Value| {
+            let url = format!("{base}{path}");
+            async move { tokio::task::spawn_blocking(move || crate::client::post_json(&url, &body, &[]).unwrap()).await.unwrap() }
+        };
+        let ask = || call("/v1/messages", json!({"model":"main","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}));
+        let text = |v: (u16, serde_json::Value)| v.1["content"][0]["text"].as_str().unwrap_or_default().to_string();
+        call(crate::server::STEP_PATH, json!({"step": 0})).await;
+        assert_eq!(text(ask().await), "a0");
+        let (_, marked) = call(crate::server::STEP_PATH, json!({"step": 1})).await;
+        assert_eq!(marked["dropped"], 1, "step 0's unasked reply is dropped");
+        assert_eq!(text(ask().await), "a1");
+        assert_eq!(text(ask().await), "ok", "an extra call in step 1 does not take step 2's reply");
+        call(crate::server::STEP_PATH, json!({"step": 2})).await;
+        assert_eq!(text(ask().await), "a2");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_scripted_timeout_holds_the_answer_back() {
         let m = MockProvider::start_scripted(Provider::Anthropic, Default::default(), vec![failing(FailureKind::Timeout, None)]).await;
         let (s, _, took) = post(&m.uri()).await;

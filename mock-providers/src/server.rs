@@ -45,7 +45,16 @@ pub struct Reply {
     /// The call fails the way the provider fails ([`crate::scripted`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<crate::scripted::Failure>,
+    /// The scenario step this reply belongs to ([`STEP_PATH`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<usize>,
 }
+
+/// `POST {"step": n}` here before driving step `n`: replies of earlier steps
+/// the host never asked for are dropped, and a step's extra calls get the
+/// default answer instead of a later step's reply, so one divergence does not
+/// shift every later turn (only on [`MockProvider::start_scripted_for_model`]).
+pub const STEP_PATH: &str = "/__clawspec/step";
 
 struct State {
     rules: Rules,
@@ -54,11 +63,13 @@ struct State {
     /// When set, only requests for this model consume the script; a host's
     /// side calls on another model (utility tasks) get the default answer.
     script_model: Option<String>,
+    /// The step being driven ([`STEP_PATH`]); `None` = no step alignment.
+    step: Option<usize>,
 }
 
 struct Validating {
     provider: Provider,
-    state: Mutex<State>,
+    state: std::sync::Arc<Mutex<State>>,
 }
 
 impl Respond for Validating {
@@ -80,7 +91,9 @@ impl Respond for Validating {
             return t;
         }
         let for_script = st.script_model.as_deref().is_none_or(|m| body["model"].as_str() == Some(m));
-        let scripted = if for_script { st.script.pop_front().map(|r| serde_json::to_value(r).unwrap()) } else { None };
+        let current = st.step;
+        let in_step = |r: &Reply| matches!((current, r.step), (Some(c), Some(s)) if s > c);
+        let scripted = if for_script && !st.script.front().is_some_and(in_step) { st.script.pop_front().map(|r| serde_json::to_value(r).unwrap()) } else { None };
         let mut reply: Value = scripted
             .or_else(|| req.headers.get(REPLY_HEADER).and_then(|h| h.to_str().ok()).and_then(|s| serde_json::from_str(s).ok()))
             .unwrap_or_else(|| json!({"text": "ok"}));
@@ -112,6 +125,22 @@ impl Respond for Validating {
             Some(d) => t.set_delay(d),
             None => t,
         }
+    }
+}
+
+struct StepMarker(std::sync::Arc<Mutex<State>>);
+
+impl Respond for StepMarker {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let Some(n) = serde_json::from_slice::<Value>(&req.body).ok().and_then(|v| v["step"].as_u64()) else {
+            return ResponseTemplate::new(400).set_body_json(json!({"error": "expected {\"step\": n}"}));
+        };
+        let mut st = self.0.lock().unwrap();
+        let n = n as usize;
+        st.step = Some(n);
+        let before = st.script.len();
+        st.script.retain(|r| r.step.is_none_or(|s| s >= n));
+        ResponseTemplate::new(200).set_body_json(json!({"step": n, "dropped": before - st.script.len()}))
     }
 }
 
@@ -199,7 +228,11 @@ impl MockProvider {
     }
 
     async fn mount(server: MockServer, provider: Provider, rules: Rules, script: Vec<Reply>, script_model: Option<String>) -> MockProvider {
-        let state = Mutex::new(State { rules, script: script.into(), minted: 0, script_model });
+        let aligned = script_model.is_some();
+        let state = std::sync::Arc::new(Mutex::new(State { rules, script: script.into(), minted: 0, script_model, step: None }));
+        if aligned {
+            Mock::given(method("POST")).and(path(STEP_PATH)).respond_with(StepMarker(state.clone())).mount(&server).await;
+        }
         Mock::given(method("POST")).and(path(provider.path())).respond_with(Validating { provider, state }).mount(&server).await;
         MockProvider { provider, server }
     }

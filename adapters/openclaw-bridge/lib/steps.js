@@ -32,6 +32,18 @@ export async function withStartupRetry(fn, { deadlineMs = 120_000, wait = sleep 
   }
 }
 
+/**
+ * Tell the mock provider which scenario step is being driven (its STEP_PATH,
+ * mock-providers/src/server.rs): replies of earlier steps the host never asked
+ * for are dropped, so a divergence in one step does not shift later steps.
+ */
+export async function markStep(url, step) {
+  if (!url) return null;
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ step }), signal: AbortSignal.timeout(10_000) });
+  if (!res.ok) throw new Error(`mock provider step marker ${url}: HTTP ${res.status}`);
+  return res.json();
+}
+
 /** One user turn (or slash command): chat.send, then agent.wait until the run ends. */
 export async function turn(client, step, index) {
   const runId = `clawspec-run-${index + 1}`;

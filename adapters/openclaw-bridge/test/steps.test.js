@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { drive, isStartupUnavailable, withStartupRetry } from "../lib/steps.js";
+import http from "node:http";
+
+import { drive, isStartupUnavailable, markStep, withStartupRetry } from "../lib/steps.js";
 
 /** A client that records requests and answers from a table. */
 function fakeClient(answers) {
@@ -51,4 +53,27 @@ test("/compact is a chat.send of the command text, waited on like a run", async 
   assert.equal(c.calls[0].params.message, "/compact Keep every decision.");
   assert.equal(c.calls[1].params.runId, "clawspec-cmd-3");
   assert.deepEqual(out, { send: "started", wait: "ok", error: null, command: "/compact" });
+});
+
+test("markStep posts the step to the mock provider and fails loudly on a refusal", async () => {
+  const seen = [];
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      seen.push(JSON.parse(body));
+      res.writeHead(seen.length === 1 ? 200 : 500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ step: 3, dropped: 1 }));
+    });
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  const url = `http://127.0.0.1:${server.address().port}/__clawspec/step`;
+  try {
+    assert.deepEqual(await markStep(url, 3), { step: 3, dropped: 1 });
+    assert.deepEqual(seen, [{ step: 3 }]);
+    await assert.rejects(markStep(url, 4), /HTTP 500/);
+    assert.equal(await markStep(undefined, 5), null, "no marker URL: nothing to align");
+  } finally {
+    server.close();
+  }
 });

@@ -101,7 +101,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
         "result": result_path,
         "profile": profile.id,
         "stageDir": openclaw.parent().and_then(|p| p.parent()).map(|p| p.join("plugin-stage")),
-        "provider": {"id": setup.provider, "api": setup.api, "model": setup.model, "baseUrl": mock.uri(), "contextWindow": setup.context_window, "maxTokens": setup.reserve_tokens, "timeoutSeconds": plan.provider_timeout_seconds},
+        "provider": {"id": setup.provider, "api": setup.api, "model": setup.model, "baseUrl": mock.uri(), "contextWindow": setup.context_window, "maxTokens": setup.reserve_tokens, "timeoutSeconds": plan.provider_timeout_seconds, "stepUrl": format!("{}{}", mock.uri(), clawspec_mock_providers::server::STEP_PATH)},
         "bridge": {
             "dir": bridge,
             "engineId": "clawspec-bridge",

@@ -89,7 +89,7 @@ fn map_step(p: &mut Plan, i: usize, step: &Step, s: &Scenario) -> Result<(), Not
             turn_drivable(t)?;
             for r in &t.model {
                 let planned = reply(r, p, setup.context_window)?;
-                p.replies.push(planned);
+                p.replies.push(PlannedReply { step: Some(i), ..planned });
             }
             p.steps.push(PlanStep::Turn { step: i, session_key: setup.session_key.clone(), message: t.user.clone(), timeout_ms: STEP_TIMEOUT_MS });
             Ok(())
@@ -233,6 +233,7 @@ mod tests {
         let f = p.replies[0].error.as_ref().expect("a failure");
         assert_eq!((f.kind, f.message.as_deref()), (kind, message));
         assert_eq!(p.replies[1].text, "ok", "the retry answer follows the failure");
+        assert_eq!((p.replies[0].step, p.replies[1].step), (Some(0), Some(0)), "replies are tagged with their step");
         // Only a scripted timeout shortens the host's provider timeout, and the hold outlasts it.
         assert_eq!(p.provider_timeout_seconds.is_some(), kind == FailureKind::Timeout);
         if kind == FailureKind::Timeout {
