@@ -53,9 +53,10 @@ fn main() -> Result<()> {
         }
         "test" => {
             run(cargo().args(["test", "--workspace"]))?;
-            let adapter = root().join("adapters/node");
-            if adapter.join("package.json").exists() {
-                run(Command::new("npm").args(["test", "--prefix", adapter.to_str().unwrap()]))?;
+            for adapter in ["adapters/node", "adapters/openclaw-bridge"].map(|a| root().join(a)) {
+                if adapter.join("package.json").exists() {
+                    run(Command::new("npm").args(["test", "--prefix", adapter.to_str().unwrap()]))?;
+                }
             }
         }
         "node-matrix" => {
