@@ -15,6 +15,8 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 
+import { drive, markStep, withStartupRetry } from "./lib/steps.js";
+
 const plan = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
 const started = Date.now();
 const result = { ok: false, timing: {}, steps: [], error: null };
@@ -34,6 +36,7 @@ function freePort() {
   });
 }
 
+const UTILITY_MODEL = "clawspec-utility";
 const zeroCost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
 
 function config(port, token) {
@@ -58,7 +61,10 @@ function config(port, token) {
       },
     },
     agents: {
-      defaults: { workspace: dirs.workspace, model: { primary: ref }, ...(plan.agentDefaults ?? {}) },
+      // Utility tasks (session titles, activity recaps) on their own model id, so
+      // they never consume the scenario's scripted replies (docs/concepts/models.md
+      // agents.defaults.utilityModel; recaps: dist/server-runtime-subscriptions-*.mjs).
+      defaults: { workspace: dirs.workspace, model: { primary: ref }, utilityModel: `${p.id}/${UTILITY_MODEL}`, ...(plan.agentDefaults ?? {}) },
       list: [{ id: "main", default: true }],
     },
     models: {
@@ -69,7 +75,12 @@ function config(port, token) {
           apiKey: "clawspec-mock-not-a-key",
           api: p.api,
           request: { allowPrivateNetwork: true },
-          models: [{ id: p.model, name: p.model, api: p.api, reasoning: false, input: ["text", "image"], cost: zeroCost, contextWindow: p.contextWindow, maxTokens: p.maxTokens }],
+          // A scripted timeout: the mock holds its answer past this (docs/concepts/agent-loop.md "Provider HTTP request timeout").
+          ...(p.timeoutSeconds ? { timeoutSeconds: p.timeoutSeconds } : {}),
+          models: [
+            { id: p.model, name: p.model, api: p.api, reasoning: false, input: ["text", "image"], cost: zeroCost, contextWindow: p.contextWindow, maxTokens: p.maxTokens },
+            { id: UTILITY_MODEL, name: UTILITY_MODEL, api: p.api, reasoning: false, input: ["text"], cost: zeroCost, contextWindow: 200_000, maxTokens: 4096 },
+          ],
         },
       },
     },
@@ -186,32 +197,24 @@ async function connect({ port, token }) {
       pending.delete(frame.id);
       clearTimeout(p.t);
       if (frame.ok) p.resolve(frame.payload);
-      else p.reject(new Error(frame.error?.message ?? JSON.stringify(frame.error)));
+      else p.reject(Object.assign(new Error(frame.error?.message ?? JSON.stringify(frame.error)), frame.error ?? {}));
     });
   });
   return { request, close: () => ws.close(1000, "clawspec twin done") };
-}
-
-/** One user turn: chat.send, then agent.wait until the run ends. */
-async function turn(client, step, index) {
-  const runId = `clawspec-run-${index + 1}`;
-  const sent = await client.request("chat.send", { sessionKey: step.sessionKey, message: step.message, deliver: false, timeoutMs: step.timeoutMs, idempotencyKey: runId });
-  const waited = await client.request("agent.wait", { runId: sent?.runId ?? runId, timeoutMs: step.timeoutMs }, step.timeoutMs + 10_000);
-  return { send: sent?.status ?? null, wait: waited?.status ?? null, error: waited?.error ?? null };
 }
 
 try {
   const t0 = Date.now();
   const gw = await startGateway();
   result.timing.gatewayStartMs = Date.now() - t0;
-  const client = await connect(gw);
+  // The WebSocket handshake is refused while startup sidecars initialise (lib/steps.js).
+  const client = await withStartupRetry(() => connect(gw));
   for (const [index, step] of plan.steps.entries()) {
     const ts = Date.now();
     mark({ kind: "step", step: step.step });
-    let outcome;
-    if (step.kind === "turn") outcome = await turn(client, step, index);
-    else throw new Error(`unknown plan step kind ${step.kind}`);
-    result.steps.push({ step: step.step, ...outcome, timing: { wallMs: Date.now() - ts } });
+    const marked = await markStep(plan.provider.stepUrl, step.step);
+    const outcome = await drive(client, step, index);
+    result.steps.push({ step: step.step, ...outcome, unaskedReplies: marked?.dropped ?? null, timing: { wallMs: Date.now() - ts } });
   }
   mark({ kind: "end" });
   // Let background work (deferred maintenance, disposal) land in the trace.

@@ -45,6 +45,7 @@ pub mod gen;
 pub mod provider;
 pub mod repair;
 pub mod sanitizer;
+pub mod scripted;
 pub mod server;
 pub mod sse;
 pub mod validate;

@@ -36,17 +36,40 @@ pub struct Reply {
     /// Token usage to report (`{input, output}`); zeros when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Value>,
+    /// The thinking block's signature as scripted (else one is minted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    /// A redacted thinking block (opaque `signature` as its data) instead of `thinking`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub redacted: bool,
+    /// The call fails the way the provider fails ([`crate::scripted`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<crate::scripted::Failure>,
+    /// The scenario step this reply belongs to ([`STEP_PATH`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<usize>,
 }
+
+/// `POST {"step": n}` here before driving step `n`: replies of earlier steps
+/// the host never asked for are dropped, and a step's extra calls get the
+/// default answer instead of a later step's reply, so one divergence does not
+/// shift every later turn (only on [`MockProvider::start_scripted_for_model`]).
+pub const STEP_PATH: &str = "/__clawspec/step";
 
 struct State {
     rules: Rules,
     script: VecDeque<Reply>,
     minted: u64,
+    /// When set, only requests for this model consume the script; a host's
+    /// side calls on another model (utility tasks) get the default answer.
+    script_model: Option<String>,
+    /// The step being driven ([`STEP_PATH`]); `None` = no step alignment.
+    step: Option<usize>,
 }
 
 struct Validating {
     provider: Provider,
-    state: Mutex<State>,
+    state: std::sync::Arc<Mutex<State>>,
 }
 
 impl Respond for Validating {
@@ -67,23 +90,57 @@ impl Respond for Validating {
             }
             return t;
         }
-        let scripted = st.script.pop_front().map(|r| serde_json::to_value(r).unwrap());
+        let for_script = st.script_model.as_deref().is_none_or(|m| body["model"].as_str() == Some(m));
+        let current = st.step;
+        let in_step = |r: &Reply| matches!((current, r.step), (Some(c), Some(s)) if s > c);
+        let scripted = if for_script && !st.script.front().is_some_and(in_step) { st.script.pop_front().map(|r| serde_json::to_value(r).unwrap()) } else { None };
         let mut reply: Value = scripted
             .or_else(|| req.headers.get(REPLY_HEADER).and_then(|h| h.to_str().ok()).and_then(|s| serde_json::from_str(s).ok()))
             .unwrap_or_else(|| json!({"text": "ok"}));
+        let failure: Option<crate::scripted::Failure> = serde_json::from_value(reply["error"].clone()).ok();
+        if let Some(t) = failure.as_ref().and_then(|f| crate::scripted::anthropic_response(f).filter(|_| p == Provider::Anthropic)) {
+            return t;
+        }
+        let hold = failure.as_ref().and_then(crate::scripted::hold);
         if let Some(t) = reply["thinking"].as_str().map(str::to_string) {
-            st.minted += 1;
-            let sig = crate::repair::images::digest_hex(&format!("{}:{}", p.name(), st.minted));
+            let sig = match reply["signature"].as_str() {
+                Some(scripted) => scripted.to_string(),
+                None => {
+                    st.minted += 1;
+                    crate::repair::images::digest_hex(&format!("{}:{}", p.name(), st.minted))
+                }
+            };
             if let Some(known) = st.rules.known_signatures.as_mut() {
                 known.insert(sig.clone(), t);
             }
             reply["signature"] = json!(sig);
         }
         let rendered = render(p, &reply);
-        if body["stream"] == json!(true) && p == Provider::Anthropic {
-            return ResponseTemplate::new(200).set_body_raw(crate::sse::anthropic(&rendered), "text/event-stream");
+        let t = if body["stream"] == json!(true) && p == Provider::Anthropic {
+            ResponseTemplate::new(200).set_body_raw(crate::sse::anthropic(&rendered), "text/event-stream")
+        } else {
+            ResponseTemplate::new(200).set_body_json(rendered)
+        };
+        match hold {
+            Some(d) => t.set_delay(d),
+            None => t,
         }
-        ResponseTemplate::new(200).set_body_json(rendered)
+    }
+}
+
+struct StepMarker(std::sync::Arc<Mutex<State>>);
+
+impl Respond for StepMarker {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let Some(n) = serde_json::from_slice::<Value>(&req.body).ok().and_then(|v| v["step"].as_u64()) else {
+            return ResponseTemplate::new(400).set_body_json(json!({"error": "expected {\"step\": n}"}));
+        };
+        let mut st = self.0.lock().unwrap();
+        let n = n as usize;
+        st.step = Some(n);
+        let before = st.script.len();
+        st.script.retain(|r| r.step.is_none_or(|s| s >= n));
+        ResponseTemplate::new(200).set_body_json(json!({"step": n, "dropped": before - st.script.len()}))
     }
 }
 
@@ -96,7 +153,11 @@ pub fn render(p: Provider, reply: &Value) -> Value {
     let sig = reply["signature"].as_str().unwrap_or("");
     match p {
         Provider::Anthropic => {
-            let mut content: Vec<Value> = thinking.map(|t| json!({"type":"thinking","thinking":t,"signature":sig})).into_iter().collect();
+            let mut content: Vec<Value> = match (thinking, reply["redacted"] == json!(true)) {
+                (_, true) => vec![json!({"type":"redacted_thinking","data":sig})],
+                (Some(t), false) => vec![json!({"type":"thinking","thinking":t,"signature":sig})],
+                (None, false) => vec![],
+            };
             content.push(json!({"type":"text","text":text}));
             content.extend(calls.iter().map(|c| json!({"type":"tool_use","id":c["id"],"name":c["name"],"input":c["arguments"]})));
             let usage = json!({"input_tokens": reply["usage"]["input"].as_u64().unwrap_or(0), "output_tokens": reply["usage"]["output"].as_u64().unwrap_or(0)});
@@ -156,8 +217,22 @@ impl MockProvider {
         Self::on(MockServer::start().await, provider, rules, script).await
     }
 
+    /// As [`Self::start_scripted`], but only requests for `model` consume the
+    /// script (a real host also calls its utility model: titles, recaps).
+    pub async fn start_scripted_for_model(provider: Provider, rules: Rules, script: Vec<Reply>, model: &str) -> MockProvider {
+        Self::mount(MockServer::start().await, provider, rules, script, Some(model.to_string())).await
+    }
+
     async fn on(server: MockServer, provider: Provider, rules: Rules, script: Vec<Reply>) -> MockProvider {
-        let state = Mutex::new(State { rules, script: script.into(), minted: 0 });
+        Self::mount(server, provider, rules, script, None).await
+    }
+
+    async fn mount(server: MockServer, provider: Provider, rules: Rules, script: Vec<Reply>, script_model: Option<String>) -> MockProvider {
+        let aligned = script_model.is_some();
+        let state = std::sync::Arc::new(Mutex::new(State { rules, script: script.into(), minted: 0, script_model, step: None }));
+        if aligned {
+            Mock::given(method("POST")).and(path(STEP_PATH)).respond_with(StepMarker(state.clone())).mount(&server).await;
+        }
         Mock::given(method("POST")).and(path(provider.path())).respond_with(Validating { provider, state }).mount(&server).await;
         MockProvider { provider, server }
     }
@@ -172,10 +247,9 @@ impl MockProvider {
         format!("{}{}", self.uri(), self.provider.path())
     }
 
-    /// JSON bodies of the requests received so far, in order (wiremock's
-    /// request journal; non-JSON bodies are skipped).
+    /// Bodies of the requests received so far, in order (for a run's work dir).
     pub async fn received_bodies(&self) -> Vec<Value> {
-        self.server.received_requests().await.unwrap_or_default().iter().filter_map(|r| serde_json::from_slice(&r.body).ok()).collect()
+        self.server.received_requests().await.unwrap_or_default().iter().map(|r| serde_json::from_slice(&r.body).unwrap_or(Value::Null)).collect()
     }
 
     /// Requests received so far (method, path, status is not recorded by wiremock).

@@ -22,6 +22,13 @@ pub fn anthropic(message: &Value) -> String {
     let mut out = frame("message_start", &json!({"type": "message_start", "message": head}));
     for (i, block) in message["content"].as_array().into_iter().flatten().enumerate() {
         let (start, delta) = match block["type"].as_str() {
+            // Redacted thinking arrives whole in its start event (no delta);
+            // @openclaw/ai dist/anthropic-stream-reducer-*.mjs keeps `data` as the signature.
+            Some("redacted_thinking") => {
+                out += &frame("content_block_start", &json!({"type": "content_block_start", "index": i, "content_block": block}));
+                out += &frame("content_block_stop", &json!({"type": "content_block_stop", "index": i}));
+                continue;
+            }
             Some("text") => (json!({"type": "text", "text": ""}), json!({"type": "text_delta", "text": block["text"]})),
             Some("thinking") => (json!({"type": "thinking", "thinking": ""}), json!({"type": "thinking_delta", "thinking": block["thinking"]})),
             Some("tool_use") => (
@@ -66,5 +73,27 @@ mod tests {
         assert_eq!(ev[5]["delta"]["partial_json"], "{\"path\":\"a\"}");
         assert_eq!(ev[7]["delta"]["stop_reason"], "tool_use");
         assert_eq!(ev[7]["usage"]["output_tokens"], 3);
+    }
+
+    #[test]
+    fn signed_thinking_streams_its_signature_and_redacted_thinking_arrives_whole() {
+        let msg = json!({"id":"m","type":"message","role":"assistant","model":"m","content":[
+            {"type":"thinking","thinking":"plan","signature":"EqQBsigA1"},
+            {"type":"redacted_thinking","data":"opaque=="},
+            {"type":"text","text":"done"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}});
+        let ev = events(&anthropic(&msg));
+        let kinds: Vec<String> = ev.iter().map(|e| format!("{}{}", e["type"].as_str().unwrap(), e["delta"]["type"].as_str().map(|d| format!(":{d}")).unwrap_or_default())).collect();
+        assert_eq!(
+            kinds,
+            [
+                "message_start",
+                "content_block_start", "content_block_delta:thinking_delta", "content_block_delta:signature_delta", "content_block_stop",
+                "content_block_start", "content_block_stop",
+                "content_block_start", "content_block_delta:text_delta", "content_block_stop",
+                "message_delta", "message_stop"
+            ]
+        );
+        assert_eq!(ev[3]["delta"]["signature"], "EqQBsigA1");
+        assert_eq!(ev[5]["content_block"], json!({"type":"redacted_thinking","data":"opaque=="}));
     }
 }

@@ -54,8 +54,7 @@ fn main() -> Result<()> {
         }
         "test" => {
             run(cargo().args(["test", "--workspace"]))?;
-            for adapter in ["adapters/node", "adapters/openclaw-bridge"] {
-                let adapter = root().join(adapter);
+            for adapter in ["adapters/node", "adapters/openclaw-bridge"].map(|a| root().join(a)) {
                 if adapter.join("package.json").exists() {
                     run(Command::new("npm").args(["test", "--prefix", adapter.to_str().unwrap()]))?;
                 }

@@ -96,8 +96,10 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     let openclaw = install::ensure_openclaw(&version.0)?;
     let node = install::ensure_node(&install::required_node(&openclaw))?;
 
-    let replies = plan.replies.iter().map(|r| clawspec_mock_providers::server::Reply { text: r.text.clone(), ..Default::default() }).collect();
-    let mock = clawspec_mock_providers::server::MockProvider::start_scripted(clawspec_mock_providers::Provider::Anthropic, Default::default(), replies).await;
+    // The host's utility calls (titles, activity recaps) go to another model id
+    // (host-runner.mjs sets agents.defaults.utilityModel), so only the agent
+    // runs consume the script.
+    let mock = clawspec_mock_providers::server::MockProvider::start_scripted_for_model(clawspec_mock_providers::Provider::Anthropic, Default::default(), plan.replies.clone(), &scenario.setup.model).await;
 
     let work = tempdir(&format!("clawspec-real-{}", scenario.id))?;
     let trace_path = work.join("trace.ndjson");
@@ -110,7 +112,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
         "result": result_path,
         "profile": profile.id,
         "stageDir": openclaw.parent().and_then(|p| p.parent()).map(|p| p.join("plugin-stage")),
-        "provider": {"id": setup.provider, "api": setup.api, "model": setup.model, "baseUrl": mock.uri(), "contextWindow": setup.context_window, "maxTokens": setup.reserve_tokens},
+        "provider": {"id": setup.provider, "api": setup.api, "model": setup.model, "baseUrl": mock.uri(), "contextWindow": setup.context_window, "maxTokens": setup.reserve_tokens, "timeoutSeconds": plan.provider_timeout_seconds, "stepUrl": format!("{}{}", mock.uri(), clawspec_mock_providers::server::STEP_PATH)},
         "bridge": {
             "dir": bridge,
             "engineId": "clawspec-bridge",
@@ -118,10 +120,6 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
             "engineConfig": engine_config.or_else(|| setup.engine_config.clone()),
         },
         "steps": plan.steps,
-        // Utility tasks (activity recaps, titles) would take scripted replies
-        // meant for the agent run: 2026.9.x skips the utility route when
-        // `utilityModel` is "" (docs/gateway/config-agents/models.md).
-        "agentDefaults": if version.0.as_str() >= "2026.9" { json!({"utilityModel": ""}) } else { json!({}) },
     });
     let plan_path = work.join("plan.json");
     std::fs::write(&plan_path, serde_json::to_vec_pretty(&runner_plan).unwrap()).map_err(|e| RealHostError::Run(e.to_string()))?;
@@ -133,6 +131,11 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
         .status()
         .await
         .map_err(|e| RealHostError::Run(format!("cannot start {}: {e}", node.display())))?;
+    // What the host sent the provider, one JSON body a line: shows which
+    // host requests consumed which scripted reply (kept with --keep).
+    let bodies = mock.received_bodies().await;
+    let lines: String = bodies.iter().map(|b| format!("{b}\n")).collect();
+    let _ = std::fs::write(work.join("provider-requests.ndjson"), lines);
     let runner: Value = std::fs::read(&result_path).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or(Value::Null);
     if !status.success() {
         let why = runner["error"].as_str().unwrap_or("no result written").to_string();
@@ -143,9 +146,8 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     trace.engine.display = engine.display.clone();
     let mut runner = runner;
     runner["timing"]["clawspecMs"] = json!(started.elapsed().as_millis() as u64);
-    let bodies = mock.received_bodies().await;
-    let _ = std::fs::write(work.join("provider-requests.json"), serde_json::to_vec_pretty(&bodies).unwrap_or_default());
-    let system_prompt = bodies.first().and_then(system_text);
+    // The agent run's system prompt (utility calls go to another model id).
+    let system_prompt = bodies.iter().find(|b| b["model"] == json!(setup.model)).and_then(system_text);
     Ok(RealRun { trace, runner, work_dir: work, system_prompt })
 }
 

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::scenario::model::{ModelReply, Scenario, Step, TurnSpec};
+use crate::scenario::model::{ModelErrorKind, ModelReply, Scenario, Step, TurnSpec};
 
 /// One step of the drive plan the host runner executes (`host-runner.mjs`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -14,19 +14,33 @@ pub enum PlanStep {
     /// A user message through `chat.send`, then `agent.wait` for the run.
     #[serde(rename_all = "camelCase")]
     Turn { step: usize, session_key: String, message: String, timeout_ms: u64 },
+    /// A gateway slash command with no model reply of its own (`/compact
+    /// [instructions]`) through `chat.send`; waits for the command's run.
+    #[serde(rename_all = "camelCase")]
+    Command { step: usize, session_key: String, message: String, timeout_ms: u64 },
 }
 
-/// A scripted model answer for the mock provider, in call order.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PlannedReply {
-    pub text: String,
-}
+/// How long one step may take on the real host.
+const STEP_TIMEOUT_MS: u64 = 60_000;
+
+/// A scripted model answer for the mock provider, in call order: text,
+/// thinking (signed or redacted), tool calls and scripted failures.
+pub type PlannedReply = clawspec_mock_providers::server::Reply;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
     pub steps: Vec<PlanStep>,
     pub replies: Vec<PlannedReply>,
+    /// `models.providers.<id>.timeoutSeconds` when a scripted timeout must
+    /// trip the host's provider timeout (the mock holds its answer for
+    /// [`TIMEOUT_HOLD_MS`]).
+    pub provider_timeout_seconds: Option<u64>,
 }
+
+/// Provider timeout set when a scenario scripts a timeout; the mock holds a
+/// timed-out answer for [`TIMEOUT_HOLD_MS`], well past it.
+pub const PROVIDER_TIMEOUT_SECONDS: u64 = 3;
+pub const TIMEOUT_HOLD_MS: u64 = 10_000;
 
 /// Why a scenario cannot be driven on the real host.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -57,25 +71,58 @@ pub fn plan(s: &Scenario) -> Result<Plan, NotDrivable> {
     if !setup.admitted_turns {
         return nd("setup.admitted_turns: false — every chat.send through the gateway is an admitted turn");
     }
-    let mut steps = Vec::new();
-    let mut replies = Vec::new();
+    let mut p = Plan { steps: Vec::new(), replies: Vec::new(), provider_timeout_seconds: None };
     for (i, step) in s.script.iter().enumerate() {
-        match step {
-            Step::Turn(t) => {
-                turn_drivable(t).map_err(|NotDrivable(why)| NotDrivable(format!("step {i} (turn): {why}")))?;
-                for r in &t.model {
-                    replies.push(reply(r).map_err(|NotDrivable(why)| NotDrivable(format!("step {i} (turn): {why}")))?);
-                }
-                steps.push(PlanStep::Turn { step: i, session_key: setup.session_key.clone(), message: t.user.clone(), timeout_ms: 60_000 });
-            }
-            other => return nd(format!("step {i} ({}): not mapped to a gateway action yet", step_kind(other))),
-        }
+        map_step(&mut p, i, step, s).map_err(|NotDrivable(why)| NotDrivable(format!("step {i} ({}): {why}", step_kind(step))))?;
     }
-    if steps.is_empty() {
+    if p.steps.is_empty() {
         return nd("the script has no step");
     }
-    Ok(Plan { steps, replies })
+    Ok(p)
 }
+
+/// One script step → plan steps and mock replies.
+fn map_step(p: &mut Plan, i: usize, step: &Step, s: &Scenario) -> Result<(), NotDrivable> {
+    let setup = &s.setup;
+    match step {
+        Step::Turn(t) => {
+            turn_drivable(t)?;
+            for r in &t.model {
+                let planned = reply(r, p, setup.context_window)?;
+                p.replies.push(PlannedReply { step: Some(i), ..planned });
+            }
+            p.steps.push(PlanStep::Turn { step: i, session_key: setup.session_key.clone(), message: t.user.clone(), timeout_ms: STEP_TIMEOUT_MS });
+            Ok(())
+        }
+        Step::Compact(c) => {
+            // `/compact [instructions]` (docs/tools/slash-commands.md; docs/concepts/compaction.md).
+            let message = match c.instructions.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+                Some(t) if t.contains('\n') => return nd("multi-line /compact instructions: the gateway's command parser reads one line"),
+                Some(t) => format!("/compact {t}"),
+                None => "/compact".to_string(),
+            };
+            p.steps.push(PlanStep::Command { step: i, session_key: setup.session_key.clone(), message, timeout_ms: STEP_TIMEOUT_MS });
+            Ok(())
+        }
+        Step::SwitchModel(m) if m.provider != "anthropic" || m.api.as_deref().is_some_and(|a| a != "anthropic-messages") => {
+            nd(format!("switch to {}/{}: sessions.patch {{model}} (docs/gateway/protocol/rpc-session-control.md) can only switch to a model the mock provider serves, and it streams anthropic-messages only", m.provider, m.model))
+        }
+        Step::SwitchModel(_) => nd("switch_model within anthropic: sessions.patch {model} is not mapped yet"),
+        Step::Heartbeat(_) => nd(HEARTBEAT_NOT_PLAIN),
+        Step::OrphanUser(_) => nd("an orphan user message is left by a host crash mid-run; the gateway's client protocol has no way to persist a user message without starting its run"),
+        Step::Announce(_) | Step::Collect(_) => nd("completion announces need a real child run: the scripted parent calls the real sessions_spawn tool and the child's run is answered by the mock; not mapped yet"),
+        Step::Spawn(_) | Step::SubagentEnded(_) => nd("subagent lifecycle steps need the scripted model to call the real sessions_spawn tool inside a parent turn, which the scenario's step does not carry; not mapped yet"),
+        Step::InterSession(_) => nd("an inter-session message needs a scripted sessions_send tool call from a turn in the source session (the gateway's sessions.send RPC sends as the operator, without inter-session provenance); not mapped yet"),
+    }
+}
+
+/// The gateway's only on-demand heartbeat trigger, the `wake` RPC
+/// (docs/gateway/protocol/rpc-devices-nodes-and-approvals.md), requires a
+/// non-empty `text` (dist/src-*.mjs WakeParamsSchema) that is queued as a
+/// system event, so the run is not the plain poll the scenario scripts; the
+/// scheduled cadence (agents.defaults.heartbeat.every, docs/gateway/heartbeat.md)
+/// is wall-clock driven.
+pub const HEARTBEAT_NOT_PLAIN: &str = "a plain heartbeat poll: the gateway's on-demand trigger (wake) always queues a system event text with it, and the scheduled cadence is wall-clock driven";
 
 fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
     let unsupported = [
@@ -89,7 +136,8 @@ fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
         (t.commit_replay, "commit_replay simulates a host crash between commitTurn and the outbox"),
         (t.fallback.is_some(), "model fallback needs a second configured model"),
         (t.user.trim().is_empty(), "an empty user message is rejected by chat.send"),
-        (t.user.trim_start().starts_with('/'), "slash commands are handled by the gateway's command layer"),
+        (is_reset_command(&t.user), RESET_NOT_A_MODEL_TURN),
+        (t.user.trim_start().starts_with('/'), "slash commands other than /compact are not scripted turns"),
     ];
     match unsupported.iter().find(|(hit, _)| *hit) {
         Some((_, why)) => nd(*why),
@@ -98,23 +146,66 @@ fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
     }
 }
 
-fn reply(r: &ModelReply) -> Result<PlannedReply, NotDrivable> {
-    match r {
-        ModelReply::Text(t) => Ok(PlannedReply { text: t.clone() }),
-        ModelReply::Full(m) => {
-            if !m.tool_calls.is_empty() {
-                return nd("tool calls: the real host executes the tools for real, so their results cannot follow the script");
-            }
-            if m.error.is_some() {
-                return nd("scripted provider errors (overflow, timeout …) are not answered by the real-host mock yet");
-            }
-            if m.thinking.is_some() || m.redacted {
-                return nd("thinking blocks are not streamed by the real-host mock yet");
-            }
-            Ok(PlannedReply { text: m.text.clone().unwrap_or_default() })
-        }
-    }
+/// Observed on openclaw@2026.9.6 (clawspec twin --keep, provider-requests.ndjson):
+/// chat.send "/new" is answered by the command layer with "✅ New session
+/// started." and no agent run — no model call, no engine call — and the
+/// next turn still assembles with "/new" in its history, so the scripted
+/// BARE_SESSION_RESET_PROMPT turn never happens through the gateway client.
+pub const RESET_NOT_A_MODEL_TURN: &str = "/new and /reset through chat.send are answered by the gateway's command layer (\"✅ New session started.\") without a model run, so the scripted reset-prompt turn cannot be reproduced";
+
+/// `/new` or `/reset`, bare or with text.
+fn is_reset_command(user: &str) -> bool {
+    let t = user.trim();
+    ["/new", "/reset"].iter().any(|c| t.strip_prefix(c).is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_whitespace)))
 }
+
+fn reply(r: &ModelReply, p: &mut Plan, context_window: u64) -> Result<PlannedReply, NotDrivable> {
+    use clawspec_mock_providers::scripted::{Failure, FailureKind};
+    let m = match r {
+        ModelReply::Text(t) => return Ok(PlannedReply { text: t.clone(), ..Default::default() }),
+        ModelReply::Full(m) => m,
+    };
+    let mut out = PlannedReply { text: m.text.clone().unwrap_or_default(), thinking: m.thinking.clone(), signature: m.signature.clone(), redacted: m.redacted, ..Default::default() };
+    if m.redacted && m.signature.is_none() {
+        return nd("a redacted thinking block without a signature has no data for the provider to send");
+    }
+    if let Some(e) = &m.error {
+        let kind = match e.kind {
+            ModelErrorKind::Overflow => FailureKind::Overflow,
+            ModelErrorKind::RateLimit => FailureKind::RateLimit,
+            ModelErrorKind::Other => FailureKind::Server,
+            ModelErrorKind::InvalidSignature => FailureKind::InvalidSignature,
+            ModelErrorKind::Timeout => FailureKind::Timeout,
+            ModelErrorKind::Aborted => return nd("a user abort needs chat.abort while the model call is in flight (not mapped yet)"),
+        };
+        // The reference reports just over the window when the scenario gives no count.
+        let message = match e.kind {
+            ModelErrorKind::Overflow => Some(e.message.clone().unwrap_or_else(|| crate::runtime::model::overflow_message(e.tokens.unwrap_or(context_window + 1), context_window))),
+            _ => e.message.clone(),
+        };
+        if kind == FailureKind::Timeout {
+            p.provider_timeout_seconds = Some(PROVIDER_TIMEOUT_SECONDS);
+        }
+        out.error = Some(Failure { kind, message, delay_ms: (kind == FailureKind::Timeout).then_some(TIMEOUT_HOLD_MS) });
+        return Ok(out);
+    }
+    if !m.tool_calls.is_empty() {
+        return nd(TOOLS_NOT_SCRIPTABLE);
+    }
+    Ok(out)
+}
+
+/// Tried on openclaw@2026.9.6: a bridge plugin tool named `exec` (declared in
+/// the manifest's `contracts.tools`, registered with `api.registerTool`)
+/// never ran; the core `exec` did (the transcript's toolResult was core
+/// exec's "Validation failed for tool \"exec\"" on the scripted arguments).
+/// dist/agent-tools-*.mjs builds the core coding tools (read/write/edit/exec
+/// …) ahead of plugin tools, and the name-based `tools.deny` that could drop
+/// the core ones drops the plugin ones too (dist/tools-*.mjs
+/// `denylistBlocksName` in plugin tool resolution); only a per-run
+/// `toolsAllow` (cron payloads, internal callers) skips building the core
+/// families, and chat.send does not take one.
+pub const TOOLS_NOT_SCRIPTABLE: &str = "tool calls: the real host executes its own built-in tool of that name (read/write/exec …), and no gateway-reachable config replaces a built-in tool with one returning the scripted result (core coding tools are built before plugin tools; tools.deny removes both)";
 
 fn step_kind(s: &Step) -> &'static str {
     match s {
@@ -134,6 +225,73 @@ fn step_kind(s: &Step) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clawspec_mock_providers::scripted::FailureKind;
+    use rstest::rstest;
+
+    fn scenario(script: &str) -> Scenario {
+        let src = format!("id: t\ntitle: t\ndescription: t\nscript:\n{script}");
+        crate::scenario::load::parse(std::path::Path::new("t.yaml"), &src).expect("test scenario parses").scenario
+    }
+
+    fn why(script: &str) -> String {
+        plan(&scenario(script)).expect_err("not drivable").0
+    }
+
+    #[rstest]
+    #[case::overflow("{error: {kind: overflow}}", FailureKind::Overflow, Some("prompt is too long: 32001 tokens > 32000 maximum"))]
+    #[case::overflow_tokens("{error: {kind: overflow, tokens: 50000}}", FailureKind::Overflow, Some("prompt is too long: 50000 tokens > 32000 maximum"))]
+    #[case::rate_limit("{error: {kind: rate_limit}}", FailureKind::RateLimit, None)]
+    #[case::other("{error: {kind: other, message: boom}}", FailureKind::Server, Some("boom"))]
+    #[case::signature("{error: {kind: invalid_signature}}", FailureKind::InvalidSignature, None)]
+    #[case::timeout("{error: {kind: timeout}}", FailureKind::Timeout, None)]
+    fn scripted_errors_become_provider_failures(#[case] step: &str, #[case] kind: FailureKind, #[case] message: Option<&str>) {
+        let p = plan(&scenario(&format!("  - turn: {{user: hi, model: [{step}, \"ok\"]}}\n"))).expect("drivable");
+        let f = p.replies[0].error.as_ref().expect("a failure");
+        assert_eq!((f.kind, f.message.as_deref()), (kind, message));
+        assert_eq!(p.replies[1].text, "ok", "the retry answer follows the failure");
+        assert_eq!((p.replies[0].step, p.replies[1].step), (Some(0), Some(0)), "replies are tagged with their step");
+        // Only a scripted timeout shortens the host's provider timeout, and the hold outlasts it.
+        assert_eq!(p.provider_timeout_seconds.is_some(), kind == FailureKind::Timeout);
+        if kind == FailureKind::Timeout {
+            assert!(f.delay_ms.unwrap() > PROVIDER_TIMEOUT_SECONDS * 1000 * 2);
+        }
+    }
+
+    #[test]
+    fn thinking_keeps_its_scripted_signature_and_redaction() {
+        let p = plan(&scenario("  - turn: {user: hi, model: [{thinking: plan, signature: EqQBsig, text: done}, {redacted: true, signature: opaque, text: more}]}\n")).unwrap();
+        assert_eq!((p.replies[0].thinking.as_deref(), p.replies[0].signature.as_deref(), p.replies[0].redacted), (Some("plan"), Some("EqQBsig"), false));
+        assert_eq!((p.replies[1].signature.as_deref(), p.replies[1].redacted), (Some("opaque"), true));
+    }
+
+    #[rstest]
+    #[case::aborted("  - turn: {user: hi, model: [{error: {kind: aborted}}]}\n", "chat.abort")]
+    #[case::redacted_without_data("  - turn: {user: hi, model: [{redacted: true}]}\n", "without a signature")]
+    #[case::tools("  - turn: {user: hi, model: [{tool_calls: [{name: exec, result: ok}]}, done]}\n", "built-in tool")]
+    #[case::other_command("  - turn: {user: /status, model: [x]}\n", "other than /compact")]
+    #[case::newish("  - turn: {user: /newsletter, model: [x]}\n", "other than /compact")]
+    #[case::new("  - turn: {user: /new, model: [x]}\n", "without a model run")]
+    #[case::reset_text("  - turn: {user: \"/reset start over\", model: [x]}\n", "without a model run")]
+    #[case::heartbeat("  - heartbeat: {}\n", "step 0 (heartbeat): a plain heartbeat poll")]
+    #[case::switch_other_provider("  - switch_model: {provider: openai, model: gpt-5.1, api: openai-responses}\n", "anthropic-messages only")]
+    #[case::orphan("  - orphan_user: hello\n", "host crash")]
+    #[case::spawn("  - spawn: {child: c}\n", "sessions_spawn")]
+    #[case::inter_session("  - inter_session: {from: 'agent:main:other', text: hi, model: [ok]}\n", "sessions_send")]
+    fn what_the_real_host_cannot_reproduce_says_why(#[case] script: &str, #[case] reason: &str) {
+        let w = why(script);
+        assert!(w.contains(reason), "{w}");
+    }
+
+    #[test]
+    fn compact_is_the_slash_command_with_its_instructions() {
+        let p = plan(&scenario("  - compact: {instructions: \"Keep the test name.\"}\n  - compact: {}\n  - turn: {user: go, model: [ok]}\n")).unwrap();
+        let msgs: Vec<_> = p.steps.iter().map(|s| match s {
+            PlanStep::Command { message, .. } | PlanStep::Turn { message, .. } => message.as_str(),
+        }).collect();
+        assert_eq!(msgs, ["/compact Keep the test name.", "/compact", "go"]);
+        assert!(matches!(p.steps[0], PlanStep::Command { step: 0, .. }));
+        assert_eq!(p.replies.len(), 1, "a command has no scripted reply of its own");
+    }
 
     /// Prints why each library scenario is not drivable (run with --nocapture).
     #[test]
@@ -150,5 +308,17 @@ mod tests {
         for (r, n) in &reasons {
             eprintln!("{n:3} {r}");
         }
+        // Steps alone: as if transcript seeding (setup) were in place.
+        let steps_ok = all
+            .iter()
+            .filter(|l| {
+                let mut sc = l.scenario.clone();
+                sc.setup.transcript.clear();
+                sc.setup.session_exists = false;
+                plan(&sc).is_ok()
+            })
+            .count();
+        let drivable = all.iter().filter(|l| plan(&l.scenario).is_ok()).count();
+        eprintln!("drivable: {drivable}/{}; with setup.transcript seeding: {steps_ok}/{}", all.len(), all.len());
     }
 }

@@ -1,0 +1,74 @@
+// Plan steps → real gateway actions, over the gateway's own WebSocket client
+// protocol (openclaw docs/gateway/protocol.md). Every step is a real host
+// action (an RPC a real client sends); nothing here calls the engine.
+//
+// `client.request(method, params, timeoutMs?)` resolves the response payload
+// or rejects with an Error carrying the frame's error fields (code,
+// retryable, retryAfterMs, details).
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The gateway answers `UNAVAILABLE` + `retryable` + details.reason
+ * "startup-sidecars" while its startup sidecars initialise, even after its
+ * HTTP readiness probe passes (openclaw dist/startup-unavailable-*.mjs,
+ * `isRetryableGatewayStartupUnavailableError`).
+ */
+export function isStartupUnavailable(error) {
+  return (error?.gatewayCode ?? error?.code) === "UNAVAILABLE" && error?.retryable === true && error?.details?.reason === "startup-sidecars";
+}
+
+/** Retry `fn` while the gateway says it is starting, with its own bounded retry-after (100..2000 ms, as OpenClaw's client). */
+export async function withStartupRetry(fn, { deadlineMs = 120_000, wait = sleep } = {}) {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!isStartupUnavailable(e) || Date.now() >= until) throw e;
+      const ms = Math.min(Math.max(Math.floor(Number.isFinite(e.retryAfterMs) ? e.retryAfterMs : 500), 100), 2000);
+      await wait(ms);
+    }
+  }
+}
+
+/**
+ * Tell the mock provider which scenario step is being driven (its STEP_PATH,
+ * mock-providers/src/server.rs): replies of earlier steps the host never asked
+ * for are dropped, so a divergence in one step does not shift later steps.
+ */
+export async function markStep(url, step) {
+  if (!url) return null;
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ step }), signal: AbortSignal.timeout(10_000) });
+  if (!res.ok) throw new Error(`mock provider step marker ${url}: HTTP ${res.status}`);
+  return res.json();
+}
+
+/** One user turn (or slash command): chat.send, then agent.wait until the run ends. */
+export async function turn(client, step, index) {
+  const runId = `clawspec-run-${index + 1}`;
+  const sent = await client.request("chat.send", { sessionKey: step.sessionKey, message: step.message, deliver: false, timeoutMs: step.timeoutMs, idempotencyKey: runId });
+  const waited = await client.request("agent.wait", { runId: sent?.runId ?? runId, timeoutMs: step.timeoutMs }, step.timeoutMs + 10_000);
+  return { send: sent?.status ?? null, wait: waited?.status ?? null, error: waited?.error ?? null };
+}
+
+/**
+ * A gateway slash command (`/compact [instructions]`): chat.send, then
+ * agent.wait on the run the gateway reports. The command's answer is kept
+ * in the result so a refused command shows up, not a silent no-op.
+ */
+export async function command(client, step, index) {
+  const runId = `clawspec-cmd-${index + 1}`;
+  const sent = await client.request("chat.send", { sessionKey: step.sessionKey, message: step.message, deliver: false, timeoutMs: step.timeoutMs, idempotencyKey: runId });
+  const waited = await client.request("agent.wait", { runId: sent?.runId ?? runId, timeoutMs: step.timeoutMs }, step.timeoutMs + 10_000);
+  return { send: sent?.status ?? null, wait: waited?.status ?? null, error: waited?.error ?? null, command: step.message.split(/\s/, 1)[0] };
+}
+
+/** Plan step kind → driver. */
+export const DRIVERS = { turn, command };
+
+export async function drive(client, step, index) {
+  const driver = DRIVERS[step.kind];
+  if (!driver) throw new Error(`unknown plan step kind ${step.kind}`);
+  return driver(client, step, index);
+}

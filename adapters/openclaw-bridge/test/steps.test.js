@@ -1,0 +1,79 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import http from "node:http";
+
+import { drive, isStartupUnavailable, markStep, withStartupRetry } from "../lib/steps.js";
+
+/** A client that records requests and answers from a table. */
+function fakeClient(answers) {
+  const calls = [];
+  return {
+    calls,
+    async request(method, params) {
+      calls.push({ method, params });
+      const a = answers[method];
+      return typeof a === "function" ? a(params) : a;
+    },
+  };
+}
+
+const starting = () => Object.assign(new Error("gateway starting; retry shortly"), { code: "UNAVAILABLE", retryable: true, retryAfterMs: 5, details: { reason: "startup-sidecars" } });
+
+test("startup-unavailable is retried with the gateway's retry-after, other errors are not", async () => {
+  let n = 0;
+  const waits = [];
+  const ok = await withStartupRetry(async () => (++n < 3 ? Promise.reject(starting()) : "connected"), { wait: async (ms) => waits.push(ms) });
+  assert.equal(ok, "connected");
+  assert.deepEqual(waits, [100, 100], "retry-after is clamped to OpenClaw's 100..2000 ms");
+  await assert.rejects(withStartupRetry(async () => Promise.reject(new Error("unauthorized")), { wait: async () => {} }), /unauthorized/);
+  assert.equal(isStartupUnavailable({ code: "UNAVAILABLE", retryable: true, details: { reason: "other" } }), false);
+});
+
+test("retrying stops at the deadline with the gateway's error", async () => {
+  await assert.rejects(withStartupRetry(async () => Promise.reject(starting()), { deadlineMs: 0, wait: async () => {} }), /gateway starting/);
+});
+
+test("a turn is chat.send then agent.wait on the run id the gateway returned", async () => {
+  const c = fakeClient({ "chat.send": { runId: "r-1", status: "started" }, "agent.wait": { status: "ok" } });
+  const out = await drive(c, { kind: "turn", step: 0, sessionKey: "agent:main:main", message: "hi", timeoutMs: 1000 }, 0);
+  assert.deepEqual(out, { send: "started", wait: "ok", error: null });
+  assert.deepEqual(c.calls.map((x) => x.method), ["chat.send", "agent.wait"]);
+  assert.equal(c.calls[0].params.idempotencyKey, "clawspec-run-1");
+  assert.equal(c.calls[1].params.runId, "r-1");
+});
+
+test("an unknown step kind is an error, not skipped", async () => {
+  await assert.rejects(drive(fakeClient({}), { kind: "teleport" }, 0), /unknown plan step kind teleport/);
+});
+
+test("/compact is a chat.send of the command text, waited on like a run", async () => {
+  const c = fakeClient({ "chat.send": (p) => ({ runId: p.idempotencyKey, status: "started" }), "agent.wait": { status: "ok" } });
+  const out = await drive(c, { kind: "command", step: 2, sessionKey: "agent:main:main", message: "/compact Keep every decision.", timeoutMs: 1000 }, 2);
+  assert.equal(c.calls[0].params.message, "/compact Keep every decision.");
+  assert.equal(c.calls[1].params.runId, "clawspec-cmd-3");
+  assert.deepEqual(out, { send: "started", wait: "ok", error: null, command: "/compact" });
+});
+
+test("markStep posts the step to the mock provider and fails loudly on a refusal", async () => {
+  const seen = [];
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      seen.push(JSON.parse(body));
+      res.writeHead(seen.length === 1 ? 200 : 500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ step: 3, dropped: 1 }));
+    });
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  const url = `http://127.0.0.1:${server.address().port}/__clawspec/step`;
+  try {
+    assert.deepEqual(await markStep(url, 3), { step: 3, dropped: 1 });
+    assert.deepEqual(seen, [{ step: 3 }]);
+    await assert.rejects(markStep(url, 4), /HTTP 500/);
+    assert.equal(await markStep(undefined, 5), null, "no marker URL: nothing to align");
+  } finally {
+    server.close();
+  }
+});

@@ -1,0 +1,164 @@
+//! Scripted provider failures: what a real provider sends when a scenario
+//! says a model call fails, so a real OpenClaw host classifies it exactly as
+//! it would in production (`Reply::error`).
+//!
+//! Bodies are Anthropic's error envelope (`{"type":"error","error":{type,
+//! message}}`) with the status Anthropic uses for each kind. OpenClaw's
+//! Anthropic transport sets `maxRetries: 0` on the SDK client
+//! (`@openclaw/ai/dist/anthropic-*.mjs`), so every scripted failure reaches
+//! OpenClaw's own recovery (overflow → compaction + retry, timeout → timeout
+//! recovery, failover errors → surfaced) and each retry consumes the next
+//! scripted reply, as in the reference runtime.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use wiremock::ResponseTemplate;
+
+/// Which failure a scripted model call produces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// HTTP 400 `invalid_request_error` "prompt is too long: N tokens > M maximum"
+    /// (matched by OpenClaw's overflow classifier, openclaw
+    /// `dist/embedded-agent-helpers-*.mjs`).
+    Overflow,
+    /// HTTP 429 `rate_limit_error`, with `retry-after`.
+    RateLimit,
+    /// HTTP 500 `api_error`.
+    Server,
+    /// HTTP 400 `invalid_request_error` on a thinking signature.
+    InvalidSignature,
+    /// No answer before the host's provider timeout: the response is held for
+    /// `delay_ms` (the plan sets it well past `models.providers.<id>.timeoutSeconds`).
+    Timeout,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Failure {
+    pub kind: FailureKind,
+    /// The provider's error text; the kind's default when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// For `timeout`: how long the answer is held back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_ms: Option<u64>,
+}
+
+/// Default provider texts, the same as the reference runtime's
+/// (`harness/src/runtime/model.rs default_error_message`) minus the status
+/// prefix the host's error formatter adds.
+fn default_message(kind: FailureKind) -> &'static str {
+    match kind {
+        FailureKind::Overflow => "prompt is too long",
+        FailureKind::RateLimit => "Number of request tokens has exceeded your per-minute rate limit",
+        FailureKind::Server => "Internal server error",
+        FailureKind::InvalidSignature => "messages.1.content.0: Invalid `signature` in `thinking` block",
+        FailureKind::Timeout => "",
+    }
+}
+
+/// The HTTP answer for a scripted failure, or `None` for a timeout (the
+/// caller holds its normal answer back by [`hold`] instead).
+pub fn anthropic_response(f: &Failure) -> Option<ResponseTemplate> {
+    let (status, ty) = match f.kind {
+        FailureKind::Overflow | FailureKind::InvalidSignature => (400, "invalid_request_error"),
+        FailureKind::RateLimit => (429, "rate_limit_error"),
+        FailureKind::Server => (500, "api_error"),
+        FailureKind::Timeout => return None,
+    };
+    let message = f.message.clone().unwrap_or_else(|| default_message(f.kind).to_string());
+    let body = json!({"type": "error", "error": {"type": ty, "message": message}, "request_id": "req_mock"});
+    let mut t = ResponseTemplate::new(status).set_body_json(body);
+    if f.kind == FailureKind::RateLimit {
+        t = t.insert_header("retry-after", "1");
+    }
+    Some(t)
+}
+
+/// How long a timeout failure holds the answer back.
+pub fn hold(f: &Failure) -> Option<Duration> {
+    (f.kind == FailureKind::Timeout).then(|| Duration::from_millis(f.delay_ms.unwrap_or(30_000)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::{MockProvider, Reply};
+    use crate::Provider;
+
+    async fn post(uri: &str) -> (u16, serde_json::Value, std::time::Duration) {
+        let body = json!({"model":"m","max_tokens":16,"messages":[{"role":"user","content":"hi"}]});
+        let url = format!("{uri}{}", Provider::Anthropic.path());
+        let t0 = std::time::Instant::now();
+        let (status, v) = tokio::task::spawn_blocking(move || crate::client::post_json(&url, &body, &[])).await.unwrap().unwrap();
+        (status, v, t0.elapsed())
+    }
+
+    fn failing(kind: FailureKind, message: Option<&str>) -> Reply {
+        Reply { error: Some(Failure { kind, message: message.map(str::to_string), delay_ms: Some(300) }), ..Default::default() }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn scripted_failures_answer_with_the_providers_status_and_envelope_then_the_script_goes_on() {
+        let script = vec![
+            failing(FailureKind::Overflow, Some("prompt is too long: 40001 tokens > 32000 maximum")),
+            failing(FailureKind::RateLimit, None),
+            failing(FailureKind::Server, None),
+            Reply { text: "after".into(), ..Default::default() },
+        ];
+        let m = MockProvider::start_scripted(Provider::Anthropic, Default::default(), script).await;
+        let (s, b, _) = post(&m.uri()).await;
+        assert_eq!((s, b["error"]["type"].as_str(), b["error"]["message"].as_str()), (400, Some("invalid_request_error"), Some("prompt is too long: 40001 tokens > 32000 maximum")));
+        let (s, b, _) = post(&m.uri()).await;
+        assert_eq!((s, b["error"]["type"].as_str()), (429, Some("rate_limit_error")));
+        let (s, b, _) = post(&m.uri()).await;
+        assert_eq!((s, b["type"].as_str(), b["error"]["type"].as_str()), (500, Some("error"), Some("api_error")));
+        let (s, _, _) = post(&m.uri()).await;
+        assert_eq!(s, 200, "the script continues after the failures");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn only_the_scripted_model_consumes_the_script() {
+        let m = MockProvider::start_scripted_for_model(Provider::Anthropic, Default::default(), vec![failing(FailureKind::Server, None)], "main").await;
+        let url = format!("{}{}", m.uri(), Provider::Anthropic.path());
+        let send = |model: &'static str| {
+            let url = url.clone();
+            tokio::task::spawn_blocking(move || crate::client::post_json(&url, &json!({"model":model,"max_tokens":16,"messages":[{"role":"user","content":"hi"}]}), &[]).unwrap().0)
+        };
+        assert_eq!(send("utility").await.unwrap(), 200, "a side call gets the default answer");
+        assert_eq!(send("main").await.unwrap(), 500, "the scripted call still gets its scripted failure");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn step_markers_keep_each_steps_replies_to_that_step() {
+        let r = |text: &str, step| Reply { text: text.into(), step: Some(step), ..Default::default() };
+        let script = vec![r("a0", 0), r("b0-unused", 0), r("a1", 1), r("a2", 2)];
+        let m = MockProvider::start_scripted_for_model(Provider::Anthropic, Default::default(), script, "main").await;
+        let base = m.uri();
+        let call = |path: &'static str, body: serde_json::Value| {
+            let url = format!("{base}{path}");
+            async move { tokio::task::spawn_blocking(move || crate::client::post_json(&url, &body, &[]).unwrap()).await.unwrap() }
+        };
+        let ask = || call("/v1/messages", json!({"model":"main","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}));
+        let text = |v: (u16, serde_json::Value)| v.1["content"][0]["text"].as_str().unwrap_or_default().to_string();
+        call(crate::server::STEP_PATH, json!({"step": 0})).await;
+        assert_eq!(text(ask().await), "a0");
+        let (_, marked) = call(crate::server::STEP_PATH, json!({"step": 1})).await;
+        assert_eq!(marked["dropped"], 1, "step 0's unasked reply is dropped");
+        assert_eq!(text(ask().await), "a1");
+        assert_eq!(text(ask().await), "ok", "an extra call in step 1 does not take step 2's reply");
+        call(crate::server::STEP_PATH, json!({"step": 2})).await;
+        assert_eq!(text(ask().await), "a2");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_scripted_timeout_holds_the_answer_back() {
+        let m = MockProvider::start_scripted(Provider::Anthropic, Default::default(), vec![failing(FailureKind::Timeout, None)]).await;
+        let (s, _, took) = post(&m.uri()).await;
+        assert_eq!(s, 200);
+        assert!(took >= std::time::Duration::from_millis(300), "held back only {took:?}");
+    }
+}
