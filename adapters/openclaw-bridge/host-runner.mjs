@@ -109,6 +109,9 @@ async function startGateway() {
     // gateway start (bundled-runtime-root: OPENCLAW_PLUGIN_STAGE_DIR); a
     // stage dir in clawspec's cache makes that a one-time cost per version.
     ...(plan.stageDir ? { OPENCLAW_PLUGIN_STAGE_DIR: plan.stageDir, npm_config_cache: `${plan.stageDir}/.npm` } : {}),
+    // The user's npm network settings (registry, CA file, proxies; never
+    // credentials) so that staging can reach the registry (realhost/install.rs npm_network_env).
+    ...(plan.stageDir ? (plan.npmEnv ?? {}) : {}),
   };
   fs.mkdirSync(env.TMPDIR, { recursive: true });
   fs.writeFileSync(env.NPM_CONFIG_USERCONFIG, "");
@@ -126,19 +129,23 @@ async function startGateway() {
   };
   process.on("exit", stop);
   for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => process.exit(130));
-  const deadline = Date.now() + (plan.startTimeoutMs ?? 120_000);
+  // 2026.4.x (stageDir set) may stage plugin dependencies with a blocking npm
+  // install before it is ready; the first start of a version takes minutes.
+  const startTimeoutMs = plan.startTimeoutMs ?? (plan.stageDir ? 600_000 : 120_000);
+  const deadline = Date.now() + startTimeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`gateway exited before it was ready (code ${child.exitCode}); log: ${work}/gateway.log`);
-    // 2026.9.x answers /readyz; 2026.4.x only /healthz. A probe never hangs the loop.
-    for (const probe of ["readyz", "healthz"]) {
-      try {
-        if ((await fetch(`http://127.0.0.1:${port}/${probe}`, { signal: AbortSignal.timeout(2000) })).ok) return { port, token, child, stop };
-      } catch {}
-    }
+    // Both releases answer /readyz with 503 until channels and sidecars are
+    // up (2026.4.26 dist/server.impl-*.js handleGatewayProbeRequest,
+    // GATEWAY_PROBE_STATUS_BY_PATH); /healthz is liveness only and answers
+    // while 4.26 still rejects WebSocket clients. A probe never hangs the loop.
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(2000) })).ok) return { port, token, child, stop };
+    } catch {}
     await new Promise((r) => setTimeout(r, 200));
   }
   stop();
-  throw new Error(`gateway not ready after ${plan.startTimeoutMs ?? 120_000} ms; log: ${work}/gateway.log`);
+  throw new Error(`gateway not ready after ${startTimeoutMs} ms; log: ${work}/gateway.log`);
 }
 
 async function connect({ port, token }) {

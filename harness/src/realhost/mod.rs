@@ -99,6 +99,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
         "result": result_path,
         "profile": profile.id,
         "stageDir": openclaw.parent().and_then(|p| p.parent()).map(|p| p.join("plugin-stage")),
+        "npmEnv": install::npm_network_env().into_iter().map(|(k, v)| (k, Value::String(v))).collect::<serde_json::Map<String, Value>>(),
         "provider": {"id": setup.provider, "api": setup.api, "model": setup.model, "baseUrl": mock.uri(), "contextWindow": setup.context_window, "maxTokens": setup.reserve_tokens},
         "bridge": {
             "dir": bridge,
