@@ -10,7 +10,7 @@
 // Usage: node host-runner.mjs PLAN.json   (plan written by `clawspec twin`)
 // Output: the plan's `result` file (JSON), and the plan's `trace` NDJSON.
 
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -58,8 +58,8 @@ function config(port, token) {
       },
     },
     agents: {
-      defaults: { workspace: dirs.workspace, model: { primary: ref }, ...(plan.agentDefaults ?? {}) },
-      list: [{ id: "main", default: true }],
+      defaults: { workspace: dirs.workspace, model: { primary: ref }, ...(plan.agentDefaults ?? {}), ...(plan.hostSetup?.agentDefaults ?? {}) },
+      list: [{ id: plan.hostSetup?.agentId ?? "main", default: true }],
     },
     models: {
       mode: "replace",
@@ -77,7 +77,18 @@ function config(port, token) {
     discovery: { mdns: { mode: "off" } },
     update: { checkOnStart: false },
     logging: { file: `${work}/openclaw.log` },
+    // Scenario setup that is plain config (tools.allow, memory.citations; realhost/seed.rs).
+    ...(plan.hostSetup?.config ?? {}),
   };
+}
+
+/** The scenario's pre-existing session, written by the host's own code before it starts (lib/seed.js). */
+function seedSession(env) {
+  const spec = `${work}/seed.json`;
+  fs.writeFileSync(spec, JSON.stringify({ openclawRoot: plan.openclawRoot, stateDir: dirs.state, workspace: dirs.workspace, seed: plan.hostSetup.seed }));
+  const r = spawnSync(process.execPath, [path.join(import.meta.dirname, "lib/seed.js"), spec], { env, cwd: work, encoding: "utf8", timeout: 120_000 });
+  if (r.status !== 0) throw new Error(`seeding the session failed: ${(r.stderr || String(r.error ?? "")).trim()}`);
+  return JSON.parse(r.stdout);
 }
 
 async function startGateway() {
@@ -115,6 +126,7 @@ async function startGateway() {
   };
   fs.mkdirSync(env.TMPDIR, { recursive: true });
   fs.writeFileSync(env.NPM_CONFIG_USERCONFIG, "");
+  if (plan.hostSetup?.seed) result.seeded = seedSession(env);
   const out = fs.openSync(`${work}/gateway.log`, "w");
   const child = spawn(process.execPath, [path.join(plan.openclawRoot, "openclaw.mjs"), "gateway", "run", "--allow-unconfigured", "--bind", "loopback", "--port", String(port), "--token", token], {
     env,

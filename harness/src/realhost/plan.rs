@@ -26,6 +26,8 @@ pub struct PlannedReply {
 pub struct Plan {
     pub steps: Vec<PlanStep>,
     pub replies: Vec<PlannedReply>,
+    /// The session state and host config the scenario's `setup` asks for.
+    pub setup: super::seed::HostSetup,
 }
 
 /// Why a scenario cannot be driven on the real host.
@@ -39,9 +41,7 @@ fn nd<T>(why: impl Into<String>) -> Result<T, NotDrivable> {
 
 pub fn plan(s: &Scenario) -> Result<Plan, NotDrivable> {
     let setup = &s.setup;
-    if !setup.transcript.is_empty() || setup.session_exists {
-        return nd("setup.transcript: seeding a pre-existing transcript into the real host's session store is not implemented yet");
-    }
+    let host_setup = super::seed::host_setup(setup)?;
     if setup.provider != "anthropic" || setup.api != "anthropic-messages" {
         return nd(format!("setup.provider {}/{}: the real-host mock provider speaks anthropic-messages only so far", setup.provider, setup.api));
     }
@@ -50,9 +50,6 @@ pub fn plan(s: &Scenario) -> Result<Plan, NotDrivable> {
     }
     if !setup.client_tools.is_empty() {
         return nd("setup.client_tools: client-provided tools need a client that declares them on chat.send");
-    }
-    if setup.context_token_budget.is_some() || setup.compaction_timeout_ms.is_some() || setup.citations_mode.is_some() {
-        return nd("setup: agents.defaults.contextTokens / compaction timeout / citations are not mapped to the real host's config yet");
     }
     if !setup.admitted_turns {
         return nd("setup.admitted_turns: false — every chat.send through the gateway is an admitted turn");
@@ -74,7 +71,7 @@ pub fn plan(s: &Scenario) -> Result<Plan, NotDrivable> {
     if steps.is_empty() {
         return nd("the script has no step");
     }
-    Ok(Plan { steps, replies })
+    Ok(Plan { steps, replies, setup: host_setup })
 }
 
 fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
@@ -141,14 +138,29 @@ mod tests {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
         let all = crate::scenario::load_dir(&dir).expect("library loads");
         let mut reasons = std::collections::BTreeMap::<String, usize>::new();
+        let releases = ["2026.4.26", "2026.9.6"];
+        let mut drivable = [0usize; 2];
         for l in &all {
-            if let Err(NotDrivable(why)) = plan(&l.scenario) {
-                let key = why.split(": ").skip_while(|p| p.starts_with("step ")).collect::<Vec<_>>().join(": ");
-                *reasons.entry(key).or_default() += 1;
+            match plan(&l.scenario) {
+                Err(NotDrivable(why)) => {
+                    let key = why.split(": ").skip_while(|p| p.starts_with("step ")).collect::<Vec<_>>().join(": ");
+                    *reasons.entry(key).or_default() += 1;
+                }
+                Ok(p) => {
+                    for (i, r) in releases.iter().enumerate() {
+                        match (&p.setup.seed, super::super::seed::release_supports_seed(r)) {
+                            (Some(_), Err(NotDrivable(why))) => *reasons.entry(format!("[{r} only] {}", why.split(": ").last().unwrap_or(&why))).or_default() += 1,
+                            _ => drivable[i] += 1,
+                        }
+                    }
+                }
             }
         }
         for (r, n) in &reasons {
             eprintln!("{n:3} {r}");
+        }
+        for (r, n) in releases.iter().zip(drivable) {
+            eprintln!("drivable on openclaw@{r}: {n} of {}", all.len());
         }
     }
 }
