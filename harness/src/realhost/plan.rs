@@ -132,6 +132,21 @@ fn step_kind(s: &Step) -> &'static str {
 mod tests {
     use super::*;
 
+    fn library(id: &str) -> Scenario {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+        crate::scenario::load_dir(&dir).expect("library loads").into_iter().find(|l| l.scenario.id == id).expect("scenario in the library").scenario
+    }
+
+    #[test]
+    fn pre_existing_sessions_are_planned_as_seeds() {
+        let empty = plan(&library("existing-empty-session")).expect("drivable");
+        assert_eq!(empty.setup.seed.as_ref().map(|s| s.messages.len()), Some(0));
+        let budget = plan(&library("host-context-token-budget")).expect("drivable");
+        assert!(budget.setup.seed.as_ref().is_some_and(|s| !s.messages.is_empty()));
+        assert!(budget.setup.agent_defaults.contains_key("contextTokens"));
+        assert!(plan(&library("new-session-no-bootstrap")).expect("drivable").setup.seed.is_none());
+    }
+
     /// Prints why each library scenario is not drivable (run with --nocapture).
     #[test]
     fn library_drivability_census() {
@@ -150,7 +165,10 @@ mod tests {
                     for (i, r) in releases.iter().enumerate() {
                         match (&p.setup.seed, super::super::seed::release_supports_seed(r)) {
                             (Some(_), Err(NotDrivable(why))) => *reasons.entry(format!("[{r} only] {}", why.split(": ").last().unwrap_or(&why))).or_default() += 1,
-                            _ => drivable[i] += 1,
+                            _ => {
+                                drivable[i] += 1;
+                                eprintln!("drivable on openclaw@{r}: {}{}", l.scenario.id, if p.setup.seed.is_some() { " (seeded)" } else { "" });
+                            }
                         }
                     }
                 }
