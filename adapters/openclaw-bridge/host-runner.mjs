@@ -210,7 +210,10 @@ async function connect({ port, token }) {
 async function turn(client, step, index) {
   const runId = `clawspec-run-${index + 1}`;
   const sent = await client.request("chat.send", { sessionKey: step.sessionKey, message: step.message, deliver: false, timeoutMs: step.timeoutMs, idempotencyKey: runId });
-  const waited = await client.request("agent.wait", { runId: sent?.runId ?? runId, timeoutMs: step.timeoutMs }, step.timeoutMs + 10_000);
+  // 2026.4.x (stageDir set) may stage a plugin's npm dependencies inside the
+  // turn, blocking the gateway (see startGateway); give the wait that margin.
+  const margin = plan.stageDir ? 300_000 : 10_000;
+  const waited = await client.request("agent.wait", { runId: sent?.runId ?? runId, timeoutMs: step.timeoutMs + margin }, step.timeoutMs + margin + 10_000);
   return { send: sent?.status ?? null, wait: waited?.status ?? null, error: waited?.error ?? null };
 }
 
