@@ -10,7 +10,7 @@
 // Usage: node host-runner.mjs PLAN.json   (plan written by `clawspec twin`)
 // Output: the plan's `result` file (JSON), and the plan's `trace` NDJSON.
 
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -64,8 +64,8 @@ function config(port, token) {
       // Utility tasks (session titles, activity recaps) on their own model id, so
       // they never consume the scenario's scripted replies (docs/concepts/models.md
       // agents.defaults.utilityModel; recaps: dist/server-runtime-subscriptions-*.mjs).
-      defaults: { workspace: dirs.workspace, model: { primary: ref }, utilityModel: `${p.id}/${UTILITY_MODEL}`, ...(plan.agentDefaults ?? {}) },
-      list: [{ id: "main", default: true }],
+      defaults: { workspace: dirs.workspace, model: { primary: ref }, utilityModel: `${p.id}/${UTILITY_MODEL}`, ...(plan.agentDefaults ?? {}), ...(plan.hostSetup?.agentDefaults ?? {}) },
+      list: [{ id: plan.hostSetup?.agentId ?? "main", default: true }],
     },
     models: {
       mode: "replace",
@@ -88,7 +88,18 @@ function config(port, token) {
     discovery: { mdns: { mode: "off" } },
     update: { checkOnStart: false },
     logging: { file: `${work}/openclaw.log` },
+    // Scenario setup that is plain config (tools.allow, memory.citations; realhost/seed.rs).
+    ...(plan.hostSetup?.config ?? {}),
   };
+}
+
+/** The scenario's pre-existing session, written by the host's own code before it starts (lib/seed.js). */
+function seedSession(env) {
+  const spec = `${work}/seed.json`;
+  fs.writeFileSync(spec, JSON.stringify({ openclawRoot: plan.openclawRoot, stateDir: dirs.state, workspace: dirs.workspace, seed: plan.hostSetup.seed }));
+  const r = spawnSync(process.execPath, [path.join(import.meta.dirname, "lib/seed.js"), spec], { env, cwd: work, encoding: "utf8", timeout: 120_000 });
+  if (r.status !== 0) throw new Error(`seeding the session failed: ${(r.stderr || String(r.error ?? "")).trim()}`);
+  return JSON.parse(r.stdout);
 }
 
 async function startGateway() {
@@ -120,9 +131,13 @@ async function startGateway() {
     // gateway start (bundled-runtime-root: OPENCLAW_PLUGIN_STAGE_DIR); a
     // stage dir in clawspec's cache makes that a one-time cost per version.
     ...(plan.stageDir ? { OPENCLAW_PLUGIN_STAGE_DIR: plan.stageDir, npm_config_cache: `${plan.stageDir}/.npm` } : {}),
+    // The user's npm network settings (registry, CA file, proxies; never
+    // credentials) so that staging can reach the registry (realhost/install.rs npm_network_env).
+    ...(plan.stageDir ? (plan.npmEnv ?? {}) : {}),
   };
   fs.mkdirSync(env.TMPDIR, { recursive: true });
   fs.writeFileSync(env.NPM_CONFIG_USERCONFIG, "");
+  if (plan.hostSetup?.seed) result.seeded = seedSession(env);
   const out = fs.openSync(`${work}/gateway.log`, "w");
   const child = spawn(process.execPath, [path.join(plan.openclawRoot, "openclaw.mjs"), "gateway", "run", "--allow-unconfigured", "--bind", "loopback", "--port", String(port), "--token", token], {
     env,
@@ -137,24 +152,23 @@ async function startGateway() {
   };
   process.on("exit", stop);
   for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => process.exit(130));
-  const deadline = Date.now() + (plan.startTimeoutMs ?? 120_000);
+  // 2026.4.x (stageDir set) may stage plugin dependencies with a blocking npm
+  // install before it is ready; the first start of a version takes minutes.
+  const startTimeoutMs = plan.startTimeoutMs ?? (plan.stageDir ? 600_000 : 120_000);
+  const deadline = Date.now() + startTimeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`gateway exited before it was ready (code ${child.exitCode}); log: ${work}/gateway.log`);
-    // 2026.9.x answers /readyz (503 while starting); 2026.4.x has no /readyz
-    // (404) and only /healthz. A probe never hangs the loop.
-    const probe = async (p) => {
-      try {
-        return (await fetch(`http://127.0.0.1:${port}/${p}`, { signal: AbortSignal.timeout(2000) })).status;
-      } catch {
-        return 0;
-      }
-    };
-    const ready = await probe("readyz");
-    if (ready === 200 || (ready === 404 && (await probe("healthz")) === 200)) return { port, token, child, stop };
+    // Both releases answer /readyz with 503 until channels and sidecars are
+    // up (2026.4.26 dist/server.impl-*.js handleGatewayProbeRequest,
+    // GATEWAY_PROBE_STATUS_BY_PATH); /healthz is liveness only and answers
+    // while 4.26 still rejects WebSocket clients. A probe never hangs the loop.
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(2000) })).ok) return { port, token, child, stop };
+    } catch {}
     await new Promise((r) => setTimeout(r, 200));
   }
   stop();
-  throw new Error(`gateway not ready after ${plan.startTimeoutMs ?? 120_000} ms; log: ${work}/gateway.log`);
+  throw new Error(`gateway not ready after ${startTimeoutMs} ms; log: ${work}/gateway.log`);
 }
 
 async function connect({ port, token }) {
@@ -213,7 +227,9 @@ try {
     const ts = Date.now();
     mark({ kind: "step", step: step.step });
     const marked = await markStep(plan.provider.stepUrl, step.step);
-    const outcome = await drive(client, step, index);
+    // 2026.4.x (stageDir set) may stage a plugin's npm dependencies inside the
+    // turn, blocking the gateway (see startGateway); give the wait that margin.
+    const outcome = await drive(client, plan.stageDir ? { ...step, timeoutMs: step.timeoutMs + 300_000 } : step, index);
     result.steps.push({ step: step.step, ...outcome, unaskedReplies: marked?.dropped ?? null, timing: { wallMs: Date.now() - ts } });
   }
   mark({ kind: "end" });

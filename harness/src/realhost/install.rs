@@ -107,6 +107,41 @@ pub fn ensure_node(range: &str) -> Result<PathBuf, InstallError> {
     Ok(bin)
 }
 
+/// The user's npm *network* settings (registry, CA file, proxies, strict-ssl),
+/// as `npm_config_*` variables for the gateway. 2026.4.x installs bundled
+/// plugins' runtime dependencies with npm lazily, at gateway start and when a
+/// plugin is first used (dist/bundled-runtime-root-*.js
+/// `installBundledRuntimeDeps`, a synchronous `spawnSync npm install`); the
+/// gateway runs with an isolated HOME, so without these npm cannot reach the
+/// registry behind a TLS-intercepting proxy and retries while the gateway's
+/// event loop is blocked. Credentials (`_authToken`, `_auth`, …) are never copied.
+pub fn npm_network_env() -> Vec<(String, String)> {
+    let Ok(out) = Command::new("npm").args(["config", "list", "--json"]).output() else { return Vec::new() };
+    let Ok(cfg) = serde_json::from_slice::<serde_json::Value>(&out.stdout) else { return Vec::new() };
+    npm_network_env_from(&cfg)
+}
+
+fn npm_network_env_from(cfg: &serde_json::Value) -> Vec<(String, String)> {
+    const KEYS: [&str; 6] = ["registry", "cafile", "proxy", "https-proxy", "noproxy", "strict-ssl"];
+    let mut env: Vec<(String, String)> = KEYS
+        .iter()
+        .filter_map(|k| {
+            let v = match &cfg[*k] {
+                serde_json::Value::String(s) if !s.is_empty() => s.clone(),
+                serde_json::Value::Bool(b) => b.to_string(),
+                serde_json::Value::Array(a) => a.iter().filter_map(|x| x.as_str()).filter(|x| !x.is_empty()).collect::<Vec<_>>().join(","),
+                _ => return None,
+            };
+            (!v.is_empty()).then(|| (format!("npm_config_{}", k.replace('-', "_")), v))
+        })
+        .collect();
+    // Fail within about a minute when the registry is unreachable instead of
+    // npm's default backoff, which blocks the 4.x gateway for many minutes.
+    env.push(("npm_config_fetch_retries".into(), "1".into()));
+    env.push(("npm_config_fetch_timeout".into(), "30000".into()));
+    env
+}
+
 /// `engines.node` of an installed openclaw package.
 pub fn required_node(openclaw: &Path) -> String {
     std::fs::read_to_string(openclaw.join("package.json"))
@@ -130,6 +165,18 @@ mod tests {
     #[case((22, 13, 9), ">=22.14.0", false)]
     fn node_ranges_as_openclaw_ships_them(#[case] v: (u32, u32, u32), #[case] range: &str, #[case] ok: bool) {
         assert_eq!(satisfies(v, range), ok);
+    }
+
+    #[test]
+    fn npm_network_env_copies_network_settings_and_never_credentials() {
+        let cfg = serde_json::json!({"registry": "https://r.example/", "cafile": "/etc/ca.pem", "noproxy": [""], "strict-ssl": true, "//r.example/:_authToken": "secret", "_auth": "x"});
+        let env = npm_network_env_from(&cfg);
+        let get = |k: &str| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+        assert_eq!(get("npm_config_registry"), Some("https://r.example/"));
+        assert_eq!(get("npm_config_cafile"), Some("/etc/ca.pem"));
+        assert_eq!(get("npm_config_strict_ssl"), Some("true"));
+        assert_eq!(get("npm_config_noproxy"), None);
+        assert!(env.iter().all(|(k, v)| !k.contains("auth") && v != "secret"));
     }
 
     #[test]

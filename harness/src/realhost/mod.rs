@@ -13,6 +13,7 @@
 pub mod install;
 pub mod plan;
 pub mod record;
+pub mod seed;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -92,6 +93,9 @@ pub fn bridge_dir() -> PathBuf {
 /// Run `scenario` on the real OpenClaw `version` with `engine` behind the bridge.
 pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, engine: &EngineSpec, engine_config: Option<Value>) -> Result<RealRun, RealHostError> {
     let plan = plan::plan(scenario)?;
+    if plan.setup.seed.is_some() {
+        seed::release_supports_seed(&version.0)?;
+    }
     let bridge = std::fs::canonicalize(bridge_dir()).map_err(|e| RealHostError::Run(format!("bridge plugin not found at {}: {e}", bridge_dir().display())))?;
     let openclaw = install::ensure_openclaw(&version.0)?;
     let node = install::ensure_node(&install::required_node(&openclaw))?;
@@ -112,6 +116,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
         "result": result_path,
         "profile": profile.id,
         "stageDir": openclaw.parent().and_then(|p| p.parent()).map(|p| p.join("plugin-stage")),
+        "npmEnv": install::npm_network_env().into_iter().map(|(k, v)| (k, Value::String(v))).collect::<serde_json::Map<String, Value>>(),
         "provider": {"id": setup.provider, "api": setup.api, "model": setup.model, "baseUrl": mock.uri(), "contextWindow": setup.context_window, "maxTokens": setup.reserve_tokens, "timeoutSeconds": plan.provider_timeout_seconds, "stepUrl": format!("{}{}", mock.uri(), clawspec_mock_providers::server::STEP_PATH)},
         "bridge": {
             "dir": bridge,
@@ -119,6 +124,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
             "engine": {"program": engine.program, "args": engine.args, "env": engine.env},
             "engineConfig": engine_config.or_else(|| setup.engine_config.clone()),
         },
+        "hostSetup": plan.setup,
         "steps": plan.steps,
     });
     let plan_path = work.join("plan.json");

@@ -35,6 +35,8 @@ pub struct Plan {
     /// trip the host's provider timeout (the mock holds its answer for
     /// [`TIMEOUT_HOLD_MS`]).
     pub provider_timeout_seconds: Option<u64>,
+    /// The session state and host config the scenario's `setup` asks for.
+    pub setup: super::seed::HostSetup,
 }
 
 /// Provider timeout set when a scenario scripts a timeout; the mock holds a
@@ -53,9 +55,7 @@ fn nd<T>(why: impl Into<String>) -> Result<T, NotDrivable> {
 
 pub fn plan(s: &Scenario) -> Result<Plan, NotDrivable> {
     let setup = &s.setup;
-    if !setup.transcript.is_empty() || setup.session_exists {
-        return nd("setup.transcript: seeding a pre-existing transcript into the real host's session store is not implemented yet");
-    }
+    let host_setup = super::seed::host_setup(setup)?;
     if setup.provider != "anthropic" || setup.api != "anthropic-messages" {
         return nd(format!("setup.provider {}/{}: the real-host mock provider speaks anthropic-messages only so far", setup.provider, setup.api));
     }
@@ -65,13 +65,10 @@ pub fn plan(s: &Scenario) -> Result<Plan, NotDrivable> {
     if !setup.client_tools.is_empty() {
         return nd("setup.client_tools: client-provided tools need a client that declares them on chat.send");
     }
-    if setup.context_token_budget.is_some() || setup.compaction_timeout_ms.is_some() || setup.citations_mode.is_some() {
-        return nd("setup: agents.defaults.contextTokens / compaction timeout / citations are not mapped to the real host's config yet");
-    }
     if !setup.admitted_turns {
         return nd("setup.admitted_turns: false — every chat.send through the gateway is an admitted turn");
     }
-    let mut p = Plan { steps: Vec::new(), replies: Vec::new(), provider_timeout_seconds: None };
+    let mut p = Plan { steps: Vec::new(), replies: Vec::new(), provider_timeout_seconds: None, setup: host_setup };
     for (i, step) in s.script.iter().enumerate() {
         map_step(&mut p, i, step, s).map_err(|NotDrivable(why)| NotDrivable(format!("step {i} ({}): {why}", step_kind(step))))?;
     }
@@ -293,16 +290,46 @@ mod tests {
         assert_eq!(p.replies.len(), 1, "a command has no scripted reply of its own");
     }
 
+    fn library(id: &str) -> Scenario {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+        crate::scenario::load_dir(&dir).expect("library loads").into_iter().find(|l| l.scenario.id == id).expect("scenario in the library").scenario
+    }
+
+    #[test]
+    fn pre_existing_sessions_are_planned_as_seeds() {
+        let empty = plan(&library("existing-empty-session")).expect("drivable");
+        assert_eq!(empty.setup.seed.as_ref().map(|s| s.messages.len()), Some(0));
+        let budget = plan(&library("host-context-token-budget")).expect("drivable");
+        assert!(budget.setup.seed.as_ref().is_some_and(|s| !s.messages.is_empty()));
+        assert!(budget.setup.agent_defaults.contains_key("contextTokens"));
+        assert!(plan(&library("new-session-no-bootstrap")).expect("drivable").setup.seed.is_none());
+    }
+
     /// Prints why each library scenario is not drivable (run with --nocapture).
     #[test]
     fn library_drivability_census() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
         let all = crate::scenario::load_dir(&dir).expect("library loads");
         let mut reasons = std::collections::BTreeMap::<String, usize>::new();
+        let releases = ["2026.4.26", "2026.9.6"];
+        let mut drivable = [0usize; 2];
         for l in &all {
-            if let Err(NotDrivable(why)) = plan(&l.scenario) {
-                let key = why.split(": ").skip_while(|p| p.starts_with("step ")).collect::<Vec<_>>().join(": ");
-                *reasons.entry(key).or_default() += 1;
+            match plan(&l.scenario) {
+                Err(NotDrivable(why)) => {
+                    let key = why.split(": ").skip_while(|p| p.starts_with("step ")).collect::<Vec<_>>().join(": ");
+                    *reasons.entry(key).or_default() += 1;
+                }
+                Ok(p) => {
+                    for (i, r) in releases.iter().enumerate() {
+                        match (&p.setup.seed, super::super::seed::release_supports_seed(r)) {
+                            (Some(_), Err(NotDrivable(why))) => *reasons.entry(format!("[{r} only] {}", why.split(": ").last().unwrap_or(&why))).or_default() += 1,
+                            _ => {
+                                drivable[i] += 1;
+                                eprintln!("drivable on openclaw@{r}: {}{}", l.scenario.id, if p.setup.seed.is_some() { " (seeded)" } else { "" });
+                            }
+                        }
+                    }
+                }
             }
         }
         for (r, n) in &reasons {
@@ -318,7 +345,10 @@ mod tests {
                 plan(&sc).is_ok()
             })
             .count();
-        let drivable = all.iter().filter(|l| plan(&l.scenario).is_ok()).count();
-        eprintln!("drivable: {drivable}/{}; with setup.transcript seeding: {steps_ok}/{}", all.len(), all.len());
+        let plannable = all.iter().filter(|l| plan(&l.scenario).is_ok()).count();
+        eprintln!("plannable: {plannable}/{}; steps alone (setup.transcript ignored): {steps_ok}/{}", all.len(), all.len());
+        for (r, n) in releases.iter().zip(drivable) {
+            eprintln!("drivable on openclaw@{r}: {n} of {}", all.len());
+        }
     }
 }

@@ -1,0 +1,79 @@
+// Seeds a scenario's pre-existing session into a real OpenClaw's own session
+// store before the gateway starts, through the host's own code, so that the
+// first turn finds an existing session (hadSessionFile, bootstrap) exactly as
+// after earlier real turns.
+//
+// 2026.4.x keeps a session as a `sessions.json` entry plus a JSONL transcript
+// in `<state>/agents/<agentId>/sessions/` (docs/concepts/session.md "Store" /
+// "Transcripts"). The transcript is written by the host's SessionManager
+// (@mariozechner/pi-coding-agent dist/core/session-manager.js: header
+// `{type:"session",version:3,…}`, one `{type:"message",id,parentId,timestamp,message}`
+// line per message, the message object stored as given), the entry by the
+// plugin SDK's `updateSessionStore` (dist/plugin-sdk/session-store-runtime.js).
+//
+// Usage (host-runner.mjs, under the gateway's environment):
+//   node lib/seed.js SEED.json   with {openclawRoot, stateDir, workspace, seed}
+
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+/** Where 2026.4.x keeps an agent's sessions (docs/concepts/session.md). */
+export function sessionPaths(stateDir, agentId) {
+  const dir = path.join(stateDir, "agents", agentId, "sessions");
+  return { dir, store: path.join(dir, "sessions.json") };
+}
+
+async function hostModules(openclawRoot) {
+  // The host's own copy of its session library, nested or hoisted (its
+  // package exports are import-only, so no require.resolve).
+  const candidates = [path.join(openclawRoot, "node_modules"), path.dirname(openclawRoot)].map((d) => path.join(d, "@mariozechner/pi-coding-agent"));
+  const pkg = candidates.find((d) => fs.existsSync(path.join(d, "package.json")));
+  if (!pkg) throw new Error(`seed: @mariozechner/pi-coding-agent not found next to ${openclawRoot}`);
+  const main = JSON.parse(fs.readFileSync(path.join(pkg, "package.json"), "utf8")).exports["."].import;
+  const { SessionManager } = await import(pathToFileURL(path.join(pkg, main)).href);
+  const store = await import(pathToFileURL(path.join(openclawRoot, "dist/plugin-sdk/session-store-runtime.js")).href);
+  return { SessionManager, updateSessionStore: store.updateSessionStore };
+}
+
+/**
+ * Create the session `seed.sessionKey` holding `seed.messages` (in order).
+ * Returns {sessionId, sessionFile, storePath}.
+ */
+export async function seedSession({ openclawRoot, stateDir, workspace, seed }) {
+  const { SessionManager, updateSessionStore } = await hostModules(openclawRoot);
+  if (typeof SessionManager?.open !== "function" || typeof updateSessionStore !== "function") {
+    throw new Error(`seed: ${openclawRoot} has no SessionManager.open / plugin-sdk updateSessionStore (not a 2026.4.x layout)`);
+  }
+  const { dir, store } = sessionPaths(stateDir, seed.agentId);
+  fs.mkdirSync(dir, { recursive: true });
+  const sessionId = randomUUID();
+  const sessionFile = path.join(dir, `${sessionId}.jsonl`);
+  const sm = SessionManager.open(sessionFile, dir, workspace);
+  // The transcript is named after its session id (docs/concepts/session.md);
+  // a fresh header with that id, kept at the explicit path, as the
+  // SessionManager itself does for an explicit --session path.
+  sm.newSession({ id: sessionId });
+  sm.sessionFile = sessionFile;
+  for (const message of seed.messages) sm.appendMessage(message);
+  // The SessionManager defers the first write until an assistant message
+  // exists (_persist); a seeded session that has none must still be a file.
+  if (!fs.existsSync(sessionFile)) sm._rewriteFile();
+  const id = sm.getSessionId();
+  await updateSessionStore(store, (entries) => {
+    entries[seed.sessionKey] = { sessionId: id, updatedAt: Date.now(), sessionFile };
+  });
+  return { sessionId: id, sessionFile, storePath: store };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const spec = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+  try {
+    const out = await seedSession(spec);
+    process.stdout.write(`${JSON.stringify(out)}\n`);
+  } catch (e) {
+    process.stderr.write(`clawspec seed: ${e?.stack ?? e}\n`);
+    process.exit(1);
+  }
+}

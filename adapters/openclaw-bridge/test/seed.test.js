@@ -1,0 +1,45 @@
+// node --test: seeding a session into a real OpenClaw 2026.4.x session store.
+// Needs openclaw@2026.4.x in clawspec's cache ($CLAWSPEC_CACHE or
+// ~/.cache/clawspec); skipped with a message otherwise.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+
+import { seedSession, sessionPaths } from "../lib/seed.js";
+
+const cache = process.env.CLAWSPEC_CACHE || path.join(os.homedir(), ".cache/clawspec");
+const root = fs.existsSync(cache) ? fs.readdirSync(cache).filter((d) => d.startsWith("openclaw@2026.4.")).map((d) => path.join(cache, d, "node_modules/openclaw")).find((p) => fs.existsSync(p)) : undefined;
+
+test("sessionPaths follow docs/concepts/session.md", () => {
+  assert.deepEqual(sessionPaths("/s", "main"), { dir: "/s/agents/main/sessions", store: "/s/agents/main/sessions/sessions.json" });
+});
+
+const messages = [
+  { role: "user", content: [{ type: "text", text: "earlier question" }], timestamp: 1767224000000 },
+  { role: "assistant", content: [{ type: "text", text: "earlier answer" }], api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-6", usage: { input: 0, output: 4, cacheRead: 0, cacheWrite: 0, totalTokens: 4, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: 1767224001000 },
+];
+
+for (const [name, msgs] of [["with an assistant reply", messages], ["user only", messages.slice(0, 1)], ["empty (session_exists)", []]]) {
+  test(`seeds a 4.26 session: ${name}`, { skip: root ? false : "openclaw@2026.4.x not in the clawspec cache (run `clawspec twin --profile openclaw-2026.4.26` once)" }, async () => {
+    const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "clawspec-seed-"));
+    try {
+      const out = await seedSession({ openclawRoot: root, stateDir, workspace: "/ws", seed: { agentId: "main", sessionKey: "agent:main:main", messages: msgs } });
+      assert.equal(path.basename(out.sessionFile), `${out.sessionId}.jsonl`);
+      const lines = fs.readFileSync(out.sessionFile, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      assert.equal(lines[0].type, "session");
+      assert.equal(lines[0].id, out.sessionId);
+      assert.equal(lines[0].cwd, "/ws");
+      const stored = lines.filter((l) => l.type === "message");
+      // Stored byte-identical to what was given (the reference's message JSON).
+      assert.deepEqual(stored.map((l) => JSON.stringify(l.message)), msgs.map((m) => JSON.stringify(m)));
+      stored.forEach((l, i) => assert.equal(l.parentId, i === 0 ? null : stored[i - 1].id));
+      const store = JSON.parse(fs.readFileSync(out.storePath, "utf8"));
+      assert.equal(store["agent:main:main"].sessionId, out.sessionId);
+      assert.equal(store["agent:main:main"].sessionFile, out.sessionFile);
+    } finally {
+      fs.rmSync(stateDir, { recursive: true, force: true });
+    }
+  });
+}
