@@ -650,6 +650,31 @@ pub fn host_fields_kept(c: &Ctx<'_>) -> Outcome {
     Ok(out)
 }
 
+pub fn cov_no_silent_legacy(c: &Ctx<'_>) -> Outcome {
+    let info: Option<ContextEngineInfo> = c.trace.engine.info.clone().and_then(|v| serde_json::from_value(v).ok());
+    if info.as_ref().is_some_and(|i| i.id == "legacy") {
+        return Err("the engine is OpenClaw's legacy engine".into());
+    }
+    let on_legacy = c.trace.events.iter().filter(|e| matches!(e, crate::trace::Event::Note(n) if n.code == "turn-on-legacy")).count();
+    let committed = calls(c, "commitTurn").len();
+    if on_legacy == 0 && committed == 0 {
+        return Err("no admitted durable-turn candidate in this run".into());
+    }
+    let mut missing = Vec::new();
+    if !info.as_ref().is_some_and(ContextEngineInfo::durable_turns) {
+        missing.push(format!("info.transcriptSemantics {{currentTurnFence: {CURRENT_TURN_FENCE_V1:?}, turnAdvancementIdempotency: {TURN_ADVANCEMENT_IDEMPOTENCY_V1:?}}}"));
+    }
+    if !c.trace.engine.methods.iter().any(|m| m == "commitTurn") {
+        missing.push("a commitTurn method".into());
+    }
+    // A pending outbox also runs a turn on legacy; that follows a commitTurn
+    // throw (CE-TURN-004), not a silent fallback.
+    if missing.is_empty() || on_legacy == 0 {
+        return Ok(vec![]);
+    }
+    Ok(vec![format!("{on_legacy} admitted turn(s) ran on legacy instead of the engine: it lacks {}", missing.join(" and "))])
+}
+
 fn fault_kind<'a>(c: &'a Ctx<'_>) -> Option<&'a str> {
     match &c.trace.outcome {
         crate::trace::Outcome::EngineFault { kind, .. } => Some(kind),

@@ -120,6 +120,18 @@ fn long(tag: &str) -> String {
     format!("{tag}: please forward the quarterly numbers to the finance channel before the review meeting")
 }
 
+/// A 2026.9.6 run where OpenClaw routed `on_legacy` admitted turns to legacy.
+fn routed(durable: bool, on_legacy: usize, calls: Vec<CallRecord>) -> Trace {
+    let mut t = trace(calls);
+    if durable {
+        t.engine.info = Some(json!({"id": "unit", "name": "unit", "transcriptSemantics": {"currentTurnFence": "before-current-turn-entry-v1", "turnAdvancementIdempotency": "atomic-idempotent-v1"}}));
+    }
+    for i in 0..on_legacy {
+        t.events.push(Event::Note(NoteRecord { seq: 100 + i as u32, turn: 1 + i as u32, step: i, code: "turn-on-legacy".into(), text: "runs on legacy".into() }));
+    }
+    t
+}
+
 type Row = (&'static str, &'static str, fn() -> Trace, Status);
 
 /// (case, clause, trace, expected status for that clause)
@@ -263,6 +275,10 @@ const ROWS: &[Row] = &[
     ("rollback threw", "CE-SUB-002", || trace(vec![call("rollback", json!({"$handle": "h1"}), threw("gone"))]), Status::Fail),
     ("ended fine", "CE-SUB-003", || trace(vec![call("onSubagentEnded", json!({"reason": "completed"}), ok(Value::Null))]), Status::Pass),
     ("ended threw", "CE-SUB-003", || trace(vec![call("onSubagentEnded", json!({"reason": "completed"}), threw("no such child"))]), Status::Warn),
+    ("durable engine commits its turns", "CE-COV-001", || routed(true, 0, vec![commit("k1", "hi", ok(json!({"status": "committed"})))]), Status::Pass),
+    ("undeclared engine silently on legacy", "CE-COV-001", || routed(false, 3, vec![asm(vec![user("hi", 1)], vec![user("hi", 1)])]), Status::Fail),
+    ("legacy after a pending outbox is not silent", "CE-COV-001", || routed(true, 1, vec![commit("k1", "hi", threw("disk full"))]), Status::Pass),
+    ("no admitted turn", "CE-COV-001", || routed(false, 0, vec![asm(vec![user("hi", 1)], vec![user("hi", 1)])]), Status::NotApplicable),
 ];
 
 fn judge(clause: &str, t: &Trace) -> Verdict {
@@ -399,7 +415,7 @@ fn lost_fields_are_counted_per_call_with_an_example() {
 
 #[test]
 fn catalogue_ids_are_unique_stable_and_prefixed() {
-    let prefixes = ["CE-ASM-", "CE-VOL-", "CE-PER-", "CE-CMP-", "CE-BOOT-", "CE-TURN-", "CE-HOST-", "CE-RFC-", "CE-PROV-", "CE-SUB-", "CE-LIFE-", "CE-WIRE-"];
+    let prefixes = ["CE-ASM-", "CE-VOL-", "CE-PER-", "CE-CMP-", "CE-BOOT-", "CE-TURN-", "CE-HOST-", "CE-RFC-", "CE-PROV-", "CE-SUB-", "CE-LIFE-", "CE-WIRE-", "CE-COV-"];
     let mut seen = std::collections::BTreeSet::new();
     for c in CLAUSES {
         assert!(seen.insert(c.id), "duplicate id {}", c.id);

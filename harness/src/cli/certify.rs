@@ -123,10 +123,10 @@ async fn run(a: Args) -> Result<u8, String> {
             std::fs::write(path, nb.to_json()).map_err(|e| format!("{}: {e}", path.display()))?;
             eprintln!("wrote {} baseline entries to {}", nb.entries.len(), path.display());
             r.baseline = Some(nb.apply(&blocking));
-            r.profiles = report::summarize(&r.verdicts, &profile_ids, r.strict, &|v| nb.forgives(v));
+            r.profiles = report::summarize(&r.verdicts, &profile_ids, r.strict, &|v| nb.forgives(v), &r.coverage);
         } else {
             r.baseline = Some(b.apply(&blocking));
-            r.profiles = report::summarize(&r.verdicts, &profile_ids, r.strict, &|v| b.forgives(v));
+            r.profiles = report::summarize(&r.verdicts, &profile_ids, r.strict, &|v| b.forgives(v), &r.coverage);
         }
     }
     let mut with_timing = r.clone();
