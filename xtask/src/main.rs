@@ -46,6 +46,8 @@ fn main() -> Result<()> {
     match task {
         "bless" => {
             run(cargo().args(["test", "--workspace", "--quiet"]).env("CLAWSPEC_BLESS", "1"))?;
+            // Long-session goldens (digests) are ignored trials of the golden suite.
+            run(cargo().args(["test", "-p", "clawspec", "--test", "golden", "--quiet", "--", "--ignored"]).env("CLAWSPEC_BLESS", "1"))?;
             eprintln!("blessed: golden/, docs/schema/, generated docs. Review with `git diff` before committing.");
         }
         "bench" => {
@@ -53,6 +55,7 @@ fn main() -> Result<()> {
         }
         "test" => {
             run(cargo().args(["test", "--workspace"]))?;
+            run(cargo().args(["test", "-p", "clawspec", "--test", "golden", "--", "--ignored"]))?;
             let adapter = root().join("adapters/node");
             if adapter.join("package.json").exists() {
                 run(Command::new("npm").args(["test", "--prefix", adapter.to_str().unwrap()]))?;
