@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::check::{matching, summaries::Received};
-use crate::trace::{CallRecord, Event, Outcome, ReplyRecord, Trace};
+use crate::trace::{CallRecord, Event, ReplyRecord, Trace};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -108,10 +108,10 @@ fn messages(v: &Value) -> Vec<AgentMessage> {
 /// One trace's coverage.
 pub fn of_trace(t: &Trace) -> Coverage {
     let mut c = Coverage { profile: t.profile.clone(), runs: 1, ..Default::default() };
-    c.turns = match &t.outcome {
-        Outcome::Completed { turns, .. } => *turns,
-        _ => t.calls().map(|x| x.turn).max().unwrap_or(0),
-    };
+    // Logical turns are the turns that reached the model; the runtime's turn
+    // counter also advances for /compact, spawns and the session end.
+    let model_turns: std::collections::BTreeSet<u32> = t.events.iter().filter_map(|e| if let Event::Model(m) = e { Some(m.turn) } else { None }).collect();
+    c.turns = model_turns.len() as u32;
     for e in &t.events {
         if let Event::Note(n) = e {
             match n.code.as_str() {
@@ -238,13 +238,17 @@ mod tests {
     fn call(seq: u32, method: &str, params: Value, reply: Value) -> Event {
         Event::Call(CallRecord { seq, turn: 1, attempt: 1, step: 0, method: method.into(), params, meta: CallMeta::default(), callbacks: vec![], reply: ReplyRecord::Ok(reply) })
     }
-    fn trace(profile: &str, turns: u32, events: Vec<Event>) -> Trace {
+    fn model(turn: u32) -> Event {
+        Event::Model(crate::trace::ModelRecord { seq: 900 + turn, turn, attempt: 1, step: 0, provider: "p".into(), model: "m".into(), message_count: 1, prompt_tokens: 1, system_prompt_addition: None, outcome: "text".into(), via: None, error: None })
+    }
+    fn trace(profile: &str, turns: u32, mut events: Vec<Event>) -> Trace {
+        events.extend((1..=turns).map(model));
         Trace {
             scenario: "unit".into(),
             profile: profile.into(),
             engine: EngineRecord { display: "unit".into(), info: None, methods: vec![], implementation: None, hooks: Value::Null },
             events,
-            outcome: Outcome::Completed { turns, failed_turns: vec![] },
+            outcome: crate::trace::Outcome::Completed { turns, failed_turns: vec![] },
         }
     }
     fn user(t: &str) -> Value {
