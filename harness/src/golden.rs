@@ -23,6 +23,56 @@ pub fn render(t: &Trace) -> String {
     t.to_pretty_json()
 }
 
+/// Long sessions (generated scenarios) give traces of 100 MB and more, too big
+/// to keep in git: their golden is `<profile>.digest.json`, the SHA-256 of the
+/// full trace plus one line per event with short hashes of params and reply,
+/// so a change is still caught and its diff points at the first call that moved.
+pub fn digest_path(root: &Path, engine: &str, scenario: &str, profile: &str) -> PathBuf {
+    root.join(engine).join(scenario).join(format!("{profile}.digest.json"))
+}
+
+pub fn render_digest(t: &Trace) -> String {
+    use crate::trace::{Event, ReplyRecord};
+    use sha2::{Digest, Sha256};
+    let hex = |s: &str, n: usize| -> String { Sha256::digest(s.as_bytes()).iter().map(|b| format!("{b:02x}")).collect::<String>()[..n].to_string() };
+    let count = |v: &serde_json::Value| v.get("messages").and_then(|m| m.as_array()).map(|a| a.len().to_string()).unwrap_or_else(|| "-".into());
+    let events: Vec<String> = t
+        .events
+        .iter()
+        .map(|e| match e {
+            Event::Call(c) => {
+                let reply = match &c.reply {
+                    ReplyRecord::Ok(v) => format!("ok out={} r={}", count(v), hex(&v.to_string(), 10)),
+                    ReplyRecord::Threw { message, .. } => format!("threw {}", hex(message, 10)),
+                    ReplyRecord::Fault { kind, .. } => format!("fault {kind}"),
+                    ReplyRecord::Skipped => "skipped".into(),
+                };
+                format!("#{} t{}.{} {} in={} p={} {reply}", c.seq, c.turn, c.attempt, c.method, count(&c.params), hex(&c.params.to_string(), 10))
+            }
+            Event::Model(m) => format!("#{} t{}.{} model {} msgs={} tokens={}", m.seq, m.turn, m.attempt, m.outcome, m.message_count, m.prompt_tokens),
+            Event::Note(n) => format!("#{} t{} note {}", n.seq, n.turn, n.code),
+        })
+        .collect();
+    let full = t.to_pretty_json();
+    let doc = serde_json::json!({
+        "scenario": t.scenario,
+        "profile": t.profile,
+        "engine": t.engine.display,
+        "traceBytes": full.len(),
+        "traceSha256": hex(&full, 64),
+        "outcome": t.outcome,
+        "events": events,
+    });
+    let mut s = serde_json::to_string_pretty(&doc).expect("digest serialises");
+    s.push('\n');
+    s
+}
+
+/// [`check`] for long sessions: compare or (bless) write the digest golden.
+pub fn check_digest(root: &Path, engine: &str, t: &Trace, bless: bool) -> Result<(), String> {
+    compare(&digest_path(root, engine, &t.scenario, &t.profile), render_digest(t), bless)
+}
+
 /// `None` when equal, else a unified diff (expected → actual), 3 lines of context.
 pub fn diff(expected: &str, actual: &str) -> Option<String> {
     if expected == actual {
@@ -52,9 +102,11 @@ pub fn diff(expected: &str, actual: &str) -> Option<String> {
 
 /// Compare with, or (bless) write, the golden file of a trace.
 pub fn check(root: &Path, engine: &str, t: &Trace, bless: bool) -> Result<(), String> {
-    let p = path(root, engine, &t.scenario, &t.profile);
-    let actual = render(t);
-    let expected = std::fs::read_to_string(&p).unwrap_or_default();
+    compare(&path(root, engine, &t.scenario, &t.profile), render(t), bless)
+}
+
+fn compare(p: &Path, actual: String, bless: bool) -> Result<(), String> {
+    let expected = std::fs::read_to_string(p).unwrap_or_default();
     match diff(&expected, &actual) {
         None => Ok(()),
         Some(_) if bless => {
@@ -80,7 +132,8 @@ pub fn unreferenced(root: &Path, engine: &str, referenced: &BTreeSet<(String, St
         let mut files: Vec<_> = files.flatten().map(|e| e.path()).collect();
         files.sort();
         for f in files {
-            let pid = f.file_stem().unwrap().to_string_lossy().into_owned();
+            let stem = f.file_stem().unwrap().to_string_lossy().into_owned();
+            let pid = stem.strip_suffix(".digest").map(str::to_string).unwrap_or(stem);
             if !referenced.contains(&(sid.clone(), pid)) {
                 out.push(f);
             }

@@ -29,7 +29,8 @@ fn plugin_spec(entry: &str) -> EngineSpec {
 fn run(entry: &str, scenario_glob: Option<&str>) -> Vec<Trace> {
     assert!(std::process::Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success()), "node is required for the Node adapter tests");
     let all = load_dir(&root().join("scenarios")).unwrap();
-    let selected: Vec<_> = all.into_iter().filter(|l| scenario_glob.is_none_or(|g| l.scenario.id.starts_with(g))).collect();
+    // Long sessions (generated) would take minutes through Node; the golden suite runs them.
+    let selected: Vec<_> = all.into_iter().filter(|l| !l.scenario.generated && scenario_glob.is_none_or(|g| l.scenario.id.starts_with(g))).collect();
     let cfg = RunConfig {
         engine: plugin_spec(entry),
         driver: DriverConfig::default(),
@@ -68,9 +69,15 @@ fn javascript_legacy_port_matches_the_builtin_legacy_goldens() {
 fn esm_and_cjs_samples_certify() {
     for entry in ["summarizer/index.js", "cjs-bare/index.cjs"] {
         let traces = run(entry, None);
-        let bad: Vec<String> = check::evaluate_all(&traces, &[])
+        let verdicts = check::evaluate_all(&traces, &[]);
+        // The samples register a context engine without declaring durable
+        // turns, so 2026.9.6 runs their admitted turns on legacy: CE-COV-001
+        // must say so there, and only there.
+        let cov: Vec<&str> = verdicts.iter().filter(|v| v.clause == "CE-COV-001" && v.status == Status::Fail).map(|v| v.profile.as_str()).collect();
+        assert!(!cov.is_empty() && cov.iter().all(|p| p.starts_with("openclaw-2026.9.6")), "{entry}: CE-COV-001 failed on {cov:?}");
+        let bad: Vec<String> = verdicts
             .into_iter()
-            .filter(|v| v.level == Level::Must && matches!(v.status, Status::Fail | Status::Error))
+            .filter(|v| v.level == Level::Must && matches!(v.status, Status::Fail | Status::Error) && v.clause != "CE-COV-001")
             .map(|v| format!("{} {} {} {:?}", v.clause, v.scenario, v.profile, v.details))
             .collect();
         assert!(bad.is_empty(), "{entry}:\n{}", bad.join("\n"));

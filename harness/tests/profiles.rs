@@ -173,3 +173,18 @@ fn non_durable_engine_runs_admitted_turns_on_legacy_in_2026_9_6() {
     assert_eq!(notes(&nd_classic, "turn-on-legacy"), 0);
     assert_eq!(calls(&nd_classic, "assemble").len(), 4, "3 turns + 1 retry after compaction");
 }
+
+/// 2026.4.26 steers with `activeSession.steer(text)`; the AgentSession persists
+/// the user message on `message_end` (pi-coding-agent 0.70.2
+/// dist/core/agent-session.js), so the announce is history in the next turn.
+/// 2026.9.6 suppresses announce persistence.
+#[test]
+fn steered_announce_is_persisted_in_2026_4_26_only() {
+    for (profile, persisted) in [("openclaw-2026.4.26", true), ("openclaw-2026.9.6", false)] {
+        let t = run("legacy", profile, "steer-then-followup");
+        let last = *calls(&t, "assemble").last().unwrap();
+        let in_history = last.params["messages"].as_array().unwrap().iter().any(|m| m.to_string().contains("All 412 tests pass."));
+        assert_eq!(in_history, persisted, "{profile}: steered announce in the next turn's history");
+        assert_eq!(last.meta.unpersisted.is_empty(), persisted, "{profile}: {:?}", last.meta.unpersisted);
+    }
+}

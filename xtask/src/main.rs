@@ -47,6 +47,8 @@ fn main() -> Result<()> {
     match task {
         "bless" => {
             run(cargo().args(["test", "--workspace", "--quiet"]).env("CLAWSPEC_BLESS", "1"))?;
+            // Long-session goldens (digests) are ignored trials of the golden suite.
+            run(cargo().args(["test", "-p", "clawspec", "--test", "golden", "--quiet", "--", "--ignored"]).env("CLAWSPEC_BLESS", "1"))?;
             eprintln!("blessed: golden/, docs/schema/, generated docs. Review with `git diff` before committing.");
         }
         "bench" => {
@@ -54,6 +56,9 @@ fn main() -> Result<()> {
         }
         "test" => {
             run(cargo().args(["test", "--workspace"]))?;
+            // Generated long-session goldens are digests of very large traces:
+            // compared here, skipped by a plain `cargo test`.
+            run(cargo().args(["test", "-p", "clawspec", "--test", "golden", "--", "--ignored"]))?;
             for adapter in ["adapters/node", "adapters/openclaw-bridge"].map(|a| root().join(a)) {
                 if adapter.join("package.json").exists() {
                     run(Command::new("npm").args(["test", "--prefix", adapter.to_str().unwrap()]))?;

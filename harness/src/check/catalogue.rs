@@ -11,6 +11,8 @@ const BASE: &[&str] = &["openclaw-2026.4.26", "openclaw-2026.9.6", "rfc-82137"];
 /// Profiles with durable turns (commitTurn since 2026.8.2), drift variants included.
 const CURRENT: &[&str] = &["openclaw-2026.9.6", "openclaw-2026.9.6+marker-drift", "rfc-82137", "rfc-82137+marker-drift"];
 const RFC: &[&str] = &["rfc-82137", "rfc-82137+marker-drift"];
+/// Released OpenClaw versions (not the RFC draft), drift variants included.
+const RELEASED: &[&str] = &["openclaw-2026.4.26", "openclaw-2026.4.26+marker-drift", "openclaw-2026.9.6", "openclaw-2026.9.6+marker-drift"];
 /// Marker drift where the RFC's structured signals are present.
 const DRIFT_STRUCTURED: &[&str] = &["rfc-82137+marker-drift"];
 /// Marker drift with only message text and `provenance` to go on.
@@ -51,6 +53,8 @@ pub static CLAUSES: &[Clause] = &[
     // host params and tolerance
     Clause { id: "CE-HOST-001", level: Must, text: "the engine tolerates host params it does not know (no unrecognized-key errors).", source: "openclaw src/context-engine/registry-contract.ts host-param projection; 2026.4.26 sessionKey compat retry", profiles: ALL, methods: &[], check: host_unknown_params },
     Clause { id: "CE-HOST-002", level: Should, text: "messages kept in assembled output keep every field they came with, unknown fields included.", source: "contract §3 (persisted-user extras, __openclaw, display)", profiles: ALL, methods: &["assemble"], check: host_fields_kept },
+    // coverage
+    Clause { id: "CE-COV-001", level: Must, text: "an engine registered as the context engine does not have its admitted turns silently run on legacy (2026.9.6 degrades a logical turn to legacy when `transcriptSemantics` {currentTurnFence, turnAdvancementIdempotency} is not declared or commitTurn is missing).", source: "openclaw 2026.9.6 dist/context-engine-turn-attempt-DSC8Rp90.mjs createContextEngineLogicalTurnLease (resolveSelectionIssue → degradeBeforeStart); headroom #3441, gbrain #4818, lossless-claw #971", profiles: RELEASED, methods: &[], check: cov_no_silent_legacy },
     // robustness
     Clause { id: "CE-LIFE-001", level: Must, text: "every call answers within its timeout.", source: "openclaw compaction-safety-timeout.ts (180 s compaction)", profiles: ALL, methods: &[], check: life_timeouts },
     Clause { id: "CE-LIFE-002", level: Must, text: "the engine never crashes or breaks the protocol, and exits after shutdown.", source: "docs/protocol.md (driver faults)", profiles: ALL, methods: &[], check: life_no_fault },

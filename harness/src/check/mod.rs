@@ -4,7 +4,9 @@
 //! could not exercise the clause: engine fault or harness error).
 
 pub mod catalogue;
+pub mod matching;
 pub mod rules;
+pub mod summaries;
 #[cfg(test)]
 mod tests;
 

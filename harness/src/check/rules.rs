@@ -90,10 +90,9 @@ fn assembled<'a>(c: &'a Ctx<'_>) -> Vec<(&'a CallRecord, Vec<AgentMessage>, Vec<
         .collect()
 }
 
-/// One line per message: role and the start of its text.
+/// One line per message, ids included (a tool-call-only message is not blank).
 fn line(m: &AgentMessage) -> String {
-    let t: String = m.text().replace('\n', " ").chars().take(48).collect();
-    format!("{:<16} {t}", m.role())
+    super::matching::describe(m)
 }
 
 /// A unified diff of the host's messages and the engine's assembled output,
@@ -108,11 +107,6 @@ fn with_diff(mut problems: Vec<String>, input: &[AgentMessage], output: &[AgentM
         problems.push(format!("diff (- sent to assemble, + assembled):\n{}", d.trim_end()));
     }
     problems
-}
-
-fn key(m: &AgentMessage) -> String {
-    let ts = serde_json::to_value(m).ok().and_then(|v| v.get("timestamp").cloned()).unwrap_or(Value::Null);
-    format!("{}|{ts}|{}", m.role(), m.text())
 }
 
 fn text_key(m: &AgentMessage) -> String {
@@ -218,17 +212,22 @@ pub fn asm_order(c: &Ctx<'_>) -> Outcome {
     let a = assembled_or_skip(c)?;
     let mut out = Vec::new();
     for (call, input, output) in &a {
-        let pos: BTreeMap<String, usize> = input.iter().enumerate().map(|(i, m)| (key(m), i)).collect();
-        let mut last = None;
-        for m in output {
-            if let Some(&p) = pos.get(&key(m)) {
-                if last.is_some_and(|l| p < l) {
-                    let msg = format!("{}: {} message from input position {p} comes after position {}", at(call), m.role(), last.unwrap());
-                    out.extend(with_diff(vec![msg], input, output));
-                    break;
-                }
-                last = Some(p);
+        let matched = super::matching::match_output(input, output);
+        // (output index, input index) of the last message taken from the input.
+        let mut last: Option<(usize, usize)> = None;
+        for (o, p) in matched.iter().enumerate() {
+            let Some(p) = *p else { continue };
+            if let Some((lo, lp)) = last.filter(|(_, lp)| p < *lp) {
+                let msg = format!(
+                    "{}: output[{o}] = input[{p}] ({}) comes after output[{lo}] = input[{lp}] ({})",
+                    at(call),
+                    line(&output[o]),
+                    line(&output[lo])
+                );
+                out.extend(with_diff(vec![msg], input, output));
+                break;
             }
+            last = Some((o, p));
         }
     }
     Ok(out)
@@ -370,15 +369,25 @@ pub fn per_no_resurrection(c: &Ctx<'_>) -> Outcome {
 
 pub fn per_no_invention(c: &Ctx<'_>) -> Outcome {
     let a = assembled_or_skip(c)?;
+    let mut received = super::summaries::Received::default();
+    let mut fed = 0usize;
+    let all: Vec<&CallRecord> = c.trace.calls().collect();
     let mut out = Vec::new();
     for (call, input, output) in &a {
-        let sent: std::collections::BTreeSet<String> = input.iter().map(text_key).collect();
-        for m in output {
-            let summary_like = matches!(m, AgentMessage::CompactionSummary(_) | AgentMessage::BranchSummary(_) | AgentMessage::Custom(_));
-            if !summary_like && !sent.contains(&text_key(m)) {
-                let head: String = m.text().chars().take(60).collect();
-                out.push(format!("{}: returned a {} the host did not send: {head:?}", at(call), m.role()));
+        // Everything the engine received up to and including this call.
+        while fed < all.len() && all[fed].seq <= call.seq {
+            received.feed(all[fed]);
+            fed += 1;
+        }
+        let matched = super::matching::match_output(input, output);
+        for (m, from) in output.iter().zip(&matched) {
+            if from.is_some() || matches!(m, AgentMessage::CompactionSummary(_) | AgentMessage::BranchSummary(_) | AgentMessage::Custom(_)) {
+                continue;
             }
+            if received.summarises(m) {
+                continue; // the engine's summary of history it received
+            }
+            out.push(format!("{}: returned a message the host did not send: {}", at(call), line(m)));
         }
     }
     Ok(out)
@@ -609,21 +618,61 @@ pub fn host_unknown_params(c: &Ctx<'_>) -> Outcome {
 pub fn host_fields_kept(c: &Ctx<'_>) -> Outcome {
     let a = assembled_or_skip(c)?;
     let mut out = Vec::new();
-    for (call, _, _) in &a {
-        let input = call.params["messages"].as_array().cloned().unwrap_or_default();
-        let output = returned(call).unwrap()["messages"].as_array().cloned().unwrap_or_default();
-        for o in &output {
-            let Ok(om) = serde_json::from_value::<AgentMessage>(o.clone()) else { continue };
-            let Some(i) = input.iter().find(|i| serde_json::from_value::<AgentMessage>((*i).clone()).is_ok_and(|im| key(&im) == key(&om))) else { continue };
-            if let (Some(io), Some(oo)) = (i.as_object(), o.as_object()) {
-                let lost: Vec<&String> = io.keys().filter(|k| !oo.contains_key(*k)).collect();
-                if !lost.is_empty() {
-                    out.push(format!("{}: a kept {} message lost fields {lost:?}", at(call), om.role()));
-                }
+    for (call, input, _) in &a {
+        let raw_in = call.params["messages"].as_array().cloned().unwrap_or_default();
+        let raw_out = returned(call).unwrap()["messages"].as_array().cloned().unwrap_or_default();
+        // Keep raw indices: an output that is no AgentMessage is CE-ASM-002's business.
+        let parsed: Vec<(usize, AgentMessage)> = raw_out.iter().enumerate().filter_map(|(i, o)| Some((i, serde_json::from_value(o.clone()).ok()?))).collect();
+        let outputs: Vec<AgentMessage> = parsed.iter().map(|(_, m)| m.clone()).collect();
+        let matched = super::matching::match_output(input, &outputs);
+        // One line per call: which fields were lost how often, and an example.
+        let mut lost_counts: BTreeMap<String, usize> = BTreeMap::new();
+        let mut example = None;
+        let mut messages = 0;
+        for ((oi, om), from) in parsed.iter().zip(&matched) {
+            let Some(ii) = *from else { continue };
+            let (Some(io), Some(oo)) = (raw_in.get(ii).and_then(Value::as_object), raw_out[*oi].as_object()) else { continue };
+            let lost: Vec<&String> = io.keys().filter(|k| !oo.contains_key(*k)).collect();
+            if lost.is_empty() {
+                continue;
             }
+            messages += 1;
+            for k in &lost {
+                *lost_counts.entry((*k).clone()).or_default() += 1;
+            }
+            example.get_or_insert_with(|| format!("output[{oi}] = input[{ii}] ({}) lost {lost:?}", line(om)));
+        }
+        if messages > 0 {
+            let fields: Vec<String> = lost_counts.iter().map(|(k, n)| format!("{k} ×{n}")).collect();
+            out.push(format!("{}: {messages} kept message(s) lost fields: {}; e.g. {}", at(call), fields.join(", "), example.unwrap()));
         }
     }
     Ok(out)
+}
+
+pub fn cov_no_silent_legacy(c: &Ctx<'_>) -> Outcome {
+    let info: Option<ContextEngineInfo> = c.trace.engine.info.clone().and_then(|v| serde_json::from_value(v).ok());
+    if info.as_ref().is_some_and(|i| i.id == "legacy") {
+        return Err("the engine is OpenClaw's legacy engine".into());
+    }
+    let on_legacy = c.trace.events.iter().filter(|e| matches!(e, crate::trace::Event::Note(n) if n.code == "turn-on-legacy")).count();
+    let committed = calls(c, "commitTurn").len();
+    if on_legacy == 0 && committed == 0 {
+        return Err("no admitted durable-turn candidate in this run".into());
+    }
+    let mut missing = Vec::new();
+    if !info.as_ref().is_some_and(ContextEngineInfo::durable_turns) {
+        missing.push(format!("info.transcriptSemantics {{currentTurnFence: {CURRENT_TURN_FENCE_V1:?}, turnAdvancementIdempotency: {TURN_ADVANCEMENT_IDEMPOTENCY_V1:?}}}"));
+    }
+    if !c.trace.engine.methods.iter().any(|m| m == "commitTurn") {
+        missing.push("a commitTurn method".into());
+    }
+    // A pending outbox also runs a turn on legacy; that follows a commitTurn
+    // throw (CE-TURN-004), not a silent fallback.
+    if missing.is_empty() || on_legacy == 0 {
+        return Ok(vec![]);
+    }
+    Ok(vec![format!("{on_legacy} admitted turn(s) ran on legacy instead of the engine: it lacks {}", missing.join(" and "))])
 }
 
 fn fault_kind<'a>(c: &'a Ctx<'_>) -> Option<&'a str> {

@@ -22,6 +22,24 @@ fn tool_call(id: &str) -> Value {
 fn tool_result(id: &str) -> Value {
     json!({"role": "toolResult", "toolCallId": id, "toolName": "read", "content": [{"type": "text", "text": "ok"}]})
 }
+fn stamped(mut m: Value, ts: u64) -> Value {
+    m["timestamp"] = json!(ts);
+    m
+}
+/// A tool-heavy history as the host sends it: every message timestamped.
+fn tool_history() -> Vec<Value> {
+    vec![user("q", 1), stamped(tool_call("t1"), 2), stamped(tool_result("t1"), 3), stamped(tool_call("t2"), 4), stamped(tool_result("t2"), 5)]
+}
+/// The same history rebuilt by an engine that drops timestamps (lossless-claw 0.15.3).
+fn tool_history_rebuilt() -> Vec<Value> {
+    vec![json!({"role": "user", "content": "q"}), tool_call("t1"), tool_result("t1"), tool_call("t2"), tool_result("t2")]
+}
+/// An llm.complete summary the host handed the engine during afterTurn.
+fn summarised_after_turn() -> CallRecord {
+    let mut c = call("afterTurn", json!({"sessionId": "s", "messages": [user(&long("history"), 1)]}), ok(Value::Null));
+    c.callbacks.push(CallbackRecord { method: "host/llm.complete".into(), params: json!({}), result: json!({"text": "Summary of 1 messages (14 words): forward the quarterly numbers"}) });
+    c
+}
 fn inter_session(text: &str) -> Value {
     json!({"role": "user", "content": text, "timestamp": 9, "provenance": {"kind": "inter_session", "sourceSessionKey": "agent:main:other", "sourceTool": "sessions_send"}})
 }
@@ -102,6 +120,18 @@ fn long(tag: &str) -> String {
     format!("{tag}: please forward the quarterly numbers to the finance channel before the review meeting")
 }
 
+/// A 2026.9.6 run where OpenClaw routed `on_legacy` admitted turns to legacy.
+fn routed(durable: bool, on_legacy: usize, calls: Vec<CallRecord>) -> Trace {
+    let mut t = trace(calls);
+    if durable {
+        t.engine.info = Some(json!({"id": "unit", "name": "unit", "transcriptSemantics": {"currentTurnFence": "before-current-turn-entry-v1", "turnAdvancementIdempotency": "atomic-idempotent-v1"}}));
+    }
+    for i in 0..on_legacy {
+        t.events.push(Event::Note(NoteRecord { seq: 100 + i as u32, turn: 1 + i as u32, step: i, code: "turn-on-legacy".into(), text: "runs on legacy".into() }));
+    }
+    t
+}
+
 type Row = (&'static str, &'static str, fn() -> Trace, Status);
 
 /// (case, clause, trace, expected status for that clause)
@@ -118,6 +148,8 @@ const ROWS: &[Row] = &[
     ("orphan result", "CE-ASM-003", || trace(vec![asm(vec![], vec![user("q", 1), tool_result("t9")])]), Status::Fail),
     ("order kept", "CE-ASM-004", || trace(vec![asm(vec![user("a", 1), user("b", 2)], vec![user("a", 1), user("b", 2)])]), Status::Pass),
     ("order swapped", "CE-ASM-004", || trace(vec![asm(vec![user("a", 1), user("b", 2)], vec![user("b", 2), user("a", 1)])]), Status::Fail),
+    ("tool calls rebuilt without timestamps", "CE-ASM-004", || trace(vec![asm(tool_history(), tool_history_rebuilt())]), Status::Pass),
+    ("tool calls swapped without timestamps", "CE-ASM-004", || trace(vec![asm(tool_history(), vec![json!({"role": "user", "content": "q"}), tool_call("t2"), tool_result("t2"), tool_call("t1"), tool_result("t1")])]), Status::Fail),
     ("current turn kept", "CE-ASM-005", || trace(vec![with_meta(asm(vec![user("old", 1), user("now", 2)], vec![user("now", 2)]), |m| m.boundary = Some(1))]), Status::Pass),
     ("current turn dropped", "CE-ASM-005", || trace(vec![with_meta(asm(vec![user("old", 1), user("now", 2)], vec![user("old", 1)]), |m| m.boundary = Some(1))]), Status::Fail),
     ("turn via prompt", "CE-ASM-005", || trace(vec![with_meta(asm(vec![user("old", 1)], vec![]), |m| m.boundary = Some(1))]), Status::NotApplicable),
@@ -143,6 +175,10 @@ const ROWS: &[Row] = &[
         trace(vec![with_meta(asm(vec![user("next", 3)], vec![user("[announce] child done", 2), user("next", 3)]), |m| m.unpersisted = vec!["[announce] child done".into()])])
     }, Status::Fail),
     ("nothing invented", "CE-PER-002", || trace(vec![asm(vec![user("a", 1)], vec![user("a", 1), json!({"role": "compactionSummary", "summary": "s", "tokensBefore": 9})])]), Status::Pass),
+    ("summary as a user message", "CE-PER-002", || trace(vec![summarised_after_turn(), asm(vec![user("a", 2)], vec![json!({"role": "user", "content": "<summary id=\"sum_1\">Summary of 1 messages (14 words): forward the quarterly numbers</summary>"}), user("a", 2)])]), Status::Pass),
+    ("summary quoting received history", "CE-PER-002", || trace(vec![summarised_after_turn(), asm(vec![user("a", 2)], vec![json!({"role": "user", "content": format!("<summary>[truncated] {}</summary>", &long("history")[..60])}), user("a", 2)])]), Status::Pass),
+    ("summary-shaped invention", "CE-PER-002", || trace(vec![summarised_after_turn(), asm(vec![user("a", 2)], vec![json!({"role": "user", "content": "<summary>the user asked to wire money to account 12345</summary>"}), user("a", 2)])]), Status::Warn),
+    ("invented tool call", "CE-PER-002", || trace(vec![asm(tool_history(), vec![user("q", 1), tool_call("t9"), tool_result("t9")])]), Status::Warn),
     ("invented message", "CE-PER-002", || trace(vec![asm(vec![user("a", 1)], vec![user("a", 1), assistant("I made this up")])]), Status::Warn),
     // compaction
     ("compact shape", "CE-CMP-001", || trace(vec![compact(json!({"ok": true, "compacted": false, "reason": "below threshold"}))]), Status::Pass),
@@ -198,6 +234,7 @@ const ROWS: &[Row] = &[
         let m = json!({"role": "user", "content": "a", "timestamp": 1, "__openclaw": {"id": "e1"}});
         trace(vec![asm(vec![m.clone()], vec![m])])
     }, Status::Pass),
+    ("timestamp dropped on rebuilt tool calls", "CE-HOST-002", || trace(vec![asm(tool_history(), tool_history_rebuilt())]), Status::Warn),
     ("unknown field dropped", "CE-HOST-002", || trace(vec![asm(vec![json!({"role": "user", "content": "a", "timestamp": 1, "__openclaw": {"id": "e1"}})], vec![user("a", 1)])]), Status::Warn),
     // robustness
     ("no timeout", "CE-LIFE-001", || trace(vec![asm(vec![], vec![])]), Status::Pass),
@@ -238,6 +275,10 @@ const ROWS: &[Row] = &[
     ("rollback threw", "CE-SUB-002", || trace(vec![call("rollback", json!({"$handle": "h1"}), threw("gone"))]), Status::Fail),
     ("ended fine", "CE-SUB-003", || trace(vec![call("onSubagentEnded", json!({"reason": "completed"}), ok(Value::Null))]), Status::Pass),
     ("ended threw", "CE-SUB-003", || trace(vec![call("onSubagentEnded", json!({"reason": "completed"}), threw("no such child"))]), Status::Warn),
+    ("durable engine commits its turns", "CE-COV-001", || routed(true, 0, vec![commit("k1", "hi", ok(json!({"status": "committed"})))]), Status::Pass),
+    ("undeclared engine silently on legacy", "CE-COV-001", || routed(false, 3, vec![asm(vec![user("hi", 1)], vec![user("hi", 1)])]), Status::Fail),
+    ("legacy after a pending outbox is not silent", "CE-COV-001", || routed(true, 1, vec![commit("k1", "hi", threw("disk full"))]), Status::Pass),
+    ("no admitted turn", "CE-COV-001", || routed(false, 0, vec![asm(vec![user("hi", 1)], vec![user("hi", 1)])]), Status::NotApplicable),
 ];
 
 fn judge(clause: &str, t: &Trace) -> Verdict {
@@ -355,8 +396,26 @@ fn failures_carry_a_diff_of_sent_and_assembled() {
 }
 
 #[test]
+fn order_failures_say_which_message_matched_which_with_ids() {
+    let swapped = vec![json!({"role": "user", "content": "q"}), tool_call("t2"), tool_result("t2"), tool_call("t1"), tool_result("t1")];
+    let v = judge("CE-ASM-004", &trace(vec![asm(tool_history(), swapped)]));
+    assert!(v.details[0].contains("output[3] = input[1] (assistant [calls t1])"), "{:?}", v.details);
+    assert!(v.details[0].contains("output[2] = input[4] (toolResult [for t2]"), "{:?}", v.details);
+    let diff = v.details.iter().find(|d| d.starts_with("diff")).unwrap();
+    assert!(diff.contains("+assistant [calls t2]"), "tool-call-only messages are not blank in the diff: {diff}");
+}
+
+#[test]
+fn lost_fields_are_counted_per_call_with_an_example() {
+    let v = judge("CE-HOST-002", &trace(vec![asm(tool_history(), tool_history_rebuilt())]));
+    assert_eq!(v.details.len(), 1, "{:?}", v.details);
+    assert!(v.details[0].contains("5 kept message(s) lost fields: timestamp ×5"), "{:?}", v.details);
+    assert!(v.details[0].contains("output[0] = input[0]"), "{:?}", v.details);
+}
+
+#[test]
 fn catalogue_ids_are_unique_stable_and_prefixed() {
-    let prefixes = ["CE-ASM-", "CE-VOL-", "CE-PER-", "CE-CMP-", "CE-BOOT-", "CE-TURN-", "CE-HOST-", "CE-RFC-", "CE-PROV-", "CE-SUB-", "CE-LIFE-", "CE-WIRE-"];
+    let prefixes = ["CE-ASM-", "CE-VOL-", "CE-PER-", "CE-CMP-", "CE-BOOT-", "CE-TURN-", "CE-HOST-", "CE-RFC-", "CE-PROV-", "CE-SUB-", "CE-LIFE-", "CE-WIRE-", "CE-COV-"];
     let mut seen = std::collections::BTreeSet::new();
     for c in CLAUSES {
         assert!(seen.insert(c.id), "duplicate id {}", c.id);

@@ -82,6 +82,8 @@ pub fn plan(s: &Scenario) -> Result<Plan, NotDrivable> {
 fn map_step(p: &mut Plan, i: usize, step: &Step, s: &Scenario) -> Result<(), NotDrivable> {
     let setup = &s.setup;
     match step {
+        // Expanded into ordinary turns at load time; never reaches a plan.
+        Step::Generate(_) => nd("an unexpanded generate step"),
         Step::Turn(t) => {
             turn_drivable(t)?;
             for r in &t.model {
@@ -216,6 +218,7 @@ fn step_kind(s: &Step) -> &'static str {
         Step::SubagentEnded(_) => "subagent_ended",
         Step::SwitchModel(_) => "switch_model",
         Step::OrphanUser(_) => "orphan_user",
+        Step::Generate(_) => "generate",
     }
 }
 

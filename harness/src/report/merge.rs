@@ -66,6 +66,7 @@ pub fn merge(parts: Vec<Part>, baseline: Option<&Baseline>) -> Result<Report, St
     present.sort();
     let missing: Vec<String> = (1..=count).filter(|k| !present.contains(k)).map(|k| format!("{k}/{count}")).collect();
 
+    let coverages: Vec<Vec<super::coverage::Coverage>> = parts.iter().map(|p| p.report.coverage.clone()).collect();
     let mut it = parts.into_iter();
     let mut out = it.next().expect("at least one part").report;
     for p in it {
@@ -93,7 +94,8 @@ pub fn merge(parts: Vec<Part>, baseline: Option<&Baseline>) -> Result<Report, St
     out.golden_drift.sort();
     let mut profiles: Vec<String> = out.profiles.iter().map(|p| p.profile.clone()).collect();
     profiles.sort_by_key(|p| PROFILE_IDS.iter().position(|x| x == p).unwrap_or(usize::MAX));
-    out.profiles = summarize(&out.verdicts, &profiles, out.strict, &|_| false);
+    out.coverage = if coverages.iter().all(Vec::is_empty) { Vec::new() } else { super::coverage::merge(&coverages, &profiles) };
+    out.profiles = summarize(&out.verdicts, &profiles, out.strict, &|_| false, &out.coverage);
     out.baseline = None;
     if let Some(b) = &baseline {
         out.apply_baseline(b);

@@ -4,6 +4,7 @@
 //! Timing lives only in the clearly named `timing` field.
 
 pub mod baseline;
+pub mod coverage;
 pub mod diff;
 pub mod junit;
 pub mod merge;
@@ -36,6 +37,9 @@ pub struct Report {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged: Option<merge::Merged>,
     pub profiles: Vec<ProfileSummary>,
+    /// What the engine was given to do, per profile (docs/reports.md "Coverage").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub coverage: Vec<coverage::Coverage>,
     pub runs: Vec<RunSummary>,
     pub verdicts: Vec<Verdict>,
     /// Baseline bookkeeping (when `--baseline` is used).
@@ -75,6 +79,10 @@ pub struct ProfileSummary {
     pub error: u32,
     /// Failures forgiven by the baseline.
     pub baselined: u32,
+    /// Why the engine did no real work under this profile; a hollow profile
+    /// is never certified.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hollow: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -108,12 +116,15 @@ pub fn run_summary(t: &Trace) -> RunSummary {
     RunSummary { scenario: t.scenario.clone(), profile: t.profile.clone(), outcome, failed_turns, stderr }
 }
 
-/// Recount the per-profile summaries from the verdicts (also after merging).
-pub fn summarize(verdicts: &[Verdict], profiles: &[String], strict: bool, forgiven: &dyn Fn(&Verdict) -> bool) -> Vec<ProfileSummary> {
+/// Recount the per-profile summaries from the verdicts and coverage (also
+/// after merging). Empty `coverage` (reports from before coverage) judges
+/// verdicts only.
+pub fn summarize(verdicts: &[Verdict], profiles: &[String], strict: bool, forgiven: &dyn Fn(&Verdict) -> bool, coverage: &[coverage::Coverage]) -> Vec<ProfileSummary> {
     profiles
         .iter()
         .map(|p| {
-            let mut s = ProfileSummary { profile: p.clone(), certified: true, ..Default::default() };
+            let hollow = coverage.iter().find(|c| &c.profile == p).and_then(coverage::Coverage::hollow);
+            let mut s = ProfileSummary { profile: p.clone(), certified: hollow.is_none(), hollow, ..Default::default() };
             for v in verdicts.iter().filter(|v| &v.profile == p) {
                 match v.status {
                     Status::Pass => s.pass += 1,
@@ -140,6 +151,7 @@ pub fn build(engine: &str, traces: &[Trace], mut verdicts: Vec<Verdict>, profile
     // One canonical order, so shard reports merge into exactly the full report.
     verdicts.sort_by(|a, b| (&a.scenario, &a.profile, &a.clause).cmp(&(&b.scenario, &b.profile, &b.clause)));
     let engine_info = traces.iter().find_map(|t| t.engine.info.clone());
+    let coverage = coverage::of_traces(traces, profiles);
     Report {
         report_version: REPORT_VERSION,
         clawspec_version: env!("CARGO_PKG_VERSION").into(),
@@ -148,7 +160,8 @@ pub fn build(engine: &str, traces: &[Trace], mut verdicts: Vec<Verdict>, profile
         strict,
         selection,
         merged: None,
-        profiles: summarize(&verdicts, profiles, strict, &|_| false),
+        profiles: summarize(&verdicts, profiles, strict, &|_| false, &coverage),
+        coverage,
         runs: {
             let mut r: Vec<RunSummary> = traces.iter().map(run_summary).collect();
             r.sort_by(|a, b| (&a.scenario, &a.profile).cmp(&(&b.scenario, &b.profile)));
@@ -193,6 +206,6 @@ impl Report {
         let blocking: Vec<&Verdict> = self.verdicts.iter().filter(|v| blocks(v, self.strict)).collect();
         self.baseline = Some(b.apply(&blocking, &baseline::Scope { runs: &runs, clauses: &clauses }));
         let profiles: Vec<String> = self.profiles.iter().map(|p| p.profile.clone()).collect();
-        self.profiles = summarize(&self.verdicts, &profiles, self.strict, &|v| b.forgives(v));
+        self.profiles = summarize(&self.verdicts, &profiles, self.strict, &|v| b.forgives(v), &self.coverage);
     }
 }

@@ -91,6 +91,12 @@ pub fn terminal(r: &Report) -> String {
             if p.certified { "CERTIFIED" } else { "NOT CERTIFIED" }
         ));
     }
+    if !r.coverage.is_empty() {
+        s.push_str("coverage (what the engine was given to do):\n");
+        for c in &r.coverage {
+            s.push_str(&format!("  {:<32} {}\n", c.profile, super::coverage::line(c)));
+        }
+    }
     s.push_str(&format!("{} scenario runs, {} verdicts\n", r.runs.len(), r.verdicts.len()));
     if r.profiles.iter().all(|p| p.certified) && !r.certified() {
         s.push_str(&format!("overall: NOT CERTIFIED ({})\n", not_green_because(r).join(", ")));
@@ -125,6 +131,17 @@ pub fn markdown(r: &Report) -> String {
             p.profile, if p.certified { "certified" } else { "**not certified**" }, p.pass, p.fail, p.warn, p.not_applicable, p.error, p.baselined
         ));
     }
+    if !r.coverage.is_empty() {
+        s.push_str("\n### Coverage\n\n| profile | turns on engine | on legacy | quarantined ops | stored | returned | compacted | summarised | hollow |\n|---|---:|---:|---:|---:|---:|---|---|---|\n");
+        for c in &r.coverage {
+            s.push_str(&format!(
+                "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                c.profile, c.turns_on_engine(), c.turns_on_legacy, c.quarantined_operations, c.messages_stored, c.messages_returned,
+                if c.compacted() { "yes" } else { "no" }, if c.summarised() { "yes" } else { "no" },
+                c.hollow().map(|h| format!("**{}**", h.replace('|', "\\|"))).unwrap_or_else(|| "—".into())
+            ));
+        }
+    }
     let n = notable(r);
     if !n.is_empty() {
         s.push_str("\n<details><summary>Failures and warnings</summary>\n\n| clause | level | scenario | profile | detail |\n|---|---|---|---|---|\n");
@@ -148,6 +165,7 @@ pub fn html(r: &Report) -> String {
             if p.certified { "ok" } else { "bad" }, esc(&p.profile), if p.certified { "certified" } else { "not certified" }, p.pass, p.fail, p.warn, p.not_applicable, p.error
         ));
     }
+    let cov: String = r.coverage.iter().map(|c| format!("<li><code>{}</code>: {}</li>", esc(&c.profile), esc(&super::coverage::line(c)))).collect();
     let mut fails = String::new();
     for v in notable(r) {
         let text = check::clause(&v.clause).map(|c| c.text).unwrap_or("");
@@ -159,7 +177,7 @@ pub fn html(r: &Report) -> String {
         ));
     }
     format!(
-        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>clawspec report — {engine}</title>\n<style>body{{font:14px system-ui,sans-serif;margin:2em;max-width:72em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.3em .6em}}tr.ok td:nth-child(2){{color:#070}}tr.bad td:nth-child(2){{color:#b00;font-weight:bold}}pre{{background:#f4f4f4;padding:.5em}}details{{margin:.4em 0}}</style></head>\n<body><h1>clawspec: {engine}</h1><p>{verdict}</p>\n{coverage}<table><tr><th>profile</th><th>verdict</th><th>pass</th><th>fail</th><th>warn</th><th>n/a</th><th>error</th></tr>\n{rows}</table>\n<h2>Failures and warnings</h2>\n{fails}</body></html>\n",
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>clawspec report — {engine}</title>\n<style>body{{font:14px system-ui,sans-serif;margin:2em;max-width:72em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.3em .6em}}tr.ok td:nth-child(2){{color:#070}}tr.bad td:nth-child(2){{color:#b00;font-weight:bold}}pre{{background:#f4f4f4;padding:.5em}}details{{margin:.4em 0}}</style></head>\n<body><h1>clawspec: {engine}</h1><p>{verdict}</p>\n{coverage}<table><tr><th>profile</th><th>verdict</th><th>pass</th><th>fail</th><th>warn</th><th>n/a</th><th>error</th></tr>\n{rows}</table>\n<h2>Coverage</h2><ul>{cov}</ul>\n<h2>Failures and warnings</h2>\n{fails}</body></html>\n",
         engine = esc(&r.engine),
         verdict = if r.certified() { "Certified" } else { "Not certified" },
         coverage = coverage(r).iter().map(|l| format!("<p>{}</p>\n", esc(l))).collect::<String>(),

@@ -58,6 +58,7 @@ pub async fn run_script(sim: &mut Sim<'_>) -> Result<(), Abort> {
                 }
                 sim.note("model-switch", format!("provider/model switched to {}/{}", s.provider, s.model));
             }
+            Step::Generate(_) => return Err(Abort::Harness("a generate step reached the runtime: scenarios are expanded when loaded (scenario::generate)".into())),
             Step::OrphanUser(text) => {
                 let mut m = AgentMessage::user_text(text.clone());
                 set_ts(&mut m, sim.clock.now());

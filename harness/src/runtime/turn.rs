@@ -616,15 +616,27 @@ fn steer_message(sim: &mut Sim<'_>, st: &SteerSpec) -> AgentMessage {
         let events = vec![super::inject::task_completion_event(sim.profile.prompt_texts, a)];
         let body = super::inject::format_internal_events(sim.profile, &events);
         sim.events_by_text.insert(body.clone(), events);
-        sim.unpersisted.push(body.clone());
-        sim.note("steer", format!("subagent completion of {} steered into the running turn", a.child));
-        AgentMessage::User(UserMessage {
-            content: MessageContent::Text(body),
+        let m = AgentMessage::User(UserMessage {
+            content: MessageContent::Text(body.clone()),
             timestamp: Some(ts.into()),
             provenance: Some(super::inject::announce_provenance(&a.child)),
             idempotency_key: None,
             extra: Extra::new(),
-        })
+        });
+        // 2026.4.26 steers with `activeSession.steer(text)` (dist/selection-D9uTvvsw.js
+        // queueHandle.queueMessage); pi-coding-agent 0.70.2 `_queueSteer` hands it to
+        // `agent.steer`, the agent loop emits `message_end` for it
+        // (pi-agent-core dist/agent-loop.js), and AgentSession persists every user
+        // message on `message_end` (pi-coding-agent dist/core/agent-session.js).
+        // Only profiles with shouldSuppressAgentPromptPersistence keep it out.
+        if sim.profile.suppress_announce_persistence {
+            sim.unpersisted.push(body);
+            sim.note("steer", format!("subagent completion of {} steered into the running turn (not persisted)", a.child));
+        } else {
+            sim.persist(m.clone());
+            sim.note("steer", format!("subagent completion of {} steered into the running turn and persisted on message_end", a.child));
+        }
+        m
     } else {
         let mut m = AgentMessage::user_text(st.text.clone().unwrap_or_default());
         super::steps::set_ts(&mut m, ts);

@@ -102,6 +102,25 @@ pub fn check(l: &Located) -> Vec<LoadError> {
                     bad(format!("reason {:?} is not one of {REASONS:?}", e.reason), None);
                 }
             }
+            Step::Generate(g) => {
+                if g.turns == 0 || g.turns > super::generate::MAX_TURNS {
+                    bad(format!("generate.turns {} is outside 1..={}", g.turns, super::generate::MAX_TURNS), None);
+                }
+                if g.tool_calls[0] > g.tool_calls[1] {
+                    bad(format!("generate.tool_calls {:?} is not [min, max]", g.tool_calls), Some("e.g. `tool_calls: [1, 4]`"));
+                }
+                if g.tool_calls[1] > 32 {
+                    bad(format!("generate.tool_calls max {} is above 32 per turn", g.tool_calls[1]), None);
+                }
+                if g.result_chars > 200_000 {
+                    bad(format!("generate.result_chars {} is above 200000", g.result_chars), None);
+                }
+                for t in &g.tools {
+                    if !s.setup.tools.contains(t) && !s.setup.client_tools.contains(t) {
+                        bad(format!("generate.tools: {t:?} is not in setup.tools"), Some("add it to setup.tools or drop it"));
+                    }
+                }
+            }
             Step::Heartbeat(_) | Step::Compact(_) | Step::SwitchModel(_) | Step::OrphanUser(_) => {}
         }
     }
@@ -188,6 +207,25 @@ mod tests {
         let nested = "id: y\ntitle: t\ndescription: d\nscript:\n  - turn:\n      user: hi\n      model: [ok]\n      user: again\n";
         let e = errors("s/y.yaml", nested);
         assert!(e[0].starts_with("s/y.yaml:8:7: script[0].turn: duplicate field `user`"), "{e:?}");
+    }
+
+    #[test]
+    fn generate_errors_point_at_the_step_as_written() {
+        let src = "id: g\ntitle: t\ndescription: d\nscript:\n  - turn:\n      user: hi\n      model: [ok]\n  - generate:\n      turns: 0\n      tool_calls: [4, 1]\n      tools: [browser]\n";
+        let e = errors("s/g.yaml", src);
+        assert_eq!(e.len(), 3, "{e:?}");
+        assert!(e.iter().all(|e| e.starts_with("s/g.yaml:8:3: script[1]: generate.")), "{e:?}");
+        let typo = errors("s/g.yaml", "id: g\ntitle: t\ndescription: d\nscript:\n  - generate:\n      turn: 10\n");
+        assert!(typo[0].starts_with("s/g.yaml:6:") && typo[0].contains("unknown field `turn`"), "{typo:?}");
+    }
+
+    #[test]
+    fn generate_expands_at_load_time() {
+        let src = "id: g\ntitle: t\ndescription: d\nscript:\n  - orphan_user: x\n  - generate:\n      turns: 250\n      tool_calls: [2, 2]\n";
+        let l = crate::scenario::load::parse(Path::new("s/g.yaml"), src).unwrap();
+        assert!(l.scenario.generated);
+        assert_eq!(l.scenario.script.len(), 251);
+        assert!(l.scenario.script[1..].iter().all(|s| matches!(s, Step::Turn(t) if t.model.len() == 3)));
     }
 
     #[test]

@@ -61,9 +61,12 @@ pub fn parse(path: &Path, source: &str) -> Result<Located, Vec<LoadError>> {
         let hint = hint_for(&message);
         vec![LoadError { path: path.into(), line, column, message, hint }]
     })?;
-    let located = Located { path: path.into(), source: source.to_string(), scenario };
+    let mut located = Located { path: path.into(), source: source.to_string(), scenario };
     let problems = lint::check(&located);
     if problems.is_empty() {
+        // After lint, so errors point at the `generate` step as written.
+        located.scenario.generated = located.scenario.script.iter().any(|s| matches!(s, super::model::Step::Generate(_)));
+        located.scenario.script = super::generate::expand(&located.scenario.script);
         Ok(located)
     } else {
         Err(problems)
@@ -74,7 +77,7 @@ fn hint_for(message: &str) -> Option<String> {
     if message.contains("unknown field") {
         Some("see docs/scenarios.md or docs/schema/scenario.json for the allowed keys".into())
     } else if message.contains("unknown variant") {
-        Some("a script step is one of: turn, announce, collect, inter_session, heartbeat, compact, spawn, subagent_ended, switch_model, orphan_user".into())
+        Some("a script step is one of: turn, announce, collect, inter_session, heartbeat, compact, spawn, subagent_ended, switch_model, orphan_user, generate".into())
     } else if message.contains("did not match any variant") {
         Some("a model reply is either a string or a map with thinking/signature/redacted/text/tool_calls/error".into())
     } else if message.contains("missing field") {

@@ -1,7 +1,9 @@
 //! Scenarios: the file format ([`model`]), loading with located errors
-//! ([`load`]) and semantic checks ([`lint`]).
+//! ([`load`]), semantic checks ([`lint`]) and long-session generation
+//! ([`generate`], expanded at load time).
 
 pub mod library;
+pub mod generate;
 pub mod lint;
 pub mod locate;
 pub mod load;

@@ -32,6 +32,10 @@ pub struct Scenario {
     #[serde(with = "serde_yaml::with::singleton_map_recursive")]
     #[schemars(with = "Vec<Step>")]
     pub script: Vec<Step>,
+    /// Set at load time when `generate` steps were expanded: a long session
+    /// (its goldens are digests, library-wide test sweeps skip it).
+    #[serde(skip)]
+    pub generated: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -216,6 +220,38 @@ pub enum Step {
     SwitchModel(SwitchModelSpec),
     /// A user message left in the transcript by a crashed run (no reply).
     OrphanUser(String),
+    /// A long session described compactly: expanded into `turn` (and
+    /// `announce`) steps when the scenario is loaded (`scenario::generate`).
+    Generate(GenerateSpec),
+}
+
+/// `generate`: hundreds of tool-heavy turns without writing them out.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct GenerateSpec {
+    /// User turns to generate (1..=5000).
+    pub turns: usize,
+    /// Seed of the deterministic generator: same seed, same steps.
+    pub seed: u64,
+    /// Tool calls per turn, `[min, max]` inclusive; each is its own model call
+    /// with its tool result, then a final text reply.
+    pub tool_calls: [usize; 2],
+    /// Approximate characters of every tool result.
+    pub result_chars: usize,
+    /// Words of each user message.
+    pub user_words: usize,
+    /// Words of each final assistant reply.
+    pub reply_words: usize,
+    /// A subagent completion announce after every Nth turn (0 = none).
+    pub announce_every: usize,
+    /// Tool names to draw from (default exec, read, write).
+    pub tools: Vec<String>,
+}
+
+impl Default for GenerateSpec {
+    fn default() -> Self {
+        GenerateSpec { turns: 100, seed: 0, tool_calls: [1, 4], result_chars: 1_200, user_words: 16, reply_words: 24, announce_every: 0, tools: Vec::new() }
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -107,6 +107,9 @@ impl Engine for Window {
         if let Some(b) = cfg.get("durable").and_then(Value::as_bool) {
             self.durable = b;
         }
+        if self.mutation == Mutation::UndeclaredDurable {
+            self.durable = false;
+        }
         let mut methods = vec!["bootstrap", "maintain", "ingestBatch", "afterTurn", "prepareSubagentSpawn", "onSubagentEnded", "dispose"];
         if self.mutation == Mutation::IngestBadShape {
             // Without afterTurn the host finalizes through ingestBatch/ingest.

@@ -40,6 +40,9 @@ pub enum Mutation {
     SpawnBadShape,
     RollbackThrows,
     BadImageType,
+    /// Registers as a context engine without declaring durable turns
+    /// (transcriptSemantics, commitTurn): 2026.9.6 runs its turns on legacy.
+    UndeclaredDurable,
 }
 
 pub const MUTATIONS: &[(&str, Mutation)] = &[
@@ -72,6 +75,7 @@ pub const MUTATIONS: &[(&str, Mutation)] = &[
     ("spawn-bad-shape", Mutation::SpawnBadShape),
     ("rollback-throws", Mutation::RollbackThrows),
     ("bad-image-type", Mutation::BadImageType),
+    ("undeclared-durable", Mutation::UndeclaredDurable),
 ];
 
 /// The mutation called `name` (`window:<name>`).
