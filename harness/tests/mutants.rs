@@ -44,6 +44,12 @@ const MUTANTS: &[(&str, &str, &[&str], Option<&str>)] = &[
     ("spawn-bad-shape", "CE-SUB-001", &["spawn-isolated"], None),
     ("rollback-throws", "CE-SUB-002", &["spawn-rollback"], None),
     ("bad-image-type", "CE-WIRE-001", &["http-anthropic"], None),
+    // Issue 16: defect classes certify missed, each as an author would write it.
+    ("commit-upsert", "CE-TURN-006", &["durable-commit-conflict"], None),
+    ("compact-everything", "CE-CMP-007", &["compact-state-effect"], None),
+    ("compact-unsaved-summary", "CE-CMP-006", &["compact-state-effect"], None),
+    ("dedupe-repeats", "CE-ASM-009", &["repeated-user-messages"], None),
+    ("leak-helper", "CE-LIFE-002", &["prompt-abort-hint"], None),
 ];
 
 fn root() -> &'static Path {

@@ -2,6 +2,7 @@
 //! (`super::rules`). Ids are stable; never renumber — retire instead.
 
 use super::rules::*;
+use super::state::*;
 use super::{Clause, Level::*};
 
 /// Every profile, marker-drift variants included.
@@ -25,6 +26,7 @@ pub static CLAUSES: &[Clause] = &[
     Clause { id: "CE-ASM-005", level: Must, text: "the current turn is present in assembled output (or delivered through `prompt`).", source: "openclaw installContextEngineLoopHook (PR #63555); assemble `prompt` (PR #50848)", profiles: ALL, methods: &["assemble"], check: asm_current_turn },
     Clause { id: "CE-ASM-006", level: Should, text: "assembled context fits `tokenBudget` by the runtime's chars/4 estimate (10% tolerance), unless promptAuthority is preassembly_may_overflow.", source: "openclaw run/attempt-prompt-preflight.ts; promptAuthority (2026.5.7, #74233)", profiles: ALL, methods: &["assemble"], check: asm_budget },
     Clause { id: "CE-ASM-007", level: Should, text: "assembled history does not start with an assistant tool call or a tool result.", source: "lossless-claw #1193; Gemini function-call ordering (provider-rules.md B4)", profiles: ALL, methods: &["assemble"], check: asm_no_leading_tool },
+    Clause { id: "CE-ASM-009", level: Must, text: "a user message the host sent more than once (\"yes\" twice) comes back as often as it was sent, within the history the engine keeps.", source: "openclaw src/agents/pi-embedded-runner/run/attempt.ts (assembled messages replace the session's: a dropped repeat is a lost turn); issue 16", profiles: ALL, methods: &["assemble"], check: asm_repeats_kept },
     Clause { id: "CE-ASM-008", level: Must, text: "`estimatedTokens` is a finite, non-negative number.", source: "openclaw src/context-engine/types.ts AssembleResult", profiles: ALL, methods: &["assemble"], check: asm_estimated_tokens },
     // volatile live input
     Clause { id: "CE-VOL-001", level: Must, text: "volatile live input past the pre-prompt boundary (announces, inter-session messages, retry prompts) is kept in assembled output.", source: "lossless-claw #688; RFC #82137 §1 (seed 000)", profiles: BASE, methods: &["assemble"], check: vol_kept },
@@ -37,6 +39,8 @@ pub static CLAUSES: &[Clause] = &[
     Clause { id: "CE-CMP-002", level: Must, text: "after compact reports ok+compacted, tokensAfter < tokensBefore and the next assemble fits its budget.", source: "openclaw run/overflow-context-recovery.ts; issue #124811", profiles: ALL, methods: &["compact", "assemble"], check: cmp_effective },
     Clause { id: "CE-CMP-003", level: Should, text: "a non-owning engine's forced overflow compaction is not a no-op (a no-op disables overflow recovery).", source: "OpenClaw docs; issue #124811", profiles: ALL, methods: &["compact"], check: cmp_not_noop },
     Clause { id: "CE-CMP-004", level: Must, text: "compact result token counts (tokensBefore, tokensAfter) are finite non-negative numbers.", source: "openclaw src/context-engine/types.ts CompactResult.result", profiles: ALL, methods: &["compact"], check: cmp_token_counts },
+    Clause { id: "CE-CMP-006", level: Must, text: "after compact reports ok+compacted, the next assemble reflects it: a summary, or history it no longer returns (unless the host sent already-compacted history).", source: "openclaw src/context-engine/types.ts CompactResult (compacted = the engine's state changed); issue 16", profiles: ALL, methods: &["compact", "assemble"], check: cmp_reflected },
+    Clause { id: "CE-CMP-007", level: Must, text: "a compaction keeps a recent tail: the newest user message sent to the next assemble comes back verbatim, not folded into the summary.", source: "openclaw src/agents/compaction.ts keepRecentTokens (recent turns kept verbatim); issue 16", profiles: ALL, methods: &["compact", "assemble"], check: cmp_keeps_tail },
     Clause { id: "CE-CMP-005", level: Info, text: "a compaction that does not compact says why (`reason`).", source: "openclaw src/context-engine/types.ts CompactResult.reason", profiles: ALL, methods: &["compact"], check: cmp_reason },
     // bootstrap
     Clause { id: "CE-BOOT-001", level: Must, text: "bootstrap is idempotent: a repeated bootstrap imports no more messages than were added since the previous one.", source: "contract §4.3 step 1 (bootstrap runs on every attempt)", profiles: ALL, methods: &["bootstrap"], check: boot_idempotent },
@@ -47,7 +51,7 @@ pub static CLAUSES: &[Clause] = &[
     Clause { id: "CE-TURN-003", level: Must, text: "maintain returns `{changed, bytesFreed, rewrittenEntries}`.", source: "openclaw src/context-engine/types.ts maintain", profiles: ALL, methods: &["maintain"], check: turn_maintain_shape },
     Clause { id: "CE-TURN-004", level: Must, text: "commitTurn returns `{status: \"committed\" | \"duplicate\"}`.", source: "openclaw src/agents/harness/context-engine-turn-attempt.ts (2026.8.2)", profiles: CURRENT, methods: &["commitTurn"], check: turn_commit_shape },
     Clause { id: "CE-TURN-005", level: Must, text: "a replayed commitTurn (same advancementKey, same payload) returns `duplicate`.", source: "openclaw context-engine-turn-outbox.ts; transcriptSemantics atomic-idempotent-v1", profiles: CURRENT, methods: &["commitTurn"], check: turn_commit_replay },
-    Clause { id: "CE-TURN-006", level: Should, text: "a commitTurn with an already committed advancementKey but a different payload is rejected (throws), not committed or reported duplicate.", source: "openclaw context-engine-turn-outbox.ts (key = logicalTurnId); transcriptSemantics atomic-idempotent-v1", profiles: CURRENT, methods: &["commitTurn"], check: turn_commit_conflict },
+    Clause { id: "CE-TURN-006", level: Must, text: "a commitTurn with an already committed advancementKey but a different payload is rejected (throws), not committed or reported duplicate.", source: "openclaw context-engine-turn-outbox.ts (key = logicalTurnId); transcriptSemantics atomic-idempotent-v1; MUST since issue 16 (docs/mutation.md#level-decisions)", profiles: CURRENT, methods: &["commitTurn"], check: turn_commit_conflict },
     // host params and tolerance
     Clause { id: "CE-HOST-001", level: Must, text: "the engine tolerates host params it does not know (no unrecognized-key errors).", source: "openclaw src/context-engine/registry-contract.ts host-param projection; 2026.4.26 sessionKey compat retry", profiles: ALL, methods: &[], check: host_unknown_params },
     Clause { id: "CE-HOST-002", level: Should, text: "messages kept in assembled output keep every field they came with, unknown fields included.", source: "contract §3 (persisted-user extras, __openclaw, display)", profiles: ALL, methods: &["assemble"], check: host_fields_kept },

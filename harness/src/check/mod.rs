@@ -5,6 +5,7 @@
 
 pub mod catalogue;
 pub mod rules;
+pub mod state;
 #[cfg(test)]
 mod tests;
 

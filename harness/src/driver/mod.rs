@@ -109,6 +109,10 @@ pub enum EngineFault {
     BadHandshake { detail: String, stderr: String },
     #[error("engine did not exit within the grace period after shutdown")]
     NoExitAfterShutdown { stderr: String },
+    /// The engine exited but processes it started were still running in its
+    /// process group a grace period later (they were then killed).
+    #[error("engine exited after shutdown but left {count} process(es) running in its process group")]
+    LeftProcessesRunning { count: usize, stderr: String },
 }
 
 impl EngineFault {
@@ -128,6 +132,7 @@ impl EngineFault {
             EngineFault::UnsupportedProtocolVersion { .. } => "unsupported-protocol-version",
             EngineFault::BadHandshake { .. } => "bad-handshake",
             EngineFault::NoExitAfterShutdown { .. } => "no-exit-after-shutdown",
+            EngineFault::LeftProcessesRunning { .. } => "left-processes-running",
         }
     }
 
@@ -147,7 +152,8 @@ impl EngineFault {
             | EngineFault::StderrFlood { stderr, .. }
             | EngineFault::UnsupportedProtocolVersion { stderr, .. }
             | EngineFault::BadHandshake { stderr, .. }
-            | EngineFault::NoExitAfterShutdown { stderr } => stderr,
+            | EngineFault::NoExitAfterShutdown { stderr }
+            | EngineFault::LeftProcessesRunning { stderr, .. } => stderr,
         }
     }
 
@@ -168,7 +174,8 @@ impl EngineFault {
             | EngineFault::StderrFlood { stderr, .. }
             | EngineFault::UnsupportedProtocolVersion { stderr, .. }
             | EngineFault::BadHandshake { stderr, .. }
-            | EngineFault::NoExitAfterShutdown { stderr } => *stderr = text,
+            | EngineFault::NoExitAfterShutdown { stderr }
+            | EngineFault::LeftProcessesRunning { stderr, .. } => *stderr = text,
         }
     }
 }

@@ -391,10 +391,37 @@ impl Engine {
                 fault = Some(EngineFault::CrashMidCall { method: method::SHUTDOWN.into(), status: describe(s), stderr: self.stderr_since(mark) });
             }
         }
+        if fault.is_none() && self.exit_status.is_some() {
+            // CE-LIFE-002: nothing the engine started may outlive it. The
+            // engine is reaped, so any member left in its group is a
+            // descendant; helpers that exit on their own within the grace
+            // period are not counted.
+            let left = self.group_members_after(grace).await;
+            if left > 0 {
+                fault = Some(EngineFault::LeftProcessesRunning { count: left, stderr: self.stderr_since(mark) });
+            }
+        }
         self.kill_now().await;
         self.drain_stderr().await;
         let exited_cleanly = fault.is_none();
         ShutdownReport { exited_cleanly, exit_status: self.exit_status.map(describe), fault, stderr_tail: self.stderr_tail() }
+    }
+
+    /// Processes still in the engine's process group after `grace` (0 when
+    /// the group is empty). Counted through /proc where there is one; else
+    /// 1 when `killpg(pgid, 0)` still finds a member.
+    async fn group_members_after(&self, grace: Duration) -> usize {
+        if self.pgid <= 0 {
+            return 0;
+        }
+        let deadline = Instant::now() + grace;
+        loop {
+            let n = group_members(self.pgid);
+            if n == 0 || Instant::now() >= deadline {
+                return n;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 
     /// SIGKILL the whole group (grandchildren included), then reap the child.
@@ -461,6 +488,27 @@ impl Drop for Engine {
             }
         }
     }
+}
+
+/// Live (non-zombie) processes whose process group is `pgid`.
+fn group_members(pgid: i32) -> usize {
+    // SAFETY: signal 0 only checks that the group has a member.
+    if unsafe { libc::killpg(pgid, 0) } != 0 {
+        return 0;
+    }
+    let Ok(dir) = std::fs::read_dir("/proc") else { return 1 };
+    let n = dir
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_str().is_some_and(|s| s.bytes().all(|b| b.is_ascii_digit())))
+        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+        .filter(|stat| {
+            // pid (comm) state ppid pgrp …; comm may contain spaces and parens.
+            let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else { return false };
+            let f: Vec<&str> = rest.split_whitespace().collect();
+            f.first().is_some_and(|st| *st != "Z") && f.get(2).and_then(|g| g.parse::<i32>().ok()) == Some(pgid)
+        })
+        .count();
+    n.max(1)
 }
 
 async fn wait_child(c: &mut Option<Child>) -> Option<ExitStatus> {

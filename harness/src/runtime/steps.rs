@@ -127,6 +127,7 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
         script: t.model.clone(),
         steer: t.steer.clone(),
         commit_replay: t.commit_replay,
+        commit_conflict: t.commit_conflict,
         fallback: t.fallback.clone(),
     };
     turn::run_turn(sim, input).await
@@ -180,6 +181,7 @@ async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[
         script: script.to_vec(),
         steer: Vec::new(),
         commit_replay: false,
+        commit_conflict: false,
         fallback: None,
     };
     turn::run_turn(sim, input).await
@@ -216,6 +218,7 @@ async fn inter_session_turn(sim: &mut Sim<'_>, x: &InterSessionSpec) -> Result<(
         script: x.model.clone(),
         steer: Vec::new(),
         commit_replay: false,
+        commit_conflict: false,
         fallback: None,
     };
     turn::run_turn(sim, input).await
@@ -252,6 +255,7 @@ async fn heartbeat_turn(sim: &mut Sim<'_>, h: &HeartbeatSpec) -> Result<(), Abor
         script: vec![ModelReply::Text(reply)],
         steer: Vec::new(),
         commit_replay: false,
+        commit_conflict: false,
         fallback: None,
     };
     turn::run_turn(sim, input).await

@@ -44,6 +44,12 @@ pub fn assemble(params: &Value, session: &Session, mutation: Mutation) -> Result
         }
         _ => {}
     }
+    if mutation == Mutation::DedupeRepeats {
+        // The defect: "the host re-sends history, so skip what we already
+        // have" keyed on role + text — a user who says "yes" twice loses a turn.
+        let mut seen = BTreeSet::new();
+        kept.retain(|&i| seen.insert(format!("{}|{}", ms[i].role(), ms[i].text())));
+    }
     let mut out: Vec<AgentMessage> = kept.iter().map(|&i| ms[i].clone()).collect();
     if mutation == Mutation::ReingestSuppressed {
         // The defect: stored announce triggers come back as history.

@@ -40,6 +40,11 @@ pub enum Mutation {
     SpawnBadShape,
     RollbackThrows,
     BadImageType,
+    CommitUpsert,
+    CompactEverything,
+    CompactUnsavedSummary,
+    DedupeRepeats,
+    LeakHelper,
 }
 
 pub const MUTATIONS: &[(&str, Mutation)] = &[
@@ -72,6 +77,12 @@ pub const MUTATIONS: &[(&str, Mutation)] = &[
     ("spawn-bad-shape", Mutation::SpawnBadShape),
     ("rollback-throws", Mutation::RollbackThrows),
     ("bad-image-type", Mutation::BadImageType),
+    // Defect classes found by engines written apart from the contract (issue 16).
+    ("commit-upsert", Mutation::CommitUpsert),
+    ("compact-everything", Mutation::CompactEverything),
+    ("compact-unsaved-summary", Mutation::CompactUnsavedSummary),
+    ("dedupe-repeats", Mutation::DedupeRepeats),
+    ("leak-helper", Mutation::LeakHelper),
 ];
 
 /// The mutation called `name` (`window:<name>`).
