@@ -99,26 +99,35 @@ pub fn cmp_reflected(c: &Ctx<'_>) -> Outcome {
     Ok(out)
 }
 
-/// CE-CMP-007: compaction keeps a recent tail. The newest user message the
-/// host sends to the next assemble (the turn in flight, or the last one
-/// answered) comes back verbatim, not folded into the summary.
+/// CE-CMP-007: compaction keeps a recent tail. The newest message the host
+/// sends to the next assemble (the turn in flight, or the end of the last
+/// answered one) comes back verbatim, not folded into the summary: OpenClaw's
+/// own compaction keeps recent turns (`keepRecentTokens`).
 pub fn cmp_keeps_tail(c: &Ctx<'_>) -> Outcome {
     let pairs = compactions_then_assemble(c);
     if pairs.is_empty() {
         return Err(Skip::NotApplicable("no successful compaction followed by an assemble".into()));
     }
     let mut out = Vec::new();
+    let mut turns_judged = std::collections::BTreeSet::new();
     for (compact, next) in pairs {
+        // Only the first compaction of a turn: when the host forces another
+        // one in the same turn it is escalating overflow recovery, and
+        // folding the tail is then what it asked for.
+        if !turns_judged.insert(compact.turn) {
+            continue;
+        }
         let Some((input, output)) = parsed(next) else { continue };
         let volatile = &next.meta.volatile;
-        let newest = input.iter().enumerate().rev().find(|(i, m)| matches!(m, AgentMessage::User(_)) && !volatile.contains(i) && !m.text().trim().is_empty());
-        let Some((i, user)) = newest else { continue };
-        if !output.iter().any(|o| text_key(o) == text_key(user)) {
+        let newest = input.iter().enumerate().rev().find(|(i, m)| !volatile.contains(i) && !is_summary(m));
+        let Some((i, last)) = newest else { continue };
+        if !output.iter().any(|o| text_key(o) == text_key(last)) {
             out.push(format!(
-                "{}: after {} the newest user message (messages[{i}]: {:?}) is gone from the assembled context — the compaction kept no recent tail",
+                "{}: after {} the newest message the host sent (messages[{i}], {}: {:?}) is gone from the assembled context — the compaction kept no recent tail",
                 at(next),
                 at(compact),
-                head(user)
+                last.role(),
+                head(last)
             ));
         }
     }
