@@ -15,3 +15,4 @@ pub mod suite;
 pub mod check;
 pub mod golden;
 pub mod report;
+pub mod mutate;

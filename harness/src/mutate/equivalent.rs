@@ -1,0 +1,29 @@
+//! Mutants reviewed as equivalent: the operator changes nothing any host can
+//! observe for this engine. Each entry says why; the list is per engine,
+//! because equivalence depends on what the engine does. For other engines,
+//! `clawspec mutate --equivalent FILE` reads `{"operator-id": "reason"}`.
+
+use std::collections::BTreeMap;
+
+/// The built-in `window` engine.
+const WINDOW: &[(&str, &str)] = &[];
+
+pub fn builtin(display: &str) -> BTreeMap<String, String> {
+    let list: &[(&str, &str)] = match display {
+        "builtin:window" => WINDOW,
+        _ => &[],
+    };
+    list.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
+/// `--equivalent FILE`: a JSON object operator id → reason; unknown ids are errors.
+pub fn load(path: &std::path::Path) -> Result<BTreeMap<String, String>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let map: BTreeMap<String, String> = serde_json::from_str(&text).map_err(|e| format!("{}:{}:{}: {e}", path.display(), e.line(), e.column()))?;
+    for k in map.keys() {
+        if super::operators::operator(k).is_none() {
+            return Err(format!("{}: unknown operator {k:?}; see `clawspec mutate --list`", path.display()));
+        }
+    }
+    Ok(map)
+}
