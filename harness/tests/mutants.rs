@@ -21,6 +21,7 @@ const MUTANTS: &[(&str, &str, &[&str], Option<&str>)] = &[
     ("reorder-messages", "CE-ASM-004", &["prompt-abort-hint"], None),
     ("drop-current-turn", "CE-ASM-005", &["tool-loop-parallel"], Some(r#"{"ownsCompaction": true}"#)),
     ("exceed-budget", "CE-ASM-006", &["budget-tight-multiturn"], None),
+    ("exceed-budget", "CE-ASM-010", &["budget-tight-multiturn"], Some(r#"{"ownsCompaction": true}"#)),
     ("nan-tokens", "CE-ASM-008", &["prompt-abort-hint"], None),
     ("drop-volatile-tail", "CE-VOL-001", &["regression-lossless-claw-688"], Some(r#"{"ownsCompaction": true}"#)),
     ("reingest-suppressed", "CE-PER-001", &["announce-then-followup"], None),

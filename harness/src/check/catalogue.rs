@@ -3,6 +3,7 @@
 
 use super::rules::*;
 use super::state::*;
+use super::authority::*;
 use super::{Clause, Level::*};
 
 /// Every profile, marker-drift variants included.
@@ -27,6 +28,7 @@ pub static CLAUSES: &[Clause] = &[
     Clause { id: "CE-ASM-006", level: Should, text: "assembled context fits `tokenBudget` by the runtime's chars/4 estimate (10% tolerance), unless promptAuthority is preassembly_may_overflow.", source: "openclaw run/attempt-prompt-preflight.ts; promptAuthority (2026.5.7, #74233)", profiles: ALL, methods: &["assemble"], check: asm_budget },
     Clause { id: "CE-ASM-007", level: Should, text: "assembled history does not start with an assistant tool call or a tool result.", source: "lossless-claw #1193; Gemini function-call ordering (provider-rules.md B4)", profiles: ALL, methods: &["assemble"], check: asm_no_leading_tool },
     Clause { id: "CE-ASM-009", level: Must, text: "a user message the host sent more than once (\"yes\" twice) comes back as often as it was sent, within the history the engine keeps.", source: "openclaw src/agents/pi-embedded-runner/run/attempt.ts (assembled messages replace the session's: a dropped repeat is a lost turn); issue 16", profiles: ALL, methods: &["assemble"], check: asm_repeats_kept },
+    Clause { id: "CE-ASM-010", level: Must, text: "an engine that owns compaction keeps assembled context within `tokenBudget` (chars/4, 10% tolerance) unless promptAuthority is preassembly_may_overflow: the host no longer prechecks it.", source: "openclaw 2026.9.6 dist builtin-openclaw-*.mjs shouldSkipPrecheck (ownsCompaction skips the overflow precheck); issue 16 level decision", profiles: CURRENT, methods: &["assemble"], check: asm_budget_owner },
     Clause { id: "CE-ASM-008", level: Must, text: "`estimatedTokens` is a finite, non-negative number.", source: "openclaw src/context-engine/types.ts AssembleResult", profiles: ALL, methods: &["assemble"], check: asm_estimated_tokens },
     // volatile live input
     Clause { id: "CE-VOL-001", level: Must, text: "volatile live input past the pre-prompt boundary (announces, inter-session messages, retry prompts) is kept in assembled output.", source: "lossless-claw #688; RFC #82137 §1 (seed 000)", profiles: BASE, methods: &["assemble"], check: vol_kept },
@@ -60,7 +62,7 @@ pub static CLAUSES: &[Clause] = &[
     Clause { id: "CE-LIFE-002", level: Must, text: "the engine never crashes or breaks the protocol, and exits after shutdown.", source: "docs/protocol.md (driver faults)", profiles: ALL, methods: &[], check: life_no_fault },
     Clause { id: "CE-LIFE-003", level: Must, text: "assemble does not throw on valid OpenClaw messages (custom roles, images, thinking, redacted thinking).", source: "contract §3; #75541 class", profiles: ALL, methods: &["assemble"], check: life_assemble_no_throw },
     // provenance
-    Clause { id: "CE-PROV-001", level: Should, text: "text of inter-session or untrusted input does not reappear in systemPromptAddition stripped of its provenance.", source: "openclaw untrusted-context.ts, input-provenance.ts; seed 003 (provenance)", profiles: ALL, methods: &["assemble"], check: prov_not_laundered },
+    Clause { id: "CE-PROV-001", level: Must, text: "text of inter-session or untrusted input does not reappear in systemPromptAddition stripped of its provenance.", source: "openclaw untrusted-context.ts, input-provenance.ts; seed 003 (provenance); MUST since issue 16: dist builtin-openclaw-*.mjs prependSystemPromptAddition gives it system-prompt authority", profiles: ALL, methods: &["assemble"], check: prov_not_laundered },
     // RFC #82137 and marker drift
     Clause { id: "CE-RFC-001", level: Must, text: "the RFC #82137 assemble fields (prePromptMessageCount, inputProvenance[], internalEvents[]) never make assemble throw.", source: "RFC #82137 (seed 000 §2)", profiles: RFC, methods: &["assemble"], check: rfc_no_throw },
     Clause { id: "CE-RFC-002", level: Should, text: "under marker drift with the RFC's structured signals, volatile live input is still kept (structured signals, not text sniffing).", source: "RFC #82137 §1 (markers may change), §2 (prePromptMessageCount, inputProvenance[], internalEvents[])", profiles: DRIFT_STRUCTURED, methods: &["assemble"], check: vol_kept },

@@ -3,6 +3,7 @@
 //! (a failed SHOULD), info (a failed INFO), not-applicable, error (the run
 //! could not exercise the clause: engine fault or harness error).
 
+pub mod authority;
 pub mod catalogue;
 pub mod rules;
 pub mod state;
