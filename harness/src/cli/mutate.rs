@@ -37,6 +37,11 @@ pub struct Args {
     /// Leave `wallMs` out of the JSON report (byte-identical reruns).
     #[arg(long)]
     pub no_timing: bool,
+    /// Run the whole library against every mutant, so `killedBy` lists every
+    /// clause that catches it (default: stop at the first batch of 8
+    /// scenarios that kills it).
+    #[arg(long)]
+    pub all_kills: bool,
     /// Exit 1 when the score (percent) is below this.
     #[arg(long)]
     pub min_score: Option<f64>,
@@ -95,6 +100,7 @@ async fn run(a: Args) -> Result<u8, String> {
         jobs: a.jobs.unwrap_or_else(crate::suite::default_parallelism),
         run,
         equivalent: eq,
+        all_kills: a.all_kills,
     };
     let total = plan.operators.len();
     let done = std::sync::atomic::AtomicUsize::new(0);

@@ -37,7 +37,15 @@ pub struct Plan<'a> {
     pub run: RunConfig,
     /// operator id → why it is equivalent for this engine.
     pub equivalent: BTreeMap<String, String>,
+    /// Run every scenario against every mutant (complete `killedBy` lists);
+    /// otherwise a mutant stops at the first batch of scenarios that kills it.
+    pub all_kills: bool,
 }
+
+/// Scenarios per batch when mutants stop at their first kill. Batches are
+/// whole scenarios (every profile), in library order, so the result is the
+/// same run to run.
+const BATCH: usize = 8;
 
 /// The engine wrapped by the proxy with `op` applied.
 pub fn proxied(engine: &EngineSpec, exe: &str, op: &str) -> EngineSpec {
@@ -58,11 +66,22 @@ fn warnings(vs: &[Verdict]) -> BTreeSet<(String, String, String)> {
     vs.iter().filter(|v| v.level == Level::Should && v.status == Status::Warn).map(|v| (v.clause.clone(), v.scenario.clone(), v.profile.clone())).collect()
 }
 
-async fn certify(plan: &Plan<'_>, engine: EngineSpec) -> (Vec<Trace>, Vec<Verdict>) {
+/// Certify `engine` batch by batch; with `stop_at_kill`, stop after the
+/// first batch with a blocking verdict.
+async fn certify(plan: &Plan<'_>, engine: EngineSpec, stop_at_kill: bool) -> (Vec<Trace>, Vec<Verdict>) {
     let mut cfg = plan.run.clone();
     cfg.engine = engine;
-    let traces = suite::run_jobs(suite::jobs(plan.scenarios, plan.profiles), &cfg, plan.jobs, |_| {}).await;
-    let verdicts = check::evaluate_all(&traces, &[]);
+    let (mut traces, mut verdicts) = (Vec::new(), Vec::new());
+    for batch in plan.scenarios.chunks(BATCH) {
+        let ts = suite::run_jobs(suite::jobs(batch, plan.profiles), &cfg, plan.jobs, |_| {}).await;
+        let vs = check::evaluate_all(&ts, &[]);
+        let killed = !blocking(&vs).is_empty();
+        traces.extend(ts);
+        verdicts.extend(vs);
+        if stop_at_kill && killed {
+            break;
+        }
+    }
     (traces, verdicts)
 }
 
@@ -74,7 +93,7 @@ fn exercised(op: &operators::Operator, traces: &[Trace]) -> bool {
 /// Run the whole plan. `on_mutant` is told each result as it is known.
 pub async fn run(plan: &Plan<'_>, on_mutant: impl Fn(&MutantResult)) -> Result<MutationReport, String> {
     let started = std::time::Instant::now();
-    let (_, base) = certify(plan, plan.engine.clone()).await;
+    let (_, base) = certify(plan, plan.engine.clone(), false).await;
     let base_blocking = blocking(&base);
     if !base_blocking.is_empty() {
         let list: Vec<String> = base_blocking.iter().take(10).map(|(c, s, p)| format!("{c} {s} × {p}")).collect();
@@ -87,7 +106,7 @@ pub async fn run(plan: &Plan<'_>, on_mutant: impl Fn(&MutantResult)) -> Result<M
     let base_warn = warnings(&base);
     let mut results = Vec::new();
     for op in &plan.operators {
-        let (traces, vs) = certify(plan, proxied(&plan.engine, &plan.exe, op.id)).await;
+        let (traces, vs) = certify(plan, proxied(&plan.engine, &plan.exe, op.id), !plan.all_kills).await;
         let new_blocking = blocking(&vs);
         let mut killed_by: BTreeSet<String> = vs.iter().filter(|v| v.level == Level::Must && v.status == Status::Fail).map(|v| v.clause.clone()).collect();
         let faults: BTreeSet<String> = traces

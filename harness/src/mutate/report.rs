@@ -32,7 +32,8 @@ pub struct MutantResult {
     pub what: String,
     pub method: String,
     pub status: MutantStatus,
-    /// MUST clauses that failed on this mutant and not on the engine.
+    /// MUST clauses that failed on this mutant (in the batches run: all of
+    /// them with `--all-kills`, else those of the first killing batch).
     pub killed_by: Vec<String>,
     /// SHOULD clauses newly warning (do not kill: certify stays green).
     pub warned_by: Vec<String>,
