@@ -51,6 +51,7 @@ const MUTANTS: &[(&str, &str, &[&str], Option<&str>)] = &[
     ("compact-unsaved-summary", "CE-CMP-006", &["compact-state-effect"], None),
     ("dedupe-repeats", "CE-ASM-009", &["repeated-user-messages"], None),
     ("leak-helper", "CE-LIFE-002", &["prompt-abort-hint"], None),
+    ("fixed-window", "CE-ASM-011", &["repeated-user-messages"], None),
 ];
 
 fn root() -> &'static Path {

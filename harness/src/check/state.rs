@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use clawspec_contract::tokens::estimate_messages;
 use clawspec_contract::*;
 use serde_json::Value;
 
@@ -177,6 +178,51 @@ pub fn asm_repeats_kept(c: &Ctx<'_>) -> Outcome {
     }
     if relevant == 0 {
         return Err(Skip::NotApplicable("no repeated user message in the kept history".into()));
+    }
+    Ok(out)
+}
+
+/// CE-ASM-011: with room to spare nothing is lost. Before the engine has
+/// compacted the session, when the host's messages need at most half of
+/// `tokenBudget`, every one of them comes back (as often as it was sent and
+/// with its text). Trimming and summarising are for budget pressure; a
+/// message lost with the budget half empty is a lost turn.
+pub fn asm_nothing_lost_with_room(c: &Ctx<'_>) -> Outcome {
+    let mut compacted_sessions = std::collections::BTreeSet::new();
+    let mut relevant = 0;
+    let mut out = Vec::new();
+    for call in c.trace.calls() {
+        let session = call.params.get("sessionId").map(Value::to_string).unwrap_or_default();
+        if call.method == "compact" && ok(call).is_some_and(compacted) {
+            compacted_sessions.insert(session);
+            continue;
+        }
+        if call.method != "assemble" || compacted_sessions.contains(&session) {
+            continue;
+        }
+        let Some(budget) = call.params.get("tokenBudget").and_then(Value::as_u64) else { continue };
+        let Some((input, output)) = parsed(call) else { continue };
+        if input.is_empty() || estimate_messages(&input) * 2 > budget {
+            continue;
+        }
+        relevant += 1;
+        let mut left: BTreeMap<String, usize> = BTreeMap::new();
+        for m in &output {
+            *left.entry(text_key(m)).or_default() += 1;
+        }
+        let mut lost = Vec::new();
+        for (i, m) in input.iter().enumerate() {
+            match left.get_mut(&text_key(m)) {
+                Some(n) if *n > 0 => *n -= 1,
+                _ => lost.push(format!("messages[{i}] ({}: {:?})", m.role(), head(m))),
+            }
+        }
+        if !lost.is_empty() {
+            out.push(format!("{}: ~{} of {budget} budget tokens used, yet {} of the host's messages did not come back: {}", at(call), estimate_messages(&input), lost.len(), lost.join(", ")));
+        }
+    }
+    if relevant == 0 {
+        return Err(Skip::NotApplicable("no assemble with the host's messages under half the budget before a compaction".into()));
     }
     Ok(out)
 }

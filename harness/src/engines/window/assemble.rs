@@ -44,6 +44,11 @@ pub fn assemble(params: &Value, session: &Session, mutation: Mutation) -> Result
         }
         _ => {}
     }
+    if mutation == Mutation::FixedWindow && kept.len() > 4 {
+        // The defect: "the last few messages are enough context" — a fixed
+        // message cap instead of the token budget.
+        kept.drain(..kept.len() - 4);
+    }
     if mutation == Mutation::DedupeRepeats {
         // The defect: "the host re-sends history, so skip what we already
         // have" keyed on role + text — a user who says "yes" twice loses a turn.

@@ -45,6 +45,7 @@ pub enum Mutation {
     CompactUnsavedSummary,
     DedupeRepeats,
     LeakHelper,
+    FixedWindow,
 }
 
 pub const MUTATIONS: &[(&str, Mutation)] = &[
@@ -83,6 +84,7 @@ pub const MUTATIONS: &[(&str, Mutation)] = &[
     ("compact-unsaved-summary", Mutation::CompactUnsavedSummary),
     ("dedupe-repeats", Mutation::DedupeRepeats),
     ("leak-helper", Mutation::LeakHelper),
+    ("fixed-window", Mutation::FixedWindow),
 ];
 
 /// The mutation called `name` (`window:<name>`).
