@@ -182,11 +182,13 @@ pub fn asm_repeats_kept(c: &Ctx<'_>) -> Outcome {
     Ok(out)
 }
 
-/// CE-ASM-011: with room to spare nothing is lost. Before the engine has
-/// compacted the session, when the host's messages need at most half of
-/// `tokenBudget`, every one of them comes back (as often as it was sent and
-/// with its text). Trimming and summarising are for budget pressure; a
-/// message lost with the budget half empty is a lost turn.
+/// CE-ASM-011: with room to spare nothing is lost or made up. Before the
+/// engine has compacted the session, when the host's messages need at most
+/// half of `tokenBudget`, every one of them comes back (as often as it was
+/// sent and with its text), and no user/assistant message appears that the
+/// host never sent. Trimming and summarising are for budget pressure; a
+/// message lost with the budget half empty is a lost turn, and a made-up one
+/// puts words in the user's or the model's mouth.
 pub fn asm_nothing_lost_with_room(c: &Ctx<'_>) -> Outcome {
     let mut compacted_sessions = std::collections::BTreeSet::new();
     let mut relevant = 0;
@@ -219,6 +221,18 @@ pub fn asm_nothing_lost_with_room(c: &Ctx<'_>) -> Outcome {
         }
         if !lost.is_empty() {
             out.push(format!("{}: ~{} of {budget} budget tokens used, yet {} of the host's messages did not come back: {}", at(call), estimate_messages(&input), lost.len(), lost.join(", ")));
+        }
+        let mut sent: BTreeMap<String, usize> = BTreeMap::new();
+        for m in &input {
+            *sent.entry(text_key(m)).or_default() += 1;
+        }
+        for (j, m) in output.iter().enumerate() {
+            let conversational = matches!(m, AgentMessage::User(_) | AgentMessage::Assistant(_));
+            match sent.get_mut(&text_key(m)) {
+                Some(n) if *n > 0 => *n -= 1,
+                _ if conversational => out.push(format!("{}: assembled messages[{j}] is a {} message the host never sent: {:?}", at(call), m.role(), head(m))),
+                _ => {}
+            }
         }
     }
     if relevant == 0 {
