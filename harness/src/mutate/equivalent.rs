@@ -6,7 +6,20 @@
 use std::collections::BTreeMap;
 
 /// The built-in `window` engine.
-const WINDOW: &[(&str, &str)] = &[];
+const WINDOW: &[(&str, &str)] = &[
+    (
+        "ingest-batch-overcount",
+        "window implements afterTurn, so the host finalizes turns through afterTurn and never calls ingestBatch (openclaw finalize prefers afterTurn); no scenario can reach the mutated answer",
+    ),
+    (
+        "ingest-drop-field",
+        "window implements afterTurn, so the host never calls ingest on it; no scenario can reach the mutated answer",
+    ),
+    (
+        "subagent-ended-throws",
+        "the host treats onSubagentEnded as best effort: openclaw dist subagent-registry-*.mjs tryContextEngineSubagentEnded catches the throw, logs \"context-engine onSubagentEnded failed (best-effort)\" and goes on; window keeps nothing the host reads back from it",
+    ),
+];
 
 pub fn builtin(display: &str) -> BTreeMap<String, String> {
     let list: &[(&str, &str)] = match display {
