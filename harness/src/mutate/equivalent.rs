@@ -16,6 +16,10 @@ const WINDOW: &[(&str, &str)] = &[
         "window implements afterTurn, so the host never calls ingest on it; no scenario can reach the mutated answer",
     ),
     (
+        "skip-after-turn",
+        "window's bootstrap re-imports the session file (idempotently) before every attempt, so what afterTurn would store arrives with the next bootstrap; the one difference is that a compaction between turns may summarise one message fewer, which changes only the summary's wording, never which host messages come back (reviewed on compact-state-effect and the overflow scenarios)",
+    ),
+    (
         "subagent-ended-throws",
         "the host treats onSubagentEnded as best effort: openclaw dist subagent-registry-*.mjs tryContextEngineSubagentEnded catches the throw, logs \"context-engine onSubagentEnded failed (best-effort)\" and goes on; window keeps nothing the host reads back from it",
     ),
