@@ -13,7 +13,7 @@ fn mutate(out: &std::path::Path) -> (std::process::Output, Value, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_clawspec"))
         .current_dir(root)
         .args(["mutate", "--engine", "builtin:window", "--scenario", "durable-commit-*", "--profile", "openclaw-2026.9.6", "-j", "2", "--no-timing"])
-        .args(["--operator", "commit-never-duplicate", "--operator", "asm-negative-estimate", "--operator", "subagent-ended-throws"])
+        .args(["--operator", "commit-never-duplicate", "--operator", "asm-negative-estimate", "--operator", "rollback-throws"])
         .args(["--json", json.to_str().unwrap(), "--markdown", md.to_str().unwrap()])
         .output()
         .unwrap();
@@ -31,11 +31,11 @@ fn mutate_reports_killed_and_surviving_mutants_deterministically() {
     assert_eq!(status("commit-never-duplicate").unwrap().0, "killed");
     assert_eq!(status("commit-never-duplicate").unwrap().1, serde_json::json!(["CE-TURN-005"]));
     // No selected scenario spawns a subagent: a blind spot, reported as such.
-    assert_eq!(status("subagent-ended-throws").unwrap(), ("survived".into(), serde_json::json!([]), false.into()));
-    assert_eq!(r["survivors"], serde_json::json!(["subagent-ended-throws"]));
+    assert_eq!(status("rollback-throws").unwrap(), ("survived".into(), serde_json::json!([]), false.into()));
+    assert_eq!(r["survivors"], serde_json::json!(["rollback-throws"]));
     assert_eq!(status("asm-negative-estimate").unwrap().1, serde_json::json!(["CE-ASM-008"]));
     assert_eq!(r["score"]["percent"], 66.7);
-    assert!(md.contains("**Score: 66.7%**") && md.contains("`subagent-ended-throws` — onSubagentEnded throws"), "{md}");
+    assert!(md.contains("**Score: 66.7%**") && md.contains("`rollback-throws` — the rollback handle throws"), "{md}");
     // Deterministic: a second run writes the same bytes.
     let dir2 = dir.join("again");
     std::fs::create_dir_all(&dir2).unwrap();
