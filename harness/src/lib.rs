@@ -17,3 +17,4 @@ pub mod golden;
 pub mod report;
 pub mod realhost;
 pub mod twin;
+pub mod mutate;

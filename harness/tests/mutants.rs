@@ -21,6 +21,7 @@ const MUTANTS: &[(&str, &str, &[&str], Option<&str>)] = &[
     ("reorder-messages", "CE-ASM-004", &["prompt-abort-hint"], None),
     ("drop-current-turn", "CE-ASM-005", &["tool-loop-parallel"], Some(r#"{"ownsCompaction": true}"#)),
     ("exceed-budget", "CE-ASM-006", &["budget-tight-multiturn"], None),
+    ("exceed-budget", "CE-ASM-010", &["budget-tight-multiturn"], Some(r#"{"ownsCompaction": true}"#)),
     ("nan-tokens", "CE-ASM-008", &["prompt-abort-hint"], None),
     ("drop-volatile-tail", "CE-VOL-001", &["regression-lossless-claw-688"], Some(r#"{"ownsCompaction": true}"#)),
     ("reingest-suppressed", "CE-PER-001", &["announce-then-followup"], None),
@@ -45,6 +46,13 @@ const MUTANTS: &[(&str, &str, &[&str], Option<&str>)] = &[
     ("rollback-throws", "CE-SUB-002", &["spawn-rollback"], None),
     ("bad-image-type", "CE-WIRE-001", &["http-anthropic"], None),
     ("undeclared-durable", "CE-COV-001", &["prompt-abort-hint"], None),
+    // Issue 16: defect classes certify missed, each as an author would write it.
+    ("commit-upsert", "CE-TURN-006", &["durable-commit-conflict"], None),
+    ("compact-everything", "CE-CMP-007", &["compact-state-effect"], None),
+    ("compact-unsaved-summary", "CE-CMP-006", &["compact-state-effect"], None),
+    ("dedupe-repeats", "CE-ASM-009", &["repeated-user-messages"], None),
+    ("leak-helper", "CE-LIFE-002", &["prompt-abort-hint"], None),
+    ("fixed-window", "CE-ASM-011", &["repeated-user-messages"], None),
 ];
 
 fn root() -> &'static Path {

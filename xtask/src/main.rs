@@ -3,6 +3,8 @@
 //! - `bless`  regenerate golden traces, schemas and generated docs
 //! - `bench`  run the benchmarks (release) and print ratios against the floor
 //! - `fuzz [TARGET] [--time S] [-- LIBFUZZER_ARGS…]`  run libFuzzer targets on nightly, when present
+//! - `mutation [-- MUTATE_ARGS…]`  the mutation score of the scenario library
+//!   against the built-in window engine (release); rewrites docs/mutation.md
 //! - `test`   the README test command (`cargo test --workspace` + Node adapter tests)
 //! - `node-matrix`  the Node adapter on Node 20, 22 and 24
 //! - `fidelity`  every scenario twinned on the real OpenClaw 2026.4.26 and 2026.9.6 → docs/fidelity.md
@@ -53,6 +55,18 @@ fn main() -> Result<()> {
         }
         "bench" => {
             run(cargo().args(["bench", "--workspace"]))?;
+        }
+        "mutation" => {
+            // Benchmark-like: the whole catalogue over the whole library takes
+            // minutes, so it is an xtask, never part of `cargo test`.
+            run(cargo().args(["build", "--release", "-p", "clawspec"]))?;
+            let exe = root().join("target/release/clawspec");
+            let extra: Vec<String> = args.iter().skip_while(|a| *a != "--").skip(1).cloned().collect();
+            run(Command::new(exe)
+                .args(["mutate", "--engine", "builtin:window", "--no-timing", "--json", "target/mutation.json", "--markdown", "docs/mutation.md"])
+                .args(&extra)
+                .env("CLAWSPEC_MUTATE_COMMAND", "cargo xtask mutation"))?;
+            eprintln!("wrote docs/mutation.md and target/mutation.json");
         }
         "test" => {
             run(cargo().args(["test", "--workspace"]))?;
@@ -143,7 +157,7 @@ fn main() -> Result<()> {
             }
         }
         _ => {
-            eprintln!("usage: cargo xtask <bless|bench|fuzz [TARGET] [--time S] [-- LIBFUZZER_ARGS…]|test|node-matrix|fidelity>");
+            eprintln!("usage: cargo xtask <bless|bench|fuzz [TARGET] [--time S] [-- LIBFUZZER_ARGS…]|mutation [-- MUTATE_ARGS…]|test|node-matrix|fidelity>");
             std::process::exit(2);
         }
     }

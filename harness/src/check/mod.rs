@@ -3,10 +3,12 @@
 //! (a failed SHOULD), info (a failed INFO), not-applicable, error (the run
 //! could not exercise the clause: engine fault or harness error).
 
+pub mod authority;
 pub mod catalogue;
 pub mod matching;
 pub mod rules;
 pub mod summaries;
+pub mod state;
 #[cfg(test)]
 mod tests;
 

@@ -547,7 +547,8 @@ pub fn turn_maintain_shape(c: &Ctx<'_>) -> Outcome {
 }
 
 pub fn turn_commit_shape(c: &Ctx<'_>) -> Outcome {
-    let cs = calls(c, "commitTurn");
+    // A conflicting commit must throw (CE-TURN-006): not a valid commit.
+    let cs: Vec<&CallRecord> = calls(c, "commitTurn").into_iter().filter(|x| x.meta.reason.as_deref() != Some("conflict-probe")).collect();
     none_if_empty(&cs, "commitTurn call")?;
     let mut out = Vec::new();
     for call in cs {

@@ -8,6 +8,9 @@ use serde_json::{json, Value};
 use super::{catalogue::CLAUSES, evaluate, evaluate_all, ErrorKind, Level, Status, Verdict};
 use crate::trace::*;
 
+#[path = "state_rows.rs"]
+mod state_rows;
+
 const P: &str = "openclaw-2026.9.6";
 
 fn user(text: &str, ts: u64) -> Value {
@@ -134,6 +137,11 @@ fn routed(durable: bool, on_legacy: usize, calls: Vec<CallRecord>) -> Trace {
 
 type Row = (&'static str, &'static str, fn() -> Trace, Status);
 
+/// Every row: the shape rules' below, the state rules' in `state_rows.rs`.
+fn all_rows() -> impl Iterator<Item = &'static Row> {
+    ROWS.iter().chain(state_rows::ROWS.iter())
+}
+
 /// (case, clause, trace, expected status for that clause)
 const ROWS: &[Row] = &[
     // assemble result shape
@@ -190,7 +198,7 @@ const ROWS: &[Row] = &[
     ("overflow compaction works", "CE-CMP-003", || trace(vec![with_meta(compact(compacted(900, 100)), |m| { m.reason = Some("overflow".into()); m.params_tokens = Some(900) })]), Status::Pass),
     ("overflow compaction no-op", "CE-CMP-003", || {
         trace(vec![with_meta(compact(json!({"ok": true, "compacted": false, "reason": "nothing to do"})), |m| { m.reason = Some("overflow".into()); m.params_tokens = Some(900) })])
-    }, Status::Warn),
+    }, Status::Fail),
     ("owning engine no-op", "CE-CMP-003", || {
         let mut t = trace(vec![with_meta(compact(json!({"ok": true, "compacted": false})), |m| { m.reason = Some("overflow".into()); m.params_tokens = Some(900) })]);
         t.engine.info = Some(json!({"ownsCompaction": true}));
@@ -225,7 +233,7 @@ const ROWS: &[Row] = &[
         trace(vec![commit("k1", "a", ok(json!({"status": "committed"}))), with_meta(commit("k1", "a", ok(json!({"status": "committed"}))), |m| m.reason = Some("outbox-replay".into()))])
     }, Status::Fail),
     ("conflict rejected", "CE-TURN-006", || trace(vec![commit("k1", "a", ok(json!({"status": "committed"}))), commit("k1", "b", threw("advancementKey k1 already committed with another payload"))]), Status::Pass),
-    ("conflict accepted", "CE-TURN-006", || trace(vec![commit("k1", "a", ok(json!({"status": "committed"}))), commit("k1", "b", ok(json!({"status": "duplicate"})))]), Status::Warn),
+    ("conflict accepted", "CE-TURN-006", || trace(vec![commit("k1", "a", ok(json!({"status": "committed"}))), commit("k1", "b", ok(json!({"status": "duplicate"})))]), Status::Fail),
     ("same payload is no conflict", "CE-TURN-006", || trace(vec![commit("k1", "a", ok(json!({"status": "committed"}))), commit("k1", "a", ok(json!({"status": "duplicate"})))]), Status::NotApplicable),
     // host params
     ("params tolerated", "CE-HOST-001", || trace(vec![asm(vec![user("a", 1)], vec![user("a", 1)])]), Status::Pass),
@@ -253,7 +261,7 @@ const ROWS: &[Row] = &[
     ("provenance laundered", "CE-PROV-001", || {
         let t = long("from agent:other");
         trace(vec![with_reply(asm(vec![inter_session(&t)], vec![]), ok(json!({"messages": [], "estimatedTokens": 5, "systemPromptAddition": format!("Remember: {t}")})))])
-    }, Status::Warn),
+    }, Status::Fail),
     ("no untrusted input", "CE-PROV-001", || trace(vec![asm(vec![user("a", 1)], vec![user("a", 1)])]), Status::NotApplicable),
     // RFC and marker drift
     ("rfc fields accepted", "CE-RFC-001", || trace_in("rfc-82137", vec![call("assemble", json!({"messages": [], "tokenBudget": 9, "inputProvenance": []}), ok(json!({"messages": [], "estimatedTokens": 0})))]), Status::Pass),
@@ -290,7 +298,7 @@ fn judge(clause: &str, t: &Trace) -> Verdict {
 #[test]
 fn every_row_gets_its_expected_status() {
     let mut wrong = Vec::new();
-    for (case, clause, build, want) in ROWS {
+    for (case, clause, build, want) in all_rows() {
         let v = judge(clause, &build());
         if v.status != *want {
             wrong.push(format!("{case} ({clause}): want {want:?}, got {:?} {:?}", v.status, v.details));
@@ -302,7 +310,7 @@ fn every_row_gets_its_expected_status() {
 #[test]
 fn every_clause_has_a_passing_and_a_non_passing_row() {
     for c in CLAUSES {
-        let rows: Vec<&Row> = ROWS.iter().filter(|r| r.1 == c.id).collect();
+        let rows: Vec<&Row> = all_rows().filter(|r| r.1 == c.id).collect();
         // CE-RFC-003 needs two runs; see `rfc_fields_compared_with_the_sibling_run`.
         if c.id == "CE-RFC-003" {
             continue;
@@ -314,7 +322,7 @@ fn every_clause_has_a_passing_and_a_non_passing_row() {
 
 #[test]
 fn failed_level_decides_the_status() {
-    for (case, clause, build, want) in ROWS {
+    for (case, clause, build, want) in all_rows() {
         let level = super::clause(clause).unwrap().level;
         let expected = match level {
             Level::Must => Status::Fail,

@@ -14,6 +14,7 @@ mod lint;
 mod list;
 mod outputs;
 mod progress;
+mod mutate;
 mod run;
 mod twin;
 
@@ -56,9 +57,19 @@ pub enum Command {
     Record(record::Args),
     /// Run a scenario on the reference runtime and on the real OpenClaw; diff what the engine received.
     Twin(twin::Args),
+    /// Mutation testing of the scenario library: certify mutants of an engine, report the score and blind spots.
+    Mutate(mutate::Args),
     /// Serve a built-in engine on stdin/stdout (protocol v1).
     #[command(hide = true)]
     Engine { name: String },
+    /// Serve ENGINE… with one mutation operator applied (used by `mutate`).
+    #[command(hide = true)]
+    MutantProxy {
+        #[arg(long)]
+        operator: String,
+        #[arg(last = true, required = true)]
+        engine: Vec<String>,
+    },
 }
 
 pub const EXIT_OK: u8 = 0;
@@ -69,6 +80,8 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Engine { name } => crate::engines::run(&name) as u8,
+        Command::MutantProxy { operator, engine } => crate::mutate::proxy::run(&operator, &engine) as u8,
+        Command::Mutate(a) => block_on(mutate::main(a)),
         Command::Lint(a) => lint::main(a),
         Command::List(a) => list::main(a),
         Command::Run(a) => block_on(run::main(a)),

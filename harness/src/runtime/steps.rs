@@ -135,6 +135,7 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
         script: t.model.clone(),
         steer: t.steer.clone(),
         commit_replay: t.commit_replay,
+        commit_conflict: t.commit_conflict,
         fallback: t.fallback.clone(),
     };
     turn::run_turn(sim, input).await
@@ -188,6 +189,7 @@ async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[
         script: script.to_vec(),
         steer: Vec::new(),
         commit_replay: false,
+        commit_conflict: false,
         fallback: None,
     };
     turn::run_turn(sim, input).await
@@ -224,6 +226,7 @@ async fn inter_session_turn(sim: &mut Sim<'_>, x: &InterSessionSpec) -> Result<(
         script: x.model.clone(),
         steer: Vec::new(),
         commit_replay: false,
+        commit_conflict: false,
         fallback: None,
     };
     turn::run_turn(sim, input).await
@@ -260,6 +263,7 @@ async fn heartbeat_turn(sim: &mut Sim<'_>, h: &HeartbeatSpec) -> Result<(), Abor
         script: vec![ModelReply::Text(reply)],
         steer: Vec::new(),
         commit_replay: false,
+        commit_conflict: false,
         fallback: None,
     };
     turn::run_turn(sim, input).await

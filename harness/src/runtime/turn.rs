@@ -60,6 +60,7 @@ pub struct TurnInput {
     pub script: Vec<ModelReply>,
     pub steer: Vec<SteerSpec>,
     pub commit_replay: bool,
+    pub commit_conflict: bool,
     /// Model-fallback candidate for a failover error (user turns).
     pub fallback: Option<crate::scenario::model::SwitchModelSpec>,
 }
@@ -759,6 +760,9 @@ async fn finalize(
                     sim.outbox = Some(params);
                 }
                 _ => {
+                    if inp.commit_conflict {
+                        commit_conflict_probe(sim, &params).await?;
+                    }
                     if inp.commit_replay {
                         sim.note("commit-replay-scheduled", "host crash after commitTurn: the outbox entry will be replayed");
                         sim.outbox = Some(params);
@@ -820,6 +824,20 @@ async fn maintain_after_commit(sim: &mut Sim<'_>) -> Result<(), Abort> {
 /// model's context window and the token budget — nothing else.
 fn commit_runtime_context(sim: &Sim<'_>) -> Value {
     json!({"provider": sim.setup.provider, "modelId": sim.setup.model, "modelContextWindow": sim.setup.context_window, "tokenBudget": sim.budget()})
+}
+
+/// A second writer (e.g. a gateway retry after failover that produced a
+/// different reply) commits the same logical turn with another terminal
+/// entry. The outbox is keyed by logicalTurnId (openclaw
+/// `context-engine-turn-outbox.ts`), so an engine that accepts it has two
+/// different histories for one key. Whatever the engine answers, the run goes on.
+async fn commit_conflict_probe(sim: &mut Sim<'_>, params: &Value) -> Result<(), Abort> {
+    let mut other = params.clone();
+    let id = other["terminal"]["entryId"].as_str().unwrap_or_default().to_string();
+    other["terminal"]["entryId"] = json!(format!("{id}-rewritten"));
+    sim.note("commit-conflict-probe", "a second writer commits the same advancementKey with a different terminal entry");
+    sim.call("commitTurn", other, CallMeta::reason("conflict-probe"), CallOptions::default()).await?;
+    Ok(())
 }
 
 /// commitTurn params (openclaw `src/agents/harness/context-engine-turn-attempt.ts`):

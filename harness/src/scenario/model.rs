@@ -284,6 +284,10 @@ pub struct TurnSpec {
     /// The host crashes after `commitTurn` before clearing its outbox, so the
     /// commit is replayed before the next turn (must answer `duplicate`).
     pub commit_replay: bool,
+    /// After `commitTurn`, a second writer commits the same logical turn
+    /// (same advancementKey) with a different terminal entry: the engine must
+    /// reject it (throw), never report it committed or duplicate (CE-TURN-006).
+    pub commit_conflict: bool,
     /// A model-fallback candidate: when the turn fails with a failover error
     /// (timeout, rate limit, other), the agent command retries the run on this
     /// provider/model with `[Retry after the previous model attempt failed or

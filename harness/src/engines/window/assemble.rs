@@ -44,6 +44,17 @@ pub fn assemble(params: &Value, session: &Session, mutation: Mutation) -> Result
         }
         _ => {}
     }
+    if mutation == Mutation::FixedWindow && kept.len() > 4 {
+        // The defect: "the last few messages are enough context" — a fixed
+        // message cap instead of the token budget.
+        kept.drain(..kept.len() - 4);
+    }
+    if mutation == Mutation::DedupeRepeats {
+        // The defect: "the host re-sends history, so skip what we already
+        // have" keyed on role + text — a user who says "yes" twice loses a turn.
+        let mut seen = BTreeSet::new();
+        kept.retain(|&i| seen.insert(format!("{}|{}", ms[i].role(), ms[i].text())));
+    }
     let mut out: Vec<AgentMessage> = kept.iter().map(|&i| ms[i].clone()).collect();
     if mutation == Mutation::ReingestSuppressed {
         // The defect: stored announce triggers come back as history.

@@ -12,6 +12,7 @@ use clawspec_contract::*;
 use serde_json::{json, Value};
 
 use super::fit;
+use super::mutation::Mutation;
 use super::store::{fingerprint, Session};
 
 /// What a compaction will do, decided before asking the model.
@@ -29,7 +30,7 @@ const SUMMARY_MAX_TOKENS: u64 = 512;
 /// Decide what to cover. `tokensBefore` is the host's `currentTokenCount`
 /// when given (the host measured it), else the engine's estimate of what the
 /// next assemble would see.
-pub fn plan(session: &Session, params: &Value) -> Plan {
+pub fn plan(session: &Session, params: &Value, mutation: Mutation) -> Plan {
     let live = session.uncovered();
     let budget = params.get("tokenBudget").and_then(Value::as_u64).unwrap_or(u64::MAX / 4);
     let threshold = params.get("compactionTarget").and_then(Value::as_str) == Some("threshold");
@@ -48,6 +49,11 @@ pub fn plan(session: &Session, params: &Value) -> Plan {
         }
         used += c;
         kept_from = g[0];
+    }
+    // The `compact-everything` defect: "summarise the whole conversation",
+    // current turn included, keeping no recent tail.
+    if mutation == Mutation::CompactEverything && !live.is_empty() {
+        return Plan::Cover { kept_from: live.len(), tokens_before };
     }
     // The newest group stays verbatim even if it alone exceeds the goal.
     if kept_from == live.len() {
@@ -81,16 +87,20 @@ pub fn fallback_summary(session: &Session, kept_from: usize) -> String {
 
 /// Record `summary` as covering `uncovered()[..kept_from]` if that makes the
 /// context smaller, and return the `CompactResult`.
-pub fn apply(session: &mut Session, kept_from: usize, tokens_before: u64, summary: String) -> Value {
+/// `save` false is the `compact-unsaved-summary` defect: the result is
+/// computed and reported, but the summary is never recorded.
+pub fn apply(session: &mut Session, kept_from: usize, tokens_before: u64, summary: String, save: bool) -> Value {
     let live = session.uncovered();
     let tokens_after = estimate_text(&summary) + estimate_messages(&live[kept_from..]);
     if tokens_after >= tokens_before {
         return json!({"ok": true, "compacted": false, "reason": "summary would not be smaller"});
     }
-    for m in &live[..kept_from] {
-        session.covered.insert(fingerprint(m));
+    if save {
+        for m in &live[..kept_from] {
+            session.covered.insert(fingerprint(m));
+        }
+        session.summary = Some(summary.clone());
     }
-    session.summary = Some(summary.clone());
     json!({"ok": true, "compacted": true, "result": {"summary": summary, "tokensBefore": tokens_before, "tokensAfter": tokens_after}})
 }
 
@@ -128,13 +138,13 @@ mod tests {
     #[case::empty_threshold(0, json!({"compactionTarget": "threshold"}))]
     fn nothing_to_compact(#[case] n: u64, #[case] params: Value) {
         let s = session(&turns(n));
-        assert_eq!(plan(&s, &params), Plan::Nothing { reason: "nothing to compact" });
+        assert_eq!(plan(&s, &params, Mutation::None), Plan::Nothing { reason: "nothing to compact" });
     }
 
     #[test]
     fn a_single_group_is_never_compacted() {
         let s = session(&turns(1)[..1]);
-        assert_eq!(plan(&s, &json!({"tokenBudget": 1})), Plan::Nothing { reason: "nothing to compact" });
+        assert_eq!(plan(&s, &json!({"tokenBudget": 1}), Mutation::None), Plan::Nothing { reason: "nothing to compact" });
     }
 
     #[rstest]
@@ -148,7 +158,7 @@ mod tests {
     #[case::roomy_budget(json!({"tokenBudget": 100000}), 10, 200)]
     fn plans(#[case] params: Value, #[case] kept_from: usize, #[case] before: u64) {
         let s = session(&turns(10));
-        assert_eq!(plan(&s, &params), Plan::Cover { kept_from, tokens_before: before });
+        assert_eq!(plan(&s, &params, Mutation::None), Plan::Cover { kept_from, tokens_before: before });
     }
 
     #[test]
@@ -156,12 +166,12 @@ mod tests {
         let ms = turns(10);
         let mut s = session(&ms);
         let params = json!({"tokenBudget": 100, "compactionTarget": "budget"});
-        let Plan::Cover { kept_from, tokens_before } = plan(&s, &params) else { panic!("should compact") };
+        let Plan::Cover { kept_from, tokens_before } = plan(&s, &params, Mutation::None) else { panic!("should compact") };
         let req = summary_request(&s, kept_from, &params, &json!(7));
         assert_eq!(req["forCall"], 7);
         assert_eq!(req["systemPrompt"], DEFAULT_INSTRUCTIONS);
         assert_eq!(req["messages"].as_array().unwrap().len(), kept_from);
-        let r = apply(&mut s, kept_from, tokens_before, "S".repeat(40));
+        let r = apply(&mut s, kept_from, tokens_before, "S".repeat(40), true);
         assert_eq!(r["compacted"], true);
         let after = r["result"]["tokensAfter"].as_u64().unwrap();
         assert!(after < r["result"]["tokensBefore"].as_u64().unwrap());
@@ -177,9 +187,9 @@ mod tests {
     fn a_second_compaction_chains_the_previous_summary() {
         let mut s = session(&turns(10));
         let params = json!({"compactionTarget": "threshold"});
-        let Plan::Cover { kept_from, tokens_before } = plan(&s, &params) else { panic!() };
-        apply(&mut s, kept_from, tokens_before, "first".into());
-        let Plan::Cover { kept_from, .. } = plan(&s, &params) else { panic!("more to compact") };
+        let Plan::Cover { kept_from, tokens_before } = plan(&s, &params, Mutation::None) else { panic!() };
+        apply(&mut s, kept_from, tokens_before, "first".into(), true);
+        let Plan::Cover { kept_from, .. } = plan(&s, &params, Mutation::None) else { panic!("more to compact") };
         let req = summary_request(&s, kept_from, &params, &json!(8));
         assert_eq!(req["messages"][0]["content"], "Previous summary: first");
     }
@@ -187,7 +197,7 @@ mod tests {
     #[test]
     fn a_summary_that_is_not_smaller_is_refused() {
         let mut s = session(&turns(10));
-        let r = apply(&mut s, 10, 200, TEN.repeat(40));
+        let r = apply(&mut s, 10, 200, TEN.repeat(40), true);
         assert_eq!(r, json!({"ok": true, "compacted": false, "reason": "summary would not be smaller"}));
         assert!(s.summary.is_none() && s.covered.is_empty(), "nothing recorded");
     }

@@ -110,6 +110,14 @@ impl Engine for Window {
         if self.mutation == Mutation::UndeclaredDurable {
             self.durable = false;
         }
+        if self.mutation == Mutation::LeakHelper {
+            // The defect: a background indexer started at initialize and never
+            // stopped (no dispose/shutdown hook kills it).
+            match std::process::Command::new("sleep").arg("3600").stdin(std::process::Stdio::null()).spawn() {
+                Ok(child) => std::mem::forget(child),
+                Err(e) => eprintln!("window: cannot start the helper: {e}"),
+            }
+        }
         let mut methods = vec!["bootstrap", "maintain", "ingestBatch", "afterTurn", "prepareSubagentSpawn", "onSubagentEnded", "dispose"];
         if self.mutation == Mutation::IngestBadShape {
             // Without afterTurn the host finalizes through ingestBatch/ingest.
@@ -173,7 +181,12 @@ impl Engine for Window {
         self.check_custom(&ms)?;
         let (policy, always) = (self.policy(), self.mutation == Mutation::CommitNeverDuplicate);
         let key = key.to_string();
-        match self.session(&params).commit(&key, payload, ms, policy, always).map_err(Fail::Threw)? {
+        let done = if self.mutation == Mutation::CommitUpsert {
+            self.session(&params).upsert(&key, payload, ms, policy)
+        } else {
+            self.session(&params).commit(&key, payload, ms, policy, always).map_err(Fail::Threw)?
+        };
+        match done {
             Commit::Committed => Ok(json!({"status": "committed"})),
             Commit::Duplicate => Ok(json!({"status": "duplicate"})),
         }
@@ -212,7 +225,8 @@ impl Engine for Window {
         if host.is_aborted(signal.as_deref()) {
             return Err(Fail::Aborted);
         }
-        let (kept_from, tokens_before) = match compact::plan(self.session(&params), &params) {
+        let mutation = self.mutation;
+        let (kept_from, tokens_before) = match compact::plan(self.session(&params), &params, mutation) {
             compact::Plan::Nothing { reason } => return Ok(json!({"ok": true, "compacted": false, "reason": reason})),
             compact::Plan::Cover { kept_from, tokens_before } => (kept_from, tokens_before),
         };
@@ -229,7 +243,8 @@ impl Engine for Window {
         if host.is_aborted(signal.as_deref()) {
             return Err(Fail::Aborted);
         }
-        Ok(compact::apply(self.session(&params), kept_from, tokens_before, summary))
+        let save = self.mutation != Mutation::CompactUnsavedSummary;
+        Ok(compact::apply(self.session(&params), kept_from, tokens_before, summary, save))
     }
 
     fn maintain(&mut self, _params: Value, _host: &mut HostLink<'_>) -> Outcome {

@@ -43,6 +43,12 @@ pub enum Mutation {
     /// Registers as a context engine without declaring durable turns
     /// (transcriptSemantics, commitTurn): 2026.9.6 runs its turns on legacy.
     UndeclaredDurable,
+    CommitUpsert,
+    CompactEverything,
+    CompactUnsavedSummary,
+    DedupeRepeats,
+    LeakHelper,
+    FixedWindow,
 }
 
 pub const MUTATIONS: &[(&str, Mutation)] = &[
@@ -76,6 +82,13 @@ pub const MUTATIONS: &[(&str, Mutation)] = &[
     ("rollback-throws", Mutation::RollbackThrows),
     ("bad-image-type", Mutation::BadImageType),
     ("undeclared-durable", Mutation::UndeclaredDurable),
+    // Defect classes found by engines written apart from the contract (issue 16).
+    ("commit-upsert", Mutation::CommitUpsert),
+    ("compact-everything", Mutation::CompactEverything),
+    ("compact-unsaved-summary", Mutation::CompactUnsavedSummary),
+    ("dedupe-repeats", Mutation::DedupeRepeats),
+    ("leak-helper", Mutation::LeakHelper),
+    ("fixed-window", Mutation::FixedWindow),
 ];
 
 /// The mutation called `name` (`window:<name>`).

@@ -91,6 +91,19 @@ impl Session {
         self.add(ms, policy);
         Ok(Commit::Committed)
     }
+
+    /// The `commit-upsert` defect: the author treats commitTurn as a
+    /// key-value upsert, so a second writer's different payload under a
+    /// committed key silently wins and is reported `committed`.
+    pub fn upsert(&mut self, key: &str, payload: String, ms: Vec<AgentMessage>, policy: AddPolicy) -> Commit {
+        let known = self.commits.insert(key.to_string(), payload.clone());
+        self.add(ms, policy);
+        if known.as_deref() == Some(payload.as_str()) {
+            Commit::Duplicate
+        } else {
+            Commit::Committed
+        }
+    }
 }
 
 /// The messages of an OpenClaw JSONL session file: a `{type:"session",…}`

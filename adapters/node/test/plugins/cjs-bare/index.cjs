@@ -1,5 +1,6 @@
 // A CommonJS plugin exporting a bare register function, as older plugins do.
 const { redactSensitiveText } = require("openclaw/plugin-sdk/logging-core");
+const { delegateCompactionToRuntime } = require("openclaw/plugin-sdk/core");
 
 module.exports = function register(api) {
   api.logger.info(redactSensitiveText("loading with token=abc123"));
@@ -18,8 +19,11 @@ module.exports = function register(api) {
       const estimatedTokens = params.messages.reduce((n, m) => n + Math.ceil(JSON.stringify(m.content ?? "").length / 4), 0);
       return { messages: params.messages, estimatedTokens };
     },
-    async compact() {
-      return { ok: true, compacted: false, reason: "passthrough engine keeps everything" };
+    // A passthrough keeps nothing to compact itself, so it hands overflow
+    // compaction to the runtime: a no-op here disables OpenClaw's overflow
+    // recovery (CE-CMP-003, MUST).
+    async compact(params) {
+      return delegateCompactionToRuntime(params);
     },
     async dispose() {},
   }));

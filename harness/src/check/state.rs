@@ -1,0 +1,242 @@
+//! State-based clauses: where an engine *claims* something (compact says it
+//! compacted, commitTurn says committed), a later call must show it; and
+//! what the host sent twice must come back twice. These read the trace across
+//! calls, unlike the per-call shape rules in `rules.rs`.
+
+use std::collections::BTreeMap;
+
+use clawspec_contract::tokens::estimate_messages;
+use clawspec_contract::*;
+use serde_json::Value;
+
+use super::rules::{Outcome, Skip};
+use super::Ctx;
+use crate::trace::{CallRecord, ReplyRecord};
+
+fn ok(c: &CallRecord) -> Option<&Value> {
+    match &c.reply {
+        ReplyRecord::Ok(v) => Some(v),
+        _ => None,
+    }
+}
+
+fn at(c: &CallRecord) -> String {
+    format!("turn {} attempt {} {} (call #{})", c.turn, c.attempt, c.method, c.seq)
+}
+
+fn compacted(v: &Value) -> bool {
+    v.get("ok").and_then(Value::as_bool) == Some(true) && v.get("compacted").and_then(Value::as_bool) == Some(true)
+}
+
+/// (input, output) of an assemble that returned a readable messages array.
+fn parsed(call: &CallRecord) -> Option<(Vec<AgentMessage>, Vec<AgentMessage>)> {
+    let out = ok(call)?.get("messages")?.as_array()?;
+    let out = out.iter().filter_map(|m| serde_json::from_value(m.clone()).ok()).collect();
+    let input = serde_json::from_value(call.params.get("messages")?.clone()).ok()?;
+    Some((input, out))
+}
+
+fn text_key(m: &AgentMessage) -> String {
+    format!("{}|{}", m.role(), m.text())
+}
+
+fn is_summary(m: &AgentMessage) -> bool {
+    matches!(m, AgentMessage::CompactionSummary(_) | AgentMessage::BranchSummary(_))
+}
+
+fn head(m: &AgentMessage) -> String {
+    m.text().replace('\n', " ").chars().take(48).collect()
+}
+
+/// Each successful compaction with the first assemble after it (same session).
+fn compactions_then_assemble<'a>(c: &'a Ctx<'_>) -> Vec<(&'a CallRecord, &'a CallRecord)> {
+    let all: Vec<&CallRecord> = c.trace.calls().collect();
+    let mut out = Vec::new();
+    for (k, call) in all.iter().enumerate() {
+        if call.method != "compact" || !ok(call).is_some_and(compacted) {
+            continue;
+        }
+        let session = call.params.get("sessionId");
+        if let Some(next) = all[k + 1..].iter().find(|x| x.method == "assemble" && x.params.get("sessionId") == session) {
+            out.push((*call, *next));
+        }
+    }
+    out
+}
+
+/// CE-CMP-006: a compaction reported as done must change what the next
+/// assemble returns — a summary in its place, or history it no longer
+/// returns. The host's own compaction (delegated, or a summary already in the
+/// host's messages) counts: then the host sent the compacted history.
+pub fn cmp_reflected(c: &Ctx<'_>) -> Outcome {
+    let pairs = compactions_then_assemble(c);
+    if pairs.is_empty() {
+        return Err(Skip::NotApplicable("no successful compaction followed by an assemble".into()));
+    }
+    let mut out = Vec::new();
+    let mut judged = 0;
+    for (compact, next) in pairs {
+        let Some((input, output)) = parsed(next) else { continue };
+        judged += 1;
+        if input.iter().any(is_summary) || compact.callbacks.iter().any(|cb| cb.method == "host/delegateCompaction") {
+            continue;
+        }
+        let sent: std::collections::BTreeSet<String> = input.iter().map(text_key).collect();
+        let returned: std::collections::BTreeSet<String> = output.iter().map(text_key).collect();
+        let added = output.iter().any(|m| !sent.contains(&text_key(m)));
+        let dropped = input.iter().any(|m| !returned.contains(&text_key(m)));
+        if !added && !dropped {
+            out.push(format!(
+                "{}: compact reported ok+compacted, but {} returns all {} messages the host sent and no summary: the compaction left no trace",
+                at(compact),
+                at(next),
+                input.len()
+            ));
+        }
+    }
+    if judged == 0 {
+        return Err(Skip::NotApplicable("no readable assemble after a successful compaction".into()));
+    }
+    Ok(out)
+}
+
+/// CE-CMP-007: compaction keeps a recent tail. The newest message the host
+/// sends to the next assemble (the turn in flight, or the end of the last
+/// answered one) comes back verbatim, not folded into the summary: OpenClaw's
+/// own compaction keeps recent turns (`keepRecentTokens`).
+pub fn cmp_keeps_tail(c: &Ctx<'_>) -> Outcome {
+    let pairs = compactions_then_assemble(c);
+    if pairs.is_empty() {
+        return Err(Skip::NotApplicable("no successful compaction followed by an assemble".into()));
+    }
+    let mut out = Vec::new();
+    let mut turns_judged = std::collections::BTreeSet::new();
+    for (compact, next) in pairs {
+        // Only the first compaction of a turn: when the host forces another
+        // one in the same turn it is escalating overflow recovery, and
+        // folding the tail is then what it asked for.
+        if !turns_judged.insert(compact.turn) {
+            continue;
+        }
+        let Some((input, output)) = parsed(next) else { continue };
+        let volatile = &next.meta.volatile;
+        let newest = input.iter().enumerate().rev().find(|(i, m)| !volatile.contains(i) && !is_summary(m));
+        let Some((i, last)) = newest else { continue };
+        if !output.iter().any(|o| text_key(o) == text_key(last)) {
+            out.push(format!(
+                "{}: after {} the newest message the host sent (messages[{i}], {}: {:?}) is gone from the assembled context — the compaction kept no recent tail",
+                at(next),
+                at(compact),
+                last.role(),
+                head(last)
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// CE-ASM-009: messages the host sent twice (a user who says "yes" twice)
+/// both come back. Judged on the suffix of the input the engine kept whole:
+/// from the newest message with a unique text that the output dropped
+/// (older history may be summarised or trimmed), every user message must be
+/// there as often as the host sent it.
+pub fn asm_repeats_kept(c: &Ctx<'_>) -> Outcome {
+    let calls: Vec<&CallRecord> = c.trace.calls().filter(|x| x.method == "assemble").collect();
+    let mut relevant = 0;
+    let mut out = Vec::new();
+    for call in calls {
+        let Some((input, output)) = parsed(call) else { continue };
+        let mut count_in: BTreeMap<String, usize> = BTreeMap::new();
+        for m in &input {
+            *count_in.entry(text_key(m)).or_default() += 1;
+        }
+        let mut count_out: BTreeMap<String, usize> = BTreeMap::new();
+        for m in &output {
+            *count_out.entry(text_key(m)).or_default() += 1;
+        }
+        let from = input
+            .iter()
+            .rposition(|m| count_in[&text_key(m)] == 1 && !count_out.contains_key(&text_key(m)))
+            .map(|i| i + 1)
+            .unwrap_or(0);
+        let mut tail: BTreeMap<String, usize> = BTreeMap::new();
+        for m in input[from..].iter().filter(|m| matches!(m, AgentMessage::User(_)) && !m.text().trim().is_empty()) {
+            *tail.entry(text_key(m)).or_default() += 1;
+        }
+        let repeated: Vec<(&String, &usize)> = tail.iter().filter(|(_, n)| **n > 1).collect();
+        if repeated.is_empty() {
+            continue;
+        }
+        relevant += 1;
+        for (k, n) in repeated {
+            let got = count_out.get(k).copied().unwrap_or(0);
+            if got < *n {
+                let text: String = k.split_once('|').map(|(_, t)| t).unwrap_or(k).chars().take(48).collect();
+                out.push(format!("{}: the host sent the user message {text:?} {n} times in the kept history, the engine returned it {got} time(s)", at(call)));
+            }
+        }
+    }
+    if relevant == 0 {
+        return Err(Skip::NotApplicable("no repeated user message in the kept history".into()));
+    }
+    Ok(out)
+}
+
+/// CE-ASM-011: with room to spare nothing is lost or made up. Before the
+/// engine has compacted the session, when the host's messages need at most
+/// half of `tokenBudget`, every one of them comes back (as often as it was
+/// sent and with its text), and no user/assistant message appears that the
+/// host never sent. Trimming and summarising are for budget pressure; a
+/// message lost with the budget half empty is a lost turn, and a made-up one
+/// puts words in the user's or the model's mouth.
+pub fn asm_nothing_lost_with_room(c: &Ctx<'_>) -> Outcome {
+    let mut compacted_sessions = std::collections::BTreeSet::new();
+    let mut relevant = 0;
+    let mut out = Vec::new();
+    for call in c.trace.calls() {
+        let session = call.params.get("sessionId").map(Value::to_string).unwrap_or_default();
+        if call.method == "compact" && ok(call).is_some_and(compacted) {
+            compacted_sessions.insert(session);
+            continue;
+        }
+        if call.method != "assemble" || compacted_sessions.contains(&session) {
+            continue;
+        }
+        let Some(budget) = call.params.get("tokenBudget").and_then(Value::as_u64) else { continue };
+        let Some((input, output)) = parsed(call) else { continue };
+        if input.is_empty() || estimate_messages(&input) * 2 > budget {
+            continue;
+        }
+        relevant += 1;
+        let mut left: BTreeMap<String, usize> = BTreeMap::new();
+        for m in &output {
+            *left.entry(text_key(m)).or_default() += 1;
+        }
+        let mut lost = Vec::new();
+        for (i, m) in input.iter().enumerate() {
+            match left.get_mut(&text_key(m)) {
+                Some(n) if *n > 0 => *n -= 1,
+                _ => lost.push(format!("messages[{i}] ({}: {:?})", m.role(), head(m))),
+            }
+        }
+        if !lost.is_empty() {
+            out.push(format!("{}: ~{} of {budget} budget tokens used, yet {} of the host's messages did not come back: {}", at(call), estimate_messages(&input), lost.len(), lost.join(", ")));
+        }
+        let mut sent: BTreeMap<String, usize> = BTreeMap::new();
+        for m in &input {
+            *sent.entry(text_key(m)).or_default() += 1;
+        }
+        for (j, m) in output.iter().enumerate() {
+            let conversational = matches!(m, AgentMessage::User(_) | AgentMessage::Assistant(_));
+            match sent.get_mut(&text_key(m)) {
+                Some(n) if *n > 0 => *n -= 1,
+                _ if conversational => out.push(format!("{}: assembled messages[{j}] is a {} message the host never sent: {:?}", at(call), m.role(), head(m))),
+                _ => {}
+            }
+        }
+    }
+    if relevant == 0 {
+        return Err(Skip::NotApplicable("no assemble with the host's messages under half the budget before a compaction".into()));
+    }
+    Ok(out)
+}

@@ -1,0 +1,42 @@
+//! Table rows for the state-based clauses (`state.rs`) and the MUST-where-
+//! the-host-relies clauses (`authority.rs`), checked by the same tests as
+//! `tests.rs`'s rows.
+
+use serde_json::json;
+
+use super::*;
+
+fn summary() -> Value {
+    json!({"role": "compactionSummary", "summary": "earlier: a", "tokensBefore": 0})
+}
+
+fn owner(calls: Vec<CallRecord>) -> Trace {
+    let mut t = trace(calls);
+    t.engine.info = Some(json!({"id": "unit", "ownsCompaction": true}));
+    t
+}
+
+pub(super) const ROWS: &[Row] = &[
+    ("repeats kept", "CE-ASM-009", || trace(vec![asm(vec![user("yes", 1), assistant("more?"), user("yes", 3)], vec![user("yes", 1), assistant("more?"), user("yes", 3)])]), Status::Pass),
+    ("second yes dropped", "CE-ASM-009", || trace(vec![asm(vec![user("yes", 1), assistant("more?"), user("yes", 3)], vec![user("yes", 1), assistant("more?")])]), Status::Fail),
+    // The trimmed part (up to the dropped unique "first") is not judged.
+    ("older repeat trimmed with its turn", "CE-ASM-009", || {
+        trace(vec![asm(vec![user("yes", 1), assistant("first"), user("yes", 3), assistant("second")], vec![user("yes", 3), assistant("second")])])
+    }, Status::NotApplicable),
+    ("no repeats", "CE-ASM-009", || trace(vec![asm(vec![user("a", 1)], vec![user("a", 1)])]), Status::NotApplicable),
+    ("owner within budget", "CE-ASM-010", || owner(vec![asm(vec![], vec![user(&"x".repeat(400), 1)])]), Status::Pass),
+    ("owner over budget", "CE-ASM-010", || owner(vec![asm(vec![], vec![user(&"x".repeat(4800), 1)])]), Status::Fail),
+    ("non-owner over budget", "CE-ASM-010", || trace(vec![asm(vec![], vec![user(&"x".repeat(4800), 1)])]), Status::NotApplicable),
+    ("all kept with room", "CE-ASM-011", || trace(vec![asm(vec![user("a", 1), assistant("b")], vec![user("a", 1), assistant("b")])]), Status::Pass),
+    ("lost with room", "CE-ASM-011", || trace(vec![asm(vec![user("a", 1), user("b", 2)], vec![user("b", 2)])]), Status::Fail),
+    ("made-up user message", "CE-ASM-011", || trace(vec![asm(vec![user("a", 1)], vec![user("Continue.", 0), user("a", 1)])]), Status::Fail),
+    ("summary added is fine", "CE-ASM-011", || trace(vec![asm(vec![user("a", 1)], vec![summary(), user("a", 1)])]), Status::Pass),
+    ("after a compaction", "CE-ASM-011", || trace(vec![compact(compacted(900, 100)), asm(vec![user("a", 1)], vec![])]), Status::NotApplicable),
+    ("compaction shows", "CE-CMP-006", || trace(vec![compact(compacted(900, 100)), asm(vec![user("a", 1), user("b", 2)], vec![summary(), user("b", 2)])]), Status::Pass),
+    ("compaction left no trace", "CE-CMP-006", || trace(vec![compact(compacted(900, 100)), asm(vec![user("a", 1), user("b", 2)], vec![user("a", 1), user("b", 2)])]), Status::Fail),
+    ("host compacted", "CE-CMP-006", || trace(vec![compact(compacted(900, 100)), asm(vec![summary(), user("b", 2)], vec![summary(), user("b", 2)])]), Status::Pass),
+    ("no compaction", "CE-CMP-006", || trace(vec![asm(vec![user("a", 1)], vec![user("a", 1)])]), Status::NotApplicable),
+    ("tail kept", "CE-CMP-007", || trace(vec![compact(compacted(900, 100)), asm(vec![user("a", 1), user("b", 2)], vec![summary(), user("b", 2)])]), Status::Pass),
+    ("everything summarised", "CE-CMP-007", || trace(vec![compact(compacted(900, 100)), asm(vec![user("a", 1), user("b", 2)], vec![summary()])]), Status::Fail),
+    ("declined compaction", "CE-CMP-007", || trace(vec![compact(json!({"ok": true, "compacted": false, "reason": "small"})), asm(vec![user("a", 1)], vec![])]), Status::NotApplicable),
+];
