@@ -58,7 +58,8 @@ pub struct DriverConfig {
     /// Largest stdout line accepted (bytes).
     pub max_line_bytes: usize,
     /// stderr kept per engine (bytes, ring buffer) and the flood limit: more
-    /// than `stderr_flood_bytes` during one call is a fault.
+    /// than `stderr_flood_bytes` of stderr, or of `$/log` notifications,
+    /// during one call is a fault (`stderr-flood`, `log-flood`).
     pub stderr_keep_bytes: usize,
     pub stderr_flood_bytes: usize,
 }
@@ -103,6 +104,8 @@ pub enum EngineFault {
     ExitBeforeShutdown { method: String, stderr: String },
     #[error("engine flooded stderr (> {limit} bytes) while handling {method}")]
     StderrFlood { method: String, limit: usize, stderr: String },
+    #[error("engine flooded `$/log` notifications (> {limit} bytes) while handling {method}")]
+    LogFlood { method: String, limit: usize, stderr: String },
     #[error("engine does not speak protocol version {requested}: {detail}")]
     UnsupportedProtocolVersion { requested: u32, detail: String, stderr: String },
     #[error("engine answered initialize with an invalid result: {detail}")]
@@ -125,6 +128,7 @@ impl EngineFault {
             EngineFault::InvalidUtf8 { .. } => "invalid-utf8",
             EngineFault::ExitBeforeShutdown { .. } => "exit-before-shutdown",
             EngineFault::StderrFlood { .. } => "stderr-flood",
+            EngineFault::LogFlood { .. } => "log-flood",
             EngineFault::UnsupportedProtocolVersion { .. } => "unsupported-protocol-version",
             EngineFault::BadHandshake { .. } => "bad-handshake",
             EngineFault::NoExitAfterShutdown { .. } => "no-exit-after-shutdown",
@@ -145,6 +149,7 @@ impl EngineFault {
             | EngineFault::InvalidUtf8 { stderr, .. }
             | EngineFault::ExitBeforeShutdown { stderr, .. }
             | EngineFault::StderrFlood { stderr, .. }
+            | EngineFault::LogFlood { stderr, .. }
             | EngineFault::UnsupportedProtocolVersion { stderr, .. }
             | EngineFault::BadHandshake { stderr, .. }
             | EngineFault::NoExitAfterShutdown { stderr } => stderr,
@@ -166,6 +171,7 @@ impl EngineFault {
             | EngineFault::InvalidUtf8 { stderr, .. }
             | EngineFault::ExitBeforeShutdown { stderr, .. }
             | EngineFault::StderrFlood { stderr, .. }
+            | EngineFault::LogFlood { stderr, .. }
             | EngineFault::UnsupportedProtocolVersion { stderr, .. }
             | EngineFault::BadHandshake { stderr, .. }
             | EngineFault::NoExitAfterShutdown { stderr } => *stderr = text,
