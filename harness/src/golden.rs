@@ -24,6 +24,16 @@ pub fn render(t: &Trace) -> String {
 }
 
 /// `None` when equal, else a unified diff (expected → actual), 3 lines of context.
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn version_1_goldens_are_named_not_diffed() {
+        assert_eq!(super::format_mismatch(r#"{"scenario":"x","events":[]}"#), Some(1));
+        assert_eq!(super::format_mismatch(&format!(r#"{{"formatVersion":{},"events":[]}}"#, crate::trace::FORMAT_VERSION)), None);
+        assert_eq!(super::format_mismatch(""), None);
+    }
+}
+
 pub fn diff(expected: &str, actual: &str) -> Option<String> {
     if expected == actual {
         return None;
@@ -55,6 +65,15 @@ pub fn check(root: &Path, engine: &str, t: &Trace, bless: bool) -> Result<(), St
     let p = path(root, engine, &t.scenario, &t.profile);
     let actual = render(t);
     let expected = std::fs::read_to_string(&p).unwrap_or_default();
+    if let Some(v) = format_mismatch(&expected) {
+        if !bless {
+            return Err(format!(
+                "{}: golden has trace format version {v}, this clawspec writes version {} (message arrays stored once per trace): re-record it (`clawspec record`, or CLAWSPEC_BLESS=1 for ours)",
+                p.display(),
+                crate::trace::FORMAT_VERSION
+            ));
+        }
+    }
     match diff(&expected, &actual) {
         None => Ok(()),
         Some(_) if bless => {
@@ -64,6 +83,23 @@ pub fn check(root: &Path, engine: &str, t: &Trace, bless: bool) -> Result<(), St
         Some(d) if expected.is_empty() => Err(format!("{}: no golden yet (bless to create)\n{}", p.display(), &d[..d.len().min(2000)])),
         Some(d) => Err(format!("{}: trace differs from the golden (- golden, + actual):\n{d}", p.display())),
     }
+}
+
+/// The format version of a golden file when it is not the current one.
+fn format_mismatch(text: &str) -> Option<u32> {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        #[serde(rename = "formatVersion", default = "one")]
+        v: u32,
+    }
+    fn one() -> u32 {
+        1
+    }
+    if text.is_empty() {
+        return None;
+    }
+    let v = serde_json::from_str::<Head>(text).map(|h| h.v).unwrap_or(1);
+    (v != crate::trace::FORMAT_VERSION).then_some(v)
 }
 
 /// Golden files under `root/<engine>/` that no (scenario, profile) pair refers to.

@@ -61,13 +61,9 @@ pub async fn run_jobs(jobs: Vec<Job>, cfg: &RunConfig, parallelism: usize, on_do
             let (model, _server) = match model_for(&job.scenario, cfg.via_http).await {
                 Ok(m) => m,
                 Err(e) => {
-                    let t = crate::trace::Trace {
-                        scenario: job.scenario.id.clone(),
-                        profile: job.profile.id.clone(),
-                        engine: crate::trace::EngineRecord { display: cfg.engine.display.clone(), info: None, methods: vec![], implementation: None, hooks: serde_json::Value::Null },
-                        events: vec![],
-                        outcome: crate::trace::Outcome::HarnessError { message: e },
-                    };
+                    let engine = crate::trace::EngineRecord { display: cfg.engine.display.clone(), info: None, methods: vec![], implementation: None, hooks: serde_json::Value::Null };
+                    let outcome = crate::trace::Outcome::HarnessError { message: e };
+                    let t = crate::trace::Trace::new(job.scenario.id.clone(), job.profile.id.clone(), engine, vec![], outcome, Default::default());
                     on_done(&t);
                     return t;
                 }
