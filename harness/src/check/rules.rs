@@ -612,9 +612,17 @@ pub fn host_fields_kept(c: &Ctx<'_>) -> Outcome {
     for (call, _, _) in &a {
         let input = call.messages(c.trace).unwrap_or_default();
         let output = call.result_messages(c.trace).unwrap_or_default();
+        // Each input message parsed once (was once per output message: cubic
+        // in the session length over a whole trace).
+        let mut by_key = std::collections::HashMap::new();
+        for i in &input {
+            if let Ok(im) = serde_json::from_value::<AgentMessage>(i.clone()) {
+                by_key.entry(key(&im)).or_insert(i);
+            }
+        }
         for o in &output {
             let Ok(om) = serde_json::from_value::<AgentMessage>(o.clone()) else { continue };
-            let Some(i) = input.iter().find(|i| serde_json::from_value::<AgentMessage>((*i).clone()).is_ok_and(|im| key(&im) == key(&om))) else { continue };
+            let Some(i) = by_key.get(&key(&om)).copied() else { continue };
             if let (Some(io), Some(oo)) = (i.as_object(), o.as_object()) {
                 let lost: Vec<&String> = io.keys().filter(|k| !oo.contains_key(*k)).collect();
                 if !lost.is_empty() {
