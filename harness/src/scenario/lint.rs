@@ -230,6 +230,14 @@ mod tests {
     }
 
     #[test]
+    fn yaml_1_1_booleans_stay_strings() {
+        let src = "id: b\ntitle: t\ndescription: d\nscript:\n  - turn:\n      user: hi\n      model: [{tool_calls: [{name: r, arguments: {path: y, a: yes, b: on, c: true}}]}]\n";
+        let l = crate::scenario::load::parse(Path::new("s/b.yaml"), src).unwrap();
+        let v = serde_json::to_value(&l.scenario.script).unwrap().to_string();
+        assert!(v.contains(r#""path":"y""#) && v.contains(r#""a":"yes""#) && v.contains(r#""b":"on""#) && v.contains(r#""c":true"#), "{v}");
+    }
+
+    #[test]
     fn clause_ids() {
         assert!(is_clause_id("CE-ASM-003"));
         assert!(!is_clause_id("CE-asm-003"));

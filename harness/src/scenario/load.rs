@@ -53,6 +53,10 @@ pub fn parse(path: &Path, source: &str) -> Result<Located, Vec<LoadError>> {
     let options = serde_saphyr::options! {
         budget: serde_saphyr::budget! { max_depth: MAX_DEPTH },
         with_snippet: false,
+        // YAML 1.2 core schema, as serde_yaml read it: `y`, `yes`, `on`
+        // stay strings (tool arguments like `{path: y}` must not turn into booleans).
+        strict_booleans: true,
+        legacy_octal_numbers: false,
     };
     let scenario: Scenario = serde_saphyr::from_str_with_options(source, options).map_err(|e| {
         let (line, column) = e.location().map(|l| (l.line() as usize, l.column() as usize)).unwrap_or((1, 1));
