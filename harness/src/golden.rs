@@ -42,12 +42,12 @@ pub fn render_digest(t: &Trace) -> String {
         .map(|e| match e {
             Event::Call(c) => {
                 let reply = match &c.reply {
-                    ReplyRecord::Ok(v) => format!("ok out={} r={}", count(v), hex(&v.to_string(), 10)),
+                    ReplyRecord::Ok(v) => format!("ok out={} r={}", count(&t.resolve(v)), hex(&v.to_string(), 10)),
                     ReplyRecord::Threw { message, .. } => format!("threw {}", hex(message, 10)),
                     ReplyRecord::Fault { kind, .. } => format!("fault {kind}"),
                     ReplyRecord::Skipped => "skipped".into(),
                 };
-                format!("#{} t{}.{} {} in={} p={} {reply}", c.seq, c.turn, c.attempt, c.method, count(&c.params), hex(&c.params.to_string(), 10))
+                format!("#{} t{}.{} {} in={} p={} {reply}", c.seq, c.turn, c.attempt, c.method, count(&t.params(c)), hex(&c.params.to_string(), 10))
             }
             Event::Model(m) => format!("#{} t{}.{} model {} msgs={} tokens={}", m.seq, m.turn, m.attempt, m.outcome, m.message_count, m.prompt_tokens),
             Event::Note(n) => format!("#{} t{} note {}", n.seq, n.turn, n.code),
@@ -74,6 +74,16 @@ pub fn check_digest(root: &Path, engine: &str, t: &Trace, bless: bool) -> Result
 }
 
 /// `None` when equal, else a unified diff (expected → actual), 3 lines of context.
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn version_1_goldens_are_named_not_diffed() {
+        assert_eq!(super::format_mismatch(r#"{"scenario":"x","events":[]}"#), Some(1));
+        assert_eq!(super::format_mismatch(&format!(r#"{{"formatVersion":{},"events":[]}}"#, crate::trace::FORMAT_VERSION)), None);
+        assert_eq!(super::format_mismatch(""), None);
+    }
+}
+
 pub fn diff(expected: &str, actual: &str) -> Option<String> {
     if expected == actual {
         return None;
@@ -107,6 +117,15 @@ pub fn check(root: &Path, engine: &str, t: &Trace, bless: bool) -> Result<(), St
 
 fn compare(p: &Path, actual: String, bless: bool) -> Result<(), String> {
     let expected = std::fs::read_to_string(p).unwrap_or_default();
+    if let Some(v) = format_mismatch(&expected) {
+        if !bless {
+            return Err(format!(
+                "{}: golden has trace format version {v}, this clawspec writes version {} (message arrays stored once per trace): re-record it (`clawspec record`, or CLAWSPEC_BLESS=1 for ours)",
+                p.display(),
+                crate::trace::FORMAT_VERSION
+            ));
+        }
+    }
     match diff(&expected, &actual) {
         None => Ok(()),
         Some(_) if bless => {
@@ -117,6 +136,23 @@ fn compare(p: &Path, actual: String, bless: bool) -> Result<(), String> {
         Some(d) if expected.is_empty() => Err(format!("{}: no golden yet (bless to create)\n{}", p.display(), &d[..d.len().min(2000)])),
         Some(d) => Err(format!("{}: trace differs from the golden (- golden, + actual):\n{d}", p.display())),
     }
+}
+
+/// The format version of a golden file when it is not the current one.
+fn format_mismatch(text: &str) -> Option<u32> {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        #[serde(rename = "formatVersion", default = "one")]
+        v: u32,
+    }
+    fn one() -> u32 {
+        1
+    }
+    if text.is_empty() {
+        return None;
+    }
+    let v = serde_json::from_str::<Head>(text).map(|h| h.v).unwrap_or(1);
+    (v != crate::trace::FORMAT_VERSION).then_some(v)
 }
 
 /// Golden files under `root/<engine>/` that no (scenario, profile) pair refers to.

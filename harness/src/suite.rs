@@ -110,13 +110,8 @@ async fn run_job(job: &Job, cfg: &RunConfig) -> Trace {
     let (model, _server) = match model_for(&job.scenario, cfg.via_http).await {
         Ok(m) => m,
         Err(e) => {
-            return crate::trace::Trace {
-                scenario: job.scenario.id.clone(),
-                profile: job.profile.id.clone(),
-                engine: crate::trace::EngineRecord { display: cfg.engine.display.clone(), info: None, methods: vec![], implementation: None, hooks: serde_json::Value::Null },
-                events: vec![],
-                outcome: crate::trace::Outcome::HarnessError { message: e },
-            };
+            let engine = crate::trace::EngineRecord { display: cfg.engine.display.clone(), info: None, methods: vec![], implementation: None, hooks: serde_json::Value::Null };
+            return crate::trace::Trace::new(job.scenario.id.clone(), job.profile.id.clone(), engine, vec![], crate::trace::Outcome::HarnessError { message: e }, Default::default());
         }
     };
     runtime::run(&job.scenario, &job.profile, cfg, model).await

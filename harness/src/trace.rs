@@ -2,6 +2,15 @@
 //! sent (method + params as sent, after projection), the engine's answer, the
 //! host callbacks served during the call, and host-side facts the checks need.
 //! Timing-free: two runs give byte-identical traces. Goldens are traces.
+//!
+//! Message arrays (`messages` in params, results and callbacks) are stored
+//! once per trace in [`MessageStore`] and referenced from the events, so a
+//! trace grows linearly with the session; read them through
+//! [`Trace::messages`], [`Trace::params`] and [`Trace::result`].
+
+pub mod store;
+
+use std::borrow::Cow;
 
 use std::collections::BTreeMap;
 
@@ -9,14 +18,34 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use store::MessageStore;
+
+/// Version of the trace (and golden) file format. 2: message arrays are
+/// content-addressed in `store` and referenced as `{"$messages": "l-…"}`.
+pub const FORMAT_VERSION: u32 = 2;
+
+fn format_version() -> u32 {
+    FORMAT_VERSION
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Trace {
+    /// [`FORMAT_VERSION`] of the writer (absent in version-1 files).
+    #[serde(default = "format_version_1")]
+    pub format_version: u32,
     pub scenario: String,
     pub profile: String,
     pub engine: EngineRecord,
     pub events: Vec<Event>,
     pub outcome: Outcome,
+    /// The messages the events reference.
+    #[serde(default, skip_serializing_if = "MessageStore::is_empty")]
+    pub store: MessageStore,
+}
+
+fn format_version_1() -> u32 {
+    1
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -64,6 +93,21 @@ pub struct CallRecord {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub callbacks: Vec<CallbackRecord>,
     pub reply: ReplyRecord,
+}
+
+impl CallRecord {
+    /// The `messages` the engine received, resolved (`call.messages(&trace)`).
+    pub fn messages(&self, t: &Trace) -> Option<Vec<Value>> {
+        t.messages(&self.params)
+    }
+
+    /// The `messages` the engine returned, resolved.
+    pub fn result_messages(&self, t: &Trace) -> Option<Vec<Value>> {
+        match &self.reply {
+            ReplyRecord::Ok(v) => t.messages(v),
+            _ => None,
+        }
+    }
 }
 
 /// What the runtime knows about a call that the engine does not see.
@@ -170,6 +214,27 @@ pub enum Outcome {
 }
 
 impl Trace {
+    /// A trace of the current format (events already interned in `store`).
+    pub fn new(scenario: String, profile: String, engine: EngineRecord, events: Vec<Event>, outcome: Outcome, store: MessageStore) -> Trace {
+        Trace { format_version: format_version(), scenario, profile, engine, events, outcome, store }
+    }
+
+    /// `call.params` with its `messages` resolved.
+    pub fn params<'a>(&self, call: &'a CallRecord) -> Cow<'a, Value> {
+        self.store.resolve(&call.params)
+    }
+
+    /// The `messages` of a params/result object (`call.params`, a reply
+    /// value, callback params), resolved; `None` when it has none.
+    pub fn messages(&self, v: &Value) -> Option<Vec<Value>> {
+        self.store.messages_of(v)
+    }
+
+    /// Any value of this trace with its `messages` resolved.
+    pub fn resolve<'a>(&self, v: &'a Value) -> Cow<'a, Value> {
+        self.store.resolve(v)
+    }
+
     pub fn calls(&self) -> impl Iterator<Item = &CallRecord> {
         self.events.iter().filter_map(|e| match e {
             Event::Call(c) => Some(c),

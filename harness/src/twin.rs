@@ -111,12 +111,12 @@ pub fn normalise(t: &Trace) -> Vec<Value> {
     t.calls()
         .map(|c| {
             let reply = match &c.reply {
-                ReplyRecord::Ok(v) => json!({"ok": v}),
+                ReplyRecord::Ok(v) => json!({"ok": t.resolve(v).into_owned()}),
                 ReplyRecord::Threw { message, .. } => json!({"threw": message}),
                 ReplyRecord::Fault { kind, .. } => json!({"fault": kind}),
                 ReplyRecord::Skipped => json!("skipped"),
             };
-            let mut v = json!({"step": c.step, "method": c.method, "params": c.params, "reply": reply});
+            let mut v = json!({"step": c.step, "method": c.method, "params": t.params(c).into_owned(), "reply": reply});
             n.value(None, &mut v);
             v
         })
@@ -149,17 +149,17 @@ mod tests {
     use crate::trace::{CallRecord, EngineRecord, Event, Outcome};
 
     fn trace(calls: Vec<(&str, Value)>) -> Trace {
-        Trace {
-            scenario: "s".into(),
-            profile: "p".into(),
-            engine: EngineRecord { display: "e".into(), info: Some(json!({"id": "window"})), methods: vec![], implementation: None, hooks: Value::Null },
-            events: calls
+        let mut store = crate::trace::MessageStore::default();
+        let engine = EngineRecord { display: "e".into(), info: Some(json!({"id": "window"})), methods: vec![], implementation: None, hooks: Value::Null };
+        let events = calls
                 .into_iter()
                 .enumerate()
-                .map(|(i, (m, p))| Event::Call(CallRecord { seq: i as u32, turn: 1, attempt: 1, step: 0, method: m.into(), params: p, meta: Default::default(), callbacks: vec![], reply: ReplyRecord::Ok(Value::Null) }))
-                .collect(),
-            outcome: Outcome::Completed { turns: 1, failed_turns: vec![] },
-        }
+                .map(|(i, (m, mut p))| {
+                    store.intern_field(&mut p);
+                    Event::Call(CallRecord { seq: i as u32, turn: 1, attempt: 1, step: 0, method: m.into(), params: p, meta: Default::default(), callbacks: vec![], reply: ReplyRecord::Ok(Value::Null) })
+                })
+                .collect();
+        Trace::new("s".into(), "p".into(), engine, events, Outcome::Completed { turns: 1, failed_turns: vec![] }, store)
     }
 
     #[test]

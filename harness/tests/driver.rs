@@ -86,6 +86,7 @@ async fn one_call(mode: &str, opts: CallOptions) -> (String, String, i32) {
 #[case::exit0_early("exit0-early", "exit-before-shutdown", None)]
 #[case::stderr_flood("stderr-flood", "stderr-flood", None)]
 #[case::close_stdout("close-stdout", "closed-stdout", Some("stdout closed"))]
+#[case::log_flood("log-flood", "log-flood", None)]
 #[case::throw("throw", "threw:-32000", None)]
 #[tokio::test]
 async fn misbehaviour_is_a_named_fault(#[case] mode: &str, #[case] kind: &str, #[case] stderr_has: Option<&str>) {

@@ -128,7 +128,7 @@ fn current_2026_9_6() {
     // (buildAgentInternalEventContext, resolveRuntimeContextPromptParts).
     let announce = calls(&t, "assemble").into_iter().find(|c| c.turn == 2).expect("announce assemble");
     assert_eq!(announce.params["prompt"], "Continue the OpenClaw runtime event.");
-    assert!(t.calls().all(|c| !c.params.to_string().contains("[Internal task completion event]")));
+    assert!(t.calls().all(|c| !t.params(c).to_string().contains("[Internal task completion event]")));
     // Overflow retry: the continuation prompt, not persisted (session-prompt-state.ts).
     let retry: Vec<_> = calls(&t, "assemble").into_iter().filter(|c| c.turn == 3).collect();
     assert_eq!(retry.len(), 2);
@@ -139,7 +139,7 @@ fn current_2026_9_6() {
 fn rfc_82137_adds_aligned_assemble_fields() {
     let t = run("window", "rfc-82137", "profile-diff");
     for c in calls(&t, "assemble") {
-        let n = c.params["messages"].as_array().unwrap().len();
+        let n = c.messages(&t).unwrap().len();
         assert_eq!(c.params["inputProvenance"].as_array().map(Vec::len), Some(n));
         assert_eq!(c.params["internalEvents"].as_array().map(Vec::len), Some(n));
         assert!(c.params["prePromptMessageCount"].as_u64().unwrap() as usize <= n);

@@ -27,7 +27,7 @@
 //!   wiremock HTTP server validating every request and answering with the
 //!   scripted reply (text, tool calls, thinking in the provider's response
 //!   format) or the provider's rejection; `uri()`/`endpoint()` give its
-//!   address. [`server::serve`]`(provider, port, config)` runs one until
+//!   address. [`server::serve`]`(provider, port, config, options)` runs one until
 //!   Ctrl-C (`clawspec serve-provider`).
 //! - [`validate_transcript_file`]`(provider, path)` for `clawspec validate`
 //!   (a JSON array, JSONL, or a fixture object with `messages`; repair only
@@ -48,6 +48,7 @@ pub mod sanitizer;
 pub mod scripted;
 pub mod server;
 pub mod sse;
+pub mod shape;
 pub mod validate;
 pub mod wire;
 

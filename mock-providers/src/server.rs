@@ -5,13 +5,18 @@
 //! `x-clawspec-reply` header (`{"text": …, "thinking": …, "toolCalls":
 //! [{id,name,arguments}]}`), else `{"text":"ok"}`.
 //!
+//! Before any transcript rule, the envelope is checked ([`crate::shape`]):
+//! body size (the provider's limit), JSON content type, an object with a
+//! model and a non-empty messages array. Nothing keeps request bodies unless
+//! asked ([`ServeOptions::keep_bodies`]); the request log is a bounded ring.
+//!
 //! Thinking in a reply is signed with a signature the server mints
 //! (deterministic: sha256 of provider and sequence number); when the
 //! validator config tracks `known_signatures`, minted ones are registered, so
 //! replaying them verbatim passes and anything else is "invalid" (B8).
 
 use std::collections::VecDeque;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 use wiremock::matchers::{method, path};
@@ -56,6 +61,31 @@ pub struct Reply {
 /// shift every later turn (only on [`MockProvider::start_scripted_for_model`]).
 pub const STEP_PATH: &str = "/__clawspec/step";
 
+/// What the server keeps about the requests it answered.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    /// Keep each logged request's body (off: only size and status).
+    pub keep_bodies: bool,
+    /// Requests kept in the log (oldest dropped first).
+    pub log_capacity: usize,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        ServeOptions { keep_bodies: false, log_capacity: 256 }
+    }
+}
+
+/// One answered request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoggedRequest {
+    pub seq: u64,
+    pub bytes: usize,
+    pub status: u16,
+    /// Present only with [`ServeOptions::keep_bodies`].
+    pub body: Option<Vec<u8>>,
+}
+
 struct State {
     rules: Rules,
     script: VecDeque<Reply>,
@@ -65,31 +95,48 @@ struct State {
     script_model: Option<String>,
     /// The step being driven ([`STEP_PATH`]); `None` = no step alignment.
     step: Option<usize>,
+    options: ServeOptions,
+    log: VecDeque<LoggedRequest>,
+    received: u64,
+}
+
+impl State {
+    fn record(&mut self, body: &[u8], status: u16) {
+        self.received += 1;
+        if self.options.log_capacity == 0 {
+            return;
+        }
+        if self.log.len() == self.options.log_capacity {
+            self.log.pop_front();
+        }
+        let kept = self.options.keep_bodies.then(|| body.to_vec());
+        self.log.push_back(LoggedRequest { seq: self.received, bytes: body.len(), status, body: kept });
+    }
 }
 
 struct Validating {
     provider: Provider,
-    state: std::sync::Arc<Mutex<State>>,
+    state: Arc<Mutex<State>>,
 }
 
 impl Respond for Validating {
     fn respond(&self, req: &Request) -> ResponseTemplate {
         let p = self.provider;
-        let body: Value = match serde_json::from_slice(&req.body) {
-            Ok(v) => v,
-            Err(e) => {
-                let r = crate::Rejection::new(p, format!("Could not parse the JSON body of your request: {e}"));
-                return ResponseTemplate::new(400).set_body_json(r.body);
+        let mut st = self.state.lock().unwrap();
+        let content_type = req.headers.get("content-type").and_then(|h| h.to_str().ok());
+        let checked = crate::shape::check(p, content_type, &req.body).and_then(|body| validate(p, &body, &st.rules).map(|()| body));
+        let body = match checked {
+            Ok(body) => body,
+            Err(r) => {
+                st.record(&req.body, r.status);
+                let mut t = ResponseTemplate::new(r.status).set_body_json(r.body);
+                if p == Provider::Bedrock {
+                    t = t.insert_header("x-amzn-ErrorType", "ValidationException");
+                }
+                return t;
             }
         };
-        let mut st = self.state.lock().unwrap();
-        if let Err(r) = validate(p, &body, &st.rules) {
-            let mut t = ResponseTemplate::new(r.status).set_body_json(r.body);
-            if p == Provider::Bedrock {
-                t = t.insert_header("x-amzn-ErrorType", "ValidationException");
-            }
-            return t;
-        }
+        st.record(&req.body, 200);
         let for_script = st.script_model.as_deref().is_none_or(|m| body["model"].as_str() == Some(m));
         let current = st.step;
         let in_step = |r: &Reply| matches!((current, r.step), (Some(c), Some(s)) if s > c);
@@ -128,7 +175,7 @@ impl Respond for Validating {
     }
 }
 
-struct StepMarker(std::sync::Arc<Mutex<State>>);
+struct StepMarker(Arc<Mutex<State>>);
 
 impl Respond for StepMarker {
     fn respond(&self, req: &Request) -> ResponseTemplate {
@@ -141,6 +188,29 @@ impl Respond for StepMarker {
         let before = st.script.len();
         st.script.retain(|r| r.step.is_none_or(|s| s >= n));
         ResponseTemplate::new(200).set_body_json(json!({"step": n, "dropped": before - st.script.len()}))
+    }
+}
+
+/// `GET` here lists the logged requests (bodies only with `keep_bodies`).
+pub const LOG_PATH: &str = "/_clawspec/requests";
+
+struct LogView(Arc<Mutex<State>>);
+
+impl Respond for LogView {
+    fn respond(&self, _: &Request) -> ResponseTemplate {
+        let st = self.0.lock().unwrap();
+        let entries: Vec<Value> = st
+            .log
+            .iter()
+            .map(|r| {
+                let mut e = json!({"seq": r.seq, "bytes": r.bytes, "status": r.status});
+                if let Some(b) = &r.body {
+                    e["body"] = json!(String::from_utf8_lossy(b));
+                }
+                e
+            })
+            .collect();
+        ResponseTemplate::new(200).set_body_json(json!({"received": st.received, "keepBodies": st.options.keep_bodies, "requests": entries}))
     }
 }
 
@@ -205,36 +275,42 @@ pub fn render(p: Provider, reply: &Value) -> Value {
 pub struct MockProvider {
     pub provider: Provider,
     server: MockServer,
+    state: Arc<Mutex<State>>,
 }
 
 impl MockProvider {
     pub async fn start(provider: Provider, rules: Rules) -> MockProvider {
-        Self::on(MockServer::start().await, provider, rules, Vec::new()).await
+        Self::mount(Self::unrecorded().await, provider, rules, Vec::new(), None, ServeOptions::default()).await
     }
 
     /// A server answering valid requests with `script` in order (then `ok`).
     pub async fn start_scripted(provider: Provider, rules: Rules, script: Vec<Reply>) -> MockProvider {
-        Self::on(MockServer::start().await, provider, rules, script).await
+        Self::mount(Self::unrecorded().await, provider, rules, script, None, ServeOptions::default()).await
     }
 
     /// As [`Self::start_scripted`], but only requests for `model` consume the
-    /// script (a real host also calls its utility model: titles, recaps).
+    /// script (a real host also calls its utility model: titles, recaps), and
+    /// request bodies are kept (a real-host run writes them to its work dir).
     pub async fn start_scripted_for_model(provider: Provider, rules: Rules, script: Vec<Reply>, model: &str) -> MockProvider {
-        Self::mount(MockServer::start().await, provider, rules, script, Some(model.to_string())).await
+        let options = ServeOptions { keep_bodies: true, log_capacity: 4096 };
+        Self::mount(Self::unrecorded().await, provider, rules, script, Some(model.to_string()), options).await
     }
 
-    async fn on(server: MockServer, provider: Provider, rules: Rules, script: Vec<Reply>) -> MockProvider {
-        Self::mount(server, provider, rules, script, None).await
-    }
-
-    async fn mount(server: MockServer, provider: Provider, rules: Rules, script: Vec<Reply>, script_model: Option<String>) -> MockProvider {
+    async fn mount(server: MockServer, provider: Provider, rules: Rules, script: Vec<Reply>, script_model: Option<String>, options: ServeOptions) -> MockProvider {
         let aligned = script_model.is_some();
-        let state = std::sync::Arc::new(Mutex::new(State { rules, script: script.into(), minted: 0, script_model, step: None }));
+        let state = Arc::new(Mutex::new(State { rules, script: script.into(), minted: 0, script_model, step: None, options, log: VecDeque::new(), received: 0 }));
         if aligned {
             Mock::given(method("POST")).and(path(STEP_PATH)).respond_with(StepMarker(state.clone())).mount(&server).await;
         }
-        Mock::given(method("POST")).and(path(provider.path())).respond_with(Validating { provider, state }).mount(&server).await;
-        MockProvider { provider, server }
+        Mock::given(method("POST")).and(path(provider.path())).respond_with(Validating { provider, state: state.clone() }).mount(&server).await;
+        Mock::given(method("GET")).and(path(LOG_PATH)).respond_with(LogView(state.clone())).mount(&server).await;
+        MockProvider { provider, server, state }
+    }
+
+    /// wiremock keeps every request (body included) unless told not to; the
+    /// bounded log in [`State`] replaces it.
+    async fn unrecorded() -> MockServer {
+        MockServer::builder().disable_request_recording().start().await
     }
 
     /// Base URI (`http://127.0.0.1:PORT`).
@@ -247,23 +323,29 @@ impl MockProvider {
         format!("{}{}", self.uri(), self.provider.path())
     }
 
-    /// Bodies of the requests received so far, in order (for a run's work dir).
+    /// Bodies of the logged requests, in order (JSON; `null` for a body that
+    /// is not, or was not kept — see [`ServeOptions::keep_bodies`]).
     pub async fn received_bodies(&self) -> Vec<Value> {
-        self.server.received_requests().await.unwrap_or_default().iter().map(|r| serde_json::from_slice(&r.body).unwrap_or(Value::Null)).collect()
+        self.log().iter().map(|r| r.body.as_deref().and_then(|b| serde_json::from_slice(b).ok()).unwrap_or(Value::Null)).collect()
     }
 
-    /// Requests received so far (method, path, status is not recorded by wiremock).
+    /// Requests answered so far on the provider's path.
     pub async fn received(&self) -> usize {
-        self.server.received_requests().await.map(|r| r.len()).unwrap_or(0)
+        self.state.lock().unwrap().received as usize
+    }
+
+    /// The most recent requests (at most [`ServeOptions::log_capacity`]).
+    pub fn log(&self) -> Vec<LoggedRequest> {
+        self.state.lock().unwrap().log.iter().cloned().collect()
     }
 }
 
 /// `clawspec serve-provider`: serve until interrupted.
-pub async fn serve(provider: Provider, port: u16, rules: Rules) -> std::io::Result<()> {
+pub async fn serve(provider: Provider, port: u16, rules: Rules, options: ServeOptions) -> std::io::Result<()> {
     let listener = std::net::TcpListener::bind(("127.0.0.1", port))?;
-    let server = MockServer::builder().listener(listener).start().await;
-    let m = MockProvider::on(server, provider, rules, Vec::new()).await;
-    eprintln!("mock {} provider listening on {} (POST {})", provider, m.uri(), provider.path());
+    let server = MockServer::builder().listener(listener).disable_request_recording().start().await;
+    let m = MockProvider::mount(server, provider, rules, Vec::new(), None, options).await;
+    eprintln!("mock {} provider listening on {} (POST {}; GET {LOG_PATH} lists the last requests)", provider, m.uri(), provider.path());
     tokio::signal::ctrl_c().await?;
     Ok(())
 }

@@ -490,6 +490,27 @@ fn bedrock(body: &Value, r: &Rules) -> Result<(), Rejection> {
         if content.is_empty() {
             return rej(format!("The content field in the Message object at messages.{n} is empty. Add a ContentBlock object to the content field and try again."));
         }
+        // V: vercel/ai packages/amazon-bedrock/src/__fixtures__/amazon-bedrock-cache-point-only-assistant-error.json
+        if content.iter().all(|b| b.get("cachePoint").is_some()) {
+            return rej("There is nothing available to cache. Please remove the invalid cache point and try again.".into());
+        }
+        // V: vercel/ai packages/amazon-bedrock/src/__fixtures__/issue-7034-error.json
+        if m["role"] == "user" && content.iter().any(|b| b.get("reasoningContent").is_some()) {
+            return rej("User messages cannot contain reasoning content. Please remove the reasoning content and try again.".into());
+        }
+        // V: vercel/ai packages/amazon-bedrock/src/__fixtures__/amazon-bedrock-mistral-duplicate-tool-call-ids-error.json
+        // (duplicates in the assistant at N are reported at N+1, where their results go).
+        let mut ids: Vec<&str> = Vec::new();
+        let mut dups: Vec<&str> = Vec::new();
+        for id in content.iter().filter_map(|b| b.get("toolUse")).map(|u| s(u, "toolUseId")) {
+            if ids.contains(&id) && !dups.contains(&id) {
+                dups.push(id);
+            }
+            ids.push(id);
+        }
+        if !dups.is_empty() {
+            return rej(format!("The toolUse blocks at messages.{}.content contain duplicate Ids: {}", n + 1, dups.join(", ")));
+        }
         for (k, b) in content.iter().enumerate() {
             if let Some(t) = b.get("text").and_then(Value::as_str) {
                 if t.trim().is_empty() {

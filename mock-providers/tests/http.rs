@@ -54,3 +54,78 @@ async fn every_provider_accepts_valid_and_rejects_invalid_over_http() {
         assert_eq!(server.received().await, 2);
     }
 }
+
+/// One raw HTTP/1.1 POST with any content type and body (post_json always
+/// sends JSON); returns status and body.
+fn raw_post(url: &str, content_type: Option<&str>, body: &[u8]) -> (u16, serde_json::Value) {
+    use std::io::{Read, Write};
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_once('/').unwrap();
+    let mut s = std::net::TcpStream::connect(host).unwrap();
+    let ct = content_type.map(|c| format!("Content-Type: {c}\r\n")).unwrap_or_default();
+    let head = format!("POST /{path} HTTP/1.1\r\nHost: {host}\r\n{ct}Content-Length: {}\r\nConnection: close\r\n\r\n", body.len());
+    s.write_all(head.as_bytes()).unwrap();
+    let _ = s.write_all(body);
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    let text = String::from_utf8_lossy(&raw);
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    let status = head.split_whitespace().nth(1).unwrap().parse().unwrap();
+    (status, serde_json::from_str(body).unwrap_or(serde_json::Value::Null))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_envelopes_get_the_providers_error_over_http() {
+    for p in ALL {
+        let server = MockProvider::start(p, Rules::default()).await;
+        let url = server.endpoint();
+        let key = clawspec_mock_providers::shape::messages_key(p);
+        let cases: Vec<(Option<&'static str>, String)> = vec![
+            (Some("application/json"), "{}".into()),
+            (Some("application/json"), "[1,2,3]".into()),
+            (Some("application/json"), "null".into()),
+            (Some("application/json"), format!(r#"{{"{key}":[{{"role":"user","content":"hi"}}]}}"#)),
+            (Some("application/json"), format!(r#"{{"model":"m","{key}":{{"role":"user"}}}}"#)),
+            (Some("application/json"), format!(r#"{{"model":"m","{key}":[]}}"#)),
+            (Some("text/plain"), format!(r#"{{"model":"m","{key}":[{{"role":"user","content":"hi"}}]}}"#)),
+        ];
+        let n = cases.len();
+        for (ct, body) in cases {
+            let u = url.clone();
+            let b = body.clone();
+            let (status, reply) = tokio::task::spawn_blocking(move || raw_post(&u, ct, b.as_bytes())).await.unwrap();
+            // A body without `model` is fine where the model is in the URL.
+            if matches!(p, Provider::Gemini | Provider::Bedrock) && body.starts_with(&format!("{{\"{key}\"")) {
+                continue;
+            }
+            assert!(status == 400 || status == 422, "{p} answered {status} to {ct:?} {body}: {reply}");
+            let envelope_ok = match p {
+                Provider::Anthropic => reply["type"] == "error" && reply["error"]["message"].is_string(),
+                Provider::OpenAiChat | Provider::OpenAiResponses => reply["error"]["message"].is_string(),
+                Provider::Gemini => reply["error"]["status"] == "INVALID_ARGUMENT",
+                Provider::Bedrock => reply["message"].is_string(),
+                Provider::Mistral => reply["object"] == "error",
+            };
+            assert!(envelope_ok, "{p}: not the provider's error envelope: {reply}");
+        }
+        // Nothing keeps the bodies by default; the log is bounded.
+        assert_eq!(server.received().await, n);
+        assert!(server.log().iter().all(|r| r.body.is_none() && r.bytes > 0));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oversized_bodies_are_refused_and_the_log_stays_bounded() {
+    let server = MockProvider::start(Provider::Anthropic, Rules::default()).await;
+    let url = server.endpoint();
+    let big = vec![b'x'; clawspec_mock_providers::shape::body_limit(Provider::Anthropic) + 1];
+    let (status, reply) = tokio::task::spawn_blocking(move || raw_post(&url, Some("application/json"), &big)).await.unwrap();
+    assert_eq!(status, 413);
+    assert_eq!(reply["error"]["type"], "request_too_large");
+    for _ in 0..300 {
+        let url = server.endpoint();
+        tokio::task::spawn_blocking(move || raw_post(&url, Some("application/json"), b"{}")).await.unwrap();
+    }
+    assert_eq!(server.received().await, 301);
+    assert_eq!(server.log().len(), clawspec_mock_providers::server::ServeOptions::default().log_capacity);
+}

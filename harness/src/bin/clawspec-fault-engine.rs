@@ -5,7 +5,7 @@
 //!
 //! Modes: echo (well-behaved: answers every call with its params — the
 //! benchmark floor), crash-at-start, crash-mid-call, hang, non-json,
-//! partial-line, wrong-id, oversized, invalid-utf8, exit0-early, stderr-flood,
+//! partial-line, wrong-id, oversized, invalid-utf8, exit0-early, stderr-flood, log-flood,
 //! bad-version, ignore-shutdown, spawn-grandchild-and-hang, abort-aware,
 //! llm-callback, throw, close-stdout (closes stdout, keeps running),
 //! exit0-after-handshake, hang-in-handshake, hostile (answers every call with
@@ -124,6 +124,13 @@ fn main() {
                     if writeln!(err, "{chunk}").is_err() {
                         break;
                     }
+                }
+                send(json!({"jsonrpc":"2.0","id":id,"result":{}}));
+            }
+            "log-flood" => {
+                let chunk = "l".repeat(64 * 1024);
+                for _ in 0..4096 {
+                    send(json!({"jsonrpc":"2.0","method":"$/log","params":{"level":"info","message":chunk}}));
                 }
                 send(json!({"jsonrpc":"2.0","id":id,"result":{}}));
             }

@@ -82,9 +82,9 @@ fn assembled<'a>(c: &'a Ctx<'_>) -> Vec<(&'a CallRecord, Vec<AgentMessage>, Vec<
     calls(c, "assemble")
         .into_iter()
         .filter_map(|call| {
-            let out = returned(call)?.get("messages")?.as_array()?;
-            let out: Vec<AgentMessage> = out.iter().filter_map(|m| serde_json::from_value(m.clone()).ok()).collect();
-            let input: Vec<AgentMessage> = serde_json::from_value(call.params.get("messages")?.clone()).ok()?;
+            let out = call.result_messages(c.trace)?;
+            let out: Vec<AgentMessage> = out.into_iter().filter_map(|m| serde_json::from_value(m).ok()).collect();
+            let input: Vec<AgentMessage> = serde_json::from_value(Value::Array(call.messages(c.trace)?)).ok()?;
             Some((call, input, out))
         })
         .collect()
@@ -135,8 +135,8 @@ pub fn asm_shape(c: &Ctx<'_>) -> Outcome {
     Ok(cs
         .iter()
         .filter_map(|call| {
-            let v = returned(call)?;
-            (!v.get("messages").is_some_and(Value::is_array)).then(|| format!("{}: result has no `messages` array: {}", at(call), short(v)))
+            let v = c.trace.resolve(returned(call)?);
+            (!v.get("messages").is_some_and(Value::is_array)).then(|| format!("{}: result has no `messages` array: {}", at(call), short(&v)))
         })
         .collect())
 }
@@ -147,7 +147,7 @@ pub fn asm_messages_valid(c: &Ctx<'_>) -> Outcome {
     all_threw(&cs)?;
     let mut out = Vec::new();
     for call in cs {
-        let Some(arr) = returned(call).and_then(|v| v.get("messages")).and_then(Value::as_array) else { continue };
+        let Some(arr) = call.result_messages(c.trace) else { continue };
         for (i, m) in arr.iter().enumerate() {
             if let Err(e) = serde_json::from_value::<AgentMessage>(m.clone()) {
                 out.push(format!("{}: messages[{i}] is not an AgentMessage ({e}): {}", at(call), short(m)));
@@ -376,7 +376,7 @@ pub fn per_no_invention(c: &Ctx<'_>) -> Outcome {
     for (call, input, output) in &a {
         // Everything the engine received up to and including this call.
         while fed < all.len() && all[fed].seq <= call.seq {
-            received.feed(all[fed]);
+            received.feed(all[fed], &c.trace.params(all[fed]));
             fed += 1;
         }
         let matched = super::matching::match_output(input, output);
@@ -418,7 +418,7 @@ pub fn cmp_effective(c: &Ctx<'_>) -> Outcome {
         }
         if let Some(next) = all[k + 1..].iter().find(|x| x.method == "assemble") {
             let budget = next.params.get("tokenBudget").and_then(Value::as_u64);
-            let msgs = returned(next).and_then(|v| v.get("messages")).and_then(|m| serde_json::from_value::<Vec<AgentMessage>>(m.clone()).ok());
+            let msgs = next.result_messages(c.trace).and_then(|m| serde_json::from_value::<Vec<AgentMessage>>(Value::Array(m)).ok());
             if let (Some(budget), Some(msgs)) = (budget, msgs) {
                 let est = estimate_messages(&msgs);
                 if est as f64 > budget as f64 * 1.10 {
@@ -519,7 +519,7 @@ pub fn turn_ingest_shape(c: &Ctx<'_>) -> Outcome {
                 out.push(format!("{}: not {{ingested: boolean}}: {}", at(call), short(v)));
             }
         } else {
-            let n = call.params.get("messages").and_then(Value::as_array).map(Vec::len).unwrap_or(0) as f64;
+            let n = call.messages(c.trace).map(|m| m.len()).unwrap_or(0) as f64;
             match v.get("ingestedCount").and_then(Value::as_f64) {
                 Some(k) if k.is_finite() && k >= 0.0 && k <= n => {}
                 _ => out.push(format!("{}: ingestedCount {} for {n} messages", at(call), v.get("ingestedCount").map(|x| x.to_string()).unwrap_or_else(|| "missing".into()))),
@@ -573,8 +573,8 @@ pub fn turn_commit_replay(c: &Ctx<'_>) -> Outcome {
 }
 
 /// Payload identity for CE-TURN-006: what the host asks the engine to make durable.
-fn commit_payload(call: &CallRecord) -> String {
-    let p = &call.params;
+fn commit_payload(c: &Ctx<'_>, call: &CallRecord) -> String {
+    let p = c.trace.params(call);
     format!("{}|{}", p.get("messages").cloned().unwrap_or(Value::Null), p.get("terminal").cloned().unwrap_or(Value::Null))
 }
 
@@ -584,7 +584,7 @@ pub fn turn_commit_conflict(c: &Ctx<'_>) -> Outcome {
     let mut out = Vec::new();
     for call in calls(c, "commitTurn") {
         let Some(key) = call.params.get("advancementKey").and_then(Value::as_str) else { continue };
-        let payload = commit_payload(call);
+        let payload = commit_payload(c, call);
         match committed.get(key) {
             Some(first) if *first != payload => {
                 relevant += 1;
@@ -620,8 +620,8 @@ pub fn host_fields_kept(c: &Ctx<'_>) -> Outcome {
     let a = assembled_or_skip(c)?;
     let mut out = Vec::new();
     for (call, input, _) in &a {
-        let raw_in = call.params["messages"].as_array().cloned().unwrap_or_default();
-        let raw_out = returned(call).unwrap()["messages"].as_array().cloned().unwrap_or_default();
+        let raw_in = call.messages(c.trace).unwrap_or_default();
+        let raw_out = call.result_messages(c.trace).unwrap_or_default();
         // Keep raw indices: an output that is no AgentMessage is CE-ASM-002's business.
         let parsed: Vec<(usize, AgentMessage)> = raw_out.iter().enumerate().filter_map(|(i, o)| Some((i, serde_json::from_value(o.clone()).ok()?))).collect();
         let outputs: Vec<AgentMessage> = parsed.iter().map(|(_, m)| m.clone()).collect();
@@ -747,7 +747,7 @@ pub fn rfc_no_throw(c: &Ctx<'_>) -> Outcome {
 pub fn rfc_info(c: &Ctx<'_>) -> Outcome {
     let Some(base) = c.sibling else { return Err("no openclaw-2026.9.6 run to compare with".into()) };
     let outs = |t: &crate::trace::Trace| -> Vec<Value> {
-        t.calls().filter(|x| x.method == "assemble").map(|x| returned(x).and_then(|v| v.get("messages")).cloned().unwrap_or(Value::Null)).collect()
+        t.calls().filter(|x| x.method == "assemble").map(|x| x.result_messages(t).map(Value::Array).unwrap_or(Value::Null)).collect()
     };
     let (a, b) = (outs(c.trace), outs(base));
     none_if_empty(&a, "assemble call")?;

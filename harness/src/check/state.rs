@@ -29,10 +29,11 @@ fn compacted(v: &Value) -> bool {
 }
 
 /// (input, output) of an assemble that returned a readable messages array.
-fn parsed(call: &CallRecord) -> Option<(Vec<AgentMessage>, Vec<AgentMessage>)> {
-    let out = ok(call)?.get("messages")?.as_array()?;
+fn parsed(t: &crate::trace::Trace, call: &CallRecord) -> Option<(Vec<AgentMessage>, Vec<AgentMessage>)> {
+    ok(call)?;
+    let out = call.result_messages(t)?;
     let out = out.iter().filter_map(|m| serde_json::from_value(m.clone()).ok()).collect();
-    let input = serde_json::from_value(call.params.get("messages")?.clone()).ok()?;
+    let input = serde_json::from_value(Value::Array(call.messages(t)?)).ok()?;
     Some((input, out))
 }
 
@@ -76,7 +77,7 @@ pub fn cmp_reflected(c: &Ctx<'_>) -> Outcome {
     let mut out = Vec::new();
     let mut judged = 0;
     for (compact, next) in pairs {
-        let Some((input, output)) = parsed(next) else { continue };
+        let Some((input, output)) = parsed(c.trace, next) else { continue };
         judged += 1;
         if input.iter().any(is_summary) || compact.callbacks.iter().any(|cb| cb.method == "host/delegateCompaction") {
             continue;
@@ -118,7 +119,7 @@ pub fn cmp_keeps_tail(c: &Ctx<'_>) -> Outcome {
         if !turns_judged.insert(compact.turn) {
             continue;
         }
-        let Some((input, output)) = parsed(next) else { continue };
+        let Some((input, output)) = parsed(c.trace, next) else { continue };
         let volatile = &next.meta.volatile;
         let newest = input.iter().enumerate().rev().find(|(i, m)| !volatile.contains(i) && !is_summary(m));
         let Some((i, last)) = newest else { continue };
@@ -145,7 +146,7 @@ pub fn asm_repeats_kept(c: &Ctx<'_>) -> Outcome {
     let mut relevant = 0;
     let mut out = Vec::new();
     for call in calls {
-        let Some((input, output)) = parsed(call) else { continue };
+        let Some((input, output)) = parsed(c.trace, call) else { continue };
         let mut count_in: BTreeMap<String, usize> = BTreeMap::new();
         for m in &input {
             *count_in.entry(text_key(m)).or_default() += 1;
@@ -203,7 +204,7 @@ pub fn asm_nothing_lost_with_room(c: &Ctx<'_>) -> Outcome {
             continue;
         }
         let Some(budget) = call.params.get("tokenBudget").and_then(Value::as_u64) else { continue };
-        let Some((input, output)) = parsed(call) else { continue };
+        let Some((input, output)) = parsed(c.trace, call) else { continue };
         if input.is_empty() || estimate_messages(&input) * 2 > budget {
             continue;
         }

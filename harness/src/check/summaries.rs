@@ -32,9 +32,10 @@ pub struct Received {
 }
 
 impl Received {
-    /// Take in everything one call gave the engine.
-    pub fn feed(&mut self, call: &CallRecord) {
-        let p = &call.params;
+    /// Take in everything one call gave the engine (`params`: the call's
+    /// params with their messages resolved, `Trace::params`).
+    pub fn feed(&mut self, call: &CallRecord, params: &Value) {
+        let p = params;
         let messages = p.get("messages").and_then(Value::as_array).into_iter().flatten().chain(p.get("message"));
         for m in messages {
             if let Ok(m) = serde_json::from_value::<AgentMessage>(m.clone()) {
@@ -98,7 +99,7 @@ mod tests {
             callbacks: vec![CallbackRecord { method: "host/llm.complete".into(), params: json!({}), result: json!({"text": "Summary of 4 messages (40 words): deploy staging"}) }],
             reply: ReplyRecord::Ok(json!({})),
         };
-        r.feed(&call);
+        r.feed(&call, &call.params);
         r
     }
 

@@ -72,20 +72,23 @@ fn with_reply(mut c: CallRecord, r: ReplyRecord) -> CallRecord {
 
 fn trace_in(profile: &str, calls: Vec<CallRecord>) -> Trace {
     let methods = ["ingest", "assemble", "compact", "bootstrap", "maintain", "ingestBatch", "afterTurn", "commitTurn", "prepareSubagentSpawn", "onSubagentEnded", "dispose"];
-    Trace {
-        scenario: "unit".into(),
-        profile: profile.into(),
-        engine: EngineRecord { display: "unit".into(), info: Some(json!({"id": "unit"})), methods: methods.iter().map(|m| m.to_string()).collect(), implementation: None, hooks: Value::Null },
-        events: calls
-            .into_iter()
-            .enumerate()
-            .map(|(i, mut c)| {
-                c.seq = i as u32;
-                Event::Call(c)
-            })
-            .collect(),
-        outcome: Outcome::Completed { turns: 1, failed_turns: vec![] },
-    }
+    // Messages are interned as the runtime does, so checks must read them
+    // through the trace's accessors.
+    let mut store = crate::trace::MessageStore::default();
+    let events = calls
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut c)| {
+            c.seq = i as u32;
+            store.intern_field(&mut c.params);
+            if let ReplyRecord::Ok(v) = &mut c.reply {
+                store.intern_field(v);
+            }
+            Event::Call(c)
+        })
+        .collect();
+    let engine = EngineRecord { display: "unit".into(), info: Some(json!({"id": "unit"})), methods: methods.iter().map(|m| m.to_string()).collect(), implementation: None, hooks: Value::Null };
+    Trace::new("unit".into(), profile.into(), engine, events, Outcome::Completed { turns: 1, failed_turns: vec![] }, store)
 }
 fn trace(calls: Vec<CallRecord>) -> Trace {
     trace_in(P, calls)

@@ -30,6 +30,13 @@ pub struct ServeArgs {
     pub provider: Provider,
     #[arg(long, default_value_t = 8089)]
     pub port: u16,
+    /// Keep request bodies in the request log (GET /_clawspec/requests);
+    /// off by default so a long run holds no payloads.
+    #[arg(long)]
+    pub keep_bodies: bool,
+    /// How many requests the log keeps (oldest dropped first).
+    #[arg(long, default_value_t = 256)]
+    pub log_capacity: usize,
 }
 
 /// Messages from a JSON array or JSONL; errors carry file:line:col.
@@ -81,7 +88,8 @@ pub fn validate_main(a: ValidateArgs) -> u8 {
 }
 
 pub async fn serve_main(a: ServeArgs) -> u8 {
-    match clawspec_mock_providers::server::serve(a.provider, a.port, Rules::default()).await {
+    let options = clawspec_mock_providers::server::ServeOptions { keep_bodies: a.keep_bodies, log_capacity: a.log_capacity };
+    match clawspec_mock_providers::server::serve(a.provider, a.port, Rules::default(), options).await {
         Ok(()) => super::EXIT_OK,
         Err(e) => {
             eprintln!("clawspec serve-provider: {e}");

@@ -74,13 +74,13 @@ pub fn human(t: &Trace) -> String {
         match e {
             Event::Call(c) => {
                 let reply = match &c.reply {
-                    ReplyRecord::Ok(v) => summarize(v),
+                    ReplyRecord::Ok(v) => summarize(&t.resolve(v)),
                     ReplyRecord::Threw { message, .. } => format!("THREW {message}"),
                     ReplyRecord::Fault { kind, .. } => format!("FAULT {kind}"),
                     ReplyRecord::Skipped => "skipped".into(),
                 };
                 let why = c.meta.reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default();
-                out.push_str(&format!("  t{}.a{} → {}{why} {}\n      ← {reply}\n", c.turn, c.attempt, c.method, summarize(&c.params)));
+                out.push_str(&format!("  t{}.a{} → {}{why} {}\n      ← {reply}\n", c.turn, c.attempt, c.method, summarize(&t.params(c))));
                 for cb in &c.callbacks {
                     out.push_str(&format!("      ↺ {} → {}\n", cb.method, summarize(&cb.result)));
                 }

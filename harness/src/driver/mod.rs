@@ -58,7 +58,8 @@ pub struct DriverConfig {
     /// Largest stdout line accepted (bytes).
     pub max_line_bytes: usize,
     /// stderr kept per engine (bytes, ring buffer) and the flood limit: more
-    /// than `stderr_flood_bytes` during one call is a fault.
+    /// than `stderr_flood_bytes` of stderr, or of `$/log` notifications,
+    /// during one call is a fault (`stderr-flood`, `log-flood`).
     pub stderr_keep_bytes: usize,
     pub stderr_flood_bytes: usize,
     /// The engine sandbox (docs/protocol.md, "Sandbox").
@@ -106,6 +107,8 @@ pub enum EngineFault {
     ExitBeforeShutdown { method: String, stderr: String },
     #[error("engine flooded stderr (> {limit} bytes) while handling {method}")]
     StderrFlood { method: String, limit: usize, stderr: String },
+    #[error("engine flooded `$/log` notifications (> {limit} bytes) while handling {method}")]
+    LogFlood { method: String, limit: usize, stderr: String },
     #[error("engine does not speak protocol version {requested}: {detail}")]
     UnsupportedProtocolVersion { requested: u32, detail: String, stderr: String },
     #[error("engine answered initialize with an invalid result: {detail}")]
@@ -132,6 +135,7 @@ impl EngineFault {
             EngineFault::InvalidUtf8 { .. } => "invalid-utf8",
             EngineFault::ExitBeforeShutdown { .. } => "exit-before-shutdown",
             EngineFault::StderrFlood { .. } => "stderr-flood",
+            EngineFault::LogFlood { .. } => "log-flood",
             EngineFault::UnsupportedProtocolVersion { .. } => "unsupported-protocol-version",
             EngineFault::BadHandshake { .. } => "bad-handshake",
             EngineFault::NoExitAfterShutdown { .. } => "no-exit-after-shutdown",
@@ -154,6 +158,7 @@ impl EngineFault {
             | EngineFault::InvalidUtf8 { stderr, .. }
             | EngineFault::ExitBeforeShutdown { stderr, .. }
             | EngineFault::StderrFlood { stderr, .. }
+            | EngineFault::LogFlood { stderr, .. }
             | EngineFault::UnsupportedProtocolVersion { stderr, .. }
             | EngineFault::BadHandshake { stderr, .. }
             | EngineFault::ClosedStdout { stderr, .. }
@@ -177,6 +182,7 @@ impl EngineFault {
             | EngineFault::InvalidUtf8 { stderr, .. }
             | EngineFault::ExitBeforeShutdown { stderr, .. }
             | EngineFault::StderrFlood { stderr, .. }
+            | EngineFault::LogFlood { stderr, .. }
             | EngineFault::UnsupportedProtocolVersion { stderr, .. }
             | EngineFault::BadHandshake { stderr, .. }
             | EngineFault::ClosedStdout { stderr, .. }

@@ -271,6 +271,9 @@ impl Engine {
             Err(_) => return Err((timed_out(self), Fate::Kill)),
         }
         let mut aborted = false;
+        // `$/log` bytes received during this call: capped like stderr, since
+        // an engine can flood either channel (5 M logs once held 1.15 GB).
+        let mut log_bytes = 0usize;
         let mut tick = tokio::time::interval_at(Instant::now() + FLOOD_CHECK, FLOOD_CHECK);
         loop {
             tokio::select! {
@@ -328,7 +331,16 @@ impl Engine {
                                 Err(_) => return Err((timed_out(self), Fate::Kill)),
                             }
                         }
-                        Ok(Frame::Notification(n)) => host.notification(&n.method, &n.params),
+                        Ok(Frame::Notification(n)) => {
+                            if n.method == method::LOG {
+                                log_bytes += line.len();
+                                if log_bytes > self.config.stderr_flood_bytes {
+                                    let f = EngineFault::LogFlood { method: m.into(), limit: self.config.stderr_flood_bytes, stderr: self.stderr_since(mark) };
+                                    return Err((f, Fate::Kill));
+                                }
+                            }
+                            host.notification(&n.method, &n.params)
+                        }
                     }
                 }
                 st = wait_child(&mut self.child), if self.exit_status.is_none() => {

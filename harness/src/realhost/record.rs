@@ -16,6 +16,9 @@ pub fn to_trace(scenario: &Scenario, profile: &Profile, engine: &EngineSpec, ndj
     let work = work.to_string_lossy().into_owned();
     let mut rec = EngineRecord { display: engine.display.clone(), info: None, methods: vec![], implementation: None, hooks: Value::Null };
     let mut events = Vec::new();
+    // Message arrays go to the trace's content-addressed store, as the
+    // reference runtime records them.
+    let mut store = crate::trace::MessageStore::default();
     let (mut step, mut turns) = (0usize, 0u32);
     for (n, line) in ndjson.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let mut v: Value = serde_json::from_str(line).map_err(|e| format!("bridge trace line {}: {e}", n + 1))?;
@@ -33,7 +36,9 @@ pub fn to_trace(scenario: &Scenario, profile: &Profile, engine: &EngineSpec, ndj
             }
             Some("call") => {
                 let reply = if let Some(ok) = v["reply"].get("ok") {
-                    ReplyRecord::Ok(ok.clone())
+                    let mut ok = ok.clone();
+                    store.intern_field(&mut ok);
+                    ReplyRecord::Ok(ok)
                 } else if let Some(t) = v["reply"].get("threw") {
                     ReplyRecord::Threw { code: t["code"].as_i64().unwrap_or(-32000), message: t["message"].as_str().unwrap_or_default().to_string() }
                 } else if let Some(f) = v["reply"].get("fault") {
@@ -45,15 +50,21 @@ pub fn to_trace(scenario: &Scenario, profile: &Profile, engine: &EngineSpec, ndj
                     .as_array()
                     .into_iter()
                     .flatten()
-                    .map(|c| CallbackRecord { method: c["method"].as_str().unwrap_or_default().into(), params: c["params"].clone(), result: c["result"].clone() })
+                    .map(|c| {
+                        let mut params = c["params"].clone();
+                        store.intern_field(&mut params);
+                        CallbackRecord { method: c["method"].as_str().unwrap_or_default().into(), params, result: c["result"].clone() }
+                    })
                     .collect();
+                let mut params = v["params"].take();
+                store.intern_field(&mut params);
                 events.push(Event::Call(CallRecord {
                     seq: events.len() as u32 + 1,
                     turn: turns,
                     attempt: 1,
                     step,
                     method: v["method"].as_str().unwrap_or_default().into(),
-                    params: v["params"].take(),
+                    params,
                     meta: Default::default(),
                     callbacks,
                     reply,
@@ -62,7 +73,7 @@ pub fn to_trace(scenario: &Scenario, profile: &Profile, engine: &EngineSpec, ndj
             _ => {}
         }
     }
-    Ok(Trace { scenario: scenario.id.clone(), profile: profile.id.clone(), engine: rec, events, outcome: Outcome::Completed { turns, failed_turns: vec![] } })
+    Ok(Trace::new(scenario.id.clone(), profile.id.clone(), rec, events, Outcome::Completed { turns, failed_turns: vec![] }, store))
 }
 
 /// Replace the absolute `from` prefix in every string with `to`.

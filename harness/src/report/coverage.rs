@@ -123,7 +123,8 @@ pub fn of_trace(t: &Trace) -> Coverage {
     }
     let mut received = Received::default();
     for call in t.calls() {
-        received.feed(call);
+        let params = t.params(call);
+        received.feed(call, &params);
         for cb in &call.callbacks {
             match cb.method.as_str() {
                 "host/llm.complete" => c.summary_requests += 1,
@@ -140,13 +141,13 @@ pub fn of_trace(t: &Trace) -> Coverage {
             _ => continue,
         };
         *c.methods.entry(call.method.clone()).or_default() += 1;
-        stored_and_returned(&mut c, call, v, &received);
+        stored_and_returned(&mut c, call, &params, &t.resolve(v), &received);
     }
     c
 }
 
-fn stored_and_returned(c: &mut Coverage, call: &CallRecord, v: &Value, received: &Received) {
-    let p = &call.params;
+/// `p`, `v`: the call's params and result with their messages resolved.
+fn stored_and_returned(c: &mut Coverage, call: &CallRecord, p: &Value, v: &Value, received: &Received) {
     let count = |k: &str| p.get(k).and_then(Value::as_array).map_or(0, Vec::len) as u64;
     match call.method.as_str() {
         "ingest" if v.get("ingested").and_then(Value::as_bool) == Some(true) => c.messages_stored += 1,
@@ -243,13 +244,8 @@ mod tests {
     }
     fn trace(profile: &str, turns: u32, mut events: Vec<Event>) -> Trace {
         events.extend((1..=turns).map(model));
-        Trace {
-            scenario: "unit".into(),
-            profile: profile.into(),
-            engine: EngineRecord { display: "unit".into(), info: None, methods: vec![], implementation: None, hooks: Value::Null },
-            events,
-            outcome: crate::trace::Outcome::Completed { turns, failed_turns: vec![] },
-        }
+        let engine = EngineRecord { display: "unit".into(), info: None, methods: vec![], implementation: None, hooks: Value::Null };
+        Trace::new("unit".into(), profile.into(), engine, events, crate::trace::Outcome::Completed { turns, failed_turns: vec![] }, Default::default())
     }
     fn user(t: &str) -> Value {
         json!({"role": "user", "content": t})

@@ -83,6 +83,8 @@ pub struct Sim<'a> {
     pub ids: Ids,
     pub transcript: Transcript,
     pub events: Vec<Event>,
+    /// The messages `events` reference (see `trace::store`).
+    pub store: crate::trace::MessageStore,
     pub seq: u32,
     pub turn: u32,
     pub attempt: u32,
@@ -216,8 +218,18 @@ impl<'a> Sim<'a> {
         for r in &mut callbacks {
             normalise(&mut r.params, &state);
         }
+        // Message arrays go to the trace's content-addressed store (a trace
+        // would otherwise grow with the square of the session length).
+        self.store.intern_field(&mut params);
+        for r in &mut callbacks {
+            self.store.intern_field(&mut r.params);
+        }
         let (reply, out) = match res {
-            Ok(Reply::Ok(v)) => (ReplyRecord::Ok(v.clone()), Ok(CallOutcome::Returned(v))),
+            Ok(Reply::Ok(v)) => {
+                let mut recorded = v.clone();
+                self.store.intern_field(&mut recorded);
+                (ReplyRecord::Ok(recorded), Ok(CallOutcome::Returned(v)))
+            }
             Ok(Reply::Threw(e)) => (ReplyRecord::Threw { code: e.code, message: e.message.clone() }, Ok(CallOutcome::Threw(e.message))),
             Err(f) => (ReplyRecord::Fault { kind: f.kind().into(), message: f.to_string() }, Err(Abort::Fault(f))),
         };
@@ -316,7 +328,8 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
     let _ = std::fs::remove_dir_all(&state_dir);
     let mut engine_rec = EngineRecord { display: cfg.engine.display.clone(), info: None, methods: vec![], implementation: None, hooks: Value::Null };
     if let Err(e) = std::fs::create_dir_all(&state_dir) {
-        return Trace { scenario: scenario.id.clone(), profile: profile.id.clone(), engine: engine_rec, events: vec![], outcome: Outcome::HarnessError { message: format!("cannot create {}: {e}", state_dir.display()) } };
+        let outcome = Outcome::HarnessError { message: format!("cannot create {}: {e}", state_dir.display()) };
+        return Trace::new(scenario.id.clone(), profile.id.clone(), engine_rec, vec![], outcome, Default::default());
     }
     let mut driver = cfg.driver.clone();
     // The sandbox's one writable directory (also HOME, TMPDIR and cwd).
@@ -333,13 +346,8 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
     let engine = match Engine::start(&spec, &driver, &init).await {
         Ok(e) => e,
         Err(f) => {
-            return Trace {
-                scenario: scenario.id.clone(),
-                profile: profile.id.clone(),
-                engine: engine_rec,
-                events: vec![],
-                outcome: Outcome::EngineFault { kind: f.kind().into(), message: f.to_string(), step: 0, stderr: f.stderr().into() },
-            }
+            let outcome = Outcome::EngineFault { kind: f.kind().into(), message: f.to_string(), step: 0, stderr: f.stderr().into() };
+            return Trace::new(scenario.id.clone(), profile.id.clone(), engine_rec, vec![], outcome, Default::default());
         }
     };
     engine_rec.info = serde_json::to_value(&engine.init.info).ok();
@@ -361,6 +369,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         ids: Ids::default(),
         transcript: Transcript::new(String::new(), PathBuf::new()),
         events: Vec::new(),
+        store: Default::default(),
         seq: 0,
         turn: 0,
         attempt: 0,
@@ -408,7 +417,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         }
     };
     let _ = std::fs::remove_dir_all(&state_dir);
-    let mut trace = Trace { scenario: scenario.id.clone(), profile: profile.id.clone(), engine: engine_rec, events: sim.events, outcome };
+    let mut trace = Trace::new(scenario.id.clone(), profile.id.clone(), engine_rec, sim.events, outcome, sim.store);
     if let Outcome::EngineFault { stderr, .. } = &mut trace.outcome {
         *stderr = stderr.replace(&state_dir.to_string_lossy().into_owned(), STATE_PLACEHOLDER);
     }

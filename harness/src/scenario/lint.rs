@@ -229,6 +229,29 @@ mod tests {
     }
 
     #[test]
+    fn deep_nesting_is_a_located_error() {
+        // 100 000 levels once took 46 s (quadratic); the depth limit stops
+        // the parse at the first level past it.
+        for depth in [crate::scenario::load::MAX_DEPTH + 1, 100_000] {
+            let src = format!("id: deep\ntitle: t\ndescription: d\nscript:\n  - turn:\n      user: hi\n      model: [{{tool_calls: [{{name: r, arguments: {}1{}}}]}}]\n", "[".repeat(depth), "]".repeat(depth));
+            let e = errors("s/deep.yaml", &src);
+            assert_eq!(e.len(), 1, "{e:?}");
+            assert!(e[0].starts_with("s/deep.yaml:7:"), "{}", e[0]);
+            assert!(e[0].contains("nesting deeper than 64 levels"), "{}", e[0]);
+        }
+        let ok = format!("id: deep\ntitle: t\ndescription: d\nscript:\n  - turn:\n      user: hi\n      model: [{{tool_calls: [{{name: r, arguments: {}1{}}}]}}]\n", "[".repeat(40), "]".repeat(40));
+        assert!(errors("s/deep.yaml", &ok).is_empty(), "{:?}", errors("s/deep.yaml", &ok));
+    }
+
+    #[test]
+    fn yaml_1_1_booleans_stay_strings() {
+        let src = "id: b\ntitle: t\ndescription: d\nscript:\n  - turn:\n      user: hi\n      model: [{tool_calls: [{name: r, arguments: {path: y, a: yes, b: on, c: true}}]}]\n";
+        let l = crate::scenario::load::parse(Path::new("s/b.yaml"), src).unwrap();
+        let v = serde_json::to_value(&l.scenario.script).unwrap().to_string();
+        assert!(v.contains(r#""path":"y""#) && v.contains(r#""a":"yes""#) && v.contains(r#""b":"on""#) && v.contains(r#""c":true"#), "{v}");
+    }
+
+    #[test]
     fn clause_ids() {
         assert!(is_clause_id("CE-ASM-003"));
         assert!(!is_clause_id("CE-asm-003"));

@@ -25,12 +25,9 @@ pub struct Scenario {
     /// Upstream issue or bug this reproduces (e.g. `lossless-claw#688`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub regression: Option<String>,
-    #[serde(default, with = "serde_yaml::with::singleton_map_recursive")]
-    #[schemars(with = "Setup")]
+    #[serde(default)]
     pub setup: Setup,
-    /// Steps are one-key maps: `- turn: {…}` (serde_yaml's singleton-map form).
-    #[serde(with = "serde_yaml::with::singleton_map_recursive")]
-    #[schemars(with = "Vec<Step>")]
+    /// Steps are one-key maps: `- turn: {…}` (serde's externally tagged form).
     pub script: Vec<Step>,
     /// Set at load time when `generate` steps were expanded: a long session
     /// (its goldens are digests, library-wide test sweeps skip it).

@@ -1,0 +1,310 @@
+//! Content-addressed message storage for traces.
+//!
+//! Every `assemble`/`afterTurn` call carries the whole history, so storing
+//! params as sent makes a trace grow with the square of the session length
+//! (200 steps once gave a 98 MB trace). Instead each distinct message is kept
+//! once (`messages`, keyed by a digest of its JSON) and each message array is
+//! a *list*: an earlier list's first `baseLen` items plus new `items`. A call
+//! whose history extends the previous call's history then costs only the new
+//! messages, so a trace grows linearly with the session.
+//!
+//! In a trace, an interned array reads `{"$messages": "l-…"}`; resolve it with
+//! [`MessageStore::resolve`] (or the `Trace`/`CallRecord` helpers).
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+/// The key a list reference uses inside params/results.
+pub const LIST_REF: &str = "$messages";
+
+/// Wraps an engine value that would otherwise read as a reference.
+pub const LITERAL: &str = "$literal";
+
+fn one(k: &str, v: Value) -> Value {
+    Value::Object(Map::from_iter([(k.to_string(), v)]))
+}
+
+/// One stored message array: the first `base_len` items of `base`, then `items`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListNode {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub base_len: usize,
+    /// Message keys (into [`MessageStore::messages`]).
+    pub items: Vec<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageStore {
+    /// Each distinct message once, keyed `m-<digest>`.
+    #[serde(default)]
+    pub messages: BTreeMap<String, Value>,
+    /// Message arrays, keyed `l-<digest of the whole array>`.
+    #[serde(default)]
+    pub lists: BTreeMap<String, ListNode>,
+    /// Every prefix of every stored list → (list holding it, prefix length),
+    /// so a new array can share the longest prefix already stored. Rebuilt on
+    /// demand after deserialising; never written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    prefixes: HashMap<[u8; 32], (String, usize)>,
+}
+
+/// Equal when they store the same messages and lists; the prefix index is a
+/// cache (empty after deserialising) and does not count.
+impl PartialEq for MessageStore {
+    fn eq(&self, other: &Self) -> bool {
+        self.messages == other.messages && self.lists == other.lists
+    }
+}
+
+fn digest(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
+}
+
+fn key(prefix: char, d: &[u8; 32]) -> String {
+    let hex: String = d[..8].iter().map(|b| format!("{b:02x}")).collect();
+    format!("{prefix}-{hex}")
+}
+
+/// The digest of a prefix extended by one message.
+fn chain(prev: &[u8; 32], msg: &[u8; 32]) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(prev);
+    h.update(msg);
+    h.finalize().into()
+}
+
+impl MessageStore {
+    pub fn is_empty(&self) -> bool {
+        self.messages.is_empty() && self.lists.is_empty()
+    }
+
+    /// Store one message, returning its key. Same JSON, same key; a (64-bit
+    /// prefix) digest collision between different messages gets a longer key.
+    fn intern_message(&mut self, m: Value) -> (String, [u8; 32]) {
+        let bytes = serde_json::to_vec(&m).expect("json serialises");
+        let d = digest(&bytes);
+        let mut k = key('m', &d);
+        match self.messages.get(&k) {
+            Some(existing) if *existing != m => {
+                k = format!("m-{}", d.iter().map(|b| format!("{b:02x}")).collect::<String>());
+                self.messages.entry(k.clone()).or_insert(m);
+            }
+            Some(_) => {}
+            None => {
+                self.messages.insert(k.clone(), m);
+            }
+        }
+        (k, d)
+    }
+
+    fn rebuild_prefixes(&mut self) {
+        if !self.prefixes.is_empty() || self.lists.is_empty() {
+            return;
+        }
+        let ids: Vec<String> = self.lists.keys().cloned().collect();
+        for id in ids {
+            let digests: Vec<[u8; 32]> = self
+                .list_items(&id, usize::MAX)
+                .into_iter()
+                .filter_map(|k| self.messages.get(k))
+                .map(|m| digest(&serde_json::to_vec(m).expect("json")))
+                .collect();
+            let mut h = [0u8; 32];
+            for (i, d) in digests.iter().enumerate() {
+                h = chain(&h, d);
+                self.prefixes.entry(h).or_insert((id.clone(), i + 1));
+            }
+        }
+    }
+
+    /// Store a message array, returning its list key.
+    pub fn intern_list(&mut self, arr: Vec<Value>) -> String {
+        self.rebuild_prefixes();
+        let mut keys = Vec::with_capacity(arr.len());
+        let mut hashes = Vec::with_capacity(arr.len());
+        let mut h = [0u8; 32];
+        for m in arr {
+            let (k, d) = self.intern_message(m);
+            h = chain(&h, &d);
+            keys.push(k);
+            hashes.push(h);
+        }
+        let whole = key('l', &h);
+        for id in [Some(whole.clone()), self.prefixes.get(&h).map(|(id, _)| id.clone())].into_iter().flatten() {
+            if self.lists.get(&id).is_some_and(|n| n.base_len + n.items.len() == keys.len()) && self.list_items(&id, usize::MAX).into_iter().eq(keys.iter().map(String::as_str)) {
+                return id;
+            }
+        }
+        // Longest already-stored prefix.
+        let shared = (0..keys.len()).rev().find_map(|i| self.prefixes.get(&hashes[i]).map(|(id, len)| (id.clone(), *len)));
+        let (base, base_len) = match shared {
+            Some((id, len)) => (Some(id), len),
+            None => (None, 0),
+        };
+        let mut id = whole;
+        if self.lists.contains_key(&id) {
+            // Digest-prefix collision with a different array: use the full digest.
+            id = format!("l-{}", h.iter().map(|b| format!("{b:02x}")).collect::<String>());
+        }
+        let node = ListNode { base, base_len, items: keys[base_len..].to_vec() };
+        self.lists.insert(id.clone(), node);
+        for (i, hh) in hashes.iter().enumerate().skip(base_len) {
+            self.prefixes.entry(*hh).or_insert((id.clone(), i + 1));
+        }
+        self.prefixes.entry(h).or_insert((id.clone(), keys.len()));
+        id
+    }
+
+    /// The first `take` message keys of a list (iterative: chains can be as
+    /// long as the session).
+    fn list_items(&self, id: &str, take: usize) -> Vec<&str> {
+        let mut segments: Vec<&[String]> = Vec::new();
+        let mut cur = Some((id, take));
+        while let Some((id, take)) = cur {
+            let Some(node) = self.lists.get(id) else { break };
+            if take <= node.base_len {
+                cur = node.base.as_deref().map(|b| (b, take));
+                continue;
+            }
+            let own = (take - node.base_len).min(node.items.len());
+            segments.push(&node.items[..own]);
+            cur = node.base.as_deref().filter(|_| node.base_len > 0).map(|b| (b, node.base_len));
+        }
+        segments.iter().rev().flat_map(|s| s.iter().map(String::as_str)).collect()
+    }
+
+    /// A list's messages (unknown keys resolve to nothing: a hand-edited trace
+    /// loses those messages rather than aborting the checks).
+    pub fn list(&self, id: &str) -> Vec<Value> {
+        self.list_items(id, usize::MAX).into_iter().filter_map(|k| self.messages.get(k).cloned()).collect()
+    }
+
+    /// Replace the `messages` array of an object (params, a result) by a reference.
+    /// An engine's own `messages` object that looks like a reference is kept
+    /// as `{"$literal": …}`, so an engine cannot forge a reference.
+    pub fn intern_field(&mut self, v: &mut Value) {
+        let Some(obj) = v.as_object_mut() else { return };
+        match obj.get_mut("messages") {
+            Some(Value::Array(arr)) => {
+                let id = self.intern_list(std::mem::take(arr));
+                obj.insert("messages".into(), one(LIST_REF, Value::String(id)));
+            }
+            Some(m @ Value::Object(_)) if m.as_object().is_some_and(|o| o.keys().any(|k| k.starts_with('$'))) => {
+                let literal = m.take();
+                *m = one(LITERAL, literal);
+            }
+            _ => {}
+        }
+    }
+
+    /// `v` with its `messages` reference expanded (borrowed when there is none).
+    pub fn resolve<'a>(&self, v: &'a Value) -> Cow<'a, Value> {
+        let Some(m) = v.get("messages") else { return Cow::Borrowed(v) };
+        let resolved = if let Some(id) = m.get(LIST_REF).and_then(Value::as_str) {
+            Value::Array(self.list(id))
+        } else if let Some(lit) = m.get(LITERAL) {
+            lit.clone()
+        } else {
+            return Cow::Borrowed(v);
+        };
+        let mut owned = v.clone();
+        owned["messages"] = resolved;
+        Cow::Owned(owned)
+    }
+
+    /// The `messages` array of an object, resolved (None when it has none or
+    /// it is not an array).
+    pub fn messages_of(&self, v: &Value) -> Option<Vec<Value>> {
+        let m = v.get("messages")?;
+        match m.get(LIST_REF).and_then(Value::as_str) {
+            Some(id) => Some(self.list(id)),
+            None => m.as_array().cloned(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn msgs(n: usize) -> Vec<Value> {
+        (0..n).map(|i| json!({"role": "user", "content": format!("message {i}")})).collect()
+    }
+
+    #[test]
+    fn a_growing_history_stores_each_message_once() {
+        let mut s = MessageStore::default();
+        let mut ids = Vec::new();
+        for n in 1..=50 {
+            ids.push(s.intern_list(msgs(n)));
+        }
+        assert_eq!(s.messages.len(), 50);
+        let stored: usize = s.lists.values().map(|l| l.items.len()).sum();
+        assert_eq!(stored, 50, "each list adds only its new message");
+        for (n, id) in ids.iter().enumerate() {
+            assert_eq!(s.list(id), msgs(n + 1));
+        }
+    }
+
+    #[test]
+    fn shares_a_prefix_of_a_longer_list_and_dedups_equal_lists() {
+        let mut s = MessageStore::default();
+        let long = s.intern_list(msgs(10));
+        let mut forked = msgs(4);
+        forked.push(json!({"role": "assistant", "content": "other"}));
+        let f = s.intern_list(forked.clone());
+        assert_eq!(s.lists[&f].base.as_deref(), Some(long.as_str()));
+        assert_eq!(s.lists[&f].base_len, 4);
+        assert_eq!(s.list(&f), forked);
+        assert_eq!(s.intern_list(msgs(10)), long);
+        assert_eq!(s.intern_list(msgs(3)), s.intern_list(msgs(3)));
+        let three = s.intern_list(msgs(3));
+        assert_eq!(s.list(&three), msgs(3));
+        let empty = s.intern_list(vec![]);
+        assert_eq!(s.list(&empty), Vec::<Value>::new());
+    }
+
+    #[test]
+    fn survives_a_json_round_trip_and_keeps_sharing() {
+        let mut s = MessageStore::default();
+        s.intern_list(msgs(5));
+        let mut back: MessageStore = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert_eq!(back, s, "the prefix cache does not count");
+        let id = back.intern_list(msgs(6));
+        assert_eq!(back.lists[&id].items.len(), 1);
+        assert_eq!(back.list(&id), msgs(6));
+    }
+
+    #[test]
+    fn intern_field_and_resolve_round_trip() {
+        let mut s = MessageStore::default();
+        let orig = json!({"sessionId": "s", "messages": msgs(3), "tokenBudget": 9});
+        let mut v = orig.clone();
+        s.intern_field(&mut v);
+        assert!(v["messages"].get(LIST_REF).is_some());
+        assert_eq!(s.resolve(&v).into_owned(), orig);
+        assert_eq!(s.messages_of(&v).unwrap(), msgs(3));
+        let forged = json!({"messages": {"$messages": "l-0000", "x": 1}});
+        let mut f = forged.clone();
+        s.intern_field(&mut f);
+        assert!(s.messages_of(&f).is_none(), "an engine's object is not a reference");
+        assert_eq!(s.resolve(&f).into_owned(), forged);
+        let plain = json!({"x": 1});
+        assert!(matches!(s.resolve(&plain), Cow::Borrowed(_)));
+    }
+}
