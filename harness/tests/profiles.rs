@@ -183,7 +183,7 @@ fn steered_announce_is_persisted_in_2026_4_26_only() {
     for (profile, persisted) in [("openclaw-2026.4.26", true), ("openclaw-2026.9.6", false)] {
         let t = run("legacy", profile, "steer-then-followup");
         let last = *calls(&t, "assemble").last().unwrap();
-        let in_history = last.params["messages"].as_array().unwrap().iter().any(|m| m.to_string().contains("All 412 tests pass."));
+        let in_history = last.messages(&t).unwrap().iter().any(|m| m.to_string().contains("All 412 tests pass."));
         assert_eq!(in_history, persisted, "{profile}: steered announce in the next turn's history");
         assert_eq!(last.meta.unpersisted.is_empty(), persisted, "{profile}: {:?}", last.meta.unpersisted);
     }

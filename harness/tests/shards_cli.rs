@@ -28,6 +28,9 @@ fn baseline_staleness_is_judged_only_inside_the_selection() {
     assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
     let entries = json(&bl)["entries"].as_array().unwrap().len();
     assert!(entries >= 2, "several profiles fail: {entries}");
+    // The entries the narrow --update-baseline below may drop.
+    let narrow = json(&bl)["entries"].as_array().unwrap().iter().filter(|e| e["scenario"] == "tool-loop-parallel" && e["profile"] == "openclaw-2026.9.6").count();
+    assert!(narrow >= 1);
     // One profile, one scenario: the other entries are outside, not stale.
     let r = d.join("one.json");
     let o = clawspec(&["certify", "--engine", MUTANT, "--scenario", "tool-loop-parallel", "--profile", "openclaw-2026.9.6", "--baseline", s(&bl), "--report", s(&r)]);
@@ -43,7 +46,7 @@ fn baseline_staleness_is_judged_only_inside_the_selection() {
     // --update-baseline on a narrow selection keeps the entries it did not look at.
     let o = clawspec(&["certify", "--scenario", "tool-loop-parallel", "--profile", "openclaw-2026.9.6", "--baseline", s(&bl), "--update-baseline"]);
     assert_eq!(o.code, 0, "{}{}", o.stdout, o.stderr);
-    assert_eq!(json(&bl)["entries"].as_array().unwrap().len(), entries - 1, "only the fixed 9.6 entry goes");
+    assert_eq!(json(&bl)["entries"].as_array().unwrap().len(), entries - narrow, "only the fixed 9.6 entries go");
     // The fixed engine over the whole selection: now the rest are stale.
     let o = clawspec(&["certify", "--scenario", SEL, "--baseline", s(&bl)]);
     assert_eq!(o.code, 1, "{}", o.stdout);
@@ -97,7 +100,7 @@ fn merge_accepts_only_the_shards_of_one_run() {
     let other_profiles = d.join("p.json");
     assert!(clawspec(&["certify", "--engine", MUTANT, "--scenario", SEL, "--shard", "2/2", "--profile", "openclaw-2026.9.6", "--report", s(&other_profiles)]).code <= 1);
     let other_scenarios = d.join("sc.json");
-    assert!(clawspec(&["certify", "--engine", MUTANT, "--scenario", "tool-loop-parallel", "--shard", "2/2", "--report", s(&other_scenarios)]).code <= 1);
+    assert!(clawspec(&["certify", "--engine", MUTANT, "--scenario", "tool-loop-parallel", "--shard", "1/2", "--report", s(&other_scenarios)]).code <= 1);
     let x = d.join("x.json");
     for (args, why) in [
         (vec![s(&s1), s(&s1)], "shard 1/2 given twice"),

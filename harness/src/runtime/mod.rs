@@ -289,14 +289,11 @@ impl<'a> Sim<'a> {
         self.setup.context_token_budget.unwrap_or(self.setup.context_window)
     }
 
-    /// `sessionFile` as the host passes it: the JSONL path, or — where the
-    /// release keeps transcripts in its SQLite store (2026.8+, `transcriptStorage:
-    /// {kind:"sqlite"}`) — the session key, which is what the real 2026.9.6
-    /// host puts there (observed by `clawspec twin`).
+    /// `sessionFile`: the JSONL transcript the reference keeps. Known
+    /// difference (docs/fidelity.md): the real 2026.9.6 host keeps transcripts
+    /// in its SQLite store and passes the session key here; the reference
+    /// follows once it keeps that store (engines then read it through the SDK).
     pub fn session_file(&self) -> String {
-        if self.profile.compact_params_v2026_8 {
-            return self.setup.session_key.clone();
-        }
         self.transcript.path.to_string_lossy().into_owned()
     }
 

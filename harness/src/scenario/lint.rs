@@ -203,10 +203,10 @@ mod tests {
     fn duplicate_keys_point_at_the_repeat() {
         let top = "id: y\ntitle: t\ntitle: t2\ndescription: d\nscript:\n  - heartbeat: {}\n";
         let e = errors("s/y.yaml", top);
-        assert!(e[0].starts_with("s/y.yaml:3:1: duplicate field `title`"), "{e:?}");
+        assert!(e[0].starts_with("s/y.yaml:3:1: duplicate mapping key: title"), "{e:?}");
         let nested = "id: y\ntitle: t\ndescription: d\nscript:\n  - turn:\n      user: hi\n      model: [ok]\n      user: again\n";
         let e = errors("s/y.yaml", nested);
-        assert!(e[0].starts_with("s/y.yaml:8:7: script[0].turn: duplicate field `user`"), "{e:?}");
+        assert!(e[0].starts_with("s/y.yaml:8:7: duplicate mapping key: user"), "{e:?}");
     }
 
     #[test]
