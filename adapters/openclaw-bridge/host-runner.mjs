@@ -37,6 +37,11 @@ function freePort() {
 }
 
 const UTILITY_MODEL = "clawspec-utility";
+// The host release, from its own package.json: config keys differ per release.
+const HOST_VERSION = JSON.parse(fs.readFileSync(path.join(plan.openclawRoot, "package.json"), "utf8")).version;
+// `agents.defaults.utilityModel` exists in 2026.9 (docs/gateway/config-agents/models.md);
+// 2026.4.26 rejects it as an unrecognized key.
+const HAS_UTILITY_MODEL = !/^2026\.[1-4]\./.test(HOST_VERSION);
 const zeroCost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
 
 function config(port, token) {
@@ -64,7 +69,7 @@ function config(port, token) {
       // Utility tasks (session titles, activity recaps) on their own model id, so
       // they never consume the scenario's scripted replies (docs/concepts/models.md
       // agents.defaults.utilityModel; recaps: dist/server-runtime-subscriptions-*.mjs).
-      defaults: { workspace: dirs.workspace, model: { primary: ref }, utilityModel: `${p.id}/${UTILITY_MODEL}`, ...(plan.agentDefaults ?? {}), ...(plan.hostSetup?.agentDefaults ?? {}) },
+      defaults: { workspace: dirs.workspace, model: { primary: ref }, ...(HAS_UTILITY_MODEL ? { utilityModel: `${p.id}/${UTILITY_MODEL}` } : {}), ...(plan.agentDefaults ?? {}), ...(plan.hostSetup?.agentDefaults ?? {}) },
       list: [{ id: plan.hostSetup?.agentId ?? "main", default: true }],
     },
     models: {

@@ -28,7 +28,8 @@ pub struct Args {
     /// The scenario to twin.
     #[arg(long, required_unless_present = "fidelity")]
     pub scenario: Option<String>,
-    /// A released profile (`openclaw-2026.4.26`, `openclaw-2026.9.6`).
+    /// A released profile (`openclaw-2026.4.26`, `openclaw-2026.9.6`); with
+    /// `--fidelity`, only that profile's rows are run.
     #[arg(long, required_unless_present = "fidelity")]
     pub profile: Option<String>,
     /// Keep the real host's work directory (config, gateway log, bridge NDJSON).
@@ -132,7 +133,7 @@ pub async fn main(a: Args) -> u8 {
         }
     };
     if let Some(out) = &a.fidelity {
-        return super::fidelity::write(&all.into_iter().map(|l| l.scenario).collect::<Vec<_>>(), &a.engine, out).await;
+        return super::fidelity::write(&all.into_iter().map(|l| l.scenario).collect::<Vec<_>>(), &a.engine, out, a.profile.as_deref()).await;
     }
     let (Some(id), Some(pid)) = (a.scenario.as_deref(), a.profile.as_deref()) else {
         eprintln!("clawspec twin: give --scenario ID and --profile P");
