@@ -110,7 +110,9 @@ fn main() -> Result<()> {
             // Fetches openclaw@<version> and a Node it accepts from the npm
             // registry into the cache on first use; fails when a row the
             // committed table marks *equal* stops being equal.
-            run(cargo().args(["run", "-q", "-p", "clawspec", "--", "twin", "--fidelity", "docs/fidelity.md"]))?;
+            // `cargo xtask fidelity -- --profile openclaw-2026.9.6` runs one release.
+            let extra: Vec<String> = args.iter().skip_while(|a| *a != "--").skip(1).cloned().collect();
+            run(cargo().args(["run", "-q", "-p", "clawspec", "--", "twin", "--fidelity", "docs/fidelity.md"]).args(&extra))?;
         }
         "fuzz" => {
             // Everything after a bare `--` goes to libFuzzer as is

@@ -103,11 +103,14 @@ fn render(rows: &[Row], total_ms: u64) -> String {
          Each row runs one scenario on the reference runtime and on the real OpenClaw release of the\n\
          profile (npm `openclaw@<version>`, gateway on loopback, the engine behind\n\
          `adapters/openclaw-bridge/`), and compares what the engine received, normalised by the rules in\n\
-         `harness/src/twin.rs` (ids, wall-clock times, state paths, the bridge's registration id — nothing else).\n\
+         `harness/src/twin.rs` (ids, wall-clock times, state paths, the bridge's registration id, the host's\n\
+         config/skill catalogue as environment, key order — nothing else; the system prompt and tool catalogue\n\
+         the real host used are given to the reference run).\n\
          *not drivable* rows say which step the real host cannot be driven to reproduce yet.\n\n## Totals\n\n\
          | profile | engine | rows | drivable | equal | differs | not drivable | error |\n|---|---|---|---|---|---|---|---|\n",
     );
-    for pid in PROFILES {
+    let not_run: Vec<&str> = PROFILES.iter().copied().filter(|p| !rows.iter().any(|r| r.profile == *p)).collect();
+    for pid in PROFILES.iter().filter(|p| !not_run.contains(p)) {
         for engine in ENGINES {
             let rs: Vec<&Row> = rows.iter().filter(|r| r.profile == *pid && r.engine == *engine).collect();
             let count = |f: fn(&Verdict) -> bool| rs.iter().filter(|r| f(&r.verdict)).count();
@@ -121,6 +124,9 @@ fn render(rows: &[Row], total_ms: u64) -> String {
                 count(|v| matches!(v, Verdict::Error(_)))
             );
         }
+    }
+    for p in &not_run {
+        md += &format!("\n{p}: not run in this table (`cargo xtask fidelity -- --profile {p}`; 2026.4.x installs plugin dependencies with npm inside its turns, minutes per row, so CI runs 2026.9.6 only).\n");
     }
     md += "\n## Rows\n\n| scenario | profile | engine | verdict | why / first difference |\n|---|---|---|---|---|\n";
     for r in rows {

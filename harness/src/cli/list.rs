@@ -16,7 +16,11 @@ pub fn main(a: Args) -> u8 {
     match a.what.as_str() {
         "profiles" => {
             for p in Profile::all() {
-                println!("{:<20} OpenClaw {}", p.id, p.openclaw_version);
+                if crate::runtime::profile::is_proposal(&p.id) {
+                    println!("{:<20} PROPOSED contract (RFC #82137 on top of OpenClaw {}); no release implements it; reported apart, never part of the certify verdict", p.id, p.openclaw_version);
+                } else {
+                    println!("{:<20} OpenClaw {} (released)", p.id, p.openclaw_version);
+                }
             }
             println!("(append {} to any profile for the marker-drift variant)", crate::runtime::profile::MARKER_DRIFT_SUFFIX);
         }

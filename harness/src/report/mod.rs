@@ -181,7 +181,9 @@ impl Report {
     /// stale, no golden drifted and — for a merge — no shard is missing.
     pub fn certified(&self) -> bool {
         !self.interrupted
-            && self.profiles.iter().all(|p| p.certified)
+            // Proposal profiles (rfc-82137) are reported, never decisive.
+            && self.profiles.iter().filter(|p| !crate::runtime::profile::is_proposal(&p.profile)).all(|p| p.certified)
+            && self.profiles.iter().any(|p| !crate::runtime::profile::is_proposal(&p.profile))
             && self.baseline.as_ref().is_none_or(|b| b.stale.is_empty())
             && self.golden_drift.is_empty()
             && self.merged.as_ref().is_none_or(|m| m.complete)
@@ -207,5 +209,26 @@ impl Report {
         self.baseline = Some(b.apply(&blocking, &baseline::Scope { runs: &runs, clauses: &clauses }));
         let profiles: Vec<String> = self.profiles.iter().map(|p| p.profile.clone()).collect();
         self.profiles = summarize(&self.verdicts, &profiles, self.strict, &|v| b.forgives(v), &self.coverage);
+    }
+}
+
+#[cfg(test)]
+mod proposal_tests {
+    use super::*;
+
+    fn report(certified: &[(&str, bool)]) -> Report {
+        let ids: Vec<String> = certified.iter().map(|(p, _)| p.to_string()).collect();
+        let mut r = build("e", &[], vec![], &ids, false, None);
+        for p in &mut r.profiles {
+            p.certified = certified.iter().find(|(id, _)| *id == p.profile).unwrap().1;
+        }
+        r
+    }
+
+    #[test]
+    fn a_proposal_profile_never_decides_the_verdict() {
+        assert!(report(&[("openclaw-2026.4.26", true), ("openclaw-2026.9.6", true), ("rfc-82137", false)]).certified());
+        assert!(!report(&[("openclaw-2026.9.6", false), ("rfc-82137", true)]).certified());
+        assert!(!report(&[("rfc-82137", true)]).certified(), "a run of proposals alone certifies nothing released");
     }
 }

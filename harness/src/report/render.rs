@@ -88,7 +88,12 @@ pub fn terminal(r: &Report) -> String {
         s.push_str(&format!(
             "{:<34} {:>6} {:>5} {:>5} {:>5} {:>5} {:>5} {:>9}  {}\n",
             p.profile, p.pass, p.fail, p.warn, p.info, p.not_applicable, p.error, p.baselined,
-            if p.certified { "CERTIFIED" } else { "NOT CERTIFIED" }
+            match (crate::runtime::profile::is_proposal(&p.profile), p.certified) {
+                (false, true) => "CERTIFIED",
+                (false, false) => "NOT CERTIFIED",
+                (true, true) => "would pass (proposed contract, not a release; not part of the verdict)",
+                (true, false) => "would fail (proposed contract, not a release; not part of the verdict)",
+            }
         ));
     }
     if !r.coverage.is_empty() {
@@ -98,7 +103,8 @@ pub fn terminal(r: &Report) -> String {
         }
     }
     s.push_str(&format!("{} scenario runs, {} verdicts\n", r.runs.len(), r.verdicts.len()));
-    if r.profiles.iter().all(|p| p.certified) && !r.certified() {
+    let released_ok = r.profiles.iter().filter(|p| !crate::runtime::profile::is_proposal(&p.profile)).all(|p| p.certified);
+    if released_ok && !r.certified() {
         s.push_str(&format!("overall: NOT CERTIFIED ({})\n", not_green_because(r).join(", ")));
     }
     s
@@ -115,6 +121,9 @@ fn not_green_because(r: &Report) -> Vec<&'static str> {
     }
     if !r.golden_drift.is_empty() {
         why.push("golden drift");
+    }
+    if r.profiles.iter().all(|p| crate::runtime::profile::is_proposal(&p.profile)) {
+        why.push("only proposed-contract profiles ran: no released profile was certified");
     }
     why
 }

@@ -110,6 +110,13 @@ pub const PROFILE_IDS: [&str; 3] = ["openclaw-2026.4.26", "openclaw-2026.9.6", "
 /// Suffix selecting the marker-drift variant of any profile.
 pub const MARKER_DRIFT_SUFFIX: &str = "+marker-drift";
 
+/// A profile modelling a proposal no OpenClaw release implements (RFC #82137:
+/// neither 2026.4.26 nor 2026.9.6 has its assemble fields). Its verdicts are
+/// reported apart and never decide certification of the released contract.
+pub fn is_proposal(profile_id: &str) -> bool {
+    profile_id.starts_with("rfc-")
+}
+
 impl Profile {
     pub fn classic_2026_4_26() -> Profile {
         Profile {
