@@ -58,13 +58,7 @@ pub struct Args {
 }
 
 pub async fn main(a: Args) -> u8 {
-    match run(a).await {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("clawspec: {e}");
-            super::EXIT_USAGE
-        }
-    }
+    super::or_usage("clawspec", run(a).await)
 }
 
 async fn run(a: Args) -> Result<u8, String> {

@@ -98,6 +98,14 @@ pub fn main() -> ExitCode {
     ExitCode::from(code)
 }
 
+/// A command's exit code, or its error on stderr (`PREFIX: …`) and exit 2.
+fn or_usage(prefix: &str, r: Result<u8, String>) -> u8 {
+    r.unwrap_or_else(|e| {
+        eprintln!("{prefix}: {e}");
+        EXIT_USAGE
+    })
+}
+
 fn block_on<F: std::future::Future<Output = u8>>(f: F) -> u8 {
     tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime").block_on(f)
 }

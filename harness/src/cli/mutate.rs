@@ -48,13 +48,7 @@ pub struct Args {
 }
 
 pub async fn main(a: Args) -> u8 {
-    match run(a).await {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("clawspec mutate: {e}");
-            super::EXIT_USAGE
-        }
-    }
+    super::or_usage("clawspec mutate", run(a).await)
 }
 
 async fn run(a: Args) -> Result<u8, String> {

@@ -18,13 +18,7 @@ pub struct Args {
 }
 
 pub async fn main(a: Args) -> u8 {
-    match run(a).await {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("clawspec run: {e}");
-            super::EXIT_USAGE
-        }
-    }
+    super::or_usage("clawspec run", run(a).await)
 }
 
 /// Every scenario matching `--scenario` (ids or globs, repeatable) under
