@@ -270,6 +270,7 @@ impl<'a> Sim<'a> {
         }
         self.transcript.generation += 1;
         self.rewrites += 1;
+        self.transcript.rewritten();
         self.flush();
     }
 

@@ -30,11 +30,15 @@ pub struct Transcript {
     next_entry: u64,
     /// Bumped by compactions that rewrite history (anchors carry it).
     pub generation: u64,
+    /// Entries already in the file and the file's length after writing them:
+    /// appends only write the new lines, so a long session costs linear, not
+    /// quadratic, I/O. `None` forces a full rewrite (history was rewritten).
+    flushed: std::cell::Cell<Option<(usize, u64)>>,
 }
 
 impl Transcript {
     pub fn new(session_id: String, path: PathBuf) -> Self {
-        Transcript { session_id, path, entries: Vec::new(), next_entry: 0, generation: 1 }
+        Transcript { session_id, path, entries: Vec::new(), next_entry: 0, generation: 1, flushed: std::cell::Cell::new(None) }
     }
 
     pub fn exists(&self) -> bool {
@@ -64,21 +68,53 @@ impl Transcript {
         }
     }
 
-    /// Rewrite the file from the entries (called after every change so that an
-    /// engine reading `sessionFile` sees what OpenClaw would have flushed).
+    /// Write the file so that an engine reading `sessionFile` sees what
+    /// OpenClaw would have flushed (called after every change). Appends
+    /// only the new entries unless history was rewritten ([`Self::rewritten`])
+    /// or the file is not the one last written (an engine touched it, or it is
+    /// gone): then the whole file is rewritten from the entries.
     pub fn flush(&self, created_at: u64) -> std::io::Result<()> {
+        if let Some((n, len)) = self.flushed.get() {
+            let on_disk = std::fs::metadata(&self.path).map(|m| m.len()).ok();
+            if n <= self.entries.len() && on_disk == Some(len) {
+                let file = std::fs::OpenOptions::new().append(true).open(&self.path)?;
+                let mut out = std::io::BufWriter::new(file);
+                let mut written = 0u64;
+                for e in &self.entries[n..] {
+                    written += write_entry(&mut out, e)?;
+                }
+                out.flush()?;
+                self.flushed.set(Some((self.entries.len(), len + written)));
+                return Ok(());
+            }
+        }
+        self.flushed.set(None);
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir)?;
         }
         let mut out = std::io::BufWriter::new(std::fs::File::create(&self.path)?);
         let header = json!({"type":"session","version":3,"id":self.session_id,"timestamp":created_at,"cwd":"/workspace"});
+        let mut written = header.to_string().len() as u64 + 1;
         writeln!(out, "{header}")?;
         for e in &self.entries {
-            let line = json!({"type":"message","id":e.id,"parentId":e.parent_id,"timestamp":e.timestamp,"message":e.message});
-            writeln!(out, "{line}")?;
+            written += write_entry(&mut out, e)?;
         }
-        out.flush()
+        out.flush()?;
+        self.flushed.set(Some((self.entries.len(), written)));
+        Ok(())
     }
+
+    /// History was changed in place (compaction, truncation): the next flush
+    /// rewrites the whole file.
+    pub fn rewritten(&self) {
+        self.flushed.set(None);
+    }
+}
+
+fn write_entry(out: &mut impl Write, e: &Entry) -> std::io::Result<u64> {
+    let line = json!({"type":"message","id":e.id,"parentId":e.parent_id,"timestamp":e.timestamp,"message":e.message}).to_string();
+    writeln!(out, "{line}")?;
+    Ok(line.len() as u64 + 1)
 }
 
 /// Expand a scenario message (shorthand or full JSON) into an `AgentMessage`.

@@ -946,6 +946,7 @@ fn truncate_tool_results(sim: &mut Sim<'_>) -> bool {
     }
     if changed > 0 {
         sim.rewrites += changed as u64;
+        sim.transcript.rewritten();
         sim.flush();
         sim.note("tool-result-truncation", format!("compaction did not help: truncated {changed} oversized tool results"));
         true
