@@ -213,6 +213,19 @@ pub struct BashExecutionMessage {
 }
 
 impl AgentMessage {
+    /// The message's `timestamp` (every role has one).
+    pub fn timestamp(&self) -> Option<&Number> {
+        match self {
+            AgentMessage::User(m) => m.timestamp.as_ref(),
+            AgentMessage::Assistant(m) => m.timestamp.as_ref(),
+            AgentMessage::ToolResult(m) => m.timestamp.as_ref(),
+            AgentMessage::Custom(m) => m.timestamp.as_ref(),
+            AgentMessage::CompactionSummary(m) => m.timestamp.as_ref(),
+            AgentMessage::BranchSummary(m) => m.timestamp.as_ref(),
+            AgentMessage::BashExecution(m) => m.timestamp.as_ref(),
+        }
+    }
+
     pub fn role(&self) -> &'static str {
         match self {
             AgentMessage::User(_) => "user",

@@ -128,8 +128,8 @@ impl Estimator {
         chars.div_ceil(4)
     }
 
-    pub fn messages(self, ms: &[AgentMessage]) -> u64 {
-        ms.iter().map(|m| self.message(m)).sum()
+    pub fn messages<M: std::borrow::Borrow<AgentMessage>>(self, ms: &[M]) -> u64 {
+        ms.iter().map(|m| self.message(m.borrow())).sum()
     }
 }
 
@@ -146,7 +146,7 @@ pub fn estimate_message(m: &AgentMessage) -> u64 {
     Estimator::OpenClaw.message(m)
 }
 
-pub fn estimate_messages(ms: &[AgentMessage]) -> u64 {
+pub fn estimate_messages<M: std::borrow::Borrow<AgentMessage>>(ms: &[M]) -> u64 {
     Estimator::OpenClaw.messages(ms)
 }
 

@@ -13,6 +13,9 @@ pub mod store;
 use std::borrow::Cow;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use clawspec_contract::AgentMessage;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -99,6 +102,21 @@ impl CallRecord {
     /// The `messages` the engine received, resolved (`call.messages(&trace)`).
     pub fn messages(&self, t: &Trace) -> Option<Vec<Value>> {
         t.messages(&self.params)
+    }
+
+    /// The `messages` the engine received, parsed; `None` when there are none
+    /// or one of them is not an `AgentMessage` (the host always sends valid ones).
+    pub fn input(&self, t: &Trace) -> Option<Vec<Arc<AgentMessage>>> {
+        t.parsed(&self.params)?.into_iter().collect()
+    }
+
+    /// The `messages` the engine returned that are `AgentMessage`s, parsed
+    /// (those that are not are CE-ASM-002's business).
+    pub fn output(&self, t: &Trace) -> Option<Vec<Arc<AgentMessage>>> {
+        match &self.reply {
+            ReplyRecord::Ok(v) => Some(t.parsed(v)?.into_iter().flatten().collect()),
+            _ => None,
+        }
     }
 
     /// The `messages` the engine returned, resolved.
@@ -228,6 +246,12 @@ impl Trace {
     /// value, callback params), resolved; `None` when it has none.
     pub fn messages(&self, v: &Value) -> Option<Vec<Value>> {
         self.store.messages_of(v)
+    }
+
+    /// The `messages` of a params/result object, parsed once per trace and
+    /// shared (see [`MessageStore::parsed_of`]).
+    pub fn parsed(&self, v: &Value) -> Option<Vec<store::Parsed>> {
+        self.store.parsed_of(v)
     }
 
     /// Any value of this trace with its `messages` resolved.

@@ -7,6 +7,8 @@
 //! timestamp only breaks ties between messages of equal identity, and a
 //! dropped timestamp is tolerated.
 
+use std::borrow::Borrow;
+
 use clawspec_contract::{AgentMessage, MessageContent};
 use serde_json::Value;
 
@@ -29,7 +31,7 @@ pub fn tool_ids(m: &AgentMessage) -> Vec<&str> {
 }
 
 fn timestamp(m: &AgentMessage) -> Option<Value> {
-    serde_json::to_value(m).ok().and_then(|v| v.get("timestamp").cloned()).filter(|t| !t.is_null())
+    m.timestamp().map(|n| Value::Number(n.clone()))
 }
 
 /// For every output message, the index of the input message it came from
@@ -37,16 +39,17 @@ fn timestamp(m: &AgentMessage) -> Option<Value> {
 /// with the same timestamp wins; otherwise (timestamp dropped or rewritten)
 /// the first one not matched yet, so repeated identical messages pair up in
 /// order instead of all pointing at the first.
-pub fn match_output(input: &[AgentMessage], output: &[AgentMessage]) -> Vec<Option<usize>> {
+pub fn match_output<M: Borrow<AgentMessage>>(input: &[M], output: &[M]) -> Vec<Option<usize>> {
     let mut by_identity: std::collections::HashMap<String, Vec<usize>> = std::collections::HashMap::new();
     for (i, m) in input.iter().enumerate() {
-        by_identity.entry(identity(m)).or_default().push(i);
+        by_identity.entry(identity(m.borrow())).or_default().push(i);
     }
-    let stamps: Vec<Option<Value>> = input.iter().map(timestamp).collect();
+    let stamps: Vec<Option<Value>> = input.iter().map(|m| timestamp(m.borrow())).collect();
     let mut used = vec![false; input.len()];
     output
         .iter()
         .map(|o| {
+            let o = o.borrow();
             let candidates = by_identity.get(&identity(o))?;
             let ts = timestamp(o);
             let same_ts = |i: &&usize| ts.is_some() && stamps[**i] == ts;

@@ -171,12 +171,16 @@ pub fn evaluate(trace: &Trace, sibling: Option<&Trace>, only: &[String]) -> Vec<
 pub fn evaluate_all(traces: &[Trace], only: &[String]) -> Vec<Verdict> {
     let mut out = Vec::new();
     for t in traces {
-        // rfc-82137 is openclaw-2026.9.6 plus the RFC fields; drift variants pair up too.
-        let base = t.profile.strip_prefix("rfc-82137").map(|rest| format!("openclaw-2026.9.6{rest}"));
-        let sibling = base.and_then(|b| traces.iter().find(|s| s.scenario == t.scenario && s.profile == b));
-        out.extend(evaluate(t, sibling, only));
+        out.extend(evaluate(t, sibling(t, traces), only));
     }
     out
+}
+
+/// The run an rfc-82137 trace is compared with: rfc-82137 is
+/// openclaw-2026.9.6 plus the RFC fields; drift variants pair up too.
+pub fn sibling<'a>(t: &Trace, traces: &'a [Trace]) -> Option<&'a Trace> {
+    let base = t.profile.strip_prefix("rfc-82137").map(|rest| format!("openclaw-2026.9.6{rest}"))?;
+    traces.iter().find(|s| s.scenario == t.scenario && s.profile == base)
 }
 
 /// `clawspec list clauses`.

@@ -5,10 +5,13 @@
 //! terms: the engine reported an error instead of a result, so there is
 //! nothing to judge — never a silent pass).
 
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use clawspec_contract::tokens::estimate_messages;
 use clawspec_contract::*;
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::Ctx;
@@ -46,8 +49,11 @@ fn all_threw(cs: &[&CallRecord]) -> Result<(), Skip> {
     Ok(())
 }
 
+/// A call's messages, parsed once per trace and shared (`CallRecord::input`).
+pub type Msgs = Vec<Arc<AgentMessage>>;
+
 /// Successful assembles, or why there are none.
-fn assembled_or_skip<'a>(c: &'a Ctx<'_>) -> Result<Vec<(&'a CallRecord, Vec<AgentMessage>, Vec<AgentMessage>)>, Skip> {
+fn assembled_or_skip<'a>(c: &'a Ctx<'_>) -> Result<Vec<(&'a CallRecord, Msgs, Msgs)>, Skip> {
     all_threw(&calls(c, "assemble"))?;
     let a = assembled(c);
     none_if_empty(&a, "successful assemble")?;
@@ -78,16 +84,8 @@ fn none_if_empty<T>(v: &[T], what: &str) -> Result<(), String> {
 }
 
 /// assemble calls that returned a well-formed messages array, parsed.
-fn assembled<'a>(c: &'a Ctx<'_>) -> Vec<(&'a CallRecord, Vec<AgentMessage>, Vec<AgentMessage>)> {
-    calls(c, "assemble")
-        .into_iter()
-        .filter_map(|call| {
-            let out = call.result_messages(c.trace)?;
-            let out: Vec<AgentMessage> = out.into_iter().filter_map(|m| serde_json::from_value(m).ok()).collect();
-            let input: Vec<AgentMessage> = serde_json::from_value(Value::Array(call.messages(c.trace)?)).ok()?;
-            Some((call, input, out))
-        })
-        .collect()
+fn assembled<'a>(c: &'a Ctx<'_>) -> Vec<(&'a CallRecord, Msgs, Msgs)> {
+    calls(c, "assemble").into_iter().filter_map(|call| Some((call, call.input(c.trace)?, call.output(c.trace)?))).collect()
 }
 
 /// One line per message, ids included (a tool-call-only message is not blank).
@@ -97,12 +95,12 @@ fn line(m: &AgentMessage) -> String {
 
 /// A unified diff of the host's messages and the engine's assembled output,
 /// appended to assemble failures so the report shows what changed.
-fn with_diff(mut problems: Vec<String>, input: &[AgentMessage], output: &[AgentMessage]) -> Vec<String> {
+fn with_diff<M: Borrow<AgentMessage>>(mut problems: Vec<String>, input: &[M], output: &[M]) -> Vec<String> {
     if problems.is_empty() {
         return problems;
     }
-    let a: String = input.iter().map(|m| line(m) + "\n").collect();
-    let b: String = output.iter().map(|m| line(m) + "\n").collect();
+    let a: String = input.iter().map(|m| line(m.borrow()) + "\n").collect();
+    let b: String = output.iter().map(|m| line(m.borrow()) + "\n").collect();
     if let Some(d) = crate::golden::diff(&a, &b) {
         problems.push(format!("diff (- sent to assemble, + assembled):\n{}", d.trim_end()));
     }
@@ -147,9 +145,13 @@ pub fn asm_messages_valid(c: &Ctx<'_>) -> Outcome {
     all_threw(&cs)?;
     let mut out = Vec::new();
     for call in cs {
-        let Some(arr) = call.result_messages(c.trace) else { continue };
-        for (i, m) in arr.iter().enumerate() {
-            if let Err(e) = serde_json::from_value::<AgentMessage>(m.clone()) {
+        let Some(v) = returned(call) else { continue };
+        let (Some(raw), Some(parsed)) = (c.trace.store.messages_ref(v), c.trace.parsed(v)) else { continue };
+        for (i, (m, p)) in raw.iter().zip(&parsed).enumerate() {
+            if p.is_some() {
+                continue;
+            }
+            if let Err(e) = AgentMessage::deserialize(*m) {
                 out.push(format!("{}: messages[{i}] is not an AgentMessage ({e}): {}", at(call), short(m)));
             }
         }
@@ -172,11 +174,12 @@ pub fn asm_estimated_tokens(c: &Ctx<'_>) -> Outcome {
 }
 
 /// Calls without results and orphan results in a message list.
-pub fn pairing_problems(ms: &[AgentMessage]) -> Vec<String> {
+pub fn pairing_problems<M: Borrow<AgentMessage>>(ms: &[M]) -> Vec<String> {
+    let ms: Vec<&AgentMessage> = ms.iter().map(Borrow::borrow).collect();
     let mut out = Vec::new();
     let mut i = 0;
     while i < ms.len() {
-        if let AgentMessage::ToolResult(r) = &ms[i] {
+        if let AgentMessage::ToolResult(r) = ms[i] {
             out.push(format!("messages[{i}]: toolResult {:?} has no toolCall right before it", r.tool_call_id));
             i += 1;
             continue;
@@ -184,7 +187,7 @@ pub fn pairing_problems(ms: &[AgentMessage]) -> Vec<String> {
         let ids = ms[i].tool_call_ids();
         let mut j = i + 1;
         let mut seen: Vec<&str> = Vec::new();
-        while let Some(AgentMessage::ToolResult(r)) = ms.get(j) {
+        while let Some(AgentMessage::ToolResult(r)) = ms.get(j).copied() {
             if !ids.contains(&r.tool_call_id.as_str()) {
                 out.push(format!("messages[{j}]: toolResult {:?} answers no call of messages[{i}]", r.tool_call_id));
             }
@@ -244,7 +247,7 @@ pub fn asm_current_turn(c: &Ctx<'_>) -> Outcome {
             continue; // the current turn travels in `prompt`
         }
         relevant += 1;
-        let kept: std::collections::BTreeSet<String> = output.iter().map(text_key).collect();
+        let kept: std::collections::BTreeSet<String> = output.iter().map(|m| text_key(m)).collect();
         let mut here = Vec::new();
         for (i, m) in input.iter().enumerate().skip(b) {
             if call.meta.volatile.contains(&i) {
@@ -284,10 +287,10 @@ pub fn asm_no_leading_tool(c: &Ctx<'_>) -> Outcome {
     Ok(a.iter()
         .filter_map(|(call, input, out)| {
             let first = out.first()?;
-            let bad = matches!(first, AgentMessage::ToolResult(_)) || !first.tool_call_ids().is_empty();
+            let bad = matches!(**first, AgentMessage::ToolResult(_)) || !first.tool_call_ids().is_empty();
             // Only the engine's doing when the input did not start that way.
-            let input_bad = input.first().is_some_and(|f| matches!(f, AgentMessage::ToolResult(_)) || !f.tool_call_ids().is_empty());
-            (bad && !input_bad).then(|| format!("{}: assembled history starts with a {}", at(call), if matches!(first, AgentMessage::ToolResult(_)) { "tool result" } else { "tool call" }))
+            let input_bad = input.first().is_some_and(|f| matches!(**f, AgentMessage::ToolResult(_)) || !f.tool_call_ids().is_empty());
+            (bad && !input_bad).then(|| format!("{}: assembled history starts with a {}", at(call), if matches!(**first, AgentMessage::ToolResult(_)) { "tool result" } else { "tool call" }))
         })
         .collect())
 }
@@ -302,7 +305,7 @@ pub fn vol_kept(c: &Ctx<'_>) -> Outcome {
             continue;
         }
         relevant += 1;
-        let kept: std::collections::BTreeSet<String> = output.iter().map(text_key).collect();
+        let kept: std::collections::BTreeSet<String> = output.iter().map(|m| text_key(m)).collect();
         let mut here = Vec::new();
         for &i in &call.meta.volatile {
             let Some(m) = input.get(i) else { continue };
@@ -376,12 +379,12 @@ pub fn per_no_invention(c: &Ctx<'_>) -> Outcome {
     for (call, input, output) in &a {
         // Everything the engine received up to and including this call.
         while fed < all.len() && all[fed].seq <= call.seq {
-            received.feed(all[fed], &c.trace.params(all[fed]));
+            received.feed_call(c.trace, all[fed]);
             fed += 1;
         }
         let matched = super::matching::match_output(input, output);
         for (m, from) in output.iter().zip(&matched) {
-            if from.is_some() || matches!(m, AgentMessage::CompactionSummary(_) | AgentMessage::BranchSummary(_) | AgentMessage::Custom(_)) {
+            if from.is_some() || matches!(**m, AgentMessage::CompactionSummary(_) | AgentMessage::BranchSummary(_) | AgentMessage::Custom(_)) {
                 continue;
             }
             if received.summarises(m) {
@@ -418,7 +421,7 @@ pub fn cmp_effective(c: &Ctx<'_>) -> Outcome {
         }
         if let Some(next) = all[k + 1..].iter().find(|x| x.method == "assemble") {
             let budget = next.params.get("tokenBudget").and_then(Value::as_u64);
-            let msgs = next.result_messages(c.trace).and_then(|m| serde_json::from_value::<Vec<AgentMessage>>(Value::Array(m)).ok());
+            let msgs: Option<Msgs> = returned(next).and_then(|v| c.trace.parsed(v)?.into_iter().collect());
             if let (Some(budget), Some(msgs)) = (budget, msgs) {
                 let est = estimate_messages(&msgs);
                 if est as f64 > budget as f64 * 1.10 {
@@ -519,7 +522,7 @@ pub fn turn_ingest_shape(c: &Ctx<'_>) -> Outcome {
                 out.push(format!("{}: not {{ingested: boolean}}: {}", at(call), short(v)));
             }
         } else {
-            let n = call.messages(c.trace).map(|m| m.len()).unwrap_or(0) as f64;
+            let n = c.trace.store.messages_ref(&call.params).map(|m| m.len()).unwrap_or(0) as f64;
             match v.get("ingestedCount").and_then(Value::as_f64) {
                 Some(k) if k.is_finite() && k >= 0.0 && k <= n => {}
                 _ => out.push(format!("{}: ingestedCount {} for {n} messages", at(call), v.get("ingestedCount").map(|x| x.to_string()).unwrap_or_else(|| "missing".into()))),
@@ -620,11 +623,12 @@ pub fn host_fields_kept(c: &Ctx<'_>) -> Outcome {
     let a = assembled_or_skip(c)?;
     let mut out = Vec::new();
     for (call, input, _) in &a {
-        let raw_in = call.messages(c.trace).unwrap_or_default();
-        let raw_out = call.result_messages(c.trace).unwrap_or_default();
+        let raw_in = c.trace.store.messages_ref(&call.params).unwrap_or_default();
+        let result = returned(call).unwrap_or(&Value::Null);
+        let raw_out = c.trace.store.messages_ref(result).unwrap_or_default();
         // Keep raw indices: an output that is no AgentMessage is CE-ASM-002's business.
-        let parsed: Vec<(usize, AgentMessage)> = raw_out.iter().enumerate().filter_map(|(i, o)| Some((i, serde_json::from_value(o.clone()).ok()?))).collect();
-        let outputs: Vec<AgentMessage> = parsed.iter().map(|(_, m)| m.clone()).collect();
+        let parsed: Vec<(usize, Arc<AgentMessage>)> = c.trace.parsed(result).unwrap_or_default().into_iter().enumerate().filter_map(|(i, m)| Some((i, m?))).collect();
+        let outputs: Msgs = parsed.iter().map(|(_, m)| m.clone()).collect();
         let matched = super::matching::match_output(input, &outputs);
         // One line per call: which fields were lost how often, and an example.
         let mut lost_counts: BTreeMap<String, usize> = BTreeMap::new();
@@ -632,7 +636,7 @@ pub fn host_fields_kept(c: &Ctx<'_>) -> Outcome {
         let mut messages = 0;
         for ((oi, om), from) in parsed.iter().zip(&matched) {
             let Some(ii) = *from else { continue };
-            let (Some(io), Some(oo)) = (raw_in.get(ii).and_then(Value::as_object), raw_out[*oi].as_object()) else { continue };
+            let (Some(io), Some(oo)) = (raw_in.get(ii).and_then(|v| v.as_object()), raw_out[*oi].as_object()) else { continue };
             let lost: Vec<&String> = io.keys().filter(|k| !oo.contains_key(*k)).collect();
             if lost.is_empty() {
                 continue;

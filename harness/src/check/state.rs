@@ -3,6 +3,7 @@
 //! what the host sent twice must come back twice. These read the trace across
 //! calls, unlike the per-call shape rules in `rules.rs`.
 
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
 
 use clawspec_contract::tokens::estimate_messages;
@@ -29,23 +30,23 @@ fn compacted(v: &Value) -> bool {
 }
 
 /// (input, output) of an assemble that returned a readable messages array.
-fn parsed(t: &crate::trace::Trace, call: &CallRecord) -> Option<(Vec<AgentMessage>, Vec<AgentMessage>)> {
+fn parsed(t: &crate::trace::Trace, call: &CallRecord) -> Option<(super::rules::Msgs, super::rules::Msgs)> {
     ok(call)?;
-    let out = call.result_messages(t)?;
-    let out = out.iter().filter_map(|m| serde_json::from_value(m.clone()).ok()).collect();
-    let input = serde_json::from_value(Value::Array(call.messages(t)?)).ok()?;
-    Some((input, out))
+    Some((call.input(t)?, call.output(t)?))
 }
 
-fn text_key(m: &AgentMessage) -> String {
+fn text_key(m: &impl Borrow<AgentMessage>) -> String {
+    let m = m.borrow();
     format!("{}|{}", m.role(), m.text())
 }
 
-fn is_summary(m: &AgentMessage) -> bool {
+fn is_summary(m: &impl Borrow<AgentMessage>) -> bool {
+    let m = m.borrow();
     matches!(m, AgentMessage::CompactionSummary(_) | AgentMessage::BranchSummary(_))
 }
 
-fn head(m: &AgentMessage) -> String {
+fn head(m: &impl Borrow<AgentMessage>) -> String {
+    let m = m.borrow();
     m.text().replace('\n', " ").chars().take(48).collect()
 }
 
@@ -121,7 +122,7 @@ pub fn cmp_keeps_tail(c: &Ctx<'_>) -> Outcome {
         }
         let Some((input, output)) = parsed(c.trace, next) else { continue };
         let volatile = &next.meta.volatile;
-        let newest = input.iter().enumerate().rev().find(|(i, m)| !volatile.contains(i) && !is_summary(m));
+        let newest = input.iter().enumerate().rev().find(|(i, m)| !volatile.contains(i) && !is_summary(*m));
         let Some((i, last)) = newest else { continue };
         if !output.iter().any(|o| text_key(o) == text_key(last)) {
             out.push(format!(
@@ -161,7 +162,7 @@ pub fn asm_repeats_kept(c: &Ctx<'_>) -> Outcome {
             .map(|i| i + 1)
             .unwrap_or(0);
         let mut tail: BTreeMap<String, usize> = BTreeMap::new();
-        for m in input[from..].iter().filter(|m| matches!(m, AgentMessage::User(_)) && !m.text().trim().is_empty()) {
+        for m in input[from..].iter().filter(|m| matches!(***m, AgentMessage::User(_)) && !m.text().trim().is_empty()) {
             *tail.entry(text_key(m)).or_default() += 1;
         }
         let repeated: Vec<(&String, &usize)> = tail.iter().filter(|(_, n)| **n > 1).collect();
@@ -228,7 +229,7 @@ pub fn asm_nothing_lost_with_room(c: &Ctx<'_>) -> Outcome {
             *sent.entry(text_key(m)).or_default() += 1;
         }
         for (j, m) in output.iter().enumerate() {
-            let conversational = matches!(m, AgentMessage::User(_) | AgentMessage::Assistant(_));
+            let conversational = matches!(**m, AgentMessage::User(_) | AgentMessage::Assistant(_));
             match sent.get_mut(&text_key(m)) {
                 Some(n) if *n > 0 => *n -= 1,
                 _ if conversational => out.push(format!("{}: assembled messages[{j}] is a {} message the host never sent: {:?}", at(call), m.role(), head(m))),

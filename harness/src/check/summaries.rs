@@ -8,11 +8,13 @@
 //! appears nowhere in what the engine received is invented.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use clawspec_contract::AgentMessage;
+use serde::Deserialize;
 use serde_json::Value;
 
-use crate::trace::CallRecord;
+use crate::trace::{CallRecord, Trace};
 
 /// Characters of received text a summary must quote to count as one.
 pub const QUOTE: usize = 40;
@@ -25,6 +27,12 @@ const MAX_PROBES: usize = 512;
 #[derive(Default)]
 pub struct Received {
     seen: HashSet<String>,
+    /// Messages already taken in (by identity of the shared parse): every
+    /// call repeats the history, and re-reading it made the checks quadratic.
+    fed: HashSet<*const AgentMessage>,
+    /// Keeps `fed`'s pointers valid (a literal array's parse is dropped after
+    /// the call; its address must not be reused by another message).
+    alive: Vec<Arc<AgentMessage>>,
     /// Distinct message texts the engine was sent, newline-separated.
     corpus: String,
     /// Model output the host gave the engine (summaries it asked for).
@@ -32,13 +40,20 @@ pub struct Received {
 }
 
 impl Received {
-    /// Take in everything one call gave the engine (`params`: the call's
-    /// params with their messages resolved, `Trace::params`).
-    pub fn feed(&mut self, call: &CallRecord, params: &Value) {
-        let p = params;
-        let messages = p.get("messages").and_then(Value::as_array).into_iter().flatten().chain(p.get("message"));
+    /// Take in everything one call of trace `t` gave the engine.
+    pub fn feed_call(&mut self, t: &Trace, call: &CallRecord) {
+        let mut messages: Vec<Arc<AgentMessage>> = t.parsed(&call.params).unwrap_or_default().into_iter().flatten().collect();
+        if let Some(m) = call.params.get("message").and_then(|m| AgentMessage::deserialize(m).ok()) {
+            messages.push(Arc::new(m));
+        }
+        self.feed(call, &messages);
+    }
+
+    /// Take in one call: the messages it sent (parsed) and its callbacks.
+    pub fn feed(&mut self, call: &CallRecord, messages: &[Arc<AgentMessage>]) {
         for m in messages {
-            if let Ok(m) = serde_json::from_value::<AgentMessage>(m.clone()) {
+            if self.fed.insert(Arc::as_ptr(m)) {
+                self.alive.push(m.clone());
                 self.add_text(m.text());
             }
         }
@@ -99,7 +114,7 @@ mod tests {
             callbacks: vec![CallbackRecord { method: "host/llm.complete".into(), params: json!({}), result: json!({"text": "Summary of 4 messages (40 words): deploy staging"}) }],
             reply: ReplyRecord::Ok(json!({})),
         };
-        r.feed(&call, &call.params);
+        r.feed(&call, &[Arc::new(user(HISTORY))]);
         r
     }
 

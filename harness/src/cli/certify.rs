@@ -120,7 +120,7 @@ async fn run(a: Args) -> Result<u8, String> {
     if strays > 0 && !interrupted {
         eprintln!("warning: killed {strays} process(es) that engines left running without a trace of their origin");
     }
-    let verdicts = crate::check::evaluate_all(&traces, &a.clauses);
+    let verdicts = progress.verdicts(&traces);
     let mut r = report::build(&spec.display, &traces, verdicts, &profile_ids, a.strict, Some(selection));
     r.no_sandbox = !cfg.driver.sandbox.enabled;
     if interrupted {

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::check::Verdict;
 use crate::suite::Job;
 use crate::trace::{Outcome, Trace};
 
@@ -34,6 +35,10 @@ struct State {
     problems: BTreeMap<String, Vec<String>>,
     failures: usize,
     scenarios_done: usize,
+    /// Each finished run's verdicts, judged alone: the final report reuses
+    /// them where no other run is needed (checking twice doubled certify's
+    /// time on long sessions).
+    verdicts: BTreeMap<(String, String), Vec<Verdict>>,
 }
 
 impl Progress {
@@ -59,16 +64,14 @@ impl Progress {
     pub fn finished(&self, t: &Trace) {
         let i = &self.inner;
         // A broken run errors on every clause: name the cause once instead.
+        let verdicts = crate::check::evaluate(t, None, &i.clauses);
         let problems: Vec<String> = match &t.outcome {
             Outcome::EngineFault { kind, .. } => vec![format!("engine fault {kind} ({})", t.profile)],
             Outcome::HarnessError { .. } => vec![format!("harness error ({})", t.profile)],
-            Outcome::Completed { .. } => crate::check::evaluate(t, None, &i.clauses)
-                .iter()
-                .filter(|v| crate::report::blocks(v, i.strict))
-                .map(|v| format!("{} ({})", v.clause, t.profile))
-                .collect(),
+            Outcome::Completed { .. } => verdicts.iter().filter(|v| crate::report::blocks(v, i.strict)).map(|v| format!("{} ({})", v.clause, t.profile)).collect(),
         };
         let mut s = i.state.lock().expect("progress state");
+        s.verdicts.insert((t.scenario.clone(), t.profile.clone()), verdicts);
         if !problems.is_empty() {
             s.failures += 1;
         }
@@ -97,6 +100,22 @@ impl Progress {
             }
             None => {}
         }
+    }
+
+    /// Verdicts of every run, in `traces` order: those judged as the runs
+    /// finished, and the runs compared with a sibling (rfc-82137 ↔ 2026.9.6)
+    /// judged now. Equal to `check::evaluate_all(traces, clauses)`.
+    pub fn verdicts(&self, traces: &[Trace]) -> Vec<Verdict> {
+        let mut s = self.inner.state.lock().expect("progress state");
+        let mut out = Vec::new();
+        for t in traces {
+            let sibling = crate::check::sibling(t, traces);
+            match s.verdicts.remove(&(t.scenario.clone(), t.profile.clone())) {
+                Some(v) if sibling.is_none() => out.extend(v),
+                _ => out.extend(crate::check::evaluate(t, sibling, &self.inner.clauses)),
+            }
+        }
+        out
     }
 
     pub fn finish(&self) {

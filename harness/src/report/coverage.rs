@@ -8,6 +8,7 @@
 //! was tested.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use clawspec_contract::AgentMessage;
 use schemars::JsonSchema;
@@ -101,8 +102,10 @@ impl Coverage {
     }
 }
 
-fn messages(v: &Value) -> Vec<AgentMessage> {
-    v.get("messages").and_then(Value::as_array).map(|a| a.iter().filter_map(|m| serde_json::from_value(m.clone()).ok()).collect()).unwrap_or_default()
+/// The messages of a params/result object that are `AgentMessage`s, parsed
+/// (shared with the checks: each distinct message is parsed once per trace).
+fn messages(t: &Trace, v: &Value) -> Vec<Arc<AgentMessage>> {
+    t.parsed(v).unwrap_or_default().into_iter().flatten().collect()
 }
 
 /// One trace's coverage.
@@ -123,8 +126,7 @@ pub fn of_trace(t: &Trace) -> Coverage {
     }
     let mut received = Received::default();
     for call in t.calls() {
-        let params = t.params(call);
-        received.feed(call, &params);
+        received.feed_call(t, call);
         for cb in &call.callbacks {
             match cb.method.as_str() {
                 "host/llm.complete" => c.summary_requests += 1,
@@ -141,22 +143,23 @@ pub fn of_trace(t: &Trace) -> Coverage {
             _ => continue,
         };
         *c.methods.entry(call.method.clone()).or_default() += 1;
-        stored_and_returned(&mut c, call, &params, &t.resolve(v), &received);
+        stored_and_returned(&mut c, t, call, v, &received);
     }
     c
 }
 
-/// `p`, `v`: the call's params and result with their messages resolved.
-fn stored_and_returned(c: &mut Coverage, call: &CallRecord, p: &Value, v: &Value, received: &Received) {
-    let count = |k: &str| p.get(k).and_then(Value::as_array).map_or(0, Vec::len) as u64;
+/// `v`: the call's result.
+fn stored_and_returned(c: &mut Coverage, t: &Trace, call: &CallRecord, v: &Value, received: &Received) {
+    let p = &call.params;
+    let sent = t.store.messages_ref(p).map_or(0, |m| m.len()) as u64;
     match call.method.as_str() {
         "ingest" if v.get("ingested").and_then(Value::as_bool) == Some(true) => c.messages_stored += 1,
-        "ingestBatch" => c.messages_stored += v.get("ingestedCount").and_then(Value::as_u64).unwrap_or(0).min(count("messages")),
+        "ingestBatch" => c.messages_stored += v.get("ingestedCount").and_then(Value::as_u64).unwrap_or(0).min(sent),
         "afterTurn" => {
             let pre = p.get("prePromptMessageCount").and_then(Value::as_u64).unwrap_or(0);
-            c.messages_stored += count("messages").saturating_sub(pre);
+            c.messages_stored += sent.saturating_sub(pre);
         }
-        "commitTurn" if v.get("status").and_then(Value::as_str) == Some("committed") => c.messages_stored += count("messages"),
+        "commitTurn" if v.get("status").and_then(Value::as_str) == Some("committed") => c.messages_stored += sent,
         "compact" if v.get("ok").and_then(Value::as_bool) == Some(true) && v.get("compacted").and_then(Value::as_bool) == Some(true) => {
             // A delegated compaction is counted from its callback.
             if !call.callbacks.iter().any(|cb| cb.method == "host/delegateCompaction") {
@@ -164,7 +167,7 @@ fn stored_and_returned(c: &mut Coverage, call: &CallRecord, p: &Value, v: &Value
             }
         }
         "assemble" => {
-            let (input, output) = (messages(p), messages(v));
+            let (input, output) = (messages(t, p), messages(t, v));
             c.messages_returned += output.len() as u64;
             if input != output {
                 c.assembles_changed += 1;
@@ -173,7 +176,7 @@ fn stored_and_returned(c: &mut Coverage, call: &CallRecord, p: &Value, v: &Value
             c.summaries_returned += output
                 .iter()
                 .zip(&from)
-                .filter(|(m, f)| f.is_none() && (matches!(m, AgentMessage::CompactionSummary(_) | AgentMessage::BranchSummary(_)) || received.summarises(m)))
+                .filter(|(m, f)| f.is_none() && (matches!(***m, AgentMessage::CompactionSummary(_) | AgentMessage::BranchSummary(_)) || received.summarises(m)))
                 .count() as u64;
         }
         _ => {}

@@ -13,6 +13,9 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, OnceLock};
+
+use clawspec_contract::AgentMessage;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -60,7 +63,18 @@ pub struct MessageStore {
     #[serde(skip)]
     #[schemars(skip)]
     prefixes: HashMap<[u8; 32], (String, usize)>,
+    /// Every stored message parsed once (`None`: not an `AgentMessage`),
+    /// shared by every list that holds it. The checks read each assemble's
+    /// whole history; parsing per call made them quadratic in time and
+    /// memory (a 160-turn session: 620 MB, ~10 s per clause). Built on first
+    /// read, dropped when a message is added.
+    #[serde(skip)]
+    #[schemars(skip)]
+    parsed: OnceLock<HashMap<String, Option<Arc<AgentMessage>>>>,
 }
+
+/// One message of a resolved array: shared when it came from the store.
+pub type Parsed = Option<Arc<AgentMessage>>;
 
 /// Equal when they store the same messages and lists; the prefix index is a
 /// cache (empty after deserialising) and does not count.
@@ -102,10 +116,12 @@ impl MessageStore {
             Some(existing) if *existing != m => {
                 k = format!("m-{}", d.iter().map(|b| format!("{b:02x}")).collect::<String>());
                 self.messages.entry(k.clone()).or_insert(m);
+                self.parsed = OnceLock::new();
             }
             Some(_) => {}
             None => {
                 self.messages.insert(k.clone(), m);
+                self.parsed = OnceLock::new();
             }
         }
         (k, d)
@@ -191,6 +207,34 @@ impl MessageStore {
     /// loses those messages rather than aborting the checks).
     pub fn list(&self, id: &str) -> Vec<Value> {
         self.list_items(id, usize::MAX).into_iter().filter_map(|k| self.messages.get(k).cloned()).collect()
+    }
+
+    fn parsed_table(&self) -> &HashMap<String, Parsed> {
+        self.parsed.get_or_init(|| self.messages.iter().map(|(k, v)| (k.clone(), AgentMessage::deserialize(v).ok().map(Arc::new))).collect())
+    }
+
+    /// The `messages` array of an object as borrowed JSON values (None when it
+    /// has none or it is not an array); no copy of the messages is made.
+    pub fn messages_ref<'a>(&'a self, v: &'a Value) -> Option<Vec<&'a Value>> {
+        let m = v.get("messages")?;
+        match m.get(LIST_REF).and_then(Value::as_str) {
+            Some(id) => Some(self.list_items(id, usize::MAX).into_iter().filter_map(|k| self.messages.get(k)).collect()),
+            None => m.as_array().map(|a| a.iter().collect()),
+        }
+    }
+
+    /// The `messages` array of an object, each message parsed (`None` for one
+    /// that is not an `AgentMessage`). Stored messages are parsed once per
+    /// store and shared; a literal array is parsed here.
+    pub fn parsed_of(&self, v: &Value) -> Option<Vec<Parsed>> {
+        let m = v.get("messages")?;
+        match m.get(LIST_REF).and_then(Value::as_str) {
+            Some(id) => {
+                let table = self.parsed_table();
+                Some(self.list_items(id, usize::MAX).into_iter().filter(|k| self.messages.contains_key(*k)).map(|k| table.get(k).cloned().flatten()).collect())
+            }
+            None => m.as_array().map(|a| a.iter().map(|x| AgentMessage::deserialize(x).ok().map(Arc::new)).collect()),
+        }
     }
 
     /// Replace the `messages` array of an object (params, a result) by a reference.
@@ -288,6 +332,31 @@ mod tests {
         let id = back.intern_list(msgs(6));
         assert_eq!(back.lists[&id].items.len(), 1);
         assert_eq!(back.list(&id), msgs(6));
+    }
+
+    #[test]
+    fn parsed_messages_are_shared_across_lists_and_refreshed_after_an_intern() {
+        let mut s = MessageStore::default();
+        let mut a = json!({"messages": msgs(3)});
+        let mut b = json!({"messages": msgs(4)});
+        s.intern_field(&mut a);
+        s.intern_field(&mut b);
+        let (pa, pb) = (s.parsed_of(&a).unwrap(), s.parsed_of(&b).unwrap());
+        assert_eq!(pb.len(), 4);
+        for (x, y) in pa.iter().zip(&pb) {
+            assert!(Arc::ptr_eq(x.as_ref().unwrap(), y.as_ref().unwrap()), "one parse per distinct message");
+        }
+        assert_eq!(pb[3].as_deref().map(AgentMessage::text), Some("message 3".to_string()));
+        // A message interned after the first read is parsed too.
+        let mut c = json!({"messages": [{"role": "user", "content": "later"}, {"role": "nobody"}]});
+        s.intern_field(&mut c);
+        let pc = s.parsed_of(&c).unwrap();
+        assert_eq!(pc[0].as_deref().map(AgentMessage::text), Some("later".to_string()));
+        assert!(pc[1].is_none(), "not an AgentMessage");
+        assert_eq!(s.messages_ref(&c).unwrap()[1], &json!({"role": "nobody"}));
+        // A literal array is parsed in place.
+        let lit = json!({"messages": [{"role": "user", "content": "x"}]});
+        assert_eq!(s.parsed_of(&lit).unwrap()[0].as_deref().map(AgentMessage::text), Some("x".to_string()));
     }
 
     #[test]
