@@ -40,6 +40,7 @@
 //! - [`client::post_json`] — a tiny blocking HTTP client for loopback mocks.
 
 pub mod client;
+pub mod front;
 pub mod fuzzing;
 pub mod gen;
 pub mod provider;

@@ -342,10 +342,23 @@ impl MockProvider {
 
 /// `clawspec serve-provider`: serve until interrupted.
 pub async fn serve(provider: Provider, port: u16, rules: Rules, options: ServeOptions) -> std::io::Result<()> {
-    let listener = std::net::TcpListener::bind(("127.0.0.1", port))?;
-    let server = MockServer::builder().listener(listener).disable_request_recording().start().await;
-    let m = MockProvider::mount(server, provider, rules, Vec::new(), None, options).await;
-    eprintln!("mock {} provider listening on {} (POST {}; GET {LOG_PATH} lists the last requests)", provider, m.uri(), provider.path());
+    let (_mock, addr, front) = start_served(provider, port, rules, options).await?;
+    eprintln!("mock {} provider listening on http://{addr} (POST {}; GET {LOG_PATH} lists the last requests)", provider, provider.path());
     tokio::signal::ctrl_c().await?;
+    front.abort();
     Ok(())
+}
+
+/// What `serve` runs: the mock on an internal port behind the
+/// [`crate::front`] door on `port` (0: any). Returns the mock, the public
+/// address and the front task.
+pub async fn start_served(provider: Provider, port: u16, rules: Rules, options: ServeOptions) -> std::io::Result<(MockProvider, std::net::SocketAddr, tokio::task::JoinHandle<()>)> {
+    let public = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    let addr = public.local_addr()?;
+    let inner = std::net::TcpListener::bind(("127.0.0.1", 0))?;
+    let backend = inner.local_addr()?;
+    let server = MockServer::builder().listener(inner).disable_request_recording().start().await;
+    let m = MockProvider::mount(server, provider, rules, Vec::new(), None, options).await;
+    let front = tokio::spawn(crate::front::run(public, backend, provider));
+    Ok((m, addr, front))
 }

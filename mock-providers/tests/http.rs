@@ -129,3 +129,34 @@ async fn oversized_bodies_are_refused_and_the_log_stays_bounded() {
     assert_eq!(server.received().await, 301);
     assert_eq!(server.log().len(), clawspec_mock_providers::server::ServeOptions::default().log_capacity);
 }
+
+/// `serve-provider`: the front door answers an oversized `Content-Length`
+/// from the head alone — the client here never sends a byte of its 2 GB
+/// body, and still gets the provider's 413 — while ordinary requests pass
+/// through to the mock and are logged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_provider_refuses_an_oversized_body_before_reading_it() {
+    use clawspec_mock_providers::server::{start_served, ServeOptions};
+    let (mock, addr, front) = start_served(Provider::Anthropic, 0, Rules::default(), ServeOptions::default()).await.unwrap();
+    let head_only = tokio::task::spawn_blocking(move || {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
+        let head = format!("POST /v1/messages HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", 2u64 << 30);
+        s.write_all(head.as_bytes()).unwrap();
+        let mut raw = Vec::new();
+        let _ = s.read_to_end(&mut raw);
+        String::from_utf8_lossy(&raw).into_owned()
+    })
+    .await
+    .unwrap();
+    assert!(head_only.starts_with("HTTP/1.1 413"), "{head_only}");
+    assert!(head_only.contains("request_too_large"), "{head_only}");
+    assert_eq!(mock.received().await, 0, "the mock never saw the oversized request");
+    let url = format!("http://{addr}{}", Provider::Anthropic.path());
+    let ok = to_wire(Provider::Anthropic, &transcript(), &RequestOptions { model: "m".into(), ..Default::default() });
+    let (status, body) = tokio::task::spawn_blocking(move || post_json(&url, &ok, &[])).await.unwrap().unwrap();
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(mock.received().await, 1);
+    front.abort();
+}

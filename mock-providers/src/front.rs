@@ -1,0 +1,104 @@
+//! `serve-provider`'s front door. wiremock reads a whole request body before
+//! any responder sees it, so a 2 GB body would cost 2 GB before the 413. This
+//! front reads only the request head: a `Content-Length` over the provider's
+//! limit ([`crate::shape::body_limit`]) is answered with the provider's 413
+//! ([`crate::shape::too_large`]) without reading the body; any other request
+//! is passed to the mock, one request per connection (`Connection: close`),
+//! and never more than the limit of body bytes is forwarded (a chunked body
+//! that runs past it is cut off with the connection).
+
+use std::net::SocketAddr;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+use crate::shape::{body_limit, too_large};
+use crate::Provider;
+
+/// Largest request head accepted (bytes); real APIs sit behind proxies with
+/// similar limits and answer 431.
+pub const HEAD_LIMIT: usize = 64 * 1024;
+
+/// Accept connections on `public` until the task is dropped; pass them to the
+/// mock at `backend`.
+pub async fn run(public: TcpListener, backend: SocketAddr, provider: Provider) {
+    loop {
+        let Ok((conn, _)) = public.accept().await else { continue };
+        tokio::spawn(async move {
+            let _ = handle(conn, backend, provider).await;
+        });
+    }
+}
+
+fn header_end(b: &[u8]) -> Option<usize> {
+    b.windows(4).position(|w| w == b"\r\n\r\n").map(|i| i + 4)
+}
+
+fn response(status: u16, reason: &str, body: &str) -> String {
+    format!("HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len())
+}
+
+async fn handle(mut client: TcpStream, backend: SocketAddr, provider: Provider) -> std::io::Result<()> {
+    let mut buf = Vec::with_capacity(4096);
+    let end = loop {
+        let mut chunk = [0u8; 4096];
+        let n = client.read(&mut chunk).await?;
+        if n == 0 {
+            return Ok(());
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        if let Some(end) = header_end(&buf) {
+            break end;
+        }
+        if buf.len() > HEAD_LIMIT {
+            let body = r#"{"error":{"message":"Request header fields too large"}}"#;
+            return client.write_all(response(431, "Request Header Fields Too Large", body).as_bytes()).await;
+        }
+    };
+    let head = String::from_utf8_lossy(&buf[..end]).into_owned();
+    let mut length: Option<usize> = None;
+    let mut kept = Vec::new();
+    for (i, line) in head.split("\r\n").enumerate() {
+        let lower = line.to_ascii_lowercase();
+        if i > 0 && lower.starts_with("connection:") {
+            continue;
+        }
+        if let Some(v) = lower.strip_prefix("content-length:") {
+            length = v.trim().parse().ok();
+        }
+        if !line.is_empty() {
+            kept.push(line.to_string());
+        }
+    }
+    let limit = body_limit(provider);
+    if let Some(len) = length.filter(|l| *l > limit) {
+        let r = too_large(provider, len);
+        let reason = if r.status == 413 { "Payload Too Large" } else { "Bad Request" };
+        return client.write_all(response(r.status, reason, &r.body.to_string()).as_bytes()).await;
+    }
+    let mut upstream = TcpStream::connect(backend).await?;
+    let mut out = kept.join("\r\n");
+    out.push_str("\r\nconnection: close\r\n\r\n");
+    upstream.write_all(out.as_bytes()).await?;
+    // Body bytes that arrived with the head, then the rest, capped.
+    let already = &buf[end..];
+    let budget = length.unwrap_or(limit).min(limit);
+    let first = &already[..already.len().min(budget)];
+    upstream.write_all(first).await?;
+    let (mut cr, mut cw) = client.into_split();
+    let (mut ur, mut uw) = upstream.into_split();
+    let rest = (budget - first.len()) as u64;
+    let up = tokio::spawn(async move {
+        let _ = tokio::io::copy(&mut (&mut cr).take(rest), &mut uw).await;
+        // Keep the mock's read side open: hyper drops a response when its
+        // client half-closes (`half_close` is off by default).
+        std::future::pending::<()>().await;
+        drop(uw);
+    });
+    // The answer ends the exchange (the mock closes after one response); a
+    // client still sending is cut off.
+    let _ = tokio::io::copy(&mut ur, &mut cw).await;
+    let _ = cw.shutdown().await;
+    up.abort();
+    Ok(())
+}
