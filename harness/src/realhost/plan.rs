@@ -37,6 +37,10 @@ pub struct Plan {
     pub provider_timeout_seconds: Option<u64>,
     /// The session state and host config the scenario's `setup` asks for.
     pub setup: super::seed::HostSetup,
+    /// What each scripted tool call returns on the real host (`realhost::tools`).
+    pub tool_results: Vec<super::tools::ScriptedToolResult>,
+    /// Tool call ids minted so far for calls without a scripted id.
+    minted_tool_ids: u64,
 }
 
 /// Provider timeout set when a scenario scripts a timeout; the mock holds a
@@ -68,7 +72,7 @@ pub fn plan(s: &Scenario) -> Result<Plan, NotDrivable> {
     if !setup.admitted_turns {
         return nd("setup.admitted_turns: false — every chat.send through the gateway is an admitted turn");
     }
-    let mut p = Plan { steps: Vec::new(), replies: Vec::new(), provider_timeout_seconds: None, setup: host_setup };
+    let mut p = Plan { steps: Vec::new(), replies: Vec::new(), provider_timeout_seconds: None, setup: host_setup, tool_results: Vec::new(), minted_tool_ids: 0 };
     for (i, step) in s.script.iter().enumerate() {
         map_step(&mut p, i, step, s).map_err(|NotDrivable(why)| NotDrivable(format!("step {i} ({}): {why}", step_kind(step))))?;
     }
@@ -188,23 +192,21 @@ fn reply(r: &ModelReply, p: &mut Plan, context_window: u64) -> Result<PlannedRep
         out.error = Some(Failure { kind, message, delay_ms: (kind == FailureKind::Timeout).then_some(TIMEOUT_HOLD_MS) });
         return Ok(out);
     }
-    if !m.tool_calls.is_empty() {
-        return nd(TOOLS_NOT_SCRIPTABLE);
+    for c in &m.tool_calls {
+        // The same ids the reference runtime gives the calls, so both twins'
+        // transcripts name them alike.
+        let id = match &c.id {
+            Some(id) => id.clone(),
+            None => {
+                p.minted_tool_ids += 1;
+                super::tools::reference_tool_id(p.minted_tool_ids)
+            }
+        };
+        p.tool_results.push(super::tools::scripted(c, id.clone())?);
+        out.tool_calls.push(serde_json::json!({"id": id, "name": c.name, "arguments": if c.arguments.is_null() { serde_json::json!({}) } else { c.arguments.clone() }}));
     }
     Ok(out)
 }
-
-/// Tried on openclaw@2026.9.6: a bridge plugin tool named `exec` (declared in
-/// the manifest's `contracts.tools`, registered with `api.registerTool`)
-/// never ran; the core `exec` did (the transcript's toolResult was core
-/// exec's "Validation failed for tool \"exec\"" on the scripted arguments).
-/// dist/agent-tools-*.mjs builds the core coding tools (read/write/edit/exec
-/// …) ahead of plugin tools, and the name-based `tools.deny` that could drop
-/// the core ones drops the plugin ones too (dist/tools-*.mjs
-/// `denylistBlocksName` in plugin tool resolution); only a per-run
-/// `toolsAllow` (cron payloads, internal callers) skips building the core
-/// families, and chat.send does not take one.
-pub const TOOLS_NOT_SCRIPTABLE: &str = "tool calls: the real host executes its own built-in tool of that name (read/write/exec …), and no gateway-reachable config replaces a built-in tool with one returning the scripted result (core coding tools are built before plugin tools; tools.deny removes both)";
 
 fn step_kind(s: &Step) -> &'static str {
     match s {
@@ -267,7 +269,8 @@ mod tests {
     #[rstest]
     #[case::aborted("  - turn: {user: hi, model: [{error: {kind: aborted}}]}\n", "chat.abort")]
     #[case::redacted_without_data("  - turn: {user: hi, model: [{redacted: true}]}\n", "without a signature")]
-    #[case::tools("  - turn: {user: hi, model: [{tool_calls: [{name: exec, result: ok}]}, done]}\n", "built-in tool")]
+    #[case::device_tool("  - turn: {user: hi, model: [{tool_calls: [{name: camera, result: ok}]}, done]}\n", "tool call camera: only the core tools")]
+    #[case::invalid_args("  - turn: {user: hi, model: [{tool_calls: [{name: exec, arguments: {cmd: ls}, result: ok}]}, done]}\n", "without a string `command` argument")]
     #[case::other_command("  - turn: {user: /status, model: [x]}\n", "other than /compact")]
     #[case::newish("  - turn: {user: /newsletter, model: [x]}\n", "other than /compact")]
     #[case::new("  - turn: {user: /new, model: [x]}\n", "without a model run")]
@@ -280,6 +283,21 @@ mod tests {
     fn what_the_real_host_cannot_reproduce_says_why(#[case] script: &str, #[case] reason: &str) {
         let w = why(script);
         assert!(w.contains(reason), "{w}");
+    }
+
+    #[test]
+    fn tool_calls_carry_the_reference_ids_and_their_scripted_results() {
+        let p = plan(&scenario(concat!(
+            "  - turn: {user: go, model: [{text: let me look, tool_calls: [{name: read, arguments: {path: a}, result: A}, {id: my_id, name: exec, arguments: {command: x}, result: boom, is_error: true}]}, done]}\n",
+            "  - turn: {user: more, model: [{tool_calls: [{name: write, arguments: {path: b, content: x}, result: wrote}]}, ok]}\n",
+        )))
+        .expect("drivable");
+        let calls: Vec<_> = p.replies.iter().flat_map(|r| r.tool_calls.iter().map(|c| (c["id"].as_str().unwrap(), c["name"].as_str().unwrap()))).collect();
+        assert_eq!(calls, [("toolu_0001", "read"), ("my_id", "exec"), ("toolu_0002", "write")], "minted ids count as the reference runtime's do");
+        assert_eq!(p.replies[0].tool_calls[0]["arguments"], serde_json::json!({"path": "a"}), "the model calls with the scripted arguments");
+        assert_eq!(p.replies[0].text, "let me look");
+        let results: Vec<_> = p.tool_results.iter().map(|r| (r.tool_call_id.as_str(), r.text.as_str(), r.is_error)).collect();
+        assert_eq!(results, [("toolu_0001", "A", false), ("my_id", "boom", true), ("toolu_0002", "wrote", false)]);
     }
 
     #[test]
@@ -324,8 +342,9 @@ mod tests {
                 }
                 Ok(p) => {
                     for (i, r) in releases.iter().enumerate() {
-                        match (&p.setup.seed, super::super::seed::release_supports_seed(r)) {
-                            (Some(_), Err(NotDrivable(why))) => *reasons.entry(format!("[{r} only] {}", why.split(": ").last().unwrap_or(&why))).or_default() += 1,
+                        let tools = if p.tool_results.is_empty() { Ok(()) } else { super::super::tools::release_supports_scripted_tools(r) };
+                        match (&p.setup.seed, super::super::seed::release_supports_seed(r), tools) {
+                            (Some(_), Err(NotDrivable(why)), _) | (_, _, Err(NotDrivable(why))) => *reasons.entry(format!("[{r} only] {}", why.split(": ").last().unwrap_or(&why))).or_default() += 1,
                             _ => {
                                 drivable[i] += 1;
                                 eprintln!("drivable on openclaw@{r}: {}{}", l.scenario.id, if p.setup.seed.is_some() { " (seeded)" } else { "" });
