@@ -11,6 +11,7 @@
 //! bridge's NDJSON into a [`Trace`].
 
 pub mod install;
+pub mod limits;
 pub mod plan;
 pub mod record;
 pub mod seed;
@@ -97,9 +98,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     if plan.setup.seed.is_some() {
         seed::release_supports_seed(&version.0)?;
     }
-    if !plan.tool_results.is_empty() {
-        tools::release_supports_scripted_tools(&version.0)?;
-    }
+    limits::check_all(&plan.release_limits, &version.0)?;
     let bridge = std::fs::canonicalize(bridge_dir()).map_err(|e| RealHostError::Run(format!("bridge plugin not found at {}: {e}", bridge_dir().display())))?;
     let openclaw = install::ensure_openclaw(&version.0)?;
     let node = install::ensure_node(&install::required_node(&openclaw))?;

@@ -41,6 +41,8 @@ pub struct Plan {
     pub tool_results: Vec<super::tools::ScriptedToolResult>,
     /// Tool call ids minted so far for calls without a scripted id.
     minted_tool_ids: u64,
+    /// What the steps need of the release (`realhost::limits`).
+    pub release_limits: Vec<super::limits::ReleaseLimit>,
 }
 
 /// Provider timeout set when a scenario scripts a timeout; the mock holds a
@@ -72,7 +74,7 @@ pub fn plan(s: &Scenario) -> Result<Plan, NotDrivable> {
     if !setup.admitted_turns {
         return nd("setup.admitted_turns: false — every chat.send through the gateway is an admitted turn");
     }
-    let mut p = Plan { steps: Vec::new(), replies: Vec::new(), provider_timeout_seconds: None, setup: host_setup, tool_results: Vec::new(), minted_tool_ids: 0 };
+    let mut p = Plan { steps: Vec::new(), replies: Vec::new(), provider_timeout_seconds: None, setup: host_setup, tool_results: Vec::new(), minted_tool_ids: 0, release_limits: Vec::new() };
     for (i, step) in s.script.iter().enumerate() {
         map_step(&mut p, i, step, s).map_err(|NotDrivable(why)| NotDrivable(format!("step {i} ({}): {why}", step_kind(step))))?;
     }
@@ -90,6 +92,9 @@ fn map_step(p: &mut Plan, i: usize, step: &Step, s: &Scenario) -> Result<(), Not
         Step::Generate(_) => nd("an unexpanded generate step"),
         Step::Turn(t) => {
             turn_drivable(t)?;
+            if is_bare_reset(&t.user) {
+                p.limit(super::limits::ReleaseLimit::BareResetTurn);
+            }
             for r in &t.model {
                 let planned = reply(r, p, setup.context_window)?;
                 p.replies.push(PlannedReply { step: Some(i), ..planned });
@@ -139,8 +144,8 @@ fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
         (t.commit_replay, "commit_replay simulates a host crash between commitTurn and the outbox"),
         (t.fallback.is_some(), "model fallback needs a second configured model"),
         (t.user.trim().is_empty(), "an empty user message is rejected by chat.send"),
-        (is_reset_command(&t.user), RESET_NOT_A_MODEL_TURN),
-        (t.user.trim_start().starts_with('/'), "slash commands other than /compact are not scripted turns"),
+        (is_reset_command(&t.user) && !is_bare_reset(&t.user), RESET_WITH_TEXT),
+        (t.user.trim_start().starts_with('/') && !is_bare_reset(&t.user), "slash commands other than /compact and a bare /new or /reset are not scripted turns"),
     ];
     match unsupported.iter().find(|(hit, _)| *hit) {
         Some((_, why)) => nd(*why),
@@ -149,12 +154,25 @@ fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
     }
 }
 
-/// Observed on openclaw@2026.9.6 (clawspec twin --keep, provider-requests.ndjson):
-/// chat.send "/new" is answered by the command layer with "✅ New session
-/// started." and no agent run — no model call, no engine call — and the
-/// next turn still assembles with "/new" in its history, so the scripted
-/// BARE_SESSION_RESET_PROMPT turn never happens through the gateway client.
-pub const RESET_NOT_A_MODEL_TURN: &str = "/new and /reset through chat.send are answered by the gateway's command layer (\"✅ New session started.\") without a model run, so the scripted reset-prompt turn cannot be reproduced";
+/// A bare `/new` is a plain chat.send: the release decides whether it runs
+/// the reset-prompt turn (`limits::ReleaseLimit::BareResetTurn`). With
+/// trailing text the host runs the text as the new session's first turn
+/// (openclaw dist/get-reply-*.mjs: not `isBareNewOrReset`), which the
+/// reference runtime does not model as such.
+pub const RESET_WITH_TEXT: &str = "/new or /reset with trailing text: the host resets and runs the text as the first turn of the new session; not mapped yet";
+
+/// `/new` or `/reset` alone (dist/get-reply-*: `/^\/(new|reset)$/`).
+fn is_bare_reset(user: &str) -> bool {
+    matches!(user.trim(), "/new" | "/reset")
+}
+
+impl Plan {
+    fn limit(&mut self, l: super::limits::ReleaseLimit) {
+        if !self.release_limits.contains(&l) {
+            self.release_limits.push(l);
+        }
+    }
+}
 
 /// `/new` or `/reset`, bare or with text.
 fn is_reset_command(user: &str) -> bool {
@@ -203,6 +221,7 @@ fn reply(r: &ModelReply, p: &mut Plan, context_window: u64) -> Result<PlannedRep
             }
         };
         p.tool_results.push(super::tools::scripted(c, id.clone())?);
+        p.limit(super::limits::ReleaseLimit::ScriptedTools);
         out.tool_calls.push(serde_json::json!({"id": id, "name": c.name, "arguments": if c.arguments.is_null() { serde_json::json!({}) } else { c.arguments.clone() }}));
     }
     Ok(out)
@@ -273,8 +292,7 @@ mod tests {
     #[case::invalid_args("  - turn: {user: hi, model: [{tool_calls: [{name: exec, arguments: {cmd: ls}, result: ok}]}, done]}\n", "without a string `command` argument")]
     #[case::other_command("  - turn: {user: /status, model: [x]}\n", "other than /compact")]
     #[case::newish("  - turn: {user: /newsletter, model: [x]}\n", "other than /compact")]
-    #[case::new("  - turn: {user: /new, model: [x]}\n", "without a model run")]
-    #[case::reset_text("  - turn: {user: \"/reset start over\", model: [x]}\n", "without a model run")]
+    #[case::reset_text("  - turn: {user: \"/reset start over\", model: [x]}\n", "trailing text")]
     #[case::heartbeat("  - heartbeat: {}\n", "step 0 (heartbeat): a plain heartbeat poll")]
     #[case::switch_other_provider("  - switch_model: {provider: openai, model: gpt-5.1, api: openai-responses}\n", "anthropic-messages only")]
     #[case::orphan("  - orphan_user: hello\n", "host crash")]
@@ -298,6 +316,17 @@ mod tests {
         assert_eq!(p.replies[0].text, "let me look");
         let results: Vec<_> = p.tool_results.iter().map(|r| (r.tool_call_id.as_str(), r.text.as_str(), r.is_error)).collect();
         assert_eq!(results, [("toolu_0001", "A", false), ("my_id", "boom", true), ("toolu_0002", "wrote", false)]);
+    }
+
+    #[test]
+    fn a_bare_reset_is_a_turn_that_only_some_releases_run() {
+        use super::super::limits::ReleaseLimit;
+        let p = plan(&scenario("  - turn: {user: /new, model: [hi]}\n  - turn: {user: /reset, model: [hi]}\n")).expect("planned");
+        assert!(matches!(&p.steps[0], PlanStep::Turn { message, .. } if message == "/new"));
+        assert_eq!(p.release_limits, [ReleaseLimit::BareResetTurn], "listed once");
+        let tools = plan(&scenario("  - turn: {user: go, model: [{tool_calls: [{name: read, arguments: {path: a}, result: A}]}, ok]}\n")).unwrap();
+        assert_eq!(tools.release_limits, [ReleaseLimit::ScriptedTools]);
+        assert!(plan(&scenario("  - turn: {user: hi, model: [ok]}\n")).unwrap().release_limits.is_empty());
     }
 
     #[test]
@@ -342,8 +371,7 @@ mod tests {
                 }
                 Ok(p) => {
                     for (i, r) in releases.iter().enumerate() {
-                        let tools = if p.tool_results.is_empty() { Ok(()) } else { super::super::tools::release_supports_scripted_tools(r) };
-                        match (&p.setup.seed, super::super::seed::release_supports_seed(r), tools) {
+                        match (&p.setup.seed, super::super::seed::release_supports_seed(r), super::super::limits::check_all(&p.release_limits, r)) {
                             (Some(_), Err(NotDrivable(why)), _) | (_, _, Err(NotDrivable(why))) => *reasons.entry(format!("[{r} only] {}", why.split(": ").last().unwrap_or(&why))).or_default() += 1,
                             _ => {
                                 drivable[i] += 1;
