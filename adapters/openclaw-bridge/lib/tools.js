@@ -30,8 +30,11 @@ export const STAND_IN_DIR = "clawspec-stand-in-dir";
 
 /** Tool → stand-in parameters for a call that succeeds (ok) or fails (error). */
 export const STAND_INS = {
-  // `true`/`false` exit 0/1 on every POSIX shell (exec: dist/bash-tools.schemas-*.mjs execSchema).
-  exec: { ok: { command: "true" }, error: { command: "false" } },
+  // `true` exits 0 on every POSIX shell (exec: dist/bash-tools.schemas-*.mjs execSchema). A non-zero
+  // exit is not a tool error on 9.6 (its details say status "completed"; dist/tool-result-error-*.mjs
+  // isToolResultError), so the failing stand-in asks for the sandbox host, which fails closed when
+  // sandboxing is off (docs/tools/exec.md: "Explicit host=sandbox still fails closed").
+  exec: { ok: { command: "true" }, error: { command: "true", host: "sandbox" } },
   // A prepared file / a name that is never created (readToolInputSchema).
   read: { ok: { path: STAND_IN_FILE }, error: { path: STAND_IN_MISSING } },
   // A scratch file / an existing directory, which cannot be written as a file (writeSchema).

@@ -13,14 +13,14 @@ const results = [
 
 test("a scripted call runs a harmless stand-in that fails exactly when the script says so", () => {
   const t = new ScriptedTools(results);
-  assert.deepEqual(t.standIn({ toolCallId: "toolu_0001", toolName: "exec", params: { command: "rm -rf /" } }), { params: { command: "false" } });
+  assert.deepEqual(t.standIn({ toolCallId: "toolu_0001", toolName: "exec", params: { command: "rm -rf /" } }), { params: { command: "true", host: "sandbox" } });
   assert.deepEqual(t.standIn({ toolCallId: "toolu_0002", toolName: "read", params: { path: "a.toml" } }), { params: { path: STAND_IN_FILE } });
   // Calls the script does not know, or a renamed tool, are the host's own.
   assert.equal(t.standIn({ toolCallId: "other", toolName: "exec" }), undefined);
   assert.equal(t.standIn({ toolCallId: "toolu_0001", toolName: "read" }), undefined);
   // The stand-in is a copy: the host may mutate what it gets.
   t.standIn({ toolCallId: "toolu_0001", toolName: "exec" }).params.command = "changed";
-  assert.equal(STAND_INS.exec.error.command, "false");
+  assert.equal(STAND_INS.exec.error.command, "true");
 });
 
 test("the middleware replaces the output with the scripted content and the reference's empty details", () => {
@@ -43,7 +43,7 @@ test("registration wires both seams, and only when there is a script", () => {
   assert.equal(seen.length, 0);
   new ScriptedTools(results).register(api);
   assert.deepEqual(seen.map(([k, x]) => [k, x]), [["on", "before_tool_call"], ["mw", { runtimes: ["openclaw"] }]]);
-  assert.deepEqual(seen[0][2]({ toolCallId: "toolu_0001", toolName: "exec" }), { params: { command: "false" } });
+  assert.deepEqual(seen[0][2]({ toolCallId: "toolu_0001", toolName: "exec" }), { params: { command: "true", host: "sandbox" } });
   assert.throws(() => new ScriptedTools(results).register({ on() {} }), /registerAgentToolResultMiddleware/);
 });
 
