@@ -13,11 +13,36 @@ use crate::scenario::model::{ModelErrorKind, ModelReply, Scenario, Step, TurnSpe
 pub enum PlanStep {
     /// A user message through `chat.send`, then `agent.wait` for the run.
     #[serde(rename_all = "camelCase")]
-    Turn { step: usize, session_key: String, message: String, timeout_ms: u64 },
+    Turn {
+        step: usize,
+        session_key: String,
+        message: String,
+        timeout_ms: u64,
+        /// chat.send `attachments` (dist/sessions-*.mjs ChatAttachmentSchema).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        attachments: Vec<Attachment>,
+    },
     /// A gateway slash command with no model reply of its own (`/compact
     /// [instructions]`) through `chat.send`; waits for the command's run.
     #[serde(rename_all = "camelCase")]
     Command { step: usize, session_key: String, message: String, timeout_ms: u64 },
+}
+
+/// A chat.send attachment: the scenario's inline image (`turn.image`), the
+/// reference runtime's TINY_PNG, as a client pastes it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Attachment {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub mime_type: String,
+    pub file_name: String,
+    /// Base64 data.
+    pub content: String,
+}
+
+fn image_attachment() -> Attachment {
+    Attachment { kind: "image".into(), mime_type: "image/png".into(), file_name: "image.png".into(), content: crate::runtime::steps::TINY_PNG.into() }
 }
 
 /// How long one step may take on the real host.
@@ -99,7 +124,8 @@ fn map_step(p: &mut Plan, i: usize, step: &Step, s: &Scenario) -> Result<(), Not
                 let planned = reply(r, p, setup.context_window)?;
                 p.replies.push(PlannedReply { step: Some(i), ..planned });
             }
-            p.steps.push(PlanStep::Turn { step: i, session_key: setup.session_key.clone(), message: t.user.clone(), timeout_ms: STEP_TIMEOUT_MS });
+            let attachments = if t.image { vec![image_attachment()] } else { Vec::new() };
+            p.steps.push(PlanStep::Turn { step: i, session_key: setup.session_key.clone(), message: t.user.clone(), timeout_ms: STEP_TIMEOUT_MS, attachments });
             Ok(())
         }
         Step::Compact(c) => {
@@ -138,7 +164,7 @@ fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
         (t.abort_hint, "abort_hint needs a previously aborted run"),
         (!t.system_events.is_empty(), "system events need the gateway's system-event queue"),
         (!t.untrusted_context.is_empty() || t.thread_history.is_some(), "untrusted context / thread history need a channel message"),
-        (!t.media.is_empty() || t.image, "media attachments are not sent through chat.send yet"),
+        (!t.media.is_empty(), "media files by path: chat.send attachments carry the bytes, and the host stores them under its own media path, not the scenario's"),
         (t.admitted == Some(false), "non-admitted turns need a non-gateway entry point"),
         (!t.steer.is_empty(), "steering needs a concurrent send while the tool loop runs"),
         (t.commit_replay, "commit_replay simulates a host crash between commitTurn and the outbox"),
@@ -154,8 +180,9 @@ fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
     }
 }
 
-/// A bare `/new` is a plain chat.send: the release decides whether it runs
-/// the reset-prompt turn (`limits::ReleaseLimit::BareResetTurn`). With
+/// A bare `/new` is planned as a plain chat.send; whether the release runs
+/// the reset-prompt turn is `limits::ReleaseLimit::BareResetTurn` (neither
+/// release could be driven to so far). With
 /// trailing text the host runs the text as the new session's first turn
 /// (openclaw dist/get-reply-*.mjs: not `isBareNewOrReset`), which the
 /// reference runtime does not model as such.
@@ -316,6 +343,20 @@ mod tests {
         assert_eq!(p.replies[0].text, "let me look");
         let results: Vec<_> = p.tool_results.iter().map(|r| (r.tool_call_id.as_str(), r.text.as_str(), r.is_error)).collect();
         assert_eq!(results, [("toolu_0001", "A", false), ("my_id", "boom", true), ("toolu_0002", "wrote", false)]);
+    }
+
+    #[test]
+    fn an_inline_image_is_a_chat_send_attachment() {
+        let p = plan(&scenario("  - turn: {user: what is this, image: true, model: [a form]}\n  - turn: {user: and, model: [ok]}\n")).unwrap();
+        let att = |s: &PlanStep| match s {
+            PlanStep::Turn { attachments, .. } => attachments.clone(),
+            _ => panic!("a turn"),
+        };
+        assert_eq!(att(&p.steps[0]), [image_attachment()]);
+        assert!(att(&p.steps[1]).is_empty());
+        let json = serde_json::to_value(&p.steps[0]).unwrap();
+        assert_eq!((json["attachments"][0]["type"].as_str(), json["attachments"][0]["mimeType"].as_str()), (Some("image"), Some("image/png")));
+        assert!(serde_json::to_value(&p.steps[1]).unwrap().get("attachments").is_none());
     }
 
     #[test]
