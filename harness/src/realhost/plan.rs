@@ -144,19 +144,36 @@ fn map_step(p: &mut Plan, i: usize, step: &Step, s: &Scenario) -> Result<(), Not
         Step::SwitchModel(_) => nd("switch_model within anthropic: sessions.patch {model} is not mapped yet"),
         Step::Heartbeat(_) => nd(HEARTBEAT_NOT_PLAIN),
         Step::OrphanUser(_) => nd("an orphan user message is left by a host crash mid-run; the gateway's client protocol has no way to persist a user message without starting its run"),
-        Step::Announce(_) | Step::Collect(_) => nd("completion announces need a real child run: the scripted parent calls the real sessions_spawn tool and the child's run is answered by the mock; not mapped yet"),
-        Step::Spawn(_) | Step::SubagentEnded(_) => nd("subagent lifecycle steps need the scripted model to call the real sessions_spawn tool inside a parent turn, which the scenario's step does not carry; not mapped yet"),
-        Step::InterSession(_) => nd("an inter-session message needs a scripted sessions_send tool call from a turn in the source session (the gateway's sessions.send RPC sends as the operator, without inter-session provenance); not mapped yet"),
+        // Scripted tool calls reach real tools now (realhost::tools), but the
+        // library scripts these host events without the tool call that starts
+        // them on the real host, and with ids and stats the host mints itself.
+        Step::Announce(_) | Step::Collect(_) => nd(ANNOUNCE_NOT_MAPPED),
+        Step::Spawn(_) | Step::SubagentEnded(_) => nd(SPAWN_NOT_MAPPED),
+        Step::InterSession(_) => nd(INTER_SESSION_NOT_MAPPED),
     }
 }
+
+/// openclaw dist/builtin-openclaw-*.mjs: an announce is the real child run's
+/// completion (the task-completion block carries the child session key and
+/// its measured runtime/token stats).
+pub const ANNOUNCE_NOT_MAPPED: &str = "a completion announce needs a live child run started by a sessions_spawn tool call earlier in this run (the scenario has the spawn only as seeded history or a separate spawn step), and the real announce names the host-minted child key and measured runtime/token stats where the scenario scripts fixed ones; not mapped yet";
+
+/// On the real host prepareSubagentSpawn / onSubagentEnded follow a
+/// sessions_spawn tool call inside a parent turn's tool loop.
+pub const SPAWN_NOT_MAPPED: &str = "a spawn is a step between turns in the scenario, but on the real host it happens inside a parent turn's sessions_spawn tool call (the scripted parent reply carries none) and the host mints the child key (agent:<id>:subagent:<uuid>) where the scenario scripts its own; not mapped yet";
+
+/// The gateway's sessions.send RPC sends as the operator (no inter-session
+/// provenance, docs/gateway/protocol/rpc-session-control.md).
+pub const INTER_SESSION_NOT_MAPPED: &str = "an inter-session message needs a sessions_send tool call from a turn in the source session, a turn the scenario does not script (and whose engine calls the reference runtime does not make); the gateway's sessions.send RPC sends as the operator, without inter-session provenance; not mapped yet";
 
 /// The gateway's only on-demand heartbeat trigger, the `wake` RPC
 /// (docs/gateway/protocol/rpc-devices-nodes-and-approvals.md), requires a
 /// non-empty `text` (dist/src-*.mjs WakeParamsSchema) that is queued as a
 /// system event, so the run is not the plain poll the scenario scripts; the
 /// scheduled cadence (agents.defaults.heartbeat.every, docs/gateway/heartbeat.md)
-/// is wall-clock driven.
-pub const HEARTBEAT_NOT_PLAIN: &str = "a plain heartbeat poll: the gateway's on-demand trigger (wake) always queues a system event text with it, and the scheduled cadence is wall-clock driven";
+/// is wall-clock driven; `set-heartbeats` (docs/gateway/protocol/rpc-system-and-channels.md)
+/// only toggles that cadence.
+pub const HEARTBEAT_NOT_PLAIN: &str = "a plain heartbeat poll: the gateway's on-demand trigger (wake) always queues a system event text with it, and the scheduled cadence (set-heartbeats only toggles it) is wall-clock driven";
 
 fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
     let unsupported = [
