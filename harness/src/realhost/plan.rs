@@ -183,7 +183,7 @@ fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
         (!t.untrusted_context.is_empty() || t.thread_history.is_some(), "untrusted context / thread history need a channel message"),
         (!t.media.is_empty(), "media files by path: chat.send attachments carry the bytes, and the host stores them under its own media path, not the scenario's"),
         (t.admitted == Some(false), "non-admitted turns need a non-gateway entry point"),
-        (!t.steer.is_empty(), "steering needs a concurrent send while the tool loop runs"),
+        (!t.steer.is_empty(), "steering: chat.send with queueMode \"steer\" injects into the active run (docs/gateway/protocol/rpc-session-control.md), but landing it before model call N needs the mock to hold a model answer until the steer is accepted, and its responders answer synchronously (a fixed hold would race); not mapped yet"),
         (t.commit_replay, "commit_replay simulates a host crash between commitTurn and the outbox"),
         (t.fallback.is_some(), "model fallback needs a second configured model"),
         (t.user.trim().is_empty(), "an empty user message is rejected by chat.send"),
