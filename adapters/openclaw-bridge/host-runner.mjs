@@ -16,6 +16,7 @@ import net from "node:net";
 import path from "node:path";
 
 import { drive, markStep, withStartupRetry } from "./lib/steps.js";
+import { prepareStandIns } from "./lib/tools.js";
 
 const plan = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
 const started = Date.now();
@@ -61,6 +62,7 @@ function config(port, token) {
             ...(plan.bridge.engineConfig !== undefined ? { engineConfig: plan.bridge.engineConfig } : {}),
             trace: plan.trace,
             openclawRoot: plan.openclawRoot,
+            ...(plan.toolResults?.length ? { toolResults: plan.toolResults } : {}),
           },
         },
       },
@@ -143,6 +145,7 @@ async function startGateway() {
   fs.mkdirSync(env.TMPDIR, { recursive: true });
   fs.writeFileSync(env.NPM_CONFIG_USERCONFIG, "");
   if (plan.hostSetup?.seed) result.seeded = seedSession(env);
+  if (plan.toolResults?.length) prepareStandIns(fs, dirs.workspace);
   const out = fs.openSync(`${work}/gateway.log`, "w");
   const child = spawn(process.execPath, [path.join(plan.openclawRoot, "openclaw.mjs"), "gateway", "run", "--allow-unconfigured", "--bind", "loopback", "--port", String(port), "--token", token], {
     env,

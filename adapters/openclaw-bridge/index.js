@@ -16,6 +16,7 @@ import { pathToFileURL } from "node:url";
 
 import { CallEncoding } from "./lib/encode.js";
 import { EngineProcess } from "./lib/engine-process.js";
+import { ScriptedTools } from "./lib/tools.js";
 
 const REQUIRED = ["ingest", "assemble", "compact"];
 const OPTIONAL = ["bootstrap", "maintain", "ingestBatch", "afterTurn", "commitTurn", "prepareSubagentSpawn", "onSubagentEnded", "dispose"];
@@ -157,5 +158,7 @@ export default {
     }
     const bridge = (globalThis.__clawspecBridge ??= new Bridge(config, api.logger));
     api.registerContextEngine(config.engineId, (ctx) => bridge.instance(ctx));
+    // The scenario's scripted tool results (lib/tools.js).
+    new ScriptedTools(config.toolResults).register(api, api.logger);
   },
 };

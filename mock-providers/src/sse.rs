@@ -20,7 +20,12 @@ pub fn anthropic(message: &Value) -> String {
     let usage = message["usage"].clone();
     head["usage"] = json!({"input_tokens": usage["input_tokens"], "output_tokens": 0});
     let mut out = frame("message_start", &json!({"type": "message_start", "message": head}));
-    for (i, block) in message["content"].as_array().into_iter().flatten().enumerate() {
+    // The rendered message always has a text block; Anthropic streams none
+    // when a reply is only tool calls or thinking, and a real host would keep
+    // an empty one in the assistant message the engine sees.
+    let all: Vec<&Value> = message["content"].as_array().into_iter().flatten().collect();
+    let blocks: Vec<&Value> = all.iter().copied().filter(|b| all.len() == 1 || b["type"] != "text" || b["text"].as_str().is_some_and(|t| !t.is_empty())).collect();
+    for (i, block) in blocks.into_iter().enumerate() {
         let (start, delta) = match block["type"].as_str() {
             // Redacted thinking arrives whole in its start event (no delta);
             // @openclaw/ai dist/anthropic-stream-reducer-*.mjs keeps `data` as the signature.
@@ -73,6 +78,16 @@ mod tests {
         assert_eq!(ev[5]["delta"]["partial_json"], "{\"path\":\"a\"}");
         assert_eq!(ev[7]["delta"]["stop_reason"], "tool_use");
         assert_eq!(ev[7]["usage"]["output_tokens"], 3);
+    }
+
+    #[test]
+    fn an_empty_text_block_beside_a_tool_call_is_not_streamed_but_an_empty_answer_is() {
+        let tool_only = json!({"id":"m","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":""},{"type":"tool_use","id":"t1","name":"read","input":{}}],"stop_reason":"tool_use","usage":{"input_tokens":1,"output_tokens":1}});
+        let ev = events(&anthropic(&tool_only));
+        let starts: Vec<_> = ev.iter().filter(|e| e["type"] == "content_block_start").map(|e| (e["index"].as_u64().unwrap(), e["content_block"]["type"].as_str().unwrap().to_string())).collect();
+        assert_eq!(starts, [(0, "tool_use".to_string())]);
+        let empty = json!({"id":"m","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":""}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}});
+        assert_eq!(events(&anthropic(&empty)).iter().filter(|e| e["type"] == "content_block_start").count(), 1);
     }
 
     #[test]

@@ -216,7 +216,13 @@ fn anthropic_messages(ms: &[Value], thinking_on: bool, r: &Rules) -> Result<(), 
                 "tool_result" => {
                     let is_err = b["is_error"].as_bool() == Some(true);
                     let inner = arr(b, "content");
-                    if is_err && inner.is_empty() {
+                    // `content` is a string or an array of blocks (Anthropic Messages
+                    // API); OpenClaw sends a lone text result as a string.
+                    let empty = match &b["content"] {
+                        Value::String(t) => t.is_empty(),
+                        _ => inner.is_empty(),
+                    };
+                    if is_err && empty {
                         return Err(format!("messages.{n}.content.{k}.tool_result: content cannot be empty if `is_error` is true"));
                     }
                     if is_err && inner.iter().any(|x| x["type"] != "text") {

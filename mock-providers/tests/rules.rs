@@ -44,6 +44,15 @@ fn anthropic_rules(#[case] messages: Value, #[case] expect: &str) {
     check(Anthropic, json!({"model":"m","max_tokens":10,"messages":messages}), expect);
 }
 
+/// OpenClaw sends a lone text tool result as a string; an error result with
+/// string content is valid (it was once rejected as empty).
+#[test]
+fn an_error_tool_result_may_carry_string_content() {
+    let ms = |content: Value| json!({"model":"m","max_tokens":10,"messages":[u("x"), a(json!([{"type":"tool_use","id":"t1","name":"a","input":{}}])), {"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":content,"is_error":true}]}]});
+    assert!(validate(Anthropic, &ms(json!("permission denied")), &Rules::default()).is_ok());
+    check(Anthropic, ms(json!("")), "messages.2.content.0.tool_result: content cannot be empty if `is_error` is true");
+}
+
 #[test]
 fn anthropic_envelope_and_thinking_disabled_final() {
     let body = json!({"model":"m","max_tokens":1,"messages":[u("x"), a(json!([{"type":"thinking","thinking":"t","signature":"s"},{"type":"text","text":"a"}]))]});

@@ -44,10 +44,11 @@ export async function markStep(url, step) {
   return res.json();
 }
 
-/** One user turn (or slash command): chat.send, then agent.wait until the run ends. */
+/** One user turn (or slash command): chat.send (with its attachments), then agent.wait until the run ends. */
 export async function turn(client, step, index) {
   const runId = `clawspec-run-${index + 1}`;
-  const sent = await client.request("chat.send", { sessionKey: step.sessionKey, message: step.message, deliver: false, timeoutMs: step.timeoutMs, idempotencyKey: runId });
+  const attachments = step.attachments?.length ? { attachments: step.attachments } : {};
+  const sent = await client.request("chat.send", { sessionKey: step.sessionKey, message: step.message, deliver: false, timeoutMs: step.timeoutMs, idempotencyKey: runId, ...attachments });
   const waited = await client.request("agent.wait", { runId: sent?.runId ?? runId, timeoutMs: step.timeoutMs }, step.timeoutMs + 10_000);
   return { send: sent?.status ?? null, wait: waited?.status ?? null, error: waited?.error ?? null };
 }

@@ -43,6 +43,15 @@ test("a turn is chat.send then agent.wait on the run id the gateway returned", a
   assert.equal(c.calls[1].params.runId, "r-1");
 });
 
+test("a turn's attachments go with its chat.send, and a turn without any sends no attachments key", async () => {
+  const c = fakeClient({ "chat.send": { runId: "r-1", status: "started" }, "agent.wait": { status: "ok" } });
+  const image = { type: "image", mimeType: "image/png", fileName: "image.png", content: "iVBOR" };
+  await drive(c, { kind: "turn", step: 0, sessionKey: "s", message: "what is this", timeoutMs: 1000, attachments: [image] }, 0);
+  await drive(c, { kind: "turn", step: 1, sessionKey: "s", message: "and", timeoutMs: 1000 }, 1);
+  assert.deepEqual(c.calls[0].params.attachments, [image]);
+  assert.equal("attachments" in c.calls[2].params, false);
+});
+
 test("an unknown step kind is an error, not skipped", async () => {
   await assert.rejects(drive(fakeClient({}), { kind: "teleport" }, 0), /unknown plan step kind teleport/);
 });

@@ -11,9 +11,11 @@
 //! bridge's NDJSON into a [`Trace`].
 
 pub mod install;
+pub mod limits;
 pub mod plan;
 pub mod record;
 pub mod seed;
+pub mod tools;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -96,6 +98,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     if plan.setup.seed.is_some() {
         seed::release_supports_seed(&version.0)?;
     }
+    limits::check_all(&plan.release_limits, &version.0)?;
     let bridge = std::fs::canonicalize(bridge_dir()).map_err(|e| RealHostError::Run(format!("bridge plugin not found at {}: {e}", bridge_dir().display())))?;
     let openclaw = install::ensure_openclaw(&version.0)?;
     let node = install::ensure_node(&install::required_node(&openclaw))?;
@@ -125,6 +128,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
             "engineConfig": engine_config.or_else(|| setup.engine_config.clone()),
         },
         "hostSetup": plan.setup,
+        "toolResults": plan.tool_results,
         "steps": plan.steps,
     });
     let plan_path = work.join("plan.json");

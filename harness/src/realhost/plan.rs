@@ -13,11 +13,36 @@ use crate::scenario::model::{ModelErrorKind, ModelReply, Scenario, Step, TurnSpe
 pub enum PlanStep {
     /// A user message through `chat.send`, then `agent.wait` for the run.
     #[serde(rename_all = "camelCase")]
-    Turn { step: usize, session_key: String, message: String, timeout_ms: u64 },
+    Turn {
+        step: usize,
+        session_key: String,
+        message: String,
+        timeout_ms: u64,
+        /// chat.send `attachments` (dist/sessions-*.mjs ChatAttachmentSchema).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        attachments: Vec<Attachment>,
+    },
     /// A gateway slash command with no model reply of its own (`/compact
     /// [instructions]`) through `chat.send`; waits for the command's run.
     #[serde(rename_all = "camelCase")]
     Command { step: usize, session_key: String, message: String, timeout_ms: u64 },
+}
+
+/// A chat.send attachment: the scenario's inline image (`turn.image`), the
+/// reference runtime's TINY_PNG, as a client pastes it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Attachment {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub mime_type: String,
+    pub file_name: String,
+    /// Base64 data.
+    pub content: String,
+}
+
+fn image_attachment() -> Attachment {
+    Attachment { kind: "image".into(), mime_type: "image/png".into(), file_name: "image.png".into(), content: crate::runtime::steps::TINY_PNG.into() }
 }
 
 /// How long one step may take on the real host.
@@ -37,6 +62,12 @@ pub struct Plan {
     pub provider_timeout_seconds: Option<u64>,
     /// The session state and host config the scenario's `setup` asks for.
     pub setup: super::seed::HostSetup,
+    /// What each scripted tool call returns on the real host (`realhost::tools`).
+    pub tool_results: Vec<super::tools::ScriptedToolResult>,
+    /// Tool call ids minted so far for calls without a scripted id.
+    minted_tool_ids: u64,
+    /// What the steps need of the release (`realhost::limits`).
+    pub release_limits: Vec<super::limits::ReleaseLimit>,
 }
 
 /// Provider timeout set when a scenario scripts a timeout; the mock holds a
@@ -68,7 +99,7 @@ pub fn plan(s: &Scenario) -> Result<Plan, NotDrivable> {
     if !setup.admitted_turns {
         return nd("setup.admitted_turns: false — every chat.send through the gateway is an admitted turn");
     }
-    let mut p = Plan { steps: Vec::new(), replies: Vec::new(), provider_timeout_seconds: None, setup: host_setup };
+    let mut p = Plan { steps: Vec::new(), replies: Vec::new(), provider_timeout_seconds: None, setup: host_setup, tool_results: Vec::new(), minted_tool_ids: 0, release_limits: Vec::new() };
     for (i, step) in s.script.iter().enumerate() {
         map_step(&mut p, i, step, s).map_err(|NotDrivable(why)| NotDrivable(format!("step {i} ({}): {why}", step_kind(step))))?;
     }
@@ -86,11 +117,15 @@ fn map_step(p: &mut Plan, i: usize, step: &Step, s: &Scenario) -> Result<(), Not
         Step::Generate(_) => nd("an unexpanded generate step"),
         Step::Turn(t) => {
             turn_drivable(t)?;
+            if is_bare_reset(&t.user) {
+                p.limit(super::limits::ReleaseLimit::BareResetTurn);
+            }
             for r in &t.model {
                 let planned = reply(r, p, setup.context_window)?;
                 p.replies.push(PlannedReply { step: Some(i), ..planned });
             }
-            p.steps.push(PlanStep::Turn { step: i, session_key: setup.session_key.clone(), message: t.user.clone(), timeout_ms: STEP_TIMEOUT_MS });
+            let attachments = if t.image { vec![image_attachment()] } else { Vec::new() };
+            p.steps.push(PlanStep::Turn { step: i, session_key: setup.session_key.clone(), message: t.user.clone(), timeout_ms: STEP_TIMEOUT_MS, attachments });
             Ok(())
         }
         Step::Compact(c) => {
@@ -109,19 +144,36 @@ fn map_step(p: &mut Plan, i: usize, step: &Step, s: &Scenario) -> Result<(), Not
         Step::SwitchModel(_) => nd("switch_model within anthropic: sessions.patch {model} is not mapped yet"),
         Step::Heartbeat(_) => nd(HEARTBEAT_NOT_PLAIN),
         Step::OrphanUser(_) => nd("an orphan user message is left by a host crash mid-run; the gateway's client protocol has no way to persist a user message without starting its run"),
-        Step::Announce(_) | Step::Collect(_) => nd("completion announces need a real child run: the scripted parent calls the real sessions_spawn tool and the child's run is answered by the mock; not mapped yet"),
-        Step::Spawn(_) | Step::SubagentEnded(_) => nd("subagent lifecycle steps need the scripted model to call the real sessions_spawn tool inside a parent turn, which the scenario's step does not carry; not mapped yet"),
-        Step::InterSession(_) => nd("an inter-session message needs a scripted sessions_send tool call from a turn in the source session (the gateway's sessions.send RPC sends as the operator, without inter-session provenance); not mapped yet"),
+        // Scripted tool calls reach real tools now (realhost::tools), but the
+        // library scripts these host events without the tool call that starts
+        // them on the real host, and with ids and stats the host mints itself.
+        Step::Announce(_) | Step::Collect(_) => nd(ANNOUNCE_NOT_MAPPED),
+        Step::Spawn(_) | Step::SubagentEnded(_) => nd(SPAWN_NOT_MAPPED),
+        Step::InterSession(_) => nd(INTER_SESSION_NOT_MAPPED),
     }
 }
+
+/// openclaw dist/builtin-openclaw-*.mjs: an announce is the real child run's
+/// completion (the task-completion block carries the child session key and
+/// its measured runtime/token stats).
+pub const ANNOUNCE_NOT_MAPPED: &str = "a completion announce needs a live child run started by a sessions_spawn tool call earlier in this run (the scenario has the spawn only as seeded history or a separate spawn step), and the real announce names the host-minted child key and measured runtime/token stats where the scenario scripts fixed ones; not mapped yet";
+
+/// On the real host prepareSubagentSpawn / onSubagentEnded follow a
+/// sessions_spawn tool call inside a parent turn's tool loop.
+pub const SPAWN_NOT_MAPPED: &str = "a spawn is a step between turns in the scenario, but on the real host it happens inside a parent turn's sessions_spawn tool call (the scripted parent reply carries none) and the host mints the child key (agent:<id>:subagent:<uuid>) where the scenario scripts its own; not mapped yet";
+
+/// The gateway's sessions.send RPC sends as the operator (no inter-session
+/// provenance, docs/gateway/protocol/rpc-session-control.md).
+pub const INTER_SESSION_NOT_MAPPED: &str = "an inter-session message needs a sessions_send tool call from a turn in the source session, a turn the scenario does not script (and whose engine calls the reference runtime does not make); the gateway's sessions.send RPC sends as the operator, without inter-session provenance; not mapped yet";
 
 /// The gateway's only on-demand heartbeat trigger, the `wake` RPC
 /// (docs/gateway/protocol/rpc-devices-nodes-and-approvals.md), requires a
 /// non-empty `text` (dist/src-*.mjs WakeParamsSchema) that is queued as a
 /// system event, so the run is not the plain poll the scenario scripts; the
 /// scheduled cadence (agents.defaults.heartbeat.every, docs/gateway/heartbeat.md)
-/// is wall-clock driven.
-pub const HEARTBEAT_NOT_PLAIN: &str = "a plain heartbeat poll: the gateway's on-demand trigger (wake) always queues a system event text with it, and the scheduled cadence is wall-clock driven";
+/// is wall-clock driven; `set-heartbeats` (docs/gateway/protocol/rpc-system-and-channels.md)
+/// only toggles that cadence.
+pub const HEARTBEAT_NOT_PLAIN: &str = "a plain heartbeat poll: the gateway's on-demand trigger (wake) always queues a system event text with it, and the scheduled cadence (set-heartbeats only toggles it) is wall-clock driven";
 
 fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
     let unsupported = [
@@ -129,14 +181,14 @@ fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
         (t.abort_hint, "abort_hint needs a previously aborted run"),
         (!t.system_events.is_empty(), "system events need the gateway's system-event queue"),
         (!t.untrusted_context.is_empty() || t.thread_history.is_some(), "untrusted context / thread history need a channel message"),
-        (!t.media.is_empty() || t.image, "media attachments are not sent through chat.send yet"),
+        (!t.media.is_empty(), "media files by path: chat.send attachments carry the bytes, and the host stores them under its own media path, not the scenario's"),
         (t.admitted == Some(false), "non-admitted turns need a non-gateway entry point"),
-        (!t.steer.is_empty(), "steering needs a concurrent send while the tool loop runs"),
+        (!t.steer.is_empty(), "steering: chat.send with queueMode \"steer\" injects into the active run (docs/gateway/protocol/rpc-session-control.md), but landing it before model call N needs the mock to hold a model answer until the steer is accepted, and its responders answer synchronously (a fixed hold would race); not mapped yet"),
         (t.commit_replay, "commit_replay simulates a host crash between commitTurn and the outbox"),
         (t.fallback.is_some(), "model fallback needs a second configured model"),
         (t.user.trim().is_empty(), "an empty user message is rejected by chat.send"),
-        (is_reset_command(&t.user), RESET_NOT_A_MODEL_TURN),
-        (t.user.trim_start().starts_with('/'), "slash commands other than /compact are not scripted turns"),
+        (is_reset_command(&t.user) && !is_bare_reset(&t.user), RESET_WITH_TEXT),
+        (t.user.trim_start().starts_with('/') && !is_bare_reset(&t.user), "slash commands other than /compact and a bare /new or /reset are not scripted turns"),
     ];
     match unsupported.iter().find(|(hit, _)| *hit) {
         Some((_, why)) => nd(*why),
@@ -145,12 +197,26 @@ fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
     }
 }
 
-/// Observed on openclaw@2026.9.6 (clawspec twin --keep, provider-requests.ndjson):
-/// chat.send "/new" is answered by the command layer with "✅ New session
-/// started." and no agent run — no model call, no engine call — and the
-/// next turn still assembles with "/new" in its history, so the scripted
-/// BARE_SESSION_RESET_PROMPT turn never happens through the gateway client.
-pub const RESET_NOT_A_MODEL_TURN: &str = "/new and /reset through chat.send are answered by the gateway's command layer (\"✅ New session started.\") without a model run, so the scripted reset-prompt turn cannot be reproduced";
+/// A bare `/new` is planned as a plain chat.send; whether the release runs
+/// the reset-prompt turn is `limits::ReleaseLimit::BareResetTurn` (neither
+/// release could be driven to so far). With
+/// trailing text the host runs the text as the new session's first turn
+/// (openclaw dist/get-reply-*.mjs: not `isBareNewOrReset`), which the
+/// reference runtime does not model as such.
+pub const RESET_WITH_TEXT: &str = "/new or /reset with trailing text: the host resets and runs the text as the first turn of the new session; not mapped yet";
+
+/// `/new` or `/reset` alone (dist/get-reply-*: `/^\/(new|reset)$/`).
+fn is_bare_reset(user: &str) -> bool {
+    matches!(user.trim(), "/new" | "/reset")
+}
+
+impl Plan {
+    fn limit(&mut self, l: super::limits::ReleaseLimit) {
+        if !self.release_limits.contains(&l) {
+            self.release_limits.push(l);
+        }
+    }
+}
 
 /// `/new` or `/reset`, bare or with text.
 fn is_reset_command(user: &str) -> bool {
@@ -188,23 +254,22 @@ fn reply(r: &ModelReply, p: &mut Plan, context_window: u64) -> Result<PlannedRep
         out.error = Some(Failure { kind, message, delay_ms: (kind == FailureKind::Timeout).then_some(TIMEOUT_HOLD_MS) });
         return Ok(out);
     }
-    if !m.tool_calls.is_empty() {
-        return nd(TOOLS_NOT_SCRIPTABLE);
+    for c in &m.tool_calls {
+        // The same ids the reference runtime gives the calls, so both twins'
+        // transcripts name them alike.
+        let id = match &c.id {
+            Some(id) => id.clone(),
+            None => {
+                p.minted_tool_ids += 1;
+                super::tools::reference_tool_id(p.minted_tool_ids)
+            }
+        };
+        p.tool_results.push(super::tools::scripted(c, id.clone())?);
+        p.limit(super::limits::ReleaseLimit::ScriptedTools);
+        out.tool_calls.push(serde_json::json!({"id": id, "name": c.name, "arguments": if c.arguments.is_null() { serde_json::json!({}) } else { c.arguments.clone() }}));
     }
     Ok(out)
 }
-
-/// Tried on openclaw@2026.9.6: a bridge plugin tool named `exec` (declared in
-/// the manifest's `contracts.tools`, registered with `api.registerTool`)
-/// never ran; the core `exec` did (the transcript's toolResult was core
-/// exec's "Validation failed for tool \"exec\"" on the scripted arguments).
-/// dist/agent-tools-*.mjs builds the core coding tools (read/write/edit/exec
-/// …) ahead of plugin tools, and the name-based `tools.deny` that could drop
-/// the core ones drops the plugin ones too (dist/tools-*.mjs
-/// `denylistBlocksName` in plugin tool resolution); only a per-run
-/// `toolsAllow` (cron payloads, internal callers) skips building the core
-/// families, and chat.send does not take one.
-pub const TOOLS_NOT_SCRIPTABLE: &str = "tool calls: the real host executes its own built-in tool of that name (read/write/exec …), and no gateway-reachable config replaces a built-in tool with one returning the scripted result (core coding tools are built before plugin tools; tools.deny removes both)";
 
 fn step_kind(s: &Step) -> &'static str {
     match s {
@@ -267,11 +332,11 @@ mod tests {
     #[rstest]
     #[case::aborted("  - turn: {user: hi, model: [{error: {kind: aborted}}]}\n", "chat.abort")]
     #[case::redacted_without_data("  - turn: {user: hi, model: [{redacted: true}]}\n", "without a signature")]
-    #[case::tools("  - turn: {user: hi, model: [{tool_calls: [{name: exec, result: ok}]}, done]}\n", "built-in tool")]
+    #[case::device_tool("  - turn: {user: hi, model: [{tool_calls: [{name: camera, result: ok}]}, done]}\n", "tool call camera: only the core tools")]
+    #[case::invalid_args("  - turn: {user: hi, model: [{tool_calls: [{name: exec, arguments: {cmd: ls}, result: ok}]}, done]}\n", "without a string `command` argument")]
     #[case::other_command("  - turn: {user: /status, model: [x]}\n", "other than /compact")]
     #[case::newish("  - turn: {user: /newsletter, model: [x]}\n", "other than /compact")]
-    #[case::new("  - turn: {user: /new, model: [x]}\n", "without a model run")]
-    #[case::reset_text("  - turn: {user: \"/reset start over\", model: [x]}\n", "without a model run")]
+    #[case::reset_text("  - turn: {user: \"/reset start over\", model: [x]}\n", "trailing text")]
     #[case::heartbeat("  - heartbeat: {}\n", "step 0 (heartbeat): a plain heartbeat poll")]
     #[case::switch_other_provider("  - switch_model: {provider: openai, model: gpt-5.1, api: openai-responses}\n", "anthropic-messages only")]
     #[case::orphan("  - orphan_user: hello\n", "host crash")]
@@ -280,6 +345,46 @@ mod tests {
     fn what_the_real_host_cannot_reproduce_says_why(#[case] script: &str, #[case] reason: &str) {
         let w = why(script);
         assert!(w.contains(reason), "{w}");
+    }
+
+    #[test]
+    fn tool_calls_carry_the_reference_ids_and_their_scripted_results() {
+        let p = plan(&scenario(concat!(
+            "  - turn: {user: go, model: [{text: let me look, tool_calls: [{name: read, arguments: {path: a}, result: A}, {id: my_id, name: exec, arguments: {command: x}, result: boom, is_error: true}]}, done]}\n",
+            "  - turn: {user: more, model: [{tool_calls: [{name: write, arguments: {path: b, content: x}, result: wrote}]}, ok]}\n",
+        )))
+        .expect("drivable");
+        let calls: Vec<_> = p.replies.iter().flat_map(|r| r.tool_calls.iter().map(|c| (c["id"].as_str().unwrap(), c["name"].as_str().unwrap()))).collect();
+        assert_eq!(calls, [("toolu_0001", "read"), ("my_id", "exec"), ("toolu_0002", "write")], "minted ids count as the reference runtime's do");
+        assert_eq!(p.replies[0].tool_calls[0]["arguments"], serde_json::json!({"path": "a"}), "the model calls with the scripted arguments");
+        assert_eq!(p.replies[0].text, "let me look");
+        let results: Vec<_> = p.tool_results.iter().map(|r| (r.tool_call_id.as_str(), r.text.as_str(), r.is_error)).collect();
+        assert_eq!(results, [("toolu_0001", "A", false), ("my_id", "boom", true), ("toolu_0002", "wrote", false)]);
+    }
+
+    #[test]
+    fn an_inline_image_is_a_chat_send_attachment() {
+        let p = plan(&scenario("  - turn: {user: what is this, image: true, model: [a form]}\n  - turn: {user: and, model: [ok]}\n")).unwrap();
+        let att = |s: &PlanStep| match s {
+            PlanStep::Turn { attachments, .. } => attachments.clone(),
+            _ => panic!("a turn"),
+        };
+        assert_eq!(att(&p.steps[0]), [image_attachment()]);
+        assert!(att(&p.steps[1]).is_empty());
+        let json = serde_json::to_value(&p.steps[0]).unwrap();
+        assert_eq!((json["attachments"][0]["type"].as_str(), json["attachments"][0]["mimeType"].as_str()), (Some("image"), Some("image/png")));
+        assert!(serde_json::to_value(&p.steps[1]).unwrap().get("attachments").is_none());
+    }
+
+    #[test]
+    fn a_bare_reset_is_a_turn_that_only_some_releases_run() {
+        use super::super::limits::ReleaseLimit;
+        let p = plan(&scenario("  - turn: {user: /new, model: [hi]}\n  - turn: {user: /reset, model: [hi]}\n")).expect("planned");
+        assert!(matches!(&p.steps[0], PlanStep::Turn { message, .. } if message == "/new"));
+        assert_eq!(p.release_limits, [ReleaseLimit::BareResetTurn], "listed once");
+        let tools = plan(&scenario("  - turn: {user: go, model: [{tool_calls: [{name: read, arguments: {path: a}, result: A}]}, ok]}\n")).unwrap();
+        assert_eq!(tools.release_limits, [ReleaseLimit::ScriptedTools]);
+        assert!(plan(&scenario("  - turn: {user: hi, model: [ok]}\n")).unwrap().release_limits.is_empty());
     }
 
     #[test]
@@ -324,8 +429,8 @@ mod tests {
                 }
                 Ok(p) => {
                     for (i, r) in releases.iter().enumerate() {
-                        match (&p.setup.seed, super::super::seed::release_supports_seed(r)) {
-                            (Some(_), Err(NotDrivable(why))) => *reasons.entry(format!("[{r} only] {}", why.split(": ").last().unwrap_or(&why))).or_default() += 1,
+                        match (&p.setup.seed, super::super::seed::release_supports_seed(r), super::super::limits::check_all(&p.release_limits, r)) {
+                            (Some(_), Err(NotDrivable(why)), _) | (_, _, Err(NotDrivable(why))) => *reasons.entry(format!("[{r} only] {}", why.split(": ").last().unwrap_or(&why))).or_default() += 1,
                             _ => {
                                 drivable[i] += 1;
                                 eprintln!("drivable on openclaw@{r}: {}{}", l.scenario.id, if p.setup.seed.is_some() { " (seeded)" } else { "" });

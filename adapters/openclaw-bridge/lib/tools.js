@@ -1,0 +1,98 @@
+// Scripted tool results on a real OpenClaw host (harness/src/realhost/tools.rs).
+//
+// The scripted model calls a real built-in tool (read / exec / write). Two
+// documented plugin seams make that call return the scenario's result:
+//
+// 1. `before_tool_call` rewrites the parameters the tool executes with to a
+//    harmless stand-in (STAND_INS) that succeeds, or fails when the script
+//    says the tool fails (openclaw docs/plugins/hooks/tool-policy.md: "Return
+//    `params` to rewrite host-owned tool parameters"). The assistant's tool
+//    call in the transcript keeps the scripted arguments; no scripted command
+//    ever runs on the machine.
+// 2. Tool-result middleware (`api.registerAgentToolResultMiddleware`, manifest
+//    `contracts.agentToolResultMiddleware: ["openclaw"]`; docs/plugins/
+//    sdk-agent-harness/attempt-runtime.md) replaces the stand-in's output with
+//    the scripted content before OpenClaw feeds it to the model and persists
+//    it (dist/builtin-openclaw-*.mjs buildAgentToolResultMiddlewareFactory).
+//    The host derives the error flag from the real execution
+//    (`event.isError || isToolResultError(input) || isToolResultError(output)`),
+//    so the stand-in's own success or failure carries `is_error`.
+//
+// Both seams run only for a call that passed the real tool's argument
+// validation (dist/agent-core-*.mjs prepareToolCall → afterToolCall only when
+// executionStarted): the plan checks scripted arguments against the schemas.
+
+/** Workspace-relative names the host runner prepares (prepareStandIns). */
+export const STAND_IN_FILE = "clawspec-stand-in.txt";
+export const STAND_IN_MISSING = "clawspec-stand-in-missing.txt";
+export const STAND_IN_WRITE = "clawspec-stand-in-written.txt";
+export const STAND_IN_DIR = "clawspec-stand-in-dir";
+
+/** Tool → stand-in parameters for a call that succeeds (ok) or fails (error). */
+export const STAND_INS = {
+  // `true` exits 0 on every POSIX shell (exec: dist/bash-tools.schemas-*.mjs execSchema). A non-zero
+  // exit is not a tool error on 9.6 (its details say status "completed"; dist/tool-result-error-*.mjs
+  // isToolResultError), so the failing stand-in asks for the sandbox host, which fails closed when
+  // sandboxing is off (docs/tools/exec.md: "Explicit host=sandbox still fails closed").
+  exec: { ok: { command: "true" }, error: { command: "true", host: "sandbox" } },
+  // A prepared file / a name that is never created (readToolInputSchema).
+  read: { ok: { path: STAND_IN_FILE }, error: { path: STAND_IN_MISSING } },
+  // A scratch file / an existing directory, which cannot be written as a file (writeSchema).
+  write: { ok: { path: STAND_IN_WRITE, content: "" }, error: { path: STAND_IN_DIR, content: "" } },
+};
+
+/** Create the stand-in inputs in the agent's workspace before the gateway starts. */
+export function prepareStandIns(fs, workspace) {
+  fs.writeFileSync(`${workspace}/${STAND_IN_FILE}`, "clawspec stand-in\n");
+  fs.mkdirSync(`${workspace}/${STAND_IN_DIR}`, { recursive: true });
+}
+
+/** The content blocks a scripted result becomes (as the reference runtime builds them: runtime/turn.rs). */
+export function scriptedContent(r) {
+  const content = [{ type: "text", text: r.text }];
+  if (r.imagePngBase64) content.push({ type: "image", data: r.imagePngBase64, mimeType: "image/png" });
+  return content;
+}
+
+/**
+ * Scripted results by tool call id. `standIn` answers the before_tool_call
+ * hook, `result` the middleware; a call the script does not know is left to
+ * the host untouched.
+ */
+export class ScriptedTools {
+  constructor(results = []) {
+    this.byId = new Map(results.map((r) => [r.toolCallId, r]));
+  }
+
+  get size() {
+    return this.byId.size;
+  }
+
+  /** before_tool_call: the stand-in params for a scripted call, else nothing. */
+  standIn(event) {
+    const r = this.byId.get(event?.toolCallId);
+    const s = r && STAND_INS[r.toolName];
+    if (!s || event.toolName !== r.toolName) return undefined;
+    return { params: { ...(r.isError ? s.error : s.ok) } };
+  }
+
+  /** Tool-result middleware: the scripted result for a scripted call, else nothing. */
+  result(event) {
+    const r = this.byId.get(event?.toolCallId);
+    if (!r || event.toolName !== r.toolName) return undefined;
+    // details as the reference runtime records them ({}); the host keeps the
+    // error flag of the stand-in's execution.
+    return { result: { content: scriptedContent(r), details: {} } };
+  }
+
+  /** Wire both seams into a plugin api (register(api)). */
+  register(api, logger) {
+    if (this.size === 0) return;
+    if (typeof api.on !== "function" || typeof api.registerAgentToolResultMiddleware !== "function") {
+      throw new Error("clawspec bridge: scripted tool results need api.on and api.registerAgentToolResultMiddleware (openclaw ≥ 2026.8)");
+    }
+    api.on("before_tool_call", (event) => this.standIn(event));
+    api.registerAgentToolResultMiddleware((event) => this.result(event), { runtimes: ["openclaw"] });
+    logger?.info?.(`clawspec bridge: ${this.size} scripted tool result(s)`);
+  }
+}

@@ -1,0 +1,56 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+
+import { prepareStandIns, ScriptedTools, STAND_IN_DIR, STAND_IN_FILE, STAND_INS } from "../lib/tools.js";
+
+const results = [
+  { toolCallId: "toolu_0001", toolName: "exec", text: "permission denied", isError: true },
+  { toolCallId: "toolu_0002", toolName: "read", text: "a = 1", isError: false, imagePngBase64: "iVBOR" },
+];
+
+test("a scripted call runs a harmless stand-in that fails exactly when the script says so", () => {
+  const t = new ScriptedTools(results);
+  assert.deepEqual(t.standIn({ toolCallId: "toolu_0001", toolName: "exec", params: { command: "rm -rf /" } }), { params: { command: "true", host: "sandbox" } });
+  assert.deepEqual(t.standIn({ toolCallId: "toolu_0002", toolName: "read", params: { path: "a.toml" } }), { params: { path: STAND_IN_FILE } });
+  // Calls the script does not know, or a renamed tool, are the host's own.
+  assert.equal(t.standIn({ toolCallId: "other", toolName: "exec" }), undefined);
+  assert.equal(t.standIn({ toolCallId: "toolu_0001", toolName: "read" }), undefined);
+  // The stand-in is a copy: the host may mutate what it gets.
+  t.standIn({ toolCallId: "toolu_0001", toolName: "exec" }).params.command = "changed";
+  assert.equal(STAND_INS.exec.error.command, "true");
+});
+
+test("the middleware replaces the output with the scripted content and the reference's empty details", () => {
+  const t = new ScriptedTools(results);
+  const real = { content: [{ type: "text", text: "clawspec stand-in\n" }], details: { status: "ok" } };
+  assert.deepEqual(t.result({ toolCallId: "toolu_0001", toolName: "exec", isError: true, result: real }), {
+    result: { content: [{ type: "text", text: "permission denied" }], details: {} },
+  });
+  assert.deepEqual(t.result({ toolCallId: "toolu_0002", toolName: "read", result: real }).result.content, [
+    { type: "text", text: "a = 1" },
+    { type: "image", data: "iVBOR", mimeType: "image/png" },
+  ]);
+  assert.equal(t.result({ toolCallId: "unknown", toolName: "read", result: real }), undefined);
+});
+
+test("registration wires both seams, and only when there is a script", () => {
+  const seen = [];
+  const api = { on: (name, fn) => seen.push(["on", name, fn]), registerAgentToolResultMiddleware: (fn, opts) => seen.push(["mw", opts, fn]) };
+  new ScriptedTools([]).register(api);
+  assert.equal(seen.length, 0);
+  new ScriptedTools(results).register(api);
+  assert.deepEqual(seen.map(([k, x]) => [k, x]), [["on", "before_tool_call"], ["mw", { runtimes: ["openclaw"] }]]);
+  assert.deepEqual(seen[0][2]({ toolCallId: "toolu_0001", toolName: "exec" }), { params: { command: "true", host: "sandbox" } });
+  assert.throws(() => new ScriptedTools(results).register({ on() {} }), /registerAgentToolResultMiddleware/);
+});
+
+test("stand-in inputs: the read file exists, the write target is a directory", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "clawspec-tools-"));
+  prepareStandIns(fs, dir);
+  assert.ok(fs.statSync(path.join(dir, STAND_IN_FILE)).isFile());
+  assert.ok(fs.statSync(path.join(dir, STAND_IN_DIR)).isDirectory());
+  fs.rmSync(dir, { recursive: true });
+});
