@@ -148,7 +148,11 @@ pub async fn run(a: Args) -> Result<u8, String> {
     let strays = reaper::sweep_strays(interrupted);
     if interrupted {
         let _ = std::fs::remove_dir_all(realhost::work_root());
-    } else if strays > 0 {
+    } else {
+        // Empty unless a failed run kept its work dir for inspection.
+        let _ = std::fs::remove_dir(realhost::work_root());
+    }
+    if strays > 0 && !interrupted {
         eprintln!("warning: killed {strays} process(es) left running by a gateway or the engine");
     }
     let verdicts = crate::check::evaluate_all(&traces, &a.clauses);
