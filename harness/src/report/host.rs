@@ -77,4 +77,43 @@ mod tests {
         other.as_mut().unwrap().not_drivable.clear();
         assert!(merged([("1", &h("openclaw@2026.9.6")), ("2", &other)]).is_err());
     }
+
+    fn report() -> crate::report::Report {
+        let mut r = crate::report::build("builtin:window", &[], vec![], &["openclaw-2026.9.6".to_string()], false, None);
+        r.host = Some(HostRun {
+            host: "openclaw@2026.9.6".into(),
+            not_drivable: (0..14).map(|i| NotDrivable { scenario: format!("s{i:02}"), profile: "openclaw-2026.9.6".into(), reason: format!("why <{i}> | a") }).collect(),
+        });
+        r
+    }
+
+    #[test]
+    fn every_rendering_names_the_host_and_what_it_could_not_run() {
+        let r = report();
+        let term = crate::report::render::terminal(&r);
+        assert!(term.contains("host openclaw@2026.9.6 (real OpenClaw gateway): 0 scenario run(s); 14 selected scenario(s) not drivable"), "{term}");
+        assert!(term.contains("  not drivable: s00 × openclaw-2026.9.6: why <0> | a"), "{term}");
+        assert!(term.contains("… 2 more not drivable"), "{term}");
+        let md = crate::report::render::markdown(&r);
+        assert!(md.contains("Not drivable on openclaw@2026.9.6 (not run, never passed): 14"), "{md}");
+        assert!(md.contains("| `s13` | `openclaw-2026.9.6` | why <13> \\| a |"), "{md}");
+        let html = crate::report::render::html(&r);
+        assert!(html.contains("<li><code>s13</code> × <code>openclaw-2026.9.6</code>: why &lt;13&gt; | a</li>"), "{html}");
+        let xml = crate::report::junit::junit(&r);
+        assert!(xml.contains("<property name=\"host\" value=\"openclaw@2026.9.6\"/>"), "{xml}");
+        assert!(xml.contains("tests=\"14\""), "not-drivable cases are counted: {xml}");
+        assert!(xml.contains("skipped=\"14\""), "{xml}");
+        assert!(xml.contains("<testcase name=\"not-drivable s13\" classname=\"clawspec.openclaw-2026_9_6\"><skipped message=\"not drivable on openclaw@2026.9.6: why &lt;13&gt; | a\"/></testcase>"), "{xml}");
+        let json = r.to_json();
+        assert!(json.contains("\"notDrivable\""), "{json}");
+        // Nothing ran: never certified.
+        assert!(!r.certified());
+    }
+
+    #[test]
+    fn a_reference_report_has_no_host() {
+        let r = crate::report::build("builtin:window", &[], vec![], &["openclaw-2026.9.6".to_string()], false, None);
+        assert!(!r.to_json().contains("\"host\""));
+        assert!(!crate::report::junit::junit(&r).contains("<properties>"));
+    }
 }
