@@ -11,6 +11,7 @@
 //! bridge's NDJSON into a [`Trace`].
 
 pub mod install;
+pub mod measure;
 pub mod plan;
 pub mod record;
 pub mod seed;
