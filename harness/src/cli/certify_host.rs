@@ -167,8 +167,10 @@ pub async fn run(a: Args) -> Result<u8, String> {
 /// run has its own port, HOME, state dir and mock provider, but 2026.4.x
 /// stages plugin dependencies with npm into one shared stage directory during
 /// start and turns (dist/bundled-runtime-root-*.js, OPENCLAW_PLUGIN_STAGE_DIR),
-/// so those releases run one gateway at a time. Default: one (a gateway is a
-/// full Node server).
+/// so those releases run one gateway at a time (their gateways would anyway
+/// serialise on the stage dir's `.openclaw-runtime-deps.lock`,
+/// `withBundledRuntimeDepsFilesystemLock`, blocking their event loops).
+/// Default: one (a gateway is a full Node server).
 fn parallelism(version: &HostVersion, jobs: Option<usize>) -> usize {
     let asked = jobs.unwrap_or(1).max(1);
     if asked > 1 && version.0.starts_with("2026.4.") {

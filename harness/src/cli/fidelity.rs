@@ -246,7 +246,8 @@ fn render_section(pid: &str, rows: &[Row], timing: &SectionTiming) -> String {
             sorted.len(),
             if pid.starts_with("openclaw-2026.4.") {
                 "; 2026.4.x stages bundled plugins' npm dependencies into `OPENCLAW_PLUGIN_STAGE_DIR` (the cache's `plugin-stage/`) keyed by release version and package path \
-                 (dist/bundled-runtime-root-*.js `resolveExternalBundledRuntimeDepsInstallRoots`: `openclaw-<version>-<sha256(packageRoot)>`), so the staging npm install happens once per cache, not per row"
+                 (dist/bundled-runtime-root-*.js `resolveExternalBundledRuntimeDepsInstallRoots`: `openclaw-<version>-<sha256(packageRoot)>`), so the staging npm install happens once per cache, not per row; \
+                 gateways sharing that directory serialise on its `.openclaw-runtime-deps.lock` (`withBundledRuntimeDepsFilesystemLock`, waits up to 5 min with the event loop blocked), so concurrent 2026.4.x runs on one machine slow each other"
             } else {
                 ""
             }
