@@ -63,17 +63,38 @@ pub async fn run_jobs_until(
     on_done: impl Fn(&Trace) + Send + Sync + 'static,
     stop: impl std::future::Future<Output = ()>,
 ) -> (Vec<Trace>, bool) {
-    let sem = Arc::new(Semaphore::new(parallelism.max(1)));
     let cfg = Arc::new(cfg.clone());
+    run_each_until(jobs, parallelism, move |job| {
+        let cfg = cfg.clone();
+        async move { run_job(&job, &cfg).await }
+    }, on_done, stop)
+    .await
+}
+
+/// [`run_jobs_until`] with any way of running a job (the reference runtime,
+/// or a real OpenClaw host for `certify --host`).
+pub async fn run_each_until<F, Fut>(
+    jobs: Vec<Job>,
+    parallelism: usize,
+    run: F,
+    on_done: impl Fn(&Trace) + Send + Sync + 'static,
+    stop: impl std::future::Future<Output = ()>,
+) -> (Vec<Trace>, bool)
+where
+    F: Fn(Job) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = Trace> + Send + 'static,
+{
+    let sem = Arc::new(Semaphore::new(parallelism.max(1)));
+    let run = Arc::new(run);
     let on_done = Arc::new(on_done);
     let mut handles = Vec::with_capacity(jobs.len());
     for job in jobs {
         let sem = sem.clone();
-        let cfg = cfg.clone();
+        let run = run.clone();
         let on_done = on_done.clone();
         handles.push(tokio::spawn(async move {
             let _permit = sem.acquire_owned().await.expect("semaphore");
-            let t = run_job(&job, &cfg).await;
+            let t = run(job).await;
             on_done(&t);
             t
         }));
@@ -82,17 +103,21 @@ pub async fn run_jobs_until(
     let mut stop = std::pin::pin!(stop);
     let mut stopped = false;
     let mut pending = handles.into_iter();
-    for h in pending.by_ref() {
+    let mut current = None;
+    for mut h in pending.by_ref() {
         tokio::select! {
-            r = h => out.push(r.expect("scenario task panicked")),
+            r = &mut h => out.push(r.expect("scenario task panicked")),
             _ = &mut stop => {
+                // The awaited run is cancelled too (a dropped JoinHandle
+                // would leave it running, detached).
+                current = Some(h);
                 stopped = true;
                 break;
             }
         }
     }
     if stopped {
-        for h in pending {
+        for h in current.into_iter().chain(pending) {
             if h.is_finished() {
                 if let Ok(t) = h.await {
                     out.push(t);

@@ -7,7 +7,9 @@
 //!   against the built-in window engine (release); rewrites docs/mutation.md
 //! - `test`   the README test command (`cargo test --workspace` + Node adapter tests)
 //! - `node-matrix`  the Node adapter on Node 20, 22 and 24
-//! - `fidelity`  every scenario twinned on the real OpenClaw 2026.4.26 and 2026.9.6 → docs/fidelity.md
+//! - `fidelity [-- --profile P]`  every scenario twinned on the real OpenClaw 2026.4.26 and 2026.9.6 → docs/fidelity.md,
+//!   with a timed fresh npm install per release, then `host-e2e`
+//! - `host-e2e`  the end-to-end `certify --host` tests (real gateways; skipped without openclaw@2026.9.6 in the cache)
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -44,6 +46,12 @@ fn has_nightly() -> bool {
         .output()
         .map(|o| o.status.success())
         .unwrap_or(false)
+}
+
+/// `certify --host` end to end on real gateways (minutes: `#[ignore]`d in
+/// `cargo test`); each test prints a skip when the release is not cached.
+fn host_e2e() -> Result<()> {
+    run(cargo().args(["test", "-p", "clawspec", "--test", "certify_host", "--", "--ignored", "--test-threads", "1"]))
 }
 
 fn main() -> Result<()> {
@@ -111,9 +119,14 @@ fn main() -> Result<()> {
             // registry into the cache on first use; fails when a row the
             // committed table marks *equal* stops being equal.
             // `cargo xtask fidelity -- --profile openclaw-2026.9.6` runs one release.
+            // `--profile P` regenerates P's section and keeps the others'.
+            // 2026.4.26 (minutes per row) is run this way outside CI:
+            // `cargo xtask fidelity -- --profile openclaw-2026.4.26`.
             let extra: Vec<String> = args.iter().skip_while(|a| *a != "--").skip(1).cloned().collect();
-            run(cargo().args(["run", "-q", "-p", "clawspec", "--", "twin", "--fidelity", "docs/fidelity.md"]).args(&extra))?;
+            run(cargo().args(["run", "-q", "-p", "clawspec", "--", "twin", "--fidelity", "docs/fidelity.md", "--measure-install"]).args(&extra))?;
+            host_e2e()?;
         }
+        "host-e2e" => host_e2e()?,
         "fuzz" => {
             // Everything after a bare `--` goes to libFuzzer as is
             // (e.g. `-- -max_len=16 -entropic=0`).
@@ -169,7 +182,7 @@ fn main() -> Result<()> {
             }
         }
         _ => {
-            eprintln!("usage: cargo xtask <bless|bench|fuzz [TARGET] [--time S] [-- LIBFUZZER_ARGS…]|mutation [-- MUTATE_ARGS…]|test|node-matrix|fidelity>");
+            eprintln!("usage: cargo xtask <bless|bench|fuzz [TARGET] [--time S] [-- LIBFUZZER_ARGS…]|mutation [-- MUTATE_ARGS…]|test|node-matrix|fidelity [-- --profile P]|host-e2e>");
             std::process::exit(2);
         }
     }

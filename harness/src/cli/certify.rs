@@ -1,6 +1,7 @@
 //! `clawspec certify`: run the library × profiles against an engine, check the
 //! clauses, report. Exit 0 certified, 1 not certified (or stale baseline /
-//! golden drift), 2 usage or harness error.
+//! golden drift), 2 usage or harness error. `--host openclaw@VER` runs the
+//! same on a real OpenClaw (`certify_host`).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -14,7 +15,7 @@ use super::progress::Progress;
 use crate::driver::{reaper, sandbox};
 use crate::report::baseline::{Baseline, Scope};
 use crate::report::selection::{Selection, Shard};
-use crate::report::{self, render};
+use crate::report::{self, render, Report};
 use crate::runtime::RunConfig;
 use crate::suite;
 use crate::trace::{Outcome, Trace};
@@ -52,9 +53,15 @@ pub struct Args {
     /// Compare every trace with the engine's recorded goldens (`clawspec record`).
     #[arg(long)]
     pub golden: Option<PathBuf>,
-    /// Parallel engine processes (default: number of cores).
+    /// Parallel engine processes (default: number of cores; with --host, one
+    /// gateway at a time unless given).
     #[arg(short = 'j', long)]
     pub jobs: Option<usize>,
+    /// Run every scenario through this real OpenClaw release instead of the
+    /// reference runtime, e.g. `openclaw@2026.9.6` (fetched from npm into the
+    /// cache on first use); the profile is the release's.
+    #[arg(long, value_name = "openclaw@VERSION")]
+    pub host: Option<String>,
 }
 
 pub async fn main(a: Args) -> u8 {
@@ -62,24 +69,17 @@ pub async fn main(a: Args) -> u8 {
 }
 
 async fn run(a: Args) -> Result<u8, String> {
-    let rewritten_baseline = if a.update_baseline { a.baseline.clone() } else { None };
-    super::outputs::check_writable(&[("--report", &a.report), ("--junit", &a.junit), ("--markdown", &a.markdown), ("--html", &a.html), ("--baseline", &rewritten_baseline)])?;
+    if a.host.is_some() {
+        return super::certify_host::run(a).await;
+    }
+    check_outputs(&a)?;
     let shard = a.shard.as_deref().map(Shard::parse).transpose()?;
     let spec = a.engine.spec()?;
     let profiles = a.select.profiles()?;
     let scenarios = a.select.load()?;
     let config = a.engine.config()?;
-    for c in &a.clauses {
-        if crate::check::clause(c).is_none() {
-            return Err(format!("unknown clause {c:?}; see `clawspec list clauses`"));
-        }
-    }
-    let baseline = match &a.baseline {
-        Some(p) if p.exists() => Some(Baseline::load(p)?),
-        Some(_) if a.update_baseline => Some(Baseline::default()),
-        Some(p) => return Err(format!("--baseline {}: no such file (use --update-baseline to create it)", p.display())),
-        None => None,
-    };
+    check_clauses(&a.clauses)?;
+    let baseline = load_baseline(&a)?;
     let ran = match shard {
         Some(sh) => sh.take(scenarios.clone()),
         None => scenarios.clone(),
@@ -123,8 +123,39 @@ async fn run(a: Args) -> Result<u8, String> {
     let verdicts = progress.verdicts(&traces);
     let mut r = report::build(&spec.display, &traces, verdicts, &profile_ids, a.strict, Some(selection));
     r.no_sandbox = !cfg.driver.sandbox.enabled;
-    if interrupted {
-        let sig = caught.load(Ordering::SeqCst);
+    let signal = interrupted.then(|| caught.load(Ordering::SeqCst));
+    conclude(&a, r, &traces, baseline.as_ref(), started, signal)
+}
+
+pub(super) fn check_outputs(a: &Args) -> Result<(), String> {
+    let rewritten_baseline = if a.update_baseline { a.baseline.clone() } else { None };
+    super::outputs::check_writable(&[("--report", &a.report), ("--junit", &a.junit), ("--markdown", &a.markdown), ("--html", &a.html), ("--baseline", &rewritten_baseline)])
+}
+
+pub(super) fn check_clauses(clauses: &[String]) -> Result<(), String> {
+    for c in clauses {
+        if crate::check::clause(c).is_none() {
+            return Err(format!("unknown clause {c:?}; see `clawspec list clauses`"));
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn load_baseline(a: &Args) -> Result<Option<Baseline>, String> {
+    Ok(match &a.baseline {
+        Some(p) if p.exists() => Some(Baseline::load(p)?),
+        Some(_) if a.update_baseline => Some(Baseline::default()),
+        Some(p) => return Err(format!("--baseline {}: no such file (use --update-baseline to create it)", p.display())),
+        None => None,
+    })
+}
+
+/// From a built report to the exit code, for the reference runtime and a real
+/// host alike: an interrupted run (`signal`) writes what finished and never
+/// certifies; otherwise goldens and the baseline are applied, every output
+/// written, and the verdict returned.
+pub(super) fn conclude(a: &Args, mut r: Report, traces: &[Trace], baseline: Option<&Baseline>, started: Instant, signal: Option<i32>) -> Result<u8, String> {
+    if let Some(sig) = signal {
         r.interrupted = true;
         for p in &mut r.profiles {
             p.certified = false;
@@ -135,14 +166,14 @@ async fn run(a: Args) -> Result<u8, String> {
         return Ok((128 + sig) as u8);
     }
     if let Some(dir) = &a.golden {
-        let engine_dir = crate::golden::engine_dir_name(&spec.display);
-        for t in &traces {
+        let engine_dir = crate::golden::engine_dir_name(&r.engine);
+        for t in traces {
             if let Err(d) = crate::golden::check(dir, &engine_dir, t, false) {
                 r.golden_drift.push(d);
             }
         }
     }
-    if let Some(b) = &baseline {
+    if let Some(b) = baseline {
         if a.update_baseline {
             let path = a.baseline.as_ref().expect("--update-baseline requires --baseline");
             let nb = b.updated(&r.verdicts.iter().filter(|v| report::blocks(v, r.strict)).collect::<Vec<_>>(), &Scope { runs: &r.executed(), clauses: &a.clauses });
@@ -156,7 +187,7 @@ async fn run(a: Args) -> Result<u8, String> {
     let mut with_timing = r.clone();
     with_timing.timing = Some(report::Timing { wall_ms: started.elapsed().as_millis() as u64 });
     print!("{}", render::terminal(&r));
-    print!("{}", faults::terminal(&traces));
+    print!("{}", faults::terminal(traces));
     write_opt(&a.report, &with_timing.to_json())?;
     write_opt(&a.junit, &report::junit::junit(&r))?;
     write_opt(&a.markdown, &render::markdown(&r))?;
@@ -168,7 +199,7 @@ async fn run(a: Args) -> Result<u8, String> {
 }
 
 /// A future that completes on SIGINT or SIGTERM, and where it says which.
-fn interruption() -> Result<(impl std::future::Future<Output = ()>, Arc<AtomicI32>), String> {
+pub(super) fn interruption() -> Result<(impl std::future::Future<Output = ()>, Arc<AtomicI32>), String> {
     use tokio::signal::unix::{signal, SignalKind};
     let mut int = signal(SignalKind::interrupt()).map_err(|e| format!("cannot catch SIGINT: {e}"))?;
     let mut term = signal(SignalKind::terminate()).map_err(|e| format!("cannot catch SIGTERM: {e}"))?;
@@ -192,7 +223,7 @@ fn signal_name(sig: i32) -> &'static str {
     }
 }
 
-fn indent(text: &str) -> String {
+pub(super) fn indent(text: &str) -> String {
     text.lines().map(|l| format!("  | {l}")).collect::<Vec<_>>().join("\n")
 }
 

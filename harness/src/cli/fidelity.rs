@@ -15,6 +15,7 @@ use std::time::Instant;
 
 use super::common::EngineArgs;
 use super::twin::{twin_one, Row, Verdict};
+use crate::realhost::measure::InstallTiming;
 use crate::runtime::profile::Profile;
 use crate::scenario::model::Scenario;
 
@@ -36,17 +37,30 @@ fn previously_equal(md: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// `only`: run one released profile (the table then lists only its rows).
-pub async fn write(scenarios: &[Scenario], base: &EngineArgs, out: &Path, only: Option<&str>) -> u8 {
-    let before = std::fs::read_to_string(out).map(|s| previously_equal(&s)).unwrap_or_default();
+/// `only`: run one released profile; the other profiles' sections of the
+/// existing table are kept as they are (each profile's section is generated
+/// whole, between `<!-- fidelity:P -->` markers), so the 2026.4.26 rows, run
+/// outside CI, survive CI's 2026.9.6 runs. `measure_install`: time a fresh
+/// npm install of each release (cold and warm npm cache) for the timing section.
+pub async fn write(scenarios: &[Scenario], base: &EngineArgs, out: &Path, only: Option<&str>, measure_install: bool) -> u8 {
+    let old = std::fs::read_to_string(out).unwrap_or_default();
+    let before = previously_equal(&old);
     if let Some(p) = only.filter(|p| !PROFILES.contains(p)) {
         eprintln!("clawspec twin --fidelity: --profile {p} is not a released profile ({})", PROFILES.join(", "));
         return super::EXIT_USAGE;
     }
     let started = Instant::now();
     let mut rows: Vec<Row> = Vec::new();
-    for pid in PROFILES.iter().filter(|p| only.is_none_or(|o| o == **p)) {
+    let mut sections: Vec<(String, String)> = Vec::new();
+    for pid in PROFILES {
+        if only.is_some_and(|o| o != *pid) {
+            sections.push((pid.to_string(), section_of(&old, pid).unwrap_or_else(|| not_run(pid))));
+            continue;
+        }
         let profile = Profile::by_id(pid).expect("released profile");
+        let profile_started = Instant::now();
+        let install = if measure_install { measure(&profile) } else { None };
+        let first = rows.len();
         for engine in ENGINES {
             let mut args = base.clone();
             args.engine = engine.to_string();
@@ -63,9 +77,12 @@ pub async fn write(scenarios: &[Scenario], base: &EngineArgs, out: &Path, only: 
                 rows.push(row);
             }
         }
+        let timing = SectionTiming { install, total_ms: profile_started.elapsed().as_millis() as u64 };
+        sections.push((pid.to_string(), render_section(pid, &rows[first..], &timing)));
     }
-    let total_ms = started.elapsed().as_millis() as u64;
-    let md = render(&rows, total_ms);
+    // Every row removed its work dir; the per-process root is left empty.
+    let _ = std::fs::remove_dir(crate::realhost::work_root());
+    let md = render(&sections, started.elapsed().as_millis() as u64);
     if let Err(e) = std::fs::write(out, md) {
         eprintln!("clawspec: cannot write {}: {e}", out.display());
         return super::EXIT_USAGE;
@@ -87,6 +104,47 @@ pub async fn write(scenarios: &[Scenario], base: &EngineArgs, out: &Path, only: 
     }
 }
 
+fn measure(profile: &Profile) -> Option<InstallTiming> {
+    let version = crate::realhost::HostVersion::for_profile(profile).ok()?;
+    eprintln!("fidelity: timing a fresh `npm install openclaw@{}` (cold, then warm npm cache)…", version.0);
+    match crate::realhost::measure::npm_install(&version.0) {
+        Ok(t) => Some(t),
+        Err(e) => {
+            eprintln!("fidelity: install timing not measured: {e}");
+            None
+        }
+    }
+}
+
+struct SectionTiming {
+    install: Option<InstallTiming>,
+    total_ms: u64,
+}
+
+fn begin(pid: &str) -> String {
+    format!("<!-- fidelity:{pid} -->")
+}
+
+fn end(pid: &str) -> String {
+    format!("<!-- /fidelity:{pid} -->")
+}
+
+/// A profile's section of an existing table, markers included.
+fn section_of(md: &str, pid: &str) -> Option<String> {
+    let (b, e) = (begin(pid), end(pid));
+    let from = md.find(&b)?;
+    let to = md[from..].find(&e)? + from + e.len();
+    Some(format!("{}\n", &md[from..to]))
+}
+
+fn not_run(pid: &str) -> String {
+    format!(
+        "{}\n## {pid}\n\nNot run in this table (`cargo xtask fidelity -- --profile {pid}`; 2026.4.x installs plugin dependencies with npm during gateway start and turns, minutes per row, so CI runs 2026.9.6 only).\n{}\n",
+        begin(pid),
+        end(pid)
+    )
+}
+
 fn label(v: &Verdict) -> &'static str {
     match v {
         Verdict::Equal => "equal",
@@ -96,7 +154,31 @@ fn label(v: &Verdict) -> &'static str {
     }
 }
 
-fn render(rows: &[Row], total_ms: u64) -> String {
+const LABELS: [&str; 4] = ["equal", "differs", "not drivable", "error"];
+
+/// Totals from the row lines of the sections (fresh or kept).
+fn totals(sections: &[(String, String)]) -> String {
+    let mut md = String::from("| profile | engine | rows | drivable | equal | differs | not drivable | error |\n|---|---|---|---|---|---|---|---|\n");
+    for (pid, text) in sections {
+        for engine in ENGINES {
+            let verdicts: Vec<&str> = text
+                .lines()
+                .filter_map(|l| {
+                    let c: Vec<&str> = l.split('|').map(str::trim).collect();
+                    (c.len() >= 6 && c[2] == pid && c[3].trim_matches('`') == *engine && LABELS.contains(&c[4])).then(|| c[4])
+                })
+                .collect();
+            if verdicts.is_empty() {
+                continue;
+            }
+            let n = |l: &str| verdicts.iter().filter(|v| **v == l).count();
+            md += &format!("| {pid} | `{engine}` | {} | {} | {} | {} | {} | {} |\n", verdicts.len(), verdicts.len() - n("not drivable"), n("equal"), n("differs"), n("not drivable"), n("error"));
+        }
+    }
+    md
+}
+
+fn render(sections: &[(String, String)], total_ms: u64) -> String {
     let mut md = String::from(
         "# Fidelity: the reference runtime against the real OpenClaw\n\n\
          Generated by `cargo xtask fidelity` (`clawspec twin --fidelity docs/fidelity.md`); do not edit.\n\
@@ -106,29 +188,23 @@ fn render(rows: &[Row], total_ms: u64) -> String {
          `harness/src/twin.rs` (ids, wall-clock times, state paths, the bridge's registration id, the host's\n\
          config/skill catalogue as environment, key order — nothing else; the system prompt and tool catalogue\n\
          the real host used are given to the reference run).\n\
-         *not drivable* rows say which step the real host cannot be driven to reproduce yet.\n\n## Totals\n\n\
-         | profile | engine | rows | drivable | equal | differs | not drivable | error |\n|---|---|---|---|---|---|---|---|\n",
+         *not drivable* rows say which step the real host cannot be driven to reproduce yet.\n\
+         Each release has its own section, regenerated whole when that release is run\n\
+         (`cargo xtask fidelity -- --profile P` keeps the other sections as they are).\n\n## Totals\n\n",
     );
-    let not_run: Vec<&str> = PROFILES.iter().copied().filter(|p| !rows.iter().any(|r| r.profile == *p)).collect();
-    for pid in PROFILES.iter().filter(|p| !not_run.contains(p)) {
-        for engine in ENGINES {
-            let rs: Vec<&Row> = rows.iter().filter(|r| r.profile == *pid && r.engine == *engine).collect();
-            let count = |f: fn(&Verdict) -> bool| rs.iter().filter(|r| f(&r.verdict)).count();
-            let nd = count(|v| matches!(v, Verdict::NotDrivable(_)));
-            md += &format!(
-                "| {pid} | `{engine}` | {} | {} | {} | {} | {nd} | {} |\n",
-                rs.len(),
-                rs.len() - nd,
-                count(|v| matches!(v, Verdict::Equal)),
-                count(|v| matches!(v, Verdict::Differs(_))),
-                count(|v| matches!(v, Verdict::Error(_)))
-            );
-        }
+    md += &totals(sections);
+    md += &format!("\nLast table run: {:.0} s (wall clock, this machine).\n\n", total_ms as f64 / 1000.0);
+    for (_, text) in sections {
+        md += text;
+        md += "\n";
     }
-    for p in &not_run {
-        md += &format!("\n{p}: not run in this table (`cargo xtask fidelity -- --profile {p}`; 2026.4.x installs plugin dependencies with npm inside its turns, minutes per row, so CI runs 2026.9.6 only).\n");
-    }
-    md += "\n## Rows\n\n| scenario | profile | engine | verdict | why / first difference |\n|---|---|---|---|---|\n";
+    md.truncate(md.trim_end().len());
+    md.push('\n');
+    md
+}
+
+fn render_section(pid: &str, rows: &[Row], timing: &SectionTiming) -> String {
+    let mut md = format!("{}\n## {pid}\n\n### Rows\n\n| scenario | profile | engine | verdict | why / first difference |\n|---|---|---|---|---|\n", begin(pid));
     for r in rows {
         let why = match &r.verdict {
             Verdict::NotDrivable(w) | Verdict::Error(w) => w.replace('|', "\\|").replace('\n', " "),
@@ -137,21 +213,82 @@ fn render(rows: &[Row], total_ms: u64) -> String {
         };
         md += &format!("| `{}` | {} | `{}` | {} | {why} |\n", r.scenario, r.profile, r.engine, label(&r.verdict));
     }
-    md += "\n## Differences\n\n";
+    md += "\n### Differences\n\n";
     for r in rows {
         if let Verdict::Differs(d) = &r.verdict {
             let lines: Vec<&str> = d.lines().collect();
-            md += &format!("### `{}` · {} · `{}`\n\n```diff\n{}\n", r.scenario, r.profile, r.engine, lines.iter().take(DIFF_LINES).copied().collect::<Vec<_>>().join("\n"));
+            md += &format!("#### `{}` · {} · `{}`\n\n```diff\n{}\n", r.scenario, r.profile, r.engine, lines.iter().take(DIFF_LINES).copied().collect::<Vec<_>>().join("\n"));
             if lines.len() > DIFF_LINES {
                 md += &format!("… {} more lines (`clawspec twin --scenario {} --profile {} --engine {}`)\n", lines.len() - DIFF_LINES, r.scenario, r.profile, r.engine);
             }
             md += "```\n\n";
         }
     }
-    md += "## Timing (wall clock, this machine; not part of any verdict)\n\n| scenario | profile | engine | gateway start ms | real-host run ms |\n|---|---|---|---|---|\n";
-    for r in rows.iter().filter(|r| r.real_ms.is_some()) {
-        md += &format!("| `{}` | {} | `{}` | {} | {} |\n", r.scenario, r.profile, r.engine, r.gateway_start_ms.unwrap_or(0), r.real_ms.unwrap_or(0));
+    md += &format!("### Timing ({pid}; wall clock, this machine; not part of any verdict)\n\n");
+    match &timing.install {
+        Some(t) => {
+            md += &format!(
+                "- `npm install openclaw@{v}` into an empty directory (`--ignore-scripts --omit=optional`, as `realhost/install.rs`): \
+                 cold npm cache **{:.0} s** (`coldNpmCacheMs` {}), warm npm cache **{:.0} s** (`warmNpmCacheMs` {}); \
+                 clawspec does this once per machine (cached in `$CLAWSPEC_CACHE/openclaw@{v}`).\n",
+                t.cold_npm_cache_ms as f64 / 1000.0, t.cold_npm_cache_ms, t.warm_npm_cache_ms as f64 / 1000.0, t.warm_npm_cache_ms,
+                v = pid.trim_start_matches("openclaw-")
+            );
+        }
+        None => md += "- npm install: not measured in this run (`--measure-install`).\n",
     }
-    md += &format!("\nWhole table: {:.0} s.\n", total_ms as f64 / 1000.0);
+    let starts: Vec<u64> = rows.iter().filter_map(|r| r.gateway_start_ms).collect();
+    if let Some(first) = starts.first() {
+        let mut sorted = starts.clone();
+        sorted.sort_unstable();
+        md += &format!(
+            "- gateway start (spawn → `/readyz` 200): first of this run {first} ms, median {} ms, max {} ms over {} starts{}.\n",
+            sorted[sorted.len() / 2],
+            sorted[sorted.len() - 1],
+            sorted.len(),
+            if pid.starts_with("openclaw-2026.4.") {
+                "; 2026.4.x stages bundled plugins' npm dependencies into `OPENCLAW_PLUGIN_STAGE_DIR` (the cache's `plugin-stage/`) keyed by release version and package path \
+                 (dist/bundled-runtime-root-*.js `resolveExternalBundledRuntimeDepsInstallRoots`: `openclaw-<version>-<sha256(packageRoot)>`), so the staging npm install happens once per cache, not per row; \
+                 gateways sharing that directory serialise on its `.openclaw-runtime-deps.lock` (`withBundledRuntimeDepsFilesystemLock`, waits up to 5 min with the event loop blocked), so concurrent 2026.4.x runs on one machine slow each other"
+            } else {
+                ""
+            }
+        );
+    }
+    md += &format!("- this release's rows: {:.0} s.\n\n", timing.total_ms as f64 / 1000.0);
+    md += "| scenario | engine | gateway start ms | real-host run ms |\n|---|---|---|---|\n";
+    for r in rows.iter().filter(|r| r.real_ms.is_some()) {
+        md += &format!("| `{}` | `{}` | {} | {} |\n", r.scenario, r.engine, r.gateway_start_ms.unwrap_or(0), r.real_ms.unwrap_or(0));
+    }
+    md += &format!("{}\n", end(pid));
     md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(s: &str, p: &str, e: &str, v: Verdict) -> Row {
+        Row { scenario: s.into(), profile: p.into(), engine: e.into(), verdict: v, real_ms: Some(20_000), gateway_start_ms: Some(15_000) }
+    }
+
+    #[test]
+    fn one_release_rerun_keeps_the_others_section() {
+        let t = SectionTiming { install: Some(InstallTiming { cold_npm_cache_ms: 90_000, warm_npm_cache_ms: 30_000 }), total_ms: 1 };
+        let old426 = render_section("openclaw-2026.4.26", &[row("a", "openclaw-2026.4.26", "builtin:legacy", Verdict::Equal)], &t);
+        let old96 = render_section("openclaw-2026.9.6", &[row("a", "openclaw-2026.9.6", "builtin:legacy", Verdict::NotDrivable("x | y".into()))], &t);
+        let old = render(&[("openclaw-2026.4.26".into(), old426.clone()), ("openclaw-2026.9.6".into(), old96)], 5_000);
+        assert!(old.contains("cold npm cache **90 s** (`coldNpmCacheMs` 90000)"), "{old}");
+        // A 9.6-only run: the 4.26 section is kept byte for byte, totals recounted.
+        let kept = section_of(&old, "openclaw-2026.4.26").unwrap();
+        assert_eq!(kept, old426);
+        let new96 = render_section("openclaw-2026.9.6", &[row("a", "openclaw-2026.9.6", "builtin:legacy", Verdict::Equal)], &SectionTiming { install: None, total_ms: 1 });
+        let new = render(&[("openclaw-2026.4.26".into(), kept), ("openclaw-2026.9.6".into(), new96)], 5_000);
+        assert!(new.contains("| openclaw-2026.4.26 | `builtin:legacy` | 1 | 1 | 1 | 0 | 0 | 0 |"), "{new}");
+        assert!(new.contains("| openclaw-2026.9.6 | `builtin:legacy` | 1 | 1 | 1 | 0 | 0 | 0 |"), "{new}");
+        assert_eq!(previously_equal(&new).len(), 2);
+        // A release never run gets a note, not rows.
+        let none = render(&[("openclaw-2026.4.26".into(), section_of("", "openclaw-2026.4.26").unwrap_or_else(|| not_run("openclaw-2026.4.26")))], 0);
+        assert!(none.contains("Not run in this table"), "{none}");
+    }
 }

@@ -2,6 +2,7 @@
 //! 2 usage or harness error (documented in README.md).
 
 mod certify;
+mod certify_host;
 mod common;
 mod diff;
 mod fidelity;

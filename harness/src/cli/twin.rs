@@ -38,6 +38,10 @@ pub struct Args {
     /// Write the fidelity table of the whole library to this file.
     #[arg(long)]
     pub fidelity: Option<PathBuf>,
+    /// With --fidelity: also time a fresh `npm install openclaw@VER` (cold,
+    /// then warm npm cache; ~1.5 GB scratch) for the table's timing section.
+    #[arg(long, requires = "fidelity")]
+    pub measure_install: bool,
 }
 
 /// The result of twinning one scenario × profile × engine.
@@ -133,7 +137,7 @@ pub async fn main(a: Args) -> u8 {
         }
     };
     if let Some(out) = &a.fidelity {
-        return super::fidelity::write(&all.into_iter().map(|l| l.scenario).collect::<Vec<_>>(), &a.engine, out, a.profile.as_deref()).await;
+        return super::fidelity::write(&all.into_iter().map(|l| l.scenario).collect::<Vec<_>>(), &a.engine, out, a.profile.as_deref(), a.measure_install).await;
     }
     let (Some(id), Some(pid)) = (a.scenario.as_deref(), a.profile.as_deref()) else {
         eprintln!("clawspec twin: give --scenario ID and --profile P");

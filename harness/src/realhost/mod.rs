@@ -12,6 +12,7 @@
 
 pub mod install;
 pub mod limits;
+pub mod measure;
 pub mod plan;
 pub mod record;
 pub mod seed;
@@ -92,13 +93,35 @@ pub fn bridge_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../adapters/openclaw-bridge")
 }
 
-/// Run `scenario` on the real OpenClaw `version` with `engine` behind the bridge.
-pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, engine: &EngineSpec, engine_config: Option<Value>) -> Result<RealRun, RealHostError> {
+/// Whether `scenario` can be driven on the real OpenClaw `version`, decided
+/// without starting anything (the same checks [`run`] makes first).
+pub fn drivable(scenario: &Scenario, version: &HostVersion) -> Result<(), NotDrivable> {
+    drive_plan(scenario, version).map(|_| ())
+}
+
+fn drive_plan(scenario: &Scenario, version: &HostVersion) -> Result<plan::Plan, NotDrivable> {
     let plan = plan::plan(scenario)?;
     if plan.setup.seed.is_some() {
         seed::release_supports_seed(&version.0)?;
     }
     limits::check_all(&plan.release_limits, &version.0)?;
+    Ok(plan)
+}
+
+/// Where this process puts its real-host work directories (one per run:
+/// config, state dir, HOME, gateway log); removing it removes them all.
+pub fn work_root() -> PathBuf {
+    std::env::temp_dir().join(format!("clawspec-real-{}", std::process::id()))
+}
+
+/// Run `scenario` on the real OpenClaw `version` with `engine` behind the bridge.
+///
+/// Cancel-safe with the caller's help: dropping the future SIGKILLs the host
+/// runner, whose gateway and engine processes then re-parent to this process
+/// when it is a child subreaper (`driver::reaper`); a caller that cancels
+/// runs must sweep them (`reaper::sweep_strays`) and remove [`work_root`].
+pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, engine: &EngineSpec, engine_config: Option<Value>) -> Result<RealRun, RealHostError> {
+    let plan = drive_plan(scenario, version)?;
     let bridge = std::fs::canonicalize(bridge_dir()).map_err(|e| RealHostError::Run(format!("bridge plugin not found at {}: {e}", bridge_dir().display())))?;
     let openclaw = install::ensure_openclaw(&version.0)?;
     let node = install::ensure_node(&install::required_node(&openclaw))?;
@@ -108,7 +131,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     // runs consume the script.
     let mock = clawspec_mock_providers::server::MockProvider::start_scripted_for_model(clawspec_mock_providers::Provider::Anthropic, Default::default(), plan.replies.clone(), &scenario.setup.model).await;
 
-    let work = tempdir(&format!("clawspec-real-{}", scenario.id))?;
+    let work = tempdir(&scenario.id)?;
     let trace_path = work.join("trace.ndjson");
     let result_path = work.join("result.json");
     let setup = &scenario.setup;
@@ -161,10 +184,11 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     Ok(RealRun { trace, runner, work_dir: work, system_prompt })
 }
 
+/// A fresh directory under [`work_root`]: runs in parallel never share one.
 fn tempdir(prefix: &str) -> Result<PathBuf, RealHostError> {
     static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("{prefix}-{}-{n}", std::process::id()));
+    let dir = work_root().join(format!("{prefix}-{n}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| RealHostError::Run(format!("{}: {e}", dir.display())))?;
     Ok(dir)

@@ -17,17 +17,22 @@ fn esc(s: &str) -> String {
 
 pub fn junit(r: &Report) -> String {
     let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let total = r.verdicts.len();
+    let not_drivable = |profile: &str| r.host.iter().flat_map(|h| &h.not_drivable).filter(|n| n.profile == profile).count();
+    let total = r.verdicts.len() + r.host.as_ref().map_or(0, |h| h.not_drivable.len());
     let failures = r.verdicts.iter().filter(|v| matches!(v.status, Status::Fail)).count();
     let errors = r.verdicts.iter().filter(|v| v.status == Status::Error).count();
     s.push_str(&format!("<testsuites name=\"clawspec\" tests=\"{total}\" failures=\"{failures}\" errors=\"{errors}\">\n"));
     for (i, p) in r.profiles.iter().enumerate() {
         let vs: Vec<_> = r.verdicts.iter().filter(|v| v.profile == p.profile).collect();
-        let skipped = vs.iter().filter(|v| matches!(v.status, Status::NotApplicable)).count();
+        let nd = not_drivable(&p.profile);
+        let skipped = vs.iter().filter(|v| matches!(v.status, Status::NotApplicable)).count() + nd;
         s.push_str(&format!(
             "  <testsuite name=\"{}\" id=\"{i}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{skipped}\">\n",
-            esc(&p.profile), vs.len(), p.fail, p.error
+            esc(&p.profile), vs.len() + nd, p.fail, p.error
         ));
+        if let Some(h) = &r.host {
+            s.push_str(&format!("    <properties>\n      <property name=\"host\" value=\"{}\"/>\n    </properties>\n", esc(&h.host)));
+        }
         for v in vs {
             let name = format!("{} {}", v.clause, v.scenario);
             s.push_str(&format!("    <testcase name=\"{}\" classname=\"clawspec.{}\"", esc(&name), esc(&v.profile.replace('.', "_"))));
@@ -45,6 +50,13 @@ pub fn junit(r: &Report) -> String {
                     esc(v.details.first().map(String::as_str).unwrap_or("error")), esc(v.error_kind.map(|k| k.as_str()).unwrap_or("error")), esc(&body)
                 )),
             }
+        }
+        // Scenarios the host could not run: skipped, never passed.
+        for n in r.host.iter().flat_map(|h| &h.not_drivable).filter(|n| n.profile == p.profile) {
+            s.push_str(&format!(
+                "    <testcase name=\"{}\" classname=\"clawspec.{}\"><skipped message=\"{}\"/></testcase>\n",
+                esc(&format!("not-drivable {}", n.scenario)), esc(&p.profile.replace('.', "_")), esc(&format!("not drivable on {}: {}", r.host.as_ref().map_or("", |h| h.host.as_str()), n.reason))
+            ));
         }
         s.push_str("  </testsuite>\n");
     }

@@ -66,6 +66,7 @@ pub fn merge(parts: Vec<Part>, baseline: Option<&Baseline>) -> Result<Report, St
     present.sort();
     let missing: Vec<String> = (1..=count).filter(|k| !present.contains(k)).map(|k| format!("{k}/{count}")).collect();
 
+    let host = super::host::merged(parts.iter().map(|p| (p.name.as_str(), &p.report.host)))?;
     let coverages: Vec<Vec<super::coverage::Coverage>> = parts.iter().map(|p| p.report.coverage.clone()).collect();
     let mut it = parts.into_iter();
     let mut out = it.next().expect("at least one part").report;
@@ -100,6 +101,7 @@ pub fn merge(parts: Vec<Part>, baseline: Option<&Baseline>) -> Result<Report, St
     if let Some(b) = &baseline {
         out.apply_baseline(b);
     }
+    out.host = host;
     out.timing = None;
     out.merged = Some(Merged { complete: missing.is_empty(), shards: present.iter().map(|k| format!("{k}/{count}")).collect(), missing });
     Ok(out)

@@ -6,6 +6,7 @@
 pub mod baseline;
 pub mod coverage;
 pub mod diff;
+pub mod host;
 pub mod junit;
 pub mod merge;
 pub mod render;
@@ -28,6 +29,10 @@ pub struct Report {
     pub engine: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine_info: Option<serde_json::Value>,
+    /// The real OpenClaw the runs went through (`certify --host`); absent:
+    /// clawspec's reference runtime.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<host::HostRun>,
     pub strict: bool,
     /// What was run: scenario set digest, profiles, clauses, shard K/N.
     /// Absent only in reports of older clawspec versions (which cannot be merged).
@@ -157,6 +162,7 @@ pub fn build(engine: &str, traces: &[Trace], mut verdicts: Vec<Verdict>, profile
         clawspec_version: env!("CARGO_PKG_VERSION").into(),
         engine: engine.into(),
         engine_info,
+        host: None,
         strict,
         selection,
         merged: None,

@@ -16,17 +16,39 @@ fn notable<'a>(r: &'a Report) -> Vec<&'a Verdict> {
 /// One-line reproduction of a scenario × profile run, quoted for a POSIX
 /// shell (an engine command may itself hold quotes and spaces).
 pub fn repro(engine: &str, v: &Verdict) -> String {
-    let (flag, value) = match engine.strip_prefix("plugin:") {
-        Some(path) => ("--plugin", path),
-        None => ("--engine", engine),
-    };
+    let (flag, value) = engine_flag(engine);
     shell_words::join(["clawspec", "run", "--scenario", &v.scenario, "--profile", &v.profile, flag, value])
 }
+
+fn engine_flag(engine: &str) -> (&'static str, &str) {
+    match engine.strip_prefix("plugin:") {
+        Some(path) => ("--plugin", path),
+        None => ("--engine", engine),
+    }
+}
+
+/// [`repro`] on the host the report ran on: a real-host run reproduces with
+/// `certify --host` of that one scenario.
+fn repro_in(r: &Report, v: &Verdict) -> String {
+    match &r.host {
+        None => repro(&r.engine, v),
+        Some(h) => {
+            let (flag, value) = engine_flag(&r.engine);
+            shell_words::join(["clawspec", "certify", "--host", &h.host, "--scenario", &v.scenario, flag, value])
+        }
+    }
+}
+
+/// Terminal lines listing the scenarios the host could not run.
+const NOT_DRIVABLE_SHOWN: usize = 12;
 
 /// Lines about what this report covers: a merge (complete or not) and
 /// baseline entries it did not judge.
 fn coverage(r: &Report) -> Vec<String> {
     let mut out = Vec::new();
+    if let Some(h) = &r.host {
+        out.push(h.line(r.runs.len()));
+    }
     if let Some(m) = &r.merged {
         if m.complete {
             out.push(format!("merged shards {} (complete)", m.shards.join(", ")));
@@ -66,7 +88,7 @@ pub fn terminal(r: &Report) -> String {
         if v.details.len() > 6 {
             s.push_str(&format!("  … {} more\n", v.details.len() - 6));
         }
-        s.push_str(&format!("  reproduce: {}\n", repro(&r.engine, v)));
+        s.push_str(&format!("  reproduce: {}\n", repro_in(r, v)));
     }
     for d in &r.golden_drift {
         s.push_str(&format!("\nREGRESSION (golden drift) {d}\n"));
@@ -82,6 +104,14 @@ pub fn terminal(r: &Report) -> String {
     }
     for line in coverage(r) {
         s.push_str(&format!("{line}\n"));
+    }
+    if let Some(h) = &r.host {
+        for n in h.not_drivable.iter().take(NOT_DRIVABLE_SHOWN) {
+            s.push_str(&format!("  not drivable: {} × {}: {}\n", n.scenario, n.profile, n.reason));
+        }
+        if h.not_drivable.len() > NOT_DRIVABLE_SHOWN {
+            s.push_str(&format!("  … {} more not drivable (all listed in the JSON, Markdown and HTML reports)\n", h.not_drivable.len() - NOT_DRIVABLE_SHOWN));
+        }
     }
     s.push_str(&format!("{:<34} {:>6} {:>5} {:>5} {:>5} {:>5} {:>5} {:>9}  verdict\n", "profile", "pass", "fail", "warn", "info", "n/a", "error", "baselined"));
     for p in &r.profiles {
@@ -159,6 +189,13 @@ pub fn markdown(r: &Report) -> String {
         }
         s.push_str("\n</details>\n");
     }
+    if let Some(h) = r.host.as_ref().filter(|h| !h.not_drivable.is_empty()) {
+        s.push_str(&format!("\n<details><summary>Not drivable on {} (not run, never passed): {}</summary>\n\n| scenario | profile | why |\n|---|---|---|\n", h.host, h.not_drivable.len()));
+        for n in &h.not_drivable {
+            s.push_str(&format!("| `{}` | `{}` | {} |\n", n.scenario, n.profile, n.reason.replace('|', "\\|").replace('\n', " ")));
+        }
+        s.push_str("\n</details>\n");
+    }
     s
 }
 
@@ -182,8 +219,15 @@ pub fn html(r: &Report) -> String {
             "<details><summary><code>{}</code> {:?} — {} × {}</summary><p>{}</p><ul>{}</ul><pre>{}</pre></details>\n",
             esc(&v.clause), v.level, esc(&v.scenario), esc(&v.profile), esc(text),
             v.details.iter().map(|d| format!("<li>{}</li>", esc(d))).collect::<String>(),
-            esc(&repro(&r.engine, v))
+            esc(&repro_in(r, v))
         ));
+    }
+    if let Some(h) = r.host.as_ref().filter(|h| !h.not_drivable.is_empty()) {
+        fails.push_str(&format!("<h2>Not drivable on {} (not run, never passed)</h2>\n<ul>", esc(&h.host)));
+        for n in &h.not_drivable {
+            fails.push_str(&format!("<li><code>{}</code> × <code>{}</code>: {}</li>", esc(&n.scenario), esc(&n.profile), esc(&n.reason)));
+        }
+        fails.push_str("</ul>\n");
     }
     format!(
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>clawspec report — {engine}</title>\n<style>body{{font:14px system-ui,sans-serif;margin:2em;max-width:72em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.3em .6em}}tr.ok td:nth-child(2){{color:#070}}tr.bad td:nth-child(2){{color:#b00;font-weight:bold}}pre{{background:#f4f4f4;padding:.5em}}details{{margin:.4em 0}}</style></head>\n<body><h1>clawspec: {engine}</h1><p>{verdict}</p>\n{coverage}<table><tr><th>profile</th><th>verdict</th><th>pass</th><th>fail</th><th>warn</th><th>n/a</th><th>error</th></tr>\n{rows}</table>\n<h2>Coverage</h2><ul>{cov}</ul>\n<h2>Failures and warnings</h2>\n{fails}</body></html>\n",
