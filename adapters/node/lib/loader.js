@@ -46,7 +46,7 @@ export function chooseEngine(ids, engineId) {
 }
 
 /**
- * @param {{entry: string, engineId?: string, pluginConfig: unknown, isolation: {agentDir: string, workspaceDir: string}, host: import("./api.js").Host, report: import("./api.js").Report}} o
+ * @param {{entry: string, engineId?: string, pluginConfig: unknown, sdk?: string, isolation: {agentDir: string, workspaceDir: string}, host: import("./api.js").Host, report: import("./api.js").Report}} o
  */
 export async function loadPlugin(o) {
   const { entry, report } = o;
@@ -54,7 +54,8 @@ export async function loadPlugin(o) {
   try {
     mod = await import(pathToFileURL(entry).href);
   } catch (err) {
-    throw new PluginLoadError(`cannot load plugin entry ${entry}: ${err?.message ?? err}`, { cause: err });
+    // Name the SDK: a missing export is usually a plugin built for another release.
+    throw new PluginLoadError(`cannot load plugin entry ${entry}: ${err?.message ?? err}${o.sdk ? ` (plugin SDK: ${o.sdk})` : ""}`, { cause: err });
   }
   const { definition, register } = resolvePluginModuleExport(mod);
   // Message as OpenClaw's loader records it (src/plugins/loader.ts).

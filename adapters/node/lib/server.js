@@ -46,7 +46,7 @@ function toWire(method, value) {
 }
 
 /**
- * @param {{load(engineConfig: unknown): Promise<{engine: any, pkg?: {name: string, version?: string}}>, report: import("./api.js").Report, revival: import("./revive.js").Revival}} o
+ * @param {{load(params: any): Promise<{engine: any, pkg?: {name: string, version?: string}, sdk?: string}>, report: import("./api.js").Report, revival: import("./revive.js").Revival}} o
  */
 export function createServer(o) {
   const { report, revival } = o;
@@ -96,14 +96,14 @@ export function createServer(o) {
     if (params?.protocolVersion !== 1) {
       throw new RpcFailure(CODE.UNSUPPORTED_PROTOCOL_VERSION, `unsupported protocol version ${JSON.stringify(params?.protocolVersion)}`, { supported: [1] });
     }
-    loaded ??= await o.load(params.engineConfig);
+    loaded ??= await o.load(params);
     const engine = loaded.engine;
     return {
       result: {
         protocolVersion: 1,
         info: toWire("info", engine.info),
         methods: OPTIONAL.filter((m) => typeof engine[m] === "function"),
-        implementation: { name: "clawspec-node-adapter", version: VERSION, language: "javascript", ...(loaded.pkg ? { plugin: loaded.pkg } : {}) },
+        implementation: { name: "clawspec-node-adapter", version: VERSION, language: "javascript", ...(loaded.pkg ? { plugin: loaded.pkg } : {}), ...(loaded.sdk ? { sdk: loaded.sdk } : {}) },
         // Plugin hooks (api.on) the host may fire with adapter/fireHook.
         hooks: [...report.hooks.keys()].sort(),
       },
