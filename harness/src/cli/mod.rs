@@ -16,6 +16,7 @@ mod outputs;
 mod progress;
 mod mutate;
 mod run;
+mod sdk;
 mod twin;
 
 use std::process::ExitCode;
