@@ -11,6 +11,7 @@ import { Rpc } from "./rpc.js";
 import { seed } from "./seed.js";
 import { chooseSdk, describeSdk, installSdk } from "./sdk.js";
 import { createServer } from "./server.js";
+import { releaseOf } from "./surface.js";
 import { guardStdout } from "./stdout-guard.js";
 
 export { parseArgs, UsageError } from "./cli.js";
@@ -58,7 +59,7 @@ export async function main(argv) {
       // The profile arrives with `initialize`: only now can the SDK be chosen.
       const sdk = chooseSdk(args.sdk, params?.profile, args.entry);
       installSdk(sdk);
-      const loaded = await loadPlugin({ entry: args.entry, engineId: args.engineId, pluginConfig: args.pluginConfig ?? params?.engineConfig ?? {}, isolation, host, report, sdk: describeSdk(sdk) });
+      const loaded = await loadPlugin({ entry: args.entry, engineId: args.engineId, pluginConfig: args.pluginConfig ?? params?.engineConfig ?? {}, isolation, host, report, sdk: describeSdk(sdk), release: releaseOf(params?.profile) });
       return { ...loaded, sdk: describeSdk(sdk) };
     },
   });

@@ -46,7 +46,7 @@ export function chooseEngine(ids, engineId) {
 }
 
 /**
- * @param {{entry: string, engineId?: string, pluginConfig: unknown, sdk?: string, isolation: {agentDir: string, workspaceDir: string}, host: import("./api.js").Host, report: import("./api.js").Report}} o
+ * @param {{entry: string, engineId?: string, pluginConfig: unknown, sdk?: string, release?: string, isolation: {agentDir: string, workspaceDir: string}, host: import("./api.js").Host, report: import("./api.js").Report}} o
  */
 export async function loadPlugin(o) {
   const { entry, report } = o;
@@ -62,7 +62,18 @@ export async function loadPlugin(o) {
   if (typeof register !== "function") throw new PluginLoadError(`${entry}: plugin export missing register/activate (expected a default export {id, register} or a register function)`);
   const pkg = nearestPackage(entry);
   const id = typeof definition?.id === "string" ? definition.id : pkg?.name ?? path.basename(entry).replace(/\.[cm]?js$/, "");
-  const api = createApi({ id, name: typeof definition?.name === "string" ? definition.name : undefined, pluginConfig: o.pluginConfig, host: o.host, report, rootDir: path.dirname(entry) });
+  const api = createApi({
+    id,
+    name: typeof definition?.name === "string" ? definition.name : undefined,
+    version: pkg?.version,
+    pluginConfig: o.pluginConfig,
+    host: o.host,
+    report,
+    rootDir: path.dirname(entry),
+    release: o.release,
+    agentDir: o.isolation.agentDir,
+    workspaceDir: o.isolation.workspaceDir,
+  });
 
   // OpenClaw calls register(api) unbound and synchronously; a returned
   // promise only earns a diagnostic (src/plugins/loader.ts: "plugin register
