@@ -114,3 +114,26 @@ fn two_runs_are_byte_identical() {
     let b: Vec<String> = run("summarizer/index.js", Some("announce")).iter().map(Trace::to_pretty_json).collect();
     assert_eq!(a, b);
 }
+
+#[test]
+fn before_prompt_build_runs_after_assemble_and_its_system_context_reaches_the_model() {
+    let hooked = run("prompt-hook/index.js", Some("prompt-bare-new"));
+    let plain = run("legacy/index.js", Some("prompt-bare-new"));
+    let first_model_tokens = |t: &Trace| t.events.iter().find_map(|e| if let clawspec::trace::Event::Model(m) = e { Some(m.prompt_tokens) } else { None });
+    assert_eq!(hooked.len(), 3);
+    for t in &hooked {
+        let calls: Vec<_> = t.calls().collect();
+        let at = calls.iter().position(|c| c.method == "adapter/fireHook" && c.params["name"] == "before_prompt_build").unwrap_or_else(|| panic!("{}: no before_prompt_build", t.profile));
+        // 2026.9.6 runs this engine's turns on legacy (no commitTurn): the hook still fires.
+        if t.profile == "openclaw-2026.4.26" {
+            assert!(calls[..at].iter().any(|c| c.method == "assemble"), "{}: fired before assemble", t.profile);
+        }
+        assert!(calls[at].params["event"]["prompt"].as_str().is_some_and(|p| !p.is_empty()));
+        assert_eq!(calls[at].params["ctx"]["sessionKey"], "agent:main:main");
+        let clawspec::trace::ReplyRecord::Ok(r) = &calls[at].reply else { panic!("{:?}", calls[at].reply) };
+        assert_eq!(r["result"]["prependSystemContext"], "RECALL POLICY");
+        // "RECALL POLICY" + "TAIL" around "HOOK BASE" instead of the default system prompt.
+        let p = plain.iter().find(|p| p.profile == t.profile).unwrap();
+        assert_ne!(first_model_tokens(t), first_model_tokens(p), "{}: the composed system prompt did not reach the model", t.profile);
+    }
+}

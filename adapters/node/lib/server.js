@@ -1,6 +1,7 @@
 // Protocol v1 dispatch for one loaded plugin (docs/protocol.md): the
 // handshake, lifecycle methods with revived params, rollback handles, and the
 // adapter's own requests (`adapter/fireHook`, `adapter/report`).
+import { runHook } from "./plugin-hooks.js";
 import { encode } from "./revive.js";
 
 export const VERSION = "0.1.0";
@@ -70,10 +71,9 @@ export function createServer(o) {
     }
     if (method === "adapter/fireHook") {
       if (typeof params?.name !== "string") throw new RpcFailure(CODE.INVALID_PARAMS, "adapter/fireHook needs {name, event?, ctx?}");
-      const handlers = report.hooks.get(params.name) ?? [];
-      // OpenClaw passes (event, ctx) to typed hooks (src/plugins/hooks.ts).
-      for (const h of handlers) await h(revival.revive(params.event ?? {}), revival.revive(params.ctx ?? {}));
-      return { result: { called: handlers.length } };
+      // OpenClaw passes (event, ctx) to typed hooks and merges their results (lib/plugin-hooks.js).
+      const out = await runHook(params.name, report.hooks.get(params.name) ?? [], revival.revive(params.event ?? {}), revival.revive(params.ctx ?? {}));
+      return { result: toWire("adapter/fireHook", out) };
     }
     if (!LIFECYCLE.has(method)) throw new RpcFailure(CODE.METHOD_NOT_FOUND, `unknown method ${method}`);
     if (typeof engine[method] !== "function") throw new RpcFailure(CODE.METHOD_NOT_FOUND, `the engine does not implement ${method}`);

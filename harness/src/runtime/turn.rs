@@ -189,6 +189,8 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                 return Ok(());
             }
         };
+        // 3b. the plugin's before_prompt_build, on the assembled view
+        sim.before_prompt_build(&prompt, &session).await?;
         // 4. prePromptMessageCount indexes the assembled view.
         let fence = session.len();
         // 5. precheck
