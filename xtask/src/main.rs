@@ -8,6 +8,8 @@
 //! - `test`   the README test command (`cargo test --workspace` + Node adapter tests)
 //! - `node-matrix`  the Node adapter on Node 20, 22 and 24
 //! - `fidelity`  every scenario twinned on the real OpenClaw 2026.4.26 and 2026.9.6 → docs/fidelity.md
+//! - `real-engines [--keep] [--only NAME] [-- CERTIFY_ARGS…]`  fetch, build and certify third-party
+//!   plugins (network; docs/real-engines.md)
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,6 +18,8 @@ use std::process::Command;
 const SCENARIO_MAX_LEN: usize = 256 * 1024;
 
 use anyhow::{bail, Context, Result};
+
+mod real_engines;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
@@ -114,6 +118,7 @@ fn main() -> Result<()> {
             let extra: Vec<String> = args.iter().skip_while(|a| *a != "--").skip(1).cloned().collect();
             run(cargo().args(["run", "-q", "-p", "clawspec", "--", "twin", "--fidelity", "docs/fidelity.md"]).args(&extra))?;
         }
+        "real-engines" => real_engines::main(&root(), &args[1..])?,
         "fuzz" => {
             // Everything after a bare `--` goes to libFuzzer as is
             // (e.g. `-- -max_len=16 -entropic=0`).
@@ -169,7 +174,7 @@ fn main() -> Result<()> {
             }
         }
         _ => {
-            eprintln!("usage: cargo xtask <bless|bench|fuzz [TARGET] [--time S] [-- LIBFUZZER_ARGS…]|mutation [-- MUTATE_ARGS…]|test|node-matrix|fidelity>");
+            eprintln!("usage: cargo xtask <bless|bench|fuzz [TARGET] [--time S] [-- LIBFUZZER_ARGS…]|mutation [-- MUTATE_ARGS…]|test|node-matrix|fidelity|real-engines [--keep] [--only NAME] [-- CERTIFY_ARGS…]>");
             std::process::exit(2);
         }
     }
