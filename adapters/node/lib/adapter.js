@@ -59,7 +59,7 @@ export async function main(argv) {
       // The profile arrives with `initialize`: only now can the SDK be chosen.
       const sdk = chooseSdk(args.sdk, params?.profile, args.entry);
       installSdk(sdk);
-      const loaded = await loadPlugin({ entry: args.entry, engineId: args.engineId, pluginConfig: args.pluginConfig ?? params?.engineConfig ?? {}, isolation, host, report, sdk: describeSdk(sdk), release: releaseOf(params?.profile) });
+      const loaded = await loadPlugin({ entry: args.entry, engineId: args.engineId, pluginConfig: args.pluginConfig ?? params?.engineConfig ?? {}, isolation, host, report, sdk: describeSdk(sdk), sdkDir: sdk.kind === "shims" ? undefined : sdk.dir, release: releaseOf(params?.profile) });
       return { ...loaded, sdk: describeSdk(sdk) };
     },
   });

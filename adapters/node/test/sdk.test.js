@@ -4,6 +4,8 @@
 // no release is given. Stand-in releases in test/sdk/ keep this independent
 // of the ~600 MB npm packages (harness/tests/node_adapter.rs runs the real ones).
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -79,4 +81,20 @@ test("choosing and naming the SDK", () => {
 test("export names of bundled SDK files", () => {
   assert.deepEqual([...exportedNames("function a(){}\nexport { a, b as c, d as default };")], ["a", "c", "default"]);
   assert.deepEqual([...exportedNames("export {\n  x,\n  y\n};\nexport { z } from './z.js';")], ["x", "y", "z"]);
+});
+
+const JITI_SDK = path.join(process.env.CLAWSPEC_CACHE ?? path.join(os.homedir(), ".cache", "clawspec"), "openclaw@2026.9.6", "node_modules", "openclaw");
+test("a plugin Node's ESM loader refuses loads through the release's jiti, as OpenClaw falls back to it", { skip: !fs.existsSync(path.join(JITI_SDK, "..", "jiti")) && "openclaw@2026.9.6 is not cached" }, async () => {
+  const shim = host(plugin("cjs-named/index.js"));
+  const refused = await shim.call("initialize", INIT);
+  assert.match(refused.error.message, /does not provide an export named 'Database'/);
+  await shim.close().catch(() => {});
+  const h = host(plugin("cjs-named/index.js"), ["--sdk", `openclaw-2026.9.6=${JITI_SDK}`]);
+  try {
+    const init = await h.call("initialize", INIT);
+    assert.equal(init.result?.info.name, "CJS named", JSON.stringify(init));
+    assert.match(h.stderr(), /loading through jiti/);
+  } finally {
+    assert.equal(await h.close(), 0);
+  }
 });
