@@ -27,6 +27,10 @@ fn plugin_spec(entry: &str) -> EngineSpec {
 }
 
 fn run(entry: &str, scenario_glob: Option<&str>) -> Vec<Trace> {
+    run_with(entry, scenario_glob, None)
+}
+
+fn run_with(entry: &str, scenario_glob: Option<&str>, engine_config: Option<serde_json::Value>) -> Vec<Trace> {
     assert!(std::process::Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success()), "node is required for the Node adapter tests");
     let all = load_dir(&root().join("scenarios")).unwrap();
     // Long sessions (generated) would take minutes through Node; the golden suite runs them.
@@ -35,7 +39,7 @@ fn run(entry: &str, scenario_glob: Option<&str>) -> Vec<Trace> {
         engine: plugin_spec(entry),
         driver: DriverConfig::default(),
         state_root: std::env::temp_dir().join(format!("clawspec-node-{}-{}", std::process::id(), entry.replace('/', "_"))),
-        engine_config: None,
+        engine_config,
         via_http: false,
     };
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
@@ -124,10 +128,7 @@ fn before_prompt_build_runs_after_assemble_and_its_system_context_reaches_the_mo
     for t in &hooked {
         let calls: Vec<_> = t.calls().collect();
         let at = calls.iter().position(|c| c.method == "adapter/fireHook" && c.params["name"] == "before_prompt_build").unwrap_or_else(|| panic!("{}: no before_prompt_build", t.profile));
-        // 2026.9.6 runs this engine's turns on legacy (no commitTurn): the hook still fires.
-        if t.profile == "openclaw-2026.4.26" {
-            assert!(calls[..at].iter().any(|c| c.method == "assemble"), "{}: fired before assemble", t.profile);
-        }
+        assert!(calls[..at].iter().any(|c| c.method == "assemble"), "{}: fired before assemble", t.profile);
         assert!(calls[at].params["event"]["prompt"].as_str().is_some_and(|p| !p.is_empty()));
         assert_eq!(calls[at].params["ctx"]["sessionKey"], "agent:main:main");
         let clawspec::trace::ReplyRecord::Ok(r) = &calls[at].reply else { panic!("{:?}", calls[at].reply) };
@@ -136,4 +137,13 @@ fn before_prompt_build_runs_after_assemble_and_its_system_context_reaches_the_mo
         let p = plain.iter().find(|p| p.profile == t.profile).unwrap();
         assert_ne!(first_model_tokens(t), first_model_tokens(p), "{}: the composed system prompt did not reach the model", t.profile);
     }
+    // The hook's system context belongs to its attempt only: later assembles get
+    // the budget they get without the hook (2026.9.6 subtracts the system prompt).
+    let budgets = |ts: &[Trace]| -> Vec<(String, Vec<serde_json::Value>)> {
+        ts.iter().map(|t| (t.profile.clone(), t.calls().filter(|c| c.method == "assemble").map(|c| c.params["tokenBudget"].clone()).collect())).collect()
+    };
+    let with = run_with("prompt-hook/index.js", Some("budget-tight-multiturn"), None);
+    let without = run_with("prompt-hook/index.js", Some("budget-tight-multiturn"), Some(serde_json::json!({"hooks": false})));
+    assert!(with.iter().all(|t| t.calls().any(|c| c.params["name"] == "before_prompt_build")));
+    assert_eq!(budgets(&with), budgets(&without));
 }
