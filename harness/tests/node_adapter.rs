@@ -27,6 +27,10 @@ fn plugin_spec(entry: &str) -> EngineSpec {
 }
 
 fn run(entry: &str, scenario_glob: Option<&str>) -> Vec<Trace> {
+    run_with(entry, scenario_glob, None)
+}
+
+fn run_with(entry: &str, scenario_glob: Option<&str>, engine_config: Option<serde_json::Value>) -> Vec<Trace> {
     assert!(std::process::Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success()), "node is required for the Node adapter tests");
     let all = load_dir(&root().join("scenarios")).unwrap();
     // Long sessions (generated) would take minutes through Node; the golden suite runs them.
@@ -35,7 +39,7 @@ fn run(entry: &str, scenario_glob: Option<&str>) -> Vec<Trace> {
         engine: plugin_spec(entry),
         driver: DriverConfig::default(),
         state_root: std::env::temp_dir().join(format!("clawspec-node-{}-{}", std::process::id(), entry.replace('/', "_"))),
-        engine_config: None,
+        engine_config,
         via_http: false,
     };
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
@@ -113,4 +117,33 @@ fn two_runs_are_byte_identical() {
     let a: Vec<String> = run("summarizer/index.js", Some("announce")).iter().map(Trace::to_pretty_json).collect();
     let b: Vec<String> = run("summarizer/index.js", Some("announce")).iter().map(Trace::to_pretty_json).collect();
     assert_eq!(a, b);
+}
+
+#[test]
+fn before_prompt_build_runs_after_assemble_and_its_system_context_reaches_the_model() {
+    let hooked = run("prompt-hook/index.js", Some("prompt-bare-new"));
+    let plain = run("legacy/index.js", Some("prompt-bare-new"));
+    let first_model_tokens = |t: &Trace| t.events.iter().find_map(|e| if let clawspec::trace::Event::Model(m) = e { Some(m.prompt_tokens) } else { None });
+    assert_eq!(hooked.len(), 3);
+    for t in &hooked {
+        let calls: Vec<_> = t.calls().collect();
+        let at = calls.iter().position(|c| c.method == "adapter/fireHook" && c.params["name"] == "before_prompt_build").unwrap_or_else(|| panic!("{}: no before_prompt_build", t.profile));
+        assert!(calls[..at].iter().any(|c| c.method == "assemble"), "{}: fired before assemble", t.profile);
+        assert!(calls[at].params["event"]["prompt"].as_str().is_some_and(|p| !p.is_empty()));
+        assert_eq!(calls[at].params["ctx"]["sessionKey"], "agent:main:main");
+        let clawspec::trace::ReplyRecord::Ok(r) = &calls[at].reply else { panic!("{:?}", calls[at].reply) };
+        assert_eq!(r["result"]["prependSystemContext"], "RECALL POLICY");
+        // "RECALL POLICY" + "TAIL" around "HOOK BASE" instead of the default system prompt.
+        let p = plain.iter().find(|p| p.profile == t.profile).unwrap();
+        assert_ne!(first_model_tokens(t), first_model_tokens(p), "{}: the composed system prompt did not reach the model", t.profile);
+    }
+    // The hook's system context belongs to its attempt only: later assembles get
+    // the budget they get without the hook (2026.9.6 subtracts the system prompt).
+    let budgets = |ts: &[Trace]| -> Vec<(String, Vec<serde_json::Value>)> {
+        ts.iter().map(|t| (t.profile.clone(), t.calls().filter(|c| c.method == "assemble").map(|c| c.params["tokenBudget"].clone()).collect())).collect()
+    };
+    let with = run_with("prompt-hook/index.js", Some("budget-tight-multiturn"), None);
+    let without = run_with("prompt-hook/index.js", Some("budget-tight-multiturn"), Some(serde_json::json!({"hooks": false})));
+    assert!(with.iter().all(|t| t.calls().any(|c| c.params["name"] == "before_prompt_build")));
+    assert_eq!(budgets(&with), budgets(&without));
 }

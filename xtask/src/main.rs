@@ -10,6 +10,8 @@
 //! - `fidelity [-- --profile P]`  every scenario twinned on the real OpenClaw 2026.4.26 and 2026.9.6 → docs/fidelity.md,
 //!   with a timed fresh npm install per release, then `host-e2e`
 //! - `host-e2e`  the end-to-end `certify --host` tests (real gateways; skipped without openclaw@2026.9.6 in the cache)
+//! - `real-engines [--keep] [--only NAME] [-- CERTIFY_ARGS…]`  fetch, build and certify third-party
+//!   plugins (network; docs/real-engines.md)
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -18,6 +20,8 @@ use std::process::Command;
 const SCENARIO_MAX_LEN: usize = 256 * 1024;
 
 use anyhow::{bail, Context, Result};
+
+mod real_engines;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
@@ -110,7 +114,13 @@ fn main() -> Result<()> {
             }
             for (label, node) in nodes {
                 eprintln!("== node {label}");
-                run(Command::new(&node).args(["--test", "test/adapter.test.js"]).current_dir(&adapter))?;
+                let mut tests: Vec<String> = std::fs::read_dir(adapter.join("test"))?
+                    .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+                    .filter(|n| n.ends_with(".test.js"))
+                    .map(|n| format!("test/{n}"))
+                    .collect();
+                tests.sort();
+                run(Command::new(&node).arg("--test").args(&tests).current_dir(&adapter))?;
                 run(cargo().args(["run", "-q", "-p", "clawspec", "--", "certify", "--plugin", "adapters/node/test/plugins/legacy/index.js", "--node", &node]))?;
             }
         }
@@ -127,6 +137,7 @@ fn main() -> Result<()> {
             host_e2e()?;
         }
         "host-e2e" => host_e2e()?,
+        "real-engines" => real_engines::main(&root(), &args[1..])?,
         "fuzz" => {
             // Everything after a bare `--` goes to libFuzzer as is
             // (e.g. `-- -max_len=16 -entropic=0`).
@@ -182,7 +193,7 @@ fn main() -> Result<()> {
             }
         }
         _ => {
-            eprintln!("usage: cargo xtask <bless|bench|fuzz [TARGET] [--time S] [-- LIBFUZZER_ARGS…]|mutation [-- MUTATE_ARGS…]|test|node-matrix|fidelity [-- --profile P]|host-e2e>");
+            eprintln!("usage: cargo xtask <bless|bench|fuzz [TARGET] [--time S] [-- LIBFUZZER_ARGS…]|mutation [-- MUTATE_ARGS…]|test|node-matrix|fidelity [-- --profile P]|host-e2e|real-engines [--keep] [--only NAME] [-- CERTIFY_ARGS…]>");
             std::process::exit(2);
         }
     }

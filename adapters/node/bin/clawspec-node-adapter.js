@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// clawspec-node-adapter <plugin-entry> [--engine-id ID] [--plugin-config JSON|@file] [--state-dir DIR] [--seed N]
+// clawspec-node-adapter <plugin-entry> [--engine-id ID] [--plugin-config JSON|@file] [--state-dir DIR] [--seed N] [--sdk PROFILE=DIR]…
 // Stable path: clawspec spawns `node <repo>/adapters/node/bin/clawspec-node-adapter.js <entry> …`.
 import { main, UsageError } from "../lib/adapter.js";
 import { USAGE } from "../lib/cli.js";

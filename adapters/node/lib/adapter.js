@@ -9,8 +9,9 @@ import { loadPlugin } from "./loader.js";
 import { encode, Revival } from "./revive.js";
 import { Rpc } from "./rpc.js";
 import { seed } from "./seed.js";
+import { chooseSdk, describeSdk, installSdk } from "./sdk.js";
 import { createServer } from "./server.js";
-import { installShims } from "./shims.js";
+import { releaseOf } from "./surface.js";
 import { guardStdout } from "./stdout-guard.js";
 
 export { parseArgs, UsageError } from "./cli.js";
@@ -24,7 +25,6 @@ export async function main(argv) {
   process.chdir(isolation.workspaceDir);
   const out = guardStdout(report);
   seed(args.seed);
-  installShims();
 
   /** @type {ReturnType<typeof createServer>} */
   let server;
@@ -55,7 +55,13 @@ export async function main(argv) {
   server = createServer({
     report,
     revival,
-    load: (engineConfig) => loadPlugin({ entry: args.entry, engineId: args.engineId, pluginConfig: args.pluginConfig ?? engineConfig ?? {}, isolation, host, report }),
+    load: async (params) => {
+      // The profile arrives with `initialize`: only now can the SDK be chosen.
+      const sdk = chooseSdk(args.sdk, params?.profile, args.entry);
+      installSdk(sdk);
+      const loaded = await loadPlugin({ entry: args.entry, engineId: args.engineId, pluginConfig: args.pluginConfig ?? params?.engineConfig ?? {}, isolation, host, report, sdk: describeSdk(sdk), sdkDir: sdk.kind === "shims" ? undefined : sdk.dir, release: releaseOf(params?.profile) });
+      return { ...loaded, sdk: describeSdk(sdk) };
+    },
   });
 
   let exiting = false;

@@ -1,11 +1,11 @@
-// The plugin api a real OpenClaw host hands to `register(api)`: the surface
-// real context-engine plugins touch (shared/reference/real-plugins.md;
-// openclaw src/plugins/types.ts OpenClawPluginApi, src/plugins/registry.ts
-// createApi). Reads of members this host does not provide are reported by
+// The plugin api a real OpenClaw host hands to `register(api)`, per release
+// (lib/surface.js cites the dist files it follows). Reads of members this host does not provide are reported by
 // name (stderr and `adapter/report`) instead of silently being `undefined`.
 import os from "node:os";
 import path from "node:path";
 import { formatWithOptions } from "node:util";
+
+import { FACADES_9_6, REGISTRATIONS } from "./surface.js";
 
 /**
  * @typedef {{request(method: string, params: any): Promise<any>, notify(method: string, params: any): void, currentCall(): number | string | undefined}} Host
@@ -25,11 +25,23 @@ export function resolveUserPath(input) {
   return path.resolve(trimmed);
 }
 
+/** The model the scenario library's agent runs by default (harness/src/scenario/model.rs Setup). */
+export const DEFAULT_MODEL = { provider: "anthropic", model: "claude-sonnet-4-6" };
+
+/** Registrations kept by kind in `adapter/report`; every other one is counted in `registrations`. */
+const NAMED = { registerTool: "tools", registerCommand: "commands", registerService: "services", registerSessionAction: "sessionActions" };
+
 /**
- * @param {{id: string, name?: string, pluginConfig: any, host: Host, report: Report, rootDir: string}} o
+ * The api of `release` (lib/surface.js): its registration methods and
+ * facades, a realistic config (the plugin's entry and slot, the agent's
+ * default model and workspace) and the runtime helpers context engines use.
+ * @param {{id: string, name?: string, version?: string, pluginConfig: any, host: Host, report: Report, rootDir: string, release?: string, agentDir?: string, workspaceDir?: string}} o
  */
 export function createApi(o) {
   const { report, host } = o;
+  const release = o.release ?? "2026.9.6";
+  const workspaceDir = o.workspaceDir ?? process.cwd();
+  const agentDir = o.agentDir ?? workspaceDir;
   const log = (level, scope) => (...args) => {
     const message = formatWithOptions({ colors: false, depth: 4 }, ...args);
     process.stderr.write(`[plugin ${scope} ${level}] ${message}\n`);
@@ -37,8 +49,12 @@ export function createApi(o) {
   };
   const makeLogger = (scope) => Object.fromEntries(LEVELS.map((l) => [l, log(l, scope)]));
   const logger = makeLogger(o.id);
-  // The OpenClaw config as a plugin sees it: its own entry carries the plugin config.
-  const config = { plugins: { entries: { [o.id]: { enabled: true, config: o.pluginConfig } } } };
+  // The OpenClaw config as a plugin sees it (OpenClawConfig): its own entry
+  // carries the plugin config; the loader adds plugins.slots.contextEngine.
+  const config = {
+    agents: { defaults: { model: { primary: `${DEFAULT_MODEL.provider}/${DEFAULT_MODEL.model}` }, workspace: workspaceDir }, list: [{ id: "main", default: true }] },
+    plugins: { entries: { [o.id]: { enabled: true, config: o.pluginConfig } } },
+  };
   const llm = {
     /** runtime.llm.complete → `host/llm.complete`, answered by the harness. */
     async complete(params) {
@@ -48,16 +64,9 @@ export function createApi(o) {
       return { ...r, text, content: [{ type: "text", text }] };
     },
   };
-  const api = {
-    id: o.id,
-    name: o.name ?? o.id,
-    source: o.rootDir,
-    rootDir: o.rootDir,
-    pluginConfig: o.pluginConfig,
-    config,
-    registrationMode: "full",
-    logger,
-    resolvePath: resolveUserPath,
+  const named = (name) => (x) => (typeof x === "function" ? x.name || "(factory)" : x?.id ?? x?.name) ?? "(unnamed)";
+  /** @type {Record<string, Function>} */
+  const methods = {
     registerContextEngine(id, factory) {
       if (report.engines.has(id)) report.diagnostic("warn", `context engine ${JSON.stringify(id)} registered twice; the last registration wins`);
       report.engines.set(id, factory);
@@ -68,32 +77,53 @@ export function createApi(o) {
       if (!report.hooks.has(hookName)) report.hooks.set(hookName, []);
       report.hooks.get(hookName).push(handler);
     },
-    registerTool(tool) {
-      const named = typeof tool === "function" ? tool.name || "(factory)" : tool?.name;
-      report.tools.push(named ?? "(unnamed)");
-    },
-    registerCommand(cmd) {
-      report.commands.push(cmd?.name ?? "(unnamed)");
-    },
     registerHook(events) {
       for (const e of Array.isArray(events) ? events : [events]) report.registeredHooks.push(String(e));
     },
-    registerService(svc) {
-      report.services.push(svc?.id ?? svc?.name ?? "(unnamed)");
-    },
-    session: {
-      controls: {
-        registerSessionAction(a) {
-          report.sessionActions.push(a?.id ?? a?.name ?? "(unnamed)");
-        },
+    // Run context and agent events have no consumer in the simulated host.
+    getRunContext: () => undefined,
+    emitAgentEvent: () => ({ emitted: false, reason: "no agent event subscribers in clawspec" }),
+  };
+  const api = {
+    id: o.id,
+    name: o.name ?? o.id,
+    ...(o.version ? { version: o.version } : {}),
+    source: o.rootDir,
+    rootDir: o.rootDir,
+    pluginConfig: o.pluginConfig,
+    config,
+    registrationMode: "full",
+    logger,
+    resolvePath: resolveUserPath,
+    runtime: {
+      version: release,
+      llm,
+      logging: { shouldLogVerbose: () => false, getChildLogger: (bindings) => makeLogger(typeof bindings?.name === "string" ? `${o.id}/${bindings.name}` : o.id) },
+      config: { current: () => config },
+      agent: {
+        defaults: { ...DEFAULT_MODEL },
+        resolveAgentDir: () => agentDir,
+        resolveAgentWorkspaceDir: () => workspaceDir,
       },
     },
-    runtime: {
-      llm,
-      logging: { getChildLogger: (bindings) => makeLogger(typeof bindings?.name === "string" ? `${o.id}/${bindings.name}` : o.id) },
-      config: { current: () => config, loadConfig: () => config },
-    },
   };
+  for (const m of REGISTRATIONS[release] ?? REGISTRATIONS["2026.9.6"]) {
+    const specific = methods[m];
+    api[m] = (...args) => {
+      report.registered(m);
+      if (NAMED[m]) report[NAMED[m]].push(named(m)(args[0]));
+      return specific ? specific(...args) : undefined;
+    };
+  }
+  if (release === "2026.9.6") {
+    for (const [group, subs] of Object.entries(FACADES_9_6)) {
+      const g = (api[group] ??= {});
+      for (const [sub, names] of Object.entries(subs)) {
+        const target = sub ? (g[sub] ??= {}) : g;
+        for (const n of names) target[n] = (...args) => api[n](...args);
+      }
+    }
+  }
   return watch(api, "api", report);
 }
 
@@ -134,6 +164,12 @@ export class Report {
     this.unknownMembers = [];
     this.stdoutWrites = [];
     this.diagnostics = [];
+    /** @type {Record<string, number>} every registration call, by method */
+    this.registrations = {};
+  }
+
+  registered(method) {
+    this.registrations[method] = (this.registrations[method] ?? 0) + 1;
   }
 
   unknownMember(name) {
@@ -159,6 +195,7 @@ export class Report {
       unknownApiMembers: this.unknownMembers,
       stdoutWrites: this.stdoutWrites,
       diagnostics: this.diagnostics,
+      registrations: Object.fromEntries(Object.entries(this.registrations).sort()),
     };
   }
 }

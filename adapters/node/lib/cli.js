@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 
-export const USAGE = "usage: clawspec-node-adapter <plugin-entry> [--engine-id ID] [--plugin-config JSON|@file] [--state-dir DIR] [--seed N]";
+export const USAGE = "usage: clawspec-node-adapter <plugin-entry> [--engine-id ID] [--plugin-config JSON|@file] [--state-dir DIR] [--seed N] [--sdk PROFILE=OPENCLAW_PACKAGE_DIR]…";
 
 export class UsageError extends Error {
   name = "UsageError";
@@ -11,11 +11,11 @@ export class UsageError extends Error {
 
 /**
  * @param {string[]} argv
- * @returns {{entry: string, engineId?: string, pluginConfig?: unknown, stateDir?: string, seed: number}}
+ * @returns {{entry: string, engineId?: string, pluginConfig?: unknown, stateDir?: string, seed: number, sdk: Record<string, string>}}
  */
 export function parseArgs(argv) {
-  /** @type {{entry?: string, engineId?: string, pluginConfig?: unknown, stateDir?: string, seed: number}} */
-  const args = { seed: 0x5eed };
+  /** @type {{entry?: string, engineId?: string, pluginConfig?: unknown, stateDir?: string, seed: number, sdk: Record<string, string>}} */
+  const args = { seed: 0x5eed, sdk: {} };
   const value = (i, flag) => {
     const v = argv[i];
     if (v === undefined) throw new UsageError(`${flag} needs a value`);
@@ -25,7 +25,10 @@ export function parseArgs(argv) {
     const a = argv[i];
     if (a === "--engine-id") args.engineId = value(++i, a);
     else if (a === "--plugin-config") args.pluginConfig = parsePluginConfig(value(++i, a));
-    else if (a === "--state-dir") args.stateDir = path.resolve(value(++i, a));
+    else if (a === "--sdk") {
+      const [profile, dir] = splitSdk(value(++i, a));
+      args.sdk[profile] = dir;
+    } else if (a === "--state-dir") args.stateDir = path.resolve(value(++i, a));
     else if (a === "--seed") {
       const v = value(++i, a);
       if (!/^\d+$/.test(v)) throw new UsageError(`--seed ${JSON.stringify(v)}: expected a non-negative integer`);
@@ -57,4 +60,13 @@ export function parsePluginConfig(raw) {
   } catch (err) {
     throw new UsageError(`${where}: not valid JSON: ${err.message}`);
   }
+}
+
+/** `--sdk PROFILE=DIR`: the real `openclaw` package (its package.json) serving `openclaw/plugin-sdk/*` under PROFILE. */
+export function splitSdk(raw) {
+  const eq = raw.indexOf("=");
+  if (eq <= 0 || eq === raw.length - 1) throw new UsageError(`--sdk ${JSON.stringify(raw)}: expected PROFILE=OPENCLAW_PACKAGE_DIR`);
+  const dir = path.resolve(raw.slice(eq + 1));
+  if (!fs.existsSync(path.join(dir, "package.json"))) throw new UsageError(`--sdk ${raw}: ${dir} is not a package (no package.json)`);
+  return [raw.slice(0, eq), dir];
 }

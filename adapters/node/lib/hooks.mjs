@@ -1,18 +1,74 @@
-// ESM resolve hook (module.register, Node ≥ 20.6; runs off the main thread):
-// `openclaw/plugin-sdk/*` resolves to the real `openclaw` package when the
-// plugin's tree has one, otherwise to the shims shipped with the adapter.
-const SHIMS = {
-  "openclaw/plugin-sdk/core": new URL("../shims/plugin-sdk/core.js", import.meta.url).href,
-  "openclaw/plugin-sdk/logging-core": new URL("../shims/plugin-sdk/logging-core.js", import.meta.url).href,
-};
+// ESM resolve hook (module.register, Node ≥ 20.6; runs off the main thread)
+// for `openclaw/plugin-sdk[/<sub>]`, configured by lib/sdk.js per profile:
+// - the real SDK of the profile's OpenClaw release (`data.real`: the cached
+//   `openclaw@<version>` package dir): the sub-path as that release exports it,
+//   with the host-bound functions (`data.hostBound`) replaced by the
+//   adapter's, so a plugin sees exactly that release's surface; a sub-path the
+//   release does not have is an error naming the release;
+// - otherwise the plugin's own tree, then the adapter's shims.
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+/** @type {{real?: string, version?: string, profile?: string, shimDir: string, hostBound: Record<string, string[]>}} */
+let sdk = { shimDir: "", hostBound: {} };
+
+export function initialize(data) {
+  sdk = data;
+}
+
+export const SDK_SPECIFIER = /^openclaw\/plugin-sdk(?:\/([a-z0-9-]+))?$/;
+
+/** Names a bundled ESM file exports through `export { a, b as c }` statements. */
+export function exportedNames(source) {
+  const names = new Set();
+  for (const m of source.matchAll(/export\s*\{([^}]*)\}/g)) {
+    for (const part of m[1].split(",")) {
+      const words = part.trim().split(/\s+as\s+/);
+      const name = words[words.length - 1]?.trim();
+      if (name) names.add(name);
+    }
+  }
+  return names;
+}
 
 export async function resolve(specifier, context, next) {
-  const shim = SHIMS[specifier];
-  if (!shim) return next(specifier, context);
+  const m = SDK_SPECIFIER.exec(specifier);
+  if (!m) return next(specifier, context);
+  const sub = m[1] ?? "index";
+  if (sdk.real) return resolveReal(specifier, sub, context, next);
   try {
     return await next(specifier, context);
   } catch (err) {
-    if (err?.code === "ERR_MODULE_NOT_FOUND" || err?.code === "ERR_PACKAGE_PATH_NOT_EXPORTED") return { url: shim, shortCircuit: true };
+    const shim = path.join(sdk.shimDir, `${sub}.js`);
+    if ((err?.code === "ERR_MODULE_NOT_FOUND" || err?.code === "ERR_PACKAGE_PATH_NOT_EXPORTED") && fs.existsSync(shim)) return { url: pathToFileURL(shim).href, shortCircuit: true };
     throw err;
   }
+}
+
+async function resolveReal(specifier, sub, context, next) {
+  let r;
+  try {
+    // From inside the cached package: its own `exports` map decides.
+    r = await next(specifier, { ...context, parentURL: pathToFileURL(path.join(sdk.real, "package.json")).href });
+  } catch (err) {
+    const e = new Error(`${specifier} does not exist in openclaw@${sdk.version}, the SDK of profile ${sdk.profile} (${err?.code ?? err?.message})`);
+    e.code = err?.code;
+    throw e;
+  }
+  const wanted = sdk.hostBound[sub] ?? [];
+  if (!wanted.length) return { ...r, shortCircuit: true };
+  let source = "";
+  try {
+    source = fs.readFileSync(new URL(r.url), "utf8");
+  } catch {
+    return { ...r, shortCircuit: true };
+  }
+  const have = exportedNames(source);
+  const names = wanted.filter((n) => have.has(n));
+  if (!names.length) return { ...r, shortCircuit: true };
+  // An explicit export shadows the same name from `export *` (ECMA-262 GetExportedNames).
+  const shim = pathToFileURL(path.join(sdk.shimDir, `${sub}.js`)).href;
+  const src = `export * from ${JSON.stringify(r.url)};\nexport { ${names.join(", ")} } from ${JSON.stringify(shim)};\n`;
+  return { url: `data:text/javascript,${encodeURIComponent(src)}`, format: "module", shortCircuit: true };
 }

@@ -1,6 +1,7 @@
 // Load one plugin entry the way OpenClaw's plugin loader does, run its
 // `register(api)`, and build the chosen context engine.
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -46,22 +47,34 @@ export function chooseEngine(ids, engineId) {
 }
 
 /**
- * @param {{entry: string, engineId?: string, pluginConfig: unknown, isolation: {agentDir: string, workspaceDir: string}, host: import("./api.js").Host, report: import("./api.js").Report}} o
+ * @param {{entry: string, engineId?: string, pluginConfig: unknown, sdk?: string, sdkDir?: string, release?: string, isolation: {agentDir: string, workspaceDir: string}, host: import("./api.js").Host, report: import("./api.js").Report}} o
  */
 export async function loadPlugin(o) {
   const { entry, report } = o;
   let mod;
   try {
-    mod = await import(pathToFileURL(entry).href);
+    mod = await importPlugin(entry, o.sdkDir, report);
   } catch (err) {
-    throw new PluginLoadError(`cannot load plugin entry ${entry}: ${err?.message ?? err}`, { cause: err });
+    // Name the SDK: a missing export is usually a plugin built for another release.
+    throw new PluginLoadError(`cannot load plugin entry ${entry}: ${err?.message ?? err}${o.sdk ? ` (plugin SDK: ${o.sdk})` : ""}`, { cause: err });
   }
   const { definition, register } = resolvePluginModuleExport(mod);
   // Message as OpenClaw's loader records it (src/plugins/loader.ts).
   if (typeof register !== "function") throw new PluginLoadError(`${entry}: plugin export missing register/activate (expected a default export {id, register} or a register function)`);
   const pkg = nearestPackage(entry);
   const id = typeof definition?.id === "string" ? definition.id : pkg?.name ?? path.basename(entry).replace(/\.[cm]?js$/, "");
-  const api = createApi({ id, name: typeof definition?.name === "string" ? definition.name : undefined, pluginConfig: o.pluginConfig, host: o.host, report, rootDir: path.dirname(entry) });
+  const api = createApi({
+    id,
+    name: typeof definition?.name === "string" ? definition.name : undefined,
+    version: pkg?.version,
+    pluginConfig: o.pluginConfig,
+    host: o.host,
+    report,
+    rootDir: path.dirname(entry),
+    release: o.release,
+    agentDir: o.isolation.agentDir,
+    workspaceDir: o.isolation.workspaceDir,
+  });
 
   // OpenClaw calls register(api) unbound and synchronously; a returned
   // promise only earns a diagnostic (src/plugins/loader.ts: "plugin register
@@ -96,6 +109,34 @@ export async function loadPlugin(o) {
   }
   assertEngineContract(chosen, engine);
   return { id, engine, engineId: chosen, pkg };
+}
+
+/**
+ * Native import first; when that fails and the release's own `jiti` is at
+ * hand (the real SDK's package tree), its source transform, as OpenClaw's
+ * plugin loader falls back to it (2026.9.6 dist/plugin-module-loader-cache-*.mjs:
+ * tryNativeRequireJavaScriptModule, then jitiLoader; e.g. a named import from
+ * a CommonJS dependency that Node's ESM loader refuses).
+ */
+export async function importPlugin(entry, sdkDir, report) {
+  try {
+    return await import(pathToFileURL(entry).href);
+  } catch (err) {
+    const jiti = sdkDir && jitiOf(sdkDir);
+    if (!jiti) throw err;
+    report.diagnostic("info", `native import failed (${err?.message ?? err}); loading through jiti like OpenClaw's plugin loader`);
+    const { createJiti } = await import(pathToFileURL(jiti).href);
+    // OpenClaw's fallback options (buildPluginLoaderJitiOptions, then tryNative: false).
+    return createJiti(entry, { interopDefault: true, tryNative: false, fsCache: false }).import(entry);
+  }
+}
+
+function jitiOf(sdkDir) {
+  try {
+    return createRequire(path.join(sdkDir, "package.json")).resolve("jiti");
+  } catch {
+    return undefined;
+  }
 }
 
 /** OpenClaw's registry contract (src/context-engine/registry-contract.ts): info.id, info.name, ingest, assemble, compact. */

@@ -1,6 +1,7 @@
 // Protocol v1 dispatch for one loaded plugin (docs/protocol.md): the
 // handshake, lifecycle methods with revived params, rollback handles, and the
 // adapter's own requests (`adapter/fireHook`, `adapter/report`).
+import { runHook } from "./plugin-hooks.js";
 import { encode } from "./revive.js";
 
 export const VERSION = "0.1.0";
@@ -46,7 +47,7 @@ function toWire(method, value) {
 }
 
 /**
- * @param {{load(engineConfig: unknown): Promise<{engine: any, pkg?: {name: string, version?: string}}>, report: import("./api.js").Report, revival: import("./revive.js").Revival}} o
+ * @param {{load(params: any): Promise<{engine: any, pkg?: {name: string, version?: string}, sdk?: string}>, report: import("./api.js").Report, revival: import("./revive.js").Revival}} o
  */
 export function createServer(o) {
   const { report, revival } = o;
@@ -70,10 +71,9 @@ export function createServer(o) {
     }
     if (method === "adapter/fireHook") {
       if (typeof params?.name !== "string") throw new RpcFailure(CODE.INVALID_PARAMS, "adapter/fireHook needs {name, event?, ctx?}");
-      const handlers = report.hooks.get(params.name) ?? [];
-      // OpenClaw passes (event, ctx) to typed hooks (src/plugins/hooks.ts).
-      for (const h of handlers) await h(revival.revive(params.event ?? {}), revival.revive(params.ctx ?? {}));
-      return { result: { called: handlers.length } };
+      // OpenClaw passes (event, ctx) to typed hooks and merges their results (lib/plugin-hooks.js).
+      const out = await runHook(params.name, report.hooks.get(params.name) ?? [], revival.revive(params.event ?? {}), revival.revive(params.ctx ?? {}));
+      return { result: toWire("adapter/fireHook", out) };
     }
     if (!LIFECYCLE.has(method)) throw new RpcFailure(CODE.METHOD_NOT_FOUND, `unknown method ${method}`);
     if (typeof engine[method] !== "function") throw new RpcFailure(CODE.METHOD_NOT_FOUND, `the engine does not implement ${method}`);
@@ -96,14 +96,14 @@ export function createServer(o) {
     if (params?.protocolVersion !== 1) {
       throw new RpcFailure(CODE.UNSUPPORTED_PROTOCOL_VERSION, `unsupported protocol version ${JSON.stringify(params?.protocolVersion)}`, { supported: [1] });
     }
-    loaded ??= await o.load(params.engineConfig);
+    loaded ??= await o.load(params);
     const engine = loaded.engine;
     return {
       result: {
         protocolVersion: 1,
         info: toWire("info", engine.info),
         methods: OPTIONAL.filter((m) => typeof engine[m] === "function"),
-        implementation: { name: "clawspec-node-adapter", version: VERSION, language: "javascript", ...(loaded.pkg ? { plugin: loaded.pkg } : {}) },
+        implementation: { name: "clawspec-node-adapter", version: VERSION, language: "javascript", ...(loaded.pkg ? { plugin: loaded.pkg } : {}), ...(loaded.sdk ? { sdk: loaded.sdk } : {}) },
         // Plugin hooks (api.on) the host may fire with adapter/fireHook.
         hooks: [...report.hooks.keys()].sort(),
       },

@@ -25,11 +25,11 @@ const make = (h = fakeHost()) => {
 test("unknown api members are reported by name, at any depth, once each", () => {
   const { api, report } = make();
   assert.equal(api.registerMemoryBackend, undefined);
-  assert.equal(api.runtime.subagent, undefined);
+  assert.equal(api.runtime.gateway, undefined);
   assert.equal(api.runtime.llm.stream, undefined);
   assert.equal(api.session.controls.unregister, undefined);
   assert.equal(api.registerMemoryBackend, undefined);
-  assert.deepEqual(report.unknownMembers, ["api.registerMemoryBackend", "api.runtime.subagent", "api.runtime.llm.stream", "api.session.controls.unregister"]);
+  assert.deepEqual(report.unknownMembers, ["api.registerMemoryBackend", "api.runtime.gateway", "api.runtime.llm.stream", "api.session.controls.unregister"]);
 });
 
 test("plain data (pluginConfig, config) and runtime probes are not api reads", async () => {
@@ -47,7 +47,9 @@ test("the surface real plugins touch is all there", () => {
   assert.equal(typeof api.session.controls.registerSessionAction, "function");
   assert.equal(typeof api.runtime.llm.complete, "function");
   assert.equal(typeof api.runtime.logging.getChildLogger().warn, "function");
-  assert.equal(api.runtime.config.current(), api.runtime.config.loadConfig());
+  assert.equal(api.runtime.config.current().agents.defaults.model.primary, "anthropic/claude-sonnet-4-6");
+  assert.equal(api.runtime.logging.shouldLogVerbose(), false);
+  assert.equal(api.runtime.version, "2026.9.6");
   assert.equal(api.registrationMode, "full");
   assert.equal(api.id, "p");
   assert.deepEqual(api.pluginConfig, { a: 1 });
@@ -71,6 +73,23 @@ test("registrations are recorded", () => {
   assert.deepEqual(r.tools, ["t1", "lcm_grep"]);
   assert.deepEqual(r.registeredHooks, ["command:new", "command:reset"]);
   assert.deepEqual([r.commands, r.services, r.sessionActions, r.engines], [["c"], ["s"], ["a"], ["e"]]);
+  assert.equal(r.registrations.registerSessionAction, 1);
+  assert.equal(r.registrations.on, 2);
+});
+
+test("each release's surface: 9.6 has the session facades and registerSessionExtension, 4.26 has neither", () => {
+  const report = new Report();
+  const old = createApi({ id: "p", pluginConfig: {}, host: fakeHost(), report, rootDir: "/plugin", release: "2026.4.26" });
+  assert.equal(old.session, undefined);
+  assert.equal(old.registerSessionExtension, undefined);
+  assert.equal(typeof old.registerMemoryPromptSection, "function");
+  assert.equal(old.runtime.version, "2026.4.26");
+  assert.deepEqual(report.unknownMembers, ["api.session", "api.registerSessionExtension"]);
+  const { api } = make();
+  assert.equal(api.registerMemoryPromptSection, undefined);
+  api.session.state.registerSessionExtension({ id: "x" });
+  api.registerDecisionProvider({ id: "d" });
+  assert.equal(api.getRunContext(), undefined);
 });
 
 test("runtime.llm.complete asks the host with forCall and returns text and content", async () => {

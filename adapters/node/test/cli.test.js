@@ -8,16 +8,18 @@ import { parseArgs, UsageError } from "../lib/cli.js";
 import { plugin } from "./host.js";
 
 const entry = plugin("legacy/index.js");
+const sdkDir = path.join(path.dirname(entry), "..", "..", "sdk", "openclaw-new");
 
 test("parses every option", () => {
   const cfgFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "cli-")), "c.json");
   fs.writeFileSync(cfgFile, '{"dbPath":"x"}');
-  assert.deepEqual(parseArgs([entry, "--engine-id", "legacy", "--plugin-config", `@${cfgFile}`, "--state-dir", "rel", "--seed", "7"]), {
+  assert.deepEqual(parseArgs([entry, "--engine-id", "legacy", "--plugin-config", `@${cfgFile}`, "--state-dir", "rel", "--seed", "7", "--sdk", `openclaw-2026.9.6=${sdkDir}`]), {
     entry,
     engineId: "legacy",
     pluginConfig: { dbPath: "x" },
     stateDir: path.resolve("rel"),
     seed: 7,
+    sdk: { "openclaw-2026.9.6": sdkDir },
   });
   assert.deepEqual(parseArgs([entry, "--plugin-config", "[1]"]).pluginConfig, [1]);
 });
@@ -31,6 +33,8 @@ const bad = [
   [[entry, "--seed", "x"], /non-negative integer/],
   [[entry, "--frobnicate"], /unknown option --frobnicate/],
   [[entry, entry], /unexpected argument/],
+  [[entry, "--sdk", "openclaw-2026.9.6"], /expected PROFILE=OPENCLAW_PACKAGE_DIR/],
+  [[entry, "--sdk", "p=/no/such/dir"], /is not a package/],
 ];
 for (const [argv, message] of bad) {
   test(`usage error: ${argv.join(" ") || "(none)"}`, () => {

@@ -74,8 +74,8 @@ async fn run(a: Args) -> Result<u8, String> {
     }
     check_outputs(&a)?;
     let shard = a.shard.as_deref().map(Shard::parse).transpose()?;
-    let spec = a.engine.spec()?;
     let profiles = a.select.profiles()?;
+    let spec = a.engine.spec_for(&profiles)?;
     let scenarios = a.select.load()?;
     let config = a.engine.config()?;
     check_clauses(&a.clauses)?;
@@ -96,6 +96,9 @@ async fn run(a: Args) -> Result<u8, String> {
     let cfg = RunConfig { engine: spec.clone(), driver: a.engine.driver(), state_root: state_root(), engine_config: config, via_http: a.engine.via_http };
     let enforced = sandbox::probe();
     eprintln!("clawspec certify: {}", spec.display);
+    for line in a.engine.sdk_lines(&profiles) {
+        eprintln!("{line}");
+    }
     eprintln!("{}", enforced.summary(&cfg.driver.sandbox));
     for w in enforced.warnings(&cfg.driver.sandbox) {
         eprintln!("warning: {w}");

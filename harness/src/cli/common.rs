@@ -26,6 +26,11 @@ pub struct EngineArgs {
     /// Node interpreter for --plugin.
     #[arg(long, default_value = "node")]
     pub node: String,
+    /// Which `openclaw/plugin-sdk/*` a --plugin sees under each profile:
+    /// `auto` the profile's real openclaw package when cached, else shims;
+    /// `real` fetch it when missing; `shim` never the real one.
+    #[arg(long, value_enum, default_value_t = super::sdk::SdkMode::Auto)]
+    pub sdk: super::sdk::SdkMode,
     /// Per-call timeout in ms (compaction keeps OpenClaw's 180 s unless set).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub call_timeout_ms: Option<u64>,
@@ -66,8 +71,13 @@ pub struct SelectArgs {
 
 impl EngineArgs {
     pub fn spec(&self) -> Result<EngineSpec, String> {
+        self.spec_for(&Profile::all())
+    }
+
+    /// The engine; a plugin gets the SDK of each of these profiles.
+    pub fn spec_for(&self, profiles: &[Profile]) -> Result<EngineSpec, String> {
         if let Some(entry) = &self.plugin {
-            return plugin_spec(self, entry);
+            return plugin_spec(self, entry, &super::sdk::plan(self.sdk, profiles)?);
         }
         if let Some(name) = self.engine.strip_prefix("builtin:") {
             let base = name.split(':').next().unwrap_or(name);
@@ -178,7 +188,17 @@ pub fn node_adapter_bin() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../adapters/node/bin/clawspec-node-adapter.js")
 }
 
-fn plugin_spec(a: &EngineArgs, entry: &Path) -> Result<EngineSpec, String> {
+/// The plugin SDK plan of `--plugin` runs (empty for other engines), for the certify header.
+impl EngineArgs {
+    pub fn sdk_lines(&self, profiles: &[Profile]) -> Vec<String> {
+        if self.plugin.is_none() {
+            return Vec::new();
+        }
+        super::sdk::plan(self.sdk, profiles).map(|p| super::sdk::describe(&p)).unwrap_or_default()
+    }
+}
+
+fn plugin_spec(a: &EngineArgs, entry: &Path, sdk: &[(String, Option<PathBuf>)]) -> Result<EngineSpec, String> {
     if !entry.exists() {
         return Err(format!("--plugin {}: no such file", entry.display()));
     }
@@ -196,6 +216,7 @@ fn plugin_spec(a: &EngineArgs, entry: &Path) -> Result<EngineSpec, String> {
         args.push("--plugin-config".into());
         args.push(c.clone());
     }
+    args.extend(super::sdk::adapter_args(sdk));
     Ok(EngineSpec {
         program: a.node.clone(),
         args,

@@ -17,6 +17,7 @@ mod outputs;
 mod progress;
 mod mutate;
 mod run;
+mod sdk;
 mod twin;
 
 use std::process::ExitCode;

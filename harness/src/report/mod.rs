@@ -88,6 +88,11 @@ pub struct ProfileSummary {
     /// is never certified.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hollow: Option<String>,
+    /// The `openclaw/plugin-sdk` the engine (a plugin through the Node
+    /// adapter) saw under this profile: `openclaw@<version>` (that release's
+    /// package) or `clawspec shims`. Absent for engines that do not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sdk: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -152,6 +157,22 @@ pub fn summarize(verdicts: &[Verdict], profiles: &[String], strict: bool, forgiv
         .collect()
 }
 
+/// Each profile's plugin SDK, as the engine's `initialize` reported it
+/// (`implementation.sdk`); several values (never expected) are all named.
+fn with_sdk(mut summaries: Vec<ProfileSummary>, traces: &[Trace]) -> Vec<ProfileSummary> {
+    for s in &mut summaries {
+        let mut seen: Vec<&str> = traces
+            .iter()
+            .filter(|t| t.profile == s.profile)
+            .filter_map(|t| t.engine.implementation.as_ref()?.get("sdk")?.as_str())
+            .collect();
+        seen.sort_unstable();
+        seen.dedup();
+        s.sdk = (!seen.is_empty()).then(|| seen.join(" + "));
+    }
+    summaries
+}
+
 pub fn build(engine: &str, traces: &[Trace], mut verdicts: Vec<Verdict>, profiles: &[String], strict: bool, selection: Option<selection::Selection>) -> Report {
     // One canonical order, so shard reports merge into exactly the full report.
     verdicts.sort_by(|a, b| (&a.scenario, &a.profile, &a.clause).cmp(&(&b.scenario, &b.profile, &b.clause)));
@@ -166,7 +187,7 @@ pub fn build(engine: &str, traces: &[Trace], mut verdicts: Vec<Verdict>, profile
         strict,
         selection,
         merged: None,
-        profiles: summarize(&verdicts, profiles, strict, &|_| false, &coverage),
+        profiles: with_sdk(summarize(&verdicts, profiles, strict, &|_| false, &coverage), traces),
         coverage,
         runs: {
             let mut r: Vec<RunSummary> = traces.iter().map(run_summary).collect();

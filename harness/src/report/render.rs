@@ -126,6 +126,9 @@ pub fn terminal(r: &Report) -> String {
             }
         ));
     }
+    for p in r.profiles.iter().filter(|p| p.sdk.is_some()) {
+        s.push_str(&format!("plugin SDK under {}: {}\n", p.profile, p.sdk.as_deref().unwrap_or_default()));
+    }
     if !r.coverage.is_empty() {
         s.push_str("coverage (what the engine was given to do):\n");
         for c in &r.coverage {
@@ -169,6 +172,10 @@ pub fn markdown(r: &Report) -> String {
             "| `{}` | {} | {} | {} | {} | {} | {} | {} |\n",
             p.profile, if p.certified { "certified" } else { "**not certified**" }, p.pass, p.fail, p.warn, p.not_applicable, p.error, p.baselined
         ));
+    }
+    let sdks: Vec<String> = r.profiles.iter().filter_map(|p| Some(format!("`{}`: {}", p.profile, p.sdk.as_ref()?))).collect();
+    if !sdks.is_empty() {
+        s.push_str(&format!("\nPlugin SDK (`openclaw/plugin-sdk/*`): {}\n", sdks.join(" · ")));
     }
     if !r.coverage.is_empty() {
         s.push_str("\n### Coverage\n\n| profile | turns on engine | on legacy | quarantined ops | stored | returned | compacted | summarised | hollow |\n|---|---:|---:|---:|---:|---:|---|---|---|\n");

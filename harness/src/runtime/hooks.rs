@@ -58,7 +58,7 @@ impl Sim<'_> {
 
     /// The system prompt of this run (`setup.system_prompt`, else [`SYSTEM_PROMPT`]).
     pub fn system_prompt(&self) -> &str {
-        self.setup.system_prompt.as_deref().unwrap_or(SYSTEM_PROMPT)
+        self.hook_system_prompt.as_deref().or(self.setup.system_prompt.as_deref()).unwrap_or(SYSTEM_PROMPT)
     }
 
     /// The transcript store a durable turn commits to (2026.9.6: the agent's

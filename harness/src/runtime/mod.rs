@@ -118,6 +118,9 @@ pub struct Sim<'a> {
     pub rewrites: u64,
     /// Plugin hooks the engine can have fired (Node adapter).
     pub hooks: Vec<String>,
+    /// The system prompt of the current attempt as the plugin's
+    /// `before_prompt_build` hook composed it (`None`: the setup's).
+    pub hook_system_prompt: Option<String>,
 }
 
 /// The transcript path of a session inside the run's state dir.
@@ -185,6 +188,46 @@ impl<'a> Sim<'a> {
         let r = self.call("adapter/fireHook", serde_json::json!({"name": name, "event": event}), CallMeta::reason(name), CallOptions::default()).await;
         self.methods.pop();
         r.map(|_| ())
+    }
+
+    /// `before_prompt_build`, when the plugin registered it: OpenClaw 2026.9.6
+    /// runs it after assemble, on the assembled messages, and composes the
+    /// attempt's system prompt from the merged result (dist/builtin-openclaw-*.mjs
+    /// prepareEmbeddedAttemptPromptAssembly → composeSystemPromptWithHookContext:
+    /// prependSystemContext, base, appendSystemContext joined by blank lines;
+    /// `systemPrompt` replaces the base). A throwing hook is logged and ignored
+    /// there, and here (noted).
+    pub async fn before_prompt_build(&mut self, prompt: &str, messages: &[clawspec_contract::AgentMessage]) -> Result<(), Abort> {
+        self.hook_system_prompt = None;
+        if !self.hooks.iter().any(|h| h == "before_prompt_build") {
+            return Ok(());
+        }
+        let event = serde_json::json!({"prompt": prompt, "messages": messages});
+        let ctx = serde_json::json!({
+            "agentId": self.setup.agent_id, "sessionKey": self.setup.session_key, "sessionId": self.transcript.session_id,
+            "modelProviderId": self.setup.provider, "modelId": self.setup.model, "trigger": "user",
+        });
+        // Plugin hooks run whichever engine serves the turn (also a turn on legacy).
+        let on_legacy = std::mem::replace(&mut self.on_legacy, false);
+        self.methods.push("adapter/fireHook".into());
+        let r = self.call("adapter/fireHook", serde_json::json!({"name": "before_prompt_build", "event": event, "ctx": ctx}), CallMeta::reason("before_prompt_build"), CallOptions::default()).await;
+        self.methods.pop();
+        self.on_legacy = on_legacy;
+        let out = match r? {
+            CallOutcome::Returned(v) => v.get("result").cloned().unwrap_or(Value::Null),
+            CallOutcome::Threw(m) => {
+                self.note("hook-failed", format!("before_prompt_build hook failed: {m}"));
+                return Ok(());
+            }
+            CallOutcome::Absent => return Ok(()),
+        };
+        let text = |k: &str| out.get(k).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
+        let base = text("systemPrompt").unwrap_or_else(|| self.system_prompt().to_string());
+        let (pre, post) = (text("prependSystemContext"), text("appendSystemContext"));
+        if pre.is_some() || post.is_some() || text("systemPrompt").is_some() {
+            self.hook_system_prompt = Some([pre, Some(base), post].into_iter().flatten().collect::<Vec<_>>().join("\n\n"));
+        }
+        Ok(())
     }
 
     pub fn note(&mut self, code: &str, text: impl Into<String>) {
@@ -389,6 +432,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         session_counter: 0,
         rewrites: 0,
         hooks: hooks_of(&engine_rec),
+        hook_system_prompt: None,
     };
     sim.new_session();
     let result = steps::run_script(&mut sim).await;

