@@ -90,8 +90,14 @@ pub async fn run_turn(sim: &mut Sim<'_>, inp: TurnInput) -> Result<(), Abort> {
 }
 
 /// Durable-turn admission (openclaw `run/context-engine-admission.ts`, 2026.8.2+).
+/// The degrade decision keys on the *registered* engine id (2026.9.6 dist
+/// `context-engine-turn-attempt-*.mjs` `createContextEngineLogicalTurnLease`:
+/// only `configured.registeredId === fallback.registeredId` is the baseline),
+/// so an engine plugged in under test is never the baseline, whatever its
+/// `info.id` says: an engine calling itself "legacy" without fencing is
+/// degraded like any other (the real host does, `clawspec twin`).
 async fn route(sim: &mut Sim<'_>, inp: &TurnInput) -> Result<Mode, Abort> {
-    if !(sim.profile.durable_turns && inp.admitted) || sim.info.id == "legacy" {
+    if !(sim.profile.durable_turns && inp.admitted) {
         return Ok(Mode::Classic);
     }
     if !(sim.info.durable_turns() && sim.has("commitTurn")) {
@@ -370,11 +376,12 @@ type Assembled = (Vec<AgentMessage>, Option<String>, Option<String>);
 /// The attempt's assemble (contract §4.3 step 3). Throw or invalid result ⇒
 /// pipeline messages (2026.5+); 2026.4.26 crashed on a result without `messages`.
 async fn assemble_attempt(sim: &mut Sim<'_>, history: &[AgentMessage], prompt: &str, pending: &[AgentMessage]) -> Result<Result<Assembled, String>, Abort> {
-    let mut budget = sim.settings_budget();
-    if !pending.is_empty() {
-        // Deferred (durable) mode: minus the pending messages' estimate.
-        budget = budget.saturating_sub(sim.profile.estimator.messages(pending)).max(1);
-    }
+    // The attempt's message budget, the pending (admitted) user message not
+    // subtracted: 2026.9.6 passes `messageBudget = promptBudget − rendered
+    // prompt` as is (dist builtin-openclaw-*.mjs `prepareEmbeddedAttemptHistory`,
+    // the same value as `limits.promptTokenBudget`; audit item 8, twin-checked).
+    let _ = pending;
+    let budget = sim.settings_budget();
     let params = sim.assemble_params(history, budget, Some(prompt), true, history.len());
     let meta = CallMeta {
         reason: Some("attempt".into()),
