@@ -72,7 +72,7 @@ pub const RELOCATABLE_BOUNDARY_END: &str = "\n<!-- /OPENCLAW-RELOCATABLE-BOUNDAR
 /// replaces the opening marker by a newline and drops the closing one
 /// (anthropic-stream-reducer-*.mjs `applyAnthropicCacheControlToSystem`).
 /// Both markers count in the budget (`estimateRenderedLlmBoundaryTokenPressure`),
-/// so joining the blocks with a newline under-counts by 114 characters.
+/// so joining the blocks with a newline under-counts by 112 characters.
 pub fn host_system_prompt(blocks: &[&str]) -> String {
     let rebuilt: Vec<String> = blocks
         .iter()
@@ -226,7 +226,7 @@ mod tests {
         // What the transport sends: boundary split, markers stripped (the inverse).
         let sent = built.replace(RELOCATABLE_BOUNDARY, "\n").replace(RELOCATABLE_BOUNDARY_END, "");
         assert_eq!(sent.split(CACHE_BOUNDARY).collect::<Vec<_>>(), vec![stable, dynamic]);
-        assert_eq!(built.len(), stable.len() + dynamic.len() + 34 + 40 + 40);
+        assert_eq!(built.len(), stable.len() + dynamic.len() + 34 + 39 + 40);
         // A single block without a Runtime line is kept as is.
         assert_eq!(host_system_prompt(&["plain"]), "plain");
     }
