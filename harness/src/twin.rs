@@ -9,7 +9,10 @@
 //!    twice" and "two different sessions" stay distinguishable).
 //! 2. **Wall-clock times** at the keys in [`TIME_KEYS`] become `<time>`.
 //! 3. **Paths**: the run's state directory is `$STATE` on both hosts
-//!    (done when each trace is recorded).
+//!    (done when each trace is recorded); the agent's workspace directory
+//!    (real: `$WORK/workspace`, the host-runner's `agents.defaults.workspace`;
+//!    reference: `$STATE/workspace`) is `$WORKSPACE` — only as a whole value
+//!    or a path prefix.
 //! 4. **The bridge's registration id** `clawspec-bridge` (the real host needs
 //!    one plugin id per slot) reads as the engine's own `info.id`.
 //! 5. **Host environment**: the values at [`ENVIRONMENT_KEYS`] (the host's
@@ -48,7 +51,12 @@ pub const ID_FAMILIES: &[(&str, &str)] = &[
     ("diagId", "diag"),
     ("expectedLifecycleRevision", "revision"),
     ("expectedWriterRunId", "run"),
+    // The inbound message id of a turn (`chat.send`'s idempotency key on the gateway).
+    ("currentMessageId", "message"),
 ];
+
+/// Workspace paths of the two hosts (rule 3).
+pub const WORKSPACE_PATHS: &[&str] = &["$WORK/workspace", "$STATE/workspace"];
 
 pub const TIME_KEYS: &[&str] = &["timestamp", "recordTimestampMs", "expiresAt", "lastCacheTouchAt", "endedAt", "startedAt", "createdAt", "updatedAt"];
 
@@ -115,6 +123,10 @@ impl Normaliser {
             }
         }
         match v {
+            Value::String(s) if WORKSPACE_PATHS.iter().any(|w| s == w || s.starts_with(&format!("{w}/"))) => {
+                let w = WORKSPACE_PATHS.iter().find(|w| s.starts_with(*w)).expect("matched");
+                *s = format!("$WORKSPACE{}", &s[w.len()..]);
+            }
             Value::String(s) if s == BRIDGE_ID => {
                 if let Some(id) = &self.engine_id {
                     *s = id.clone();
@@ -204,6 +216,15 @@ mod tests {
             ("afterTurn", json!({"sessionId": "8630574f-c8a3"})),
         ]);
         assert_eq!(diff(&reference, &real), None);
+    }
+
+    #[test]
+    fn workspace_paths_and_message_ids_normalise_but_other_paths_do_not() {
+        let reference = trace(vec![("bootstrap", json!({"runtimeContext": {"cwd": "$STATE/workspace", "workspaceDir": "$STATE/workspace", "currentMessageId": "msg-0001", "agentDir": "$STATE/agents/main/agent"}}))]);
+        let real = trace(vec![("bootstrap", json!({"runtimeContext": {"cwd": "$WORK/workspace", "workspaceDir": "$WORK/workspace", "currentMessageId": "clawspec-run-1", "agentDir": "$STATE/agents/main/agent"}}))]);
+        assert_eq!(diff(&reference, &real), None);
+        let elsewhere = trace(vec![("bootstrap", json!({"runtimeContext": {"cwd": "$WORK/workspace-2", "workspaceDir": "$WORK/workspace", "currentMessageId": "clawspec-run-1", "agentDir": "$STATE/agents/main/agent"}}))]);
+        assert!(diff(&reference, &elsewhere).unwrap().contains("workspace-2"));
     }
 
     #[test]

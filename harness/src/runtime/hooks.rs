@@ -81,10 +81,19 @@ impl Sim<'_> {
     pub fn runtime_context(&self, with_rewrite: bool) -> Value {
         let mut c = Map::new();
         c.insert("sessionKey".into(), json!(self.setup.session_key));
-        c.insert("workspaceDir".into(), json!("/workspace"));
-        c.insert("agentDir".into(), json!("/agent"));
         c.insert("provider".into(), json!(self.setup.provider));
-        c.insert("modelId".into(), json!(self.setup.model));
+        if self.profile.attempt_runtime_context_v2026_9 {
+            c.insert("workspaceDir".into(), json!(self.workspace_dir()));
+            c.insert("agentDir".into(), json!(self.agent_dir()));
+            // `model: resolved.model` (audit item 6; `modelId` is only the
+            // commitTurn context's key).
+            c.insert("model".into(), json!(self.setup.model));
+            self.entry_context(&mut c);
+        } else {
+            c.insert("workspaceDir".into(), json!("/workspace"));
+            c.insert("agentDir".into(), json!("/agent"));
+            c.insert("modelId".into(), json!(self.setup.model));
+        }
         c.insert("tokenBudget".into(), json!(self.budget()));
         // runtimeContext.llm.complete arrived in 2026.5.28.
         if self.profile.runtime_settings {
@@ -109,10 +118,12 @@ impl Sim<'_> {
         let mut p = Map::new();
         p.insert("sessionId".into(), json!(self.transcript.session_id));
         p.insert("sessionKey".into(), json!(self.setup.session_key));
-        Self::put(&mut p, "sessionTarget", self.writer_session_target());
         p.insert("sessionFile".into(), json!(self.session_file()));
-        Self::put(&mut p, "runtimeSettings", self.runtime_settings((None, None), None));
-        p.insert("runtimeContext".into(), self.runtime_context(false));
+        if self.profile.bootstrap_runtime_context {
+            Self::put(&mut p, "sessionTarget", self.writer_session_target());
+            Self::put(&mut p, "runtimeSettings", self.runtime_settings((None, None), None));
+            p.insert("runtimeContext".into(), self.runtime_context(false));
+        }
         Value::Object(p)
     }
 

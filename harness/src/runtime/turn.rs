@@ -699,7 +699,10 @@ async fn ingest_delta(sim: &mut Sim<'_>, inp: &TurnInput, all: &[AgentMessage], 
         if let Some(s) = sim.runtime_settings((Some(sim.budget()), None), None) {
             p.insert("runtimeSettings".into(), s);
         }
-        let mut ctx = sim.runtime_context(true);
+        // No rewriteTranscriptEntries: only maintenance adds it (both releases:
+        // 2026.4.26 context-engine-maintenance-*.js, 2026.9.6
+        // `buildAfterTurnRuntimeContext`; audit item 6).
+        let mut ctx = sim.runtime_context(false);
         ctx["currentTokenCount"] = json!(sim.last_prompt_tokens);
         p.insert("runtimeContext".into(), ctx);
         let meta = CallMeta { reason: Some(reason.into()), boundary: Some(pre), unpersisted: sim.unpersisted.clone(), ..Default::default() };
