@@ -72,7 +72,13 @@ enum Mode {
     OnLegacy,
 }
 
-pub async fn run_turn(sim: &mut Sim<'_>, inp: TurnInput) -> Result<(), Abort> {
+pub async fn run_turn(sim: &mut Sim<'_>, mut inp: TurnInput) -> Result<(), Abort> {
+    if sim.profile.attempt_runtime_context_v2026_9 && inp.kind == TurnKind::User && inp.admitted {
+        // What the gateway stores on a `chat.send` user message (runtime::entry).
+        if let AgentMessage::User(u) = &mut inp.message {
+            u.extra.insert("__openclaw".into(), sim.entry_user_meta());
+        }
+    }
     sim.turn += 1;
     sim.attempt = 0;
     let mode = route(sim, &inp).await?;
@@ -467,6 +473,29 @@ fn precheck(sim: &mut Sim<'_>, history: &[AgentMessage], session: &[AgentMessage
     })
 }
 
+/// What the provider reported, as the host records it on the assistant
+/// message. 2026.9.6 takes the provider's usage as is (the model client is
+/// the clawspec mock provider, which reports zeros for a scripted step:
+/// mock-providers server.rs `render`), adds `contextUsage` (`unavailable`
+/// without prompt usage, @openclaw/ai dist anthropic-stream-reducer-*.mjs),
+/// the response's id/model (`responseId`/`responseModel`, same file: the mock
+/// answers `msg_mock`/`mock`) and the run id (`__openclaw.runId`). Earlier
+/// profiles keep the runtime's prompt estimate as input usage.
+fn provider_reply_fields(sim: &Sim<'_>, m: &mut AgentMessage, step: &ModelStep, prompt_tokens: u64) {
+    if !sim.profile.attempt_runtime_context_v2026_9 {
+        set_usage(m, prompt_tokens);
+        return;
+    }
+    let AgentMessage::Assistant(a) = m else { return };
+    // Scenario steps script no usage: the mock reports zero tokens.
+    let _ = step;
+    a.usage = Some(json!({"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0, "contextUsage": {"state": "unavailable"},
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}));
+    a.extra.insert("responseId".into(), json!("msg_mock"));
+    a.extra.insert("responseModel".into(), json!("mock"));
+    a.extra.insert("__openclaw".into(), json!({"runId": format!("run-{:04}", sim.turn)}));
+}
+
 /// The prompt/model loop (contract §4.3 step 6). Returns the owning-engine
 /// hook fence when it moved.
 async fn model_loop(
@@ -588,7 +617,7 @@ async fn model_loop(
             }
             Ok(a) => {
                 assistant = a;
-                set_usage(&mut assistant, prompt_tokens);
+                provider_reply_fields(sim, &mut assistant, &step, prompt_tokens);
                 sim.last_prompt_tokens = prompt_tokens;
                 sim.persist(assistant.clone());
                 all.push(assistant);
