@@ -133,6 +133,9 @@ fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
         (t.admitted == Some(false), "non-admitted turns need a non-gateway entry point"),
         (!t.steer.is_empty(), "steering needs a concurrent send while the tool loop runs"),
         (t.commit_replay, "commit_replay simulates a host crash between commitTurn and the outbox"),
+        // The real host commits each logical turn once; the second writer is the
+        // reference runtime's simulation (the twin showed no second commitTurn).
+        (t.commit_conflict, "commit_conflict simulates a second writer committing the same logical turn; one gateway run commits once"),
         (t.fallback.is_some(), "model fallback needs a second configured model"),
         (t.user.trim().is_empty(), "an empty user message is rejected by chat.send"),
         (is_reset_command(&t.user), RESET_NOT_A_MODEL_TURN),
@@ -275,6 +278,7 @@ mod tests {
     #[case::heartbeat("  - heartbeat: {}\n", "step 0 (heartbeat): a plain heartbeat poll")]
     #[case::switch_other_provider("  - switch_model: {provider: openai, model: gpt-5.1, api: openai-responses}\n", "anthropic-messages only")]
     #[case::orphan("  - orphan_user: hello\n", "host crash")]
+    #[case::commit_conflict("  - turn: {user: hi, commit_conflict: true, model: [ok]}\n", "second writer")]
     #[case::spawn("  - spawn: {child: c}\n", "sessions_spawn")]
     #[case::inter_session("  - inter_session: {from: 'agent:main:other', text: hi, model: [ok]}\n", "sessions_send")]
     fn what_the_real_host_cannot_reproduce_says_why(#[case] script: &str, #[case] reason: &str) {
