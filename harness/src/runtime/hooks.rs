@@ -158,12 +158,17 @@ impl Sim<'_> {
     /// Compaction reserve (= `runtimeSettings.limits.maxOutputTokens`). 2026.9.6:
     /// min(max(reserve, 20 000), ⌊budget·0.25⌋) (`src/agents/agent-settings.ts`
     /// `DEFAULT_AGENT_COMPACTION_RESERVE_TOKENS_FLOOR`, `agent-compaction-constants.ts`
-    /// `MAX_COMPACTION_RESERVE_RATIO`); earlier hosts used the setting as is.
+    /// `MAX_COMPACTION_RESERVE_RATIO`). 2026.4.26 (dist pi-settings-*.js
+    /// `applyPiCompactionSettingsFromConfig`, audit item 11): max(reserve,
+    /// min(20 000, budget − min(8000, max(1, ⌊budget/2⌋)))).
     pub fn reserve(&self) -> u64 {
         if self.profile.reserve_floor_and_cap {
             markers::effective_reserve_tokens(self.budget(), self.setup.reserve_tokens)
         } else {
-            self.setup.reserve_tokens
+            let budget = self.budget();
+            let min_prompt = 8_000u64.min((budget / 2).max(1));
+            let floor = 20_000u64.min(budget.saturating_sub(min_prompt));
+            self.setup.reserve_tokens.max(floor)
         }
     }
 
