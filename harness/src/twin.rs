@@ -9,7 +9,10 @@
 //!    twice" and "two different sessions" stay distinguishable).
 //! 2. **Wall-clock times** at the keys in [`TIME_KEYS`] become `<time>`.
 //! 3. **Paths**: the run's state directory is `$STATE` on both hosts
-//!    (done when each trace is recorded).
+//!    (done when each trace is recorded); the agent's workspace directory
+//!    (real: `$WORK/workspace`, the host-runner's `agents.defaults.workspace`;
+//!    reference: `$STATE/workspace`) is `$WORKSPACE` — only as a whole value
+//!    or a path prefix.
 //! 4. **The bridge's registration id** `clawspec-bridge` (the real host needs
 //!    one plugin id per slot) reads as the engine's own `info.id`.
 //! 5. **Host environment**: the values at [`ENVIRONMENT_KEYS`] (the host's
@@ -21,7 +24,8 @@
 //!
 //! Inputs the reference runtime does not model are taken from the real run
 //! before the reference runs (`cli::twin`): the system prompt text the host
-//! sent to the model and the tool catalogue it offered (`availableTools`).
+//! built for the attempt (rebuilt from what it sent the model, see
+//! [`host_system_prompt`]) and the tool catalogue it offered (`availableTools`).
 
 use std::collections::BTreeMap;
 
@@ -47,7 +51,12 @@ pub const ID_FAMILIES: &[(&str, &str)] = &[
     ("diagId", "diag"),
     ("expectedLifecycleRevision", "revision"),
     ("expectedWriterRunId", "run"),
+    // The inbound message id of a turn (`chat.send`'s idempotency key on the gateway).
+    ("currentMessageId", "message"),
 ];
+
+/// Workspace paths of the two hosts (rule 3).
+pub const WORKSPACE_PATHS: &[&str] = &["$WORK/workspace", "$STATE/workspace"];
 
 pub const TIME_KEYS: &[&str] = &["timestamp", "recordTimestampMs", "expiresAt", "lastCacheTouchAt", "endedAt", "startedAt", "createdAt", "updatedAt"];
 
@@ -55,6 +64,36 @@ pub const BRIDGE_ID: &str = "clawspec-bridge";
 
 /// Keys (inside `runtimeContext`) whose values are the host's environment.
 pub const ENVIRONMENT_KEYS: &[&str] = &["config", "skillsSnapshot"];
+
+/// `SYSTEM_PROMPT_CACHE_BOUNDARY` / `SYSTEM_PROMPT_RELOCATABLE_BOUNDARY(_END)`
+/// (2026.9.6 `@openclaw/ai` dist `simple-options-*.mjs`).
+pub const CACHE_BOUNDARY: &str = "\n<!-- OPENCLAW_CACHE_BOUNDARY -->\n";
+pub const RELOCATABLE_BOUNDARY: &str = "\n<!-- OPENCLAW-RELOCATABLE-BOUNDARY -->\n";
+pub const RELOCATABLE_BOUNDARY_END: &str = "\n<!-- /OPENCLAW-RELOCATABLE-BOUNDARY -->";
+
+/// The system prompt as the host built it for the attempt (the text its
+/// assemble budget estimates), from the Anthropic `system` blocks it sent.
+/// 2026.9.6 builds `STABLE + CACHE_BOUNDARY + DYNAMIC` (builtin-openclaw-*.mjs
+/// `buildAttemptSystemPrompt`), with the `Runtime:` line wrapped in the
+/// relocatable markers (system-prompt-params-*.mjs, `## Runtime` section);
+/// the Anthropic transport splits at the cache boundary into two blocks and
+/// replaces the opening marker by a newline and drops the closing one
+/// (anthropic-stream-reducer-*.mjs `applyAnthropicCacheControlToSystem`).
+/// Both markers count in the budget (`estimateRenderedLlmBoundaryTokenPressure`),
+/// so joining the blocks with a newline under-counts by 112 characters.
+pub fn host_system_prompt(blocks: &[&str]) -> String {
+    let rebuilt: Vec<String> = blocks
+        .iter()
+        .map(|b| {
+            // The stripped opening marker leaves "\n\n\n" before the Runtime line.
+            let Some(at) = b.rfind("\n\n\nRuntime: ") else { return b.to_string() };
+            let line_start = at + 3;
+            let line_end = b[line_start..].find('\n').map_or(b.len(), |i| line_start + i);
+            format!("{}\n{}\n{}{}{}", &b[..at], RELOCATABLE_BOUNDARY, &b[line_start..line_end], RELOCATABLE_BOUNDARY_END, &b[line_end..])
+        })
+        .collect();
+    rebuilt.join(CACHE_BOUNDARY)
+}
 
 #[derive(Default)]
 struct Normaliser {
@@ -84,6 +123,10 @@ impl Normaliser {
             }
         }
         match v {
+            Value::String(s) if WORKSPACE_PATHS.iter().any(|w| s == w || s.starts_with(&format!("{w}/"))) => {
+                let w = WORKSPACE_PATHS.iter().find(|w| s.starts_with(*w)).expect("matched");
+                *s = format!("$WORKSPACE{}", &s[w.len()..]);
+            }
             Value::String(s) if s == BRIDGE_ID => {
                 if let Some(id) = &self.engine_id {
                     *s = id.clone();
@@ -176,11 +219,37 @@ mod tests {
     }
 
     #[test]
+    fn workspace_paths_and_message_ids_normalise_but_other_paths_do_not() {
+        let reference = trace(vec![("bootstrap", json!({"runtimeContext": {"cwd": "$STATE/workspace", "workspaceDir": "$STATE/workspace", "currentMessageId": "msg-0001", "agentDir": "$STATE/agents/main/agent"}}))]);
+        let real = trace(vec![("bootstrap", json!({"runtimeContext": {"cwd": "$WORK/workspace", "workspaceDir": "$WORK/workspace", "currentMessageId": "clawspec-run-1", "agentDir": "$STATE/agents/main/agent"}}))]);
+        assert_eq!(diff(&reference, &real), None);
+        let elsewhere = trace(vec![("bootstrap", json!({"runtimeContext": {"cwd": "$WORK/workspace-2", "workspaceDir": "$WORK/workspace", "currentMessageId": "clawspec-run-1", "agentDir": "$STATE/agents/main/agent"}}))]);
+        assert!(diff(&reference, &elsewhere).unwrap().contains("workspace-2"));
+    }
+
+    #[test]
     fn a_second_distinct_session_is_a_difference() {
         let reference = trace(vec![("ingest", json!({"sessionId": "a"})), ("ingest", json!({"sessionId": "a"}))]);
         let real = trace(vec![("ingest", json!({"sessionId": "x"})), ("ingest", json!({"sessionId": "y"}))]);
         let d = diff(&reference, &real).expect("differs");
         assert!(d.contains("-    \"sessionId\": \"<session:1>\"") && d.contains("+    \"sessionId\": \"<session:2>\""), "{d}");
+    }
+
+    #[test]
+    fn the_attempt_system_prompt_is_rebuilt_with_its_boundary_markers() {
+        let stable = "<!-- openclaw:attempt:STABLE -->\nYou are a personal assistant.\n<!-- /openclaw:attempt:STABLE -->";
+        let dynamic = "<!-- openclaw:attempt:DYNAMIC -->\nReasoning=off.\n\n\nRuntime: agent=main | channel=webchat\n<!-- /openclaw:attempt:DYNAMIC -->";
+        let built = host_system_prompt(&[stable, dynamic]);
+        assert_eq!(
+            built,
+            format!("{stable}{CACHE_BOUNDARY}<!-- openclaw:attempt:DYNAMIC -->\nReasoning=off.\n{RELOCATABLE_BOUNDARY}\nRuntime: agent=main | channel=webchat{RELOCATABLE_BOUNDARY_END}\n<!-- /openclaw:attempt:DYNAMIC -->")
+        );
+        // What the transport sends: boundary split, markers stripped (the inverse).
+        let sent = built.replace(RELOCATABLE_BOUNDARY, "\n").replace(RELOCATABLE_BOUNDARY_END, "");
+        assert_eq!(sent.split(CACHE_BOUNDARY).collect::<Vec<_>>(), vec![stable, dynamic]);
+        assert_eq!(built.len(), stable.len() + dynamic.len() + 34 + 39 + 40);
+        // A single block without a Runtime line is kept as is.
+        assert_eq!(host_system_prompt(&["plain"]), "plain");
     }
 
     #[test]

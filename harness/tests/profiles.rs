@@ -105,11 +105,12 @@ fn current_2026_9_6() {
     }
     // Reserve = min(max(1000, 20 000), 6000/4) = 1500 (agent-settings.ts,
     // agent-compaction-constants.ts); assemble budget = 6000 − 1500 −
-    // ⌈1.2·((12 + 14) + 12 + 5)⌉ = 4448, minus the pending admitted user (5).
+    // ⌈1.2·((12 + 14) + 12 + 5)⌉ = 4448, the pending admitted user not
+    // subtracted (`messageBudget` is both, dist builtin-openclaw-*.mjs; twin-checked).
     let a = calls(&t, "assemble")[0];
     assert_eq!(a.params["runtimeSettings"]["limits"]["maxOutputTokens"], 1500);
     assert_eq!(a.params["runtimeSettings"]["limits"]["promptTokenBudget"], 4448);
-    assert_eq!(a.params["tokenBudget"], 4443);
+    assert_eq!(a.params["tokenBudget"], 4448);
     // The same runtimeSettings on every hook of that attempt except `limits`,
     // which the real 2026.9.6 gateway fills per hook: null/null on bootstrap
     // (observed by `clawspec twin`, docs/fidelity.md).
@@ -153,9 +154,14 @@ fn rfc_82137_adds_aligned_assemble_fields() {
 #[test]
 fn non_durable_engine_runs_admitted_turns_on_legacy_in_2026_9_6() {
     let t = run("legacy", "openclaw-2026.9.6", "profile-diff");
-    // The built-in legacy engine *is* legacy: it gets the calls.
-    assert!(!calls(&t, "assemble").is_empty());
-    assert_eq!(notes(&t, "turn-on-legacy"), 0);
+    // An engine under test is a plugin, never the host's baseline engine, even
+    // when its info.id is "legacy" (the host compares *registered* ids: dist
+    // context-engine-turn-attempt-*.mjs `isBaselineEngineSelection`): without
+    // fencing its admitted turns degrade to the host's legacy engine, as the
+    // real 2026.9.6 gateway does (`clawspec twin`); the announce still reaches it.
+    assert_eq!(notes(&t, "turn-on-legacy"), 2);
+    let legacy_turns: std::collections::BTreeSet<u32> = calls(&t, "assemble").iter().map(|c| c.turn).collect();
+    assert_eq!(legacy_turns.into_iter().collect::<Vec<_>>(), vec![2]);
     let classic = run("legacy", "openclaw-2026.4.26", "profile-diff");
     // legacy has no afterTurn/ingestBatch: per-message ingest finalizes.
     assert!(!calls(&classic, "ingest").is_empty());
@@ -181,7 +187,8 @@ fn non_durable_engine_runs_admitted_turns_on_legacy_in_2026_9_6() {
 #[test]
 fn steered_announce_is_persisted_in_2026_4_26_only() {
     for (profile, persisted) in [("openclaw-2026.4.26", true), ("openclaw-2026.9.6", false)] {
-        let t = run("legacy", profile, "steer-then-followup");
+        // window: a fenced engine, so 2026.9.6 runs its admitted turns on it.
+        let t = run("window", profile, "steer-then-followup");
         let last = *calls(&t, "assemble").last().unwrap();
         let in_history = last.messages(&t).unwrap().iter().any(|m| m.to_string().contains("All 412 tests pass."));
         assert_eq!(in_history, persisted, "{profile}: steered announce in the next turn's history");

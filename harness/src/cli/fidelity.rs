@@ -185,9 +185,10 @@ fn render(sections: &[(String, String)], total_ms: u64) -> String {
          Each row runs one scenario on the reference runtime and on the real OpenClaw release of the\n\
          profile (npm `openclaw@<version>`, gateway on loopback, the engine behind\n\
          `adapters/openclaw-bridge/`), and compares what the engine received, normalised by the rules in\n\
-         `harness/src/twin.rs` (ids, wall-clock times, state paths, the bridge's registration id, the host's\n\
-         config/skill catalogue as environment, key order — nothing else; the system prompt and tool catalogue\n\
-         the real host used are given to the reference run).\n\
+         `harness/src/twin.rs` (ids, wall-clock times, state and workspace paths, the bridge's registration id,\n\
+         the host's config/skill catalogue as environment, key order — nothing else; the system prompt (as the\n\
+         host built it, boundary markers included) and tool catalogue the real host used are given to the\n\
+         reference run).\n\
          *not drivable* rows say which step the real host cannot be driven to reproduce yet.\n\
          Each release has its own section, regenerated whole when that release is run\n\
          (`cargo xtask fidelity -- --profile P` keeps the other sections as they are).\n\n## Totals\n\n",

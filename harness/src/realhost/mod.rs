@@ -71,7 +71,8 @@ pub struct RealRun {
     /// `host-runner.mjs` result: per-step status and `timing` (wall clock).
     pub runner: Value,
     pub work_dir: PathBuf,
-    /// The system prompt of the host's first model request (Anthropic `system`).
+    /// The system prompt of the host's first agent attempt, as the host built it
+    /// (rebuilt from the Anthropic `system` blocks: `twin::host_system_prompt`).
     pub system_prompt: Option<String>,
 }
 
@@ -79,7 +80,7 @@ pub struct RealRun {
 fn system_text(body: &Value) -> Option<String> {
     match &body["system"] {
         Value::String(s) => Some(s.clone()),
-        Value::Array(blocks) => Some(blocks.iter().filter_map(|b| b["text"].as_str()).collect::<Vec<_>>().join("\n")),
+        Value::Array(blocks) => Some(crate::twin::host_system_prompt(&blocks.iter().filter_map(|b| b["text"].as_str()).collect::<Vec<_>>())),
         _ => None,
     }
 }

@@ -185,6 +185,9 @@ fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
         (t.admitted == Some(false), "non-admitted turns need a non-gateway entry point"),
         (!t.steer.is_empty(), "steering: chat.send with queueMode \"steer\" injects into the active run (docs/gateway/protocol/rpc-session-control.md), but landing it before model call N needs the mock to hold a model answer until the steer is accepted, and its responders answer synchronously (a fixed hold would race); not mapped yet"),
         (t.commit_replay, "commit_replay simulates a host crash between commitTurn and the outbox"),
+        // The real host commits each logical turn once; the second writer is the
+        // reference runtime's simulation (the twin showed no second commitTurn).
+        (t.commit_conflict, "commit_conflict simulates a second writer committing the same logical turn; one gateway run commits once"),
         (t.fallback.is_some(), "model fallback needs a second configured model"),
         (t.user.trim().is_empty(), "an empty user message is rejected by chat.send"),
         (is_reset_command(&t.user) && !is_bare_reset(&t.user), RESET_WITH_TEXT),
@@ -340,6 +343,7 @@ mod tests {
     #[case::heartbeat("  - heartbeat: {}\n", "step 0 (heartbeat): a plain heartbeat poll")]
     #[case::switch_other_provider("  - switch_model: {provider: openai, model: gpt-5.1, api: openai-responses}\n", "anthropic-messages only")]
     #[case::orphan("  - orphan_user: hello\n", "host crash")]
+    #[case::commit_conflict("  - turn: {user: hi, commit_conflict: true, model: [ok]}\n", "second writer")]
     #[case::spawn("  - spawn: {child: c}\n", "sessions_spawn")]
     #[case::inter_session("  - inter_session: {from: 'agent:main:other', text: hi, model: [ok]}\n", "sessions_send")]
     fn what_the_real_host_cannot_reproduce_says_why(#[case] script: &str, #[case] reason: &str) {

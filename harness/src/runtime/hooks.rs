@@ -81,10 +81,19 @@ impl Sim<'_> {
     pub fn runtime_context(&self, with_rewrite: bool) -> Value {
         let mut c = Map::new();
         c.insert("sessionKey".into(), json!(self.setup.session_key));
-        c.insert("workspaceDir".into(), json!("/workspace"));
-        c.insert("agentDir".into(), json!("/agent"));
         c.insert("provider".into(), json!(self.setup.provider));
-        c.insert("modelId".into(), json!(self.setup.model));
+        if self.profile.attempt_runtime_context_v2026_9 {
+            c.insert("workspaceDir".into(), json!(self.workspace_dir()));
+            c.insert("agentDir".into(), json!(self.agent_dir()));
+            // `model: resolved.model` (audit item 6; `modelId` is only the
+            // commitTurn context's key).
+            c.insert("model".into(), json!(self.setup.model));
+            self.entry_context(&mut c);
+        } else {
+            c.insert("workspaceDir".into(), json!("/workspace"));
+            c.insert("agentDir".into(), json!("/agent"));
+            c.insert("modelId".into(), json!(self.setup.model));
+        }
         c.insert("tokenBudget".into(), json!(self.budget()));
         // runtimeContext.llm.complete arrived in 2026.5.28.
         if self.profile.runtime_settings {
@@ -109,10 +118,12 @@ impl Sim<'_> {
         let mut p = Map::new();
         p.insert("sessionId".into(), json!(self.transcript.session_id));
         p.insert("sessionKey".into(), json!(self.setup.session_key));
-        Self::put(&mut p, "sessionTarget", self.writer_session_target());
         p.insert("sessionFile".into(), json!(self.session_file()));
-        Self::put(&mut p, "runtimeSettings", self.runtime_settings((None, None), None));
-        p.insert("runtimeContext".into(), self.runtime_context(false));
+        if self.profile.bootstrap_runtime_context {
+            Self::put(&mut p, "sessionTarget", self.writer_session_target());
+            Self::put(&mut p, "runtimeSettings", self.runtime_settings((None, None), None));
+            p.insert("runtimeContext".into(), self.runtime_context(false));
+        }
         Value::Object(p)
     }
 
@@ -147,12 +158,17 @@ impl Sim<'_> {
     /// Compaction reserve (= `runtimeSettings.limits.maxOutputTokens`). 2026.9.6:
     /// min(max(reserve, 20 000), ⌊budget·0.25⌋) (`src/agents/agent-settings.ts`
     /// `DEFAULT_AGENT_COMPACTION_RESERVE_TOKENS_FLOOR`, `agent-compaction-constants.ts`
-    /// `MAX_COMPACTION_RESERVE_RATIO`); earlier hosts used the setting as is.
+    /// `MAX_COMPACTION_RESERVE_RATIO`). 2026.4.26 (dist pi-settings-*.js
+    /// `applyPiCompactionSettingsFromConfig`, audit item 11): max(reserve,
+    /// min(20 000, budget − min(8000, max(1, ⌊budget/2⌋)))).
     pub fn reserve(&self) -> u64 {
         if self.profile.reserve_floor_and_cap {
             markers::effective_reserve_tokens(self.budget(), self.setup.reserve_tokens)
         } else {
-            self.setup.reserve_tokens
+            let budget = self.budget();
+            let min_prompt = 8_000u64.min((budget / 2).max(1));
+            let floor = 20_000u64.min(budget.saturating_sub(min_prompt));
+            self.setup.reserve_tokens.max(floor)
         }
     }
 

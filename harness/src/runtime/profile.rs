@@ -104,6 +104,15 @@ pub struct Profile {
     /// subtracts ⌈1.2·(12 + est(system) + 12 + est(prompt))⌉ (2026.9.6
     /// `src/agents/agent-settings.ts`, `agent-compaction-constants.ts`, attempt assemble).
     pub reserve_floor_and_cap: bool,
+    /// The attempt context of 2026.9.6 (`buildAfterTurnRuntimeContext`, dist
+    /// context-engine-maintenance-*.mjs): `model` (not `modelId`), real agent
+    /// and workspace dirs, the entry point's fields (`runtime::entry`),
+    /// `transcriptStorage`.
+    pub attempt_runtime_context_v2026_9: bool,
+    /// bootstrap gets a `runtimeContext` (and runtimeSettings/sessionTarget);
+    /// 2026.4.26 passes only `{sessionId, sessionKey, sessionFile}` (dist
+    /// attempt.tool-run-context-*.js, audit item 7).
+    pub bootstrap_runtime_context: bool,
 }
 
 pub const PROFILE_IDS: [&str; 3] = ["openclaw-2026.4.26", "openclaw-2026.9.6", "rfc-82137"];
@@ -147,6 +156,8 @@ impl Profile {
             suppress_announce_persistence: false,
             overflow_retry: OverflowRetry::SamePrompt,
             reserve_floor_and_cap: false,
+            attempt_runtime_context_v2026_9: false,
+            bootstrap_runtime_context: false,
         }
     }
 
@@ -179,6 +190,8 @@ impl Profile {
             suppress_announce_persistence: true,
             overflow_retry: OverflowRetry::ContinueFromTranscript,
             reserve_floor_and_cap: true,
+            attempt_runtime_context_v2026_9: true,
+            bootstrap_runtime_context: true,
         }
     }
 

@@ -47,28 +47,63 @@ pub fn build(i: &SettingsInput<'_>) -> RuntimeSettings {
         execution_host: ExecutionHost { id: Some("openclaw-embedded".into()), label: Some("OpenClaw embedded runner".into()) },
         limits: Limits { prompt_token_budget: i.prompt_token_budget, max_output_tokens: i.reserve_tokens },
         diagnostics: Diagnostics {
-            fallback_reason: i.fallback_reason.map(normalize_reason),
-            degraded_reason: i.degraded_reason.map(normalize_reason),
+            fallback_reason: i.fallback_reason.and_then(normalize_reason),
+            degraded_reason: i.degraded_reason.and_then(normalize_reason),
         },
         extra: Extra::new(),
     }
 }
 
-/// Reasons are normalised to a closed set (same file).
-pub fn normalize_reason(r: &str) -> String {
-    let l = r.to_ascii_lowercase();
-    let v = if l.contains("overflow") || l.contains("too long") {
-        "context_overflow"
-    } else if l.contains("timeout") || l.contains("timed out") {
-        "provider_timeout"
-    } else if l.contains("rate") || l.contains("429") {
-        "rate_limited"
-    } else if l.contains("unavailable") || l.contains("503") {
-        "provider_unavailable"
-    } else if l.contains("runtime") {
-        "runtime_unavailable"
-    } else {
-        "unknown"
-    };
-    v.into()
+/// The closed set of reason codes (2026.9.6 dist context-engine-lifecycle-*.mjs
+/// `RUNTIME_REASON_CODES`).
+pub const REASON_CODES: &[&str] = &["provider_timeout", "provider_unavailable", "rate_limited", "context_overflow", "runtime_unavailable", "unknown"];
+
+/// `normalizeReasonCode` (same file): trimmed, empty ⇒ null, a known code is
+/// kept, else the first of `RUNTIME_REASON_PATTERNS` that matches
+/// (case-insensitive substrings), else `unknown`. Audit item 14: the order is
+/// the host's (timeout before overflow), and only these words count.
+pub fn normalize_reason(r: &str) -> Option<String> {
+    let t = r.trim();
+    if t.is_empty() {
+        return None;
+    }
+    if REASON_CODES.contains(&t) {
+        return Some(t.to_string());
+    }
+    let l = t.to_lowercase();
+    let patterns: [(&str, &[&str]); 5] = [
+        ("provider_timeout", &["timeout"]),
+        ("rate_limited", &["rate", "limit", "429"]),
+        ("context_overflow", &["overflow", "context", "pressure"]),
+        ("runtime_unavailable", &["runtime"]),
+        ("provider_unavailable", &["provider", "primary", "unavailable"]),
+    ];
+    let code = patterns.iter().find(|(_, words)| words.iter().any(|w| l.contains(w))).map_or("unknown", |(c, _)| c);
+    Some(code.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalize_reason;
+    use rstest::rstest;
+
+    #[rstest]
+    #[case("context_overflow", Some("context_overflow"))]
+    #[case("  provider_timeout ", Some("provider_timeout"))]
+    #[case("", None)]
+    #[case("   ", None)]
+    #[case("LLM request Timeout after 60s", Some("provider_timeout"))]
+    // No "timeout" substring: the host does not read "timed out" as a timeout.
+    #[case("request timed out", Some("unknown"))]
+    #[case("HTTP 429", Some("rate_limited"))]
+    #[case("context window pressure", Some("context_overflow"))]
+    // Order matters: "limit" is checked before "context".
+    #[case("context limit exceeded", Some("rate_limited"))]
+    #[case("prompt too long", Some("unknown"))]
+    #[case("503 Service Unavailable", Some("provider_unavailable"))]
+    #[case("runtime went away", Some("runtime_unavailable"))]
+    #[case("primary model failed", Some("provider_unavailable"))]
+    fn reasons_normalise_as_the_host_does(#[case] raw: &str, #[case] code: Option<&str>) {
+        assert_eq!(normalize_reason(raw).as_deref(), code);
+    }
 }

@@ -72,7 +72,13 @@ enum Mode {
     OnLegacy,
 }
 
-pub async fn run_turn(sim: &mut Sim<'_>, inp: TurnInput) -> Result<(), Abort> {
+pub async fn run_turn(sim: &mut Sim<'_>, mut inp: TurnInput) -> Result<(), Abort> {
+    if sim.profile.attempt_runtime_context_v2026_9 && inp.kind == TurnKind::User && inp.admitted {
+        // What the gateway stores on a `chat.send` user message (runtime::entry).
+        if let AgentMessage::User(u) = &mut inp.message {
+            u.extra.insert("__openclaw".into(), sim.entry_user_meta());
+        }
+    }
     sim.turn += 1;
     sim.attempt = 0;
     let mode = route(sim, &inp).await?;
@@ -91,8 +97,14 @@ pub async fn run_turn(sim: &mut Sim<'_>, inp: TurnInput) -> Result<(), Abort> {
 }
 
 /// Durable-turn admission (openclaw `run/context-engine-admission.ts`, 2026.8.2+).
+/// The degrade decision keys on the *registered* engine id (2026.9.6 dist
+/// `context-engine-turn-attempt-*.mjs` `createContextEngineLogicalTurnLease`:
+/// only `configured.registeredId === fallback.registeredId` is the baseline),
+/// so an engine plugged in under test is never the baseline, whatever its
+/// `info.id` says: an engine calling itself "legacy" without fencing is
+/// degraded like any other (the real host does, `clawspec twin`).
 async fn route(sim: &mut Sim<'_>, inp: &TurnInput) -> Result<Mode, Abort> {
-    if !(sim.profile.durable_turns && inp.admitted) || sim.info.id == "legacy" {
+    if !(sim.profile.durable_turns && inp.admitted) {
         return Ok(Mode::Classic);
     }
     if !(sim.info.durable_turns() && sim.has("commitTurn")) {
@@ -376,11 +388,12 @@ type Assembled = (Vec<AgentMessage>, Option<String>, Option<String>);
 /// The attempt's assemble (contract §4.3 step 3). Throw or invalid result ⇒
 /// pipeline messages (2026.5+); 2026.4.26 crashed on a result without `messages`.
 async fn assemble_attempt(sim: &mut Sim<'_>, history: &[AgentMessage], prompt: &str, pending: &[AgentMessage]) -> Result<Result<Assembled, String>, Abort> {
-    let mut budget = sim.settings_budget();
-    if !pending.is_empty() {
-        // Deferred (durable) mode: minus the pending messages' estimate.
-        budget = budget.saturating_sub(sim.profile.estimator.messages(pending)).max(1);
-    }
+    // The attempt's message budget, the pending (admitted) user message not
+    // subtracted: 2026.9.6 passes `messageBudget = promptBudget − rendered
+    // prompt` as is (dist builtin-openclaw-*.mjs `prepareEmbeddedAttemptHistory`,
+    // the same value as `limits.promptTokenBudget`; audit item 8, twin-checked).
+    let _ = pending;
+    let budget = sim.settings_budget();
     let params = sim.assemble_params(history, budget, Some(prompt), true, history.len());
     let meta = CallMeta {
         reason: Some("attempt".into()),
@@ -464,6 +477,29 @@ fn precheck(sim: &mut Sim<'_>, history: &[AgentMessage], session: &[AgentMessage
         observed_tokens: Some(total),
         rejected: false,
     })
+}
+
+/// What the provider reported, as the host records it on the assistant
+/// message. 2026.9.6 takes the provider's usage as is (the model client is
+/// the clawspec mock provider, which reports zeros for a scripted step:
+/// mock-providers server.rs `render`), adds `contextUsage` (`unavailable`
+/// without prompt usage, @openclaw/ai dist anthropic-stream-reducer-*.mjs),
+/// the response's id/model (`responseId`/`responseModel`, same file: the mock
+/// answers `msg_mock`/`mock`) and the run id (`__openclaw.runId`). Earlier
+/// profiles keep the runtime's prompt estimate as input usage.
+fn provider_reply_fields(sim: &Sim<'_>, m: &mut AgentMessage, step: &ModelStep, prompt_tokens: u64) {
+    if !sim.profile.attempt_runtime_context_v2026_9 {
+        set_usage(m, prompt_tokens);
+        return;
+    }
+    let AgentMessage::Assistant(a) = m else { return };
+    // Scenario steps script no usage: the mock reports zero tokens.
+    let _ = step;
+    a.usage = Some(json!({"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0, "contextUsage": {"state": "unavailable"},
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}));
+    a.extra.insert("responseId".into(), json!("msg_mock"));
+    a.extra.insert("responseModel".into(), json!("mock"));
+    a.extra.insert("__openclaw".into(), json!({"runId": format!("run-{:04}", sim.turn)}));
 }
 
 /// The prompt/model loop (contract §4.3 step 6). Returns the owning-engine
@@ -587,7 +623,7 @@ async fn model_loop(
             }
             Ok(a) => {
                 assistant = a;
-                set_usage(&mut assistant, prompt_tokens);
+                provider_reply_fields(sim, &mut assistant, &step, prompt_tokens);
                 sim.last_prompt_tokens = prompt_tokens;
                 sim.persist(assistant.clone());
                 all.push(assistant);
@@ -698,7 +734,10 @@ async fn ingest_delta(sim: &mut Sim<'_>, inp: &TurnInput, all: &[AgentMessage], 
         if let Some(s) = sim.runtime_settings((Some(sim.budget()), None), None) {
             p.insert("runtimeSettings".into(), s);
         }
-        let mut ctx = sim.runtime_context(true);
+        // No rewriteTranscriptEntries: only maintenance adds it (both releases:
+        // 2026.4.26 context-engine-maintenance-*.js, 2026.9.6
+        // `buildAfterTurnRuntimeContext`; audit item 6).
+        let mut ctx = sim.runtime_context(false);
         ctx["currentTokenCount"] = json!(sim.last_prompt_tokens);
         p.insert("runtimeContext".into(), ctx);
         let meta = CallMeta { reason: Some(reason.into()), boundary: Some(pre), unpersisted: sim.unpersisted.clone(), ..Default::default() };
