@@ -29,6 +29,20 @@ pub enum OverflowRetry {
     ContinueFromTranscript,
 }
 
+/// Where the release keeps session transcripts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TranscriptStore {
+    /// `sessions/<id>.jsonl` files; `sessionFile` is that path (2026.4.26
+    /// `SessionManager`).
+    Jsonl,
+    /// The agent's SQLite database `agents/<agent>/agent/openclaw-agent.sqlite`
+    /// (2026.9.6 dist `openclaw-agent-db.paths-*.mjs`); hooks get the session
+    /// key as `sessionFile` and `runtimeContext.transcriptStorage: {kind: "sqlite"}`
+    /// (dist context-engine-maintenance-*.mjs `buildAfterTurnRuntimeContext`).
+    Sqlite,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Profile {
@@ -104,6 +118,7 @@ pub struct Profile {
     /// subtracts ⌈1.2·(12 + est(system) + 12 + est(prompt))⌉ (2026.9.6
     /// `src/agents/agent-settings.ts`, `agent-compaction-constants.ts`, attempt assemble).
     pub reserve_floor_and_cap: bool,
+    pub transcript_store: TranscriptStore,
 }
 
 pub const PROFILE_IDS: [&str; 3] = ["openclaw-2026.4.26", "openclaw-2026.9.6", "rfc-82137"];
@@ -147,6 +162,7 @@ impl Profile {
             suppress_announce_persistence: false,
             overflow_retry: OverflowRetry::SamePrompt,
             reserve_floor_and_cap: false,
+            transcript_store: TranscriptStore::Jsonl,
         }
     }
 
@@ -179,6 +195,7 @@ impl Profile {
             suppress_announce_persistence: true,
             overflow_retry: OverflowRetry::ContinueFromTranscript,
             reserve_floor_and_cap: true,
+            transcript_store: TranscriptStore::Sqlite,
         }
     }
 
