@@ -62,7 +62,12 @@ async function seedSqlite({ append, upsert }, { stateDir, seed }) {
   }
   const { agentId, sessionKey } = seed;
   const sessionId = randomUUID();
-  await upsert({ agentId, sessionKey, entry: { sessionId, updatedAt: Date.now() } });
+  // A session that earlier real runs created carries an opaque
+  // `lifecycleRevision` (SessionEntry, dist templating-*.d.ts: "Opaque owner
+  // revision used to reject stale lifecycle mutations"; seen in a twin work
+  // dir's session_nodes.entry_json); the host then names it in
+  // sessionTarget.expectedLifecycleRevision on bootstrap.
+  await upsert({ agentId, sessionKey, entry: { sessionId, updatedAt: Date.now(), lifecycleRevision: randomUUID() } });
   if (seed.messages.length > 0) {
     const out = await append({ agentId, sessionId, sessionKey, messages: seed.messages.map((message) => ({ message })) });
     const missing = (out ?? []).filter((r) => !r?.appended);

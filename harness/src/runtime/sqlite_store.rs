@@ -90,11 +90,13 @@ pub fn open(path: &Path, agent_id: &str, now_ms: u64) -> Result<Connection, Stor
         })?;
     }
     let conn = Connection::open(path).map_err(sql)?;
-    // The host's pragmas (dist openclaw-agent-db-*.mjs opens in WAL mode).
-    conn.pragma_update(None, "journal_mode", "WAL")
-        .map_err(sql)?;
-    conn.pragma_update(None, "foreign_keys", "ON")
-        .map_err(sql)?;
+    // The host's pragmas (dist openclaw-agent-db-*.mjs: WAL, synchronous
+    // NORMAL, foreign keys on; sqlite-wal-*.mjs: 30 s busy timeout). NORMAL
+    // also keeps a flush per entry from costing an fsync.
+    conn.pragma_update(None, "journal_mode", "WAL").map_err(sql)?;
+    conn.pragma_update(None, "synchronous", "NORMAL").map_err(sql)?;
+    conn.pragma_update(None, "foreign_keys", "ON").map_err(sql)?;
+    conn.busy_timeout(std::time::Duration::from_secs(30)).map_err(sql)?;
     let version: i64 = conn
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .map_err(sql)?;
