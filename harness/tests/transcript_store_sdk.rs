@@ -169,3 +169,69 @@ fn the_real_sdk_reads_what_the_runtime_wrote() {
     assert_eq!(entries_read(&pkg, &node, &state, "sess-0001"), entries_written(&t));
     let _ = std::fs::remove_dir_all(state);
 }
+
+/// A plugin served by the Node adapter reads the session through the real SDK
+/// exactly as a plugin in the real gateway would: the entries it gets are
+/// the ones the runtime holds (`transcriptEntries`, the host-side count).
+/// `--no-sandbox`: outside a gateway the 2026.9.6 SDK takes a lifecycle lock
+/// in `/tmp/openclaw-state-locks-<uid>/` (dist sqlite-source-handle-*.mjs
+/// `resolveStateLifecycleRuntimeDirectory` hard-codes `/tmp`), which the
+/// sandbox forbids; see docs/protocol.md.
+#[test]
+fn a_plugin_reads_the_seeded_session_through_the_real_sdk() {
+    let (pkg, node) = match real_sdk() {
+        Ok(x) => x,
+        Err(why) => return eprintln!("SKIPPED: {why}"),
+    };
+    let dir = temp_state("plugin");
+    let sdk = url_of(&pkg.join("dist/plugin-sdk/session-transcript-runtime.js"));
+    let plugin = format!(
+        r#"const SDK = {sdk:?};
+export default {{
+  id: "store-reader",
+  register(api) {{
+    api.registerContextEngine("store-reader", () => ({{
+      info: {{ id: "store-reader", name: "store reader", transcriptSemantics: {{ currentTurnFence: "before-current-turn-entry-v1", turnAdvancementIdempotency: "atomic-idempotent-v1" }} }},
+      async bootstrap(params) {{
+        const {{ readVisibleSessionTranscriptMessageEntries }} = await import(SDK);
+        const entries = await readVisibleSessionTranscriptMessageEntries({{ agentId: params.sessionTarget.agentId, sessionId: params.sessionId, sessionKey: params.sessionKey }});
+        return {{ bootstrapped: true, importedMessages: entries.length, reason: entries.map((e) => e.entryId).join(",") }};
+      }},
+      async commitTurn() {{ return {{ status: "committed" }}; }},
+      async ingest() {{ return {{ ingested: true }}; }},
+      async assemble(params) {{ return {{ messages: params.messages, estimatedTokens: 0 }}; }},
+      async compact() {{ return {{ ok: true, compacted: false }}; }},
+    }}));
+  }},
+}};
+"#
+    );
+    std::fs::write(dir.join("index.js"), plugin).unwrap();
+    std::fs::write(dir.join("package.json"), r#"{"name":"store-reader","version":"0.0.1","type":"module","main":"index.js"}"#).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_clawspec"))
+        .args(["run", "--json", "--no-sandbox", "--scenario", "excluded-from-context", "--profile", "openclaw-2026.9.6", "--plugin"])
+        .arg(dir.join("index.js"))
+        .arg("--node")
+        .arg(&node)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("--scenarios")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "clawspec run failed: {}", String::from_utf8_lossy(&out.stderr));
+    let trace: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let boots: Vec<&Value> = trace["events"].as_array().unwrap().iter().filter(|e| e["method"] == "bootstrap").collect();
+    assert!(!boots.is_empty(), "no bootstrap in the trace");
+    for b in boots {
+        let entries = b["meta"]["facts"]["transcriptEntries"].as_u64().unwrap();
+        assert!(entries > 0);
+        assert_eq!(b["reply"]["ok"]["importedMessages"].as_u64(), Some(entries), "{b}");
+        let ids: Vec<String> = (1..=entries).map(|i| format!("e{i}")).collect();
+        assert_eq!(b["reply"]["ok"]["reason"], ids.join(","), "{b}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+fn url_of(p: &Path) -> String {
+    format!("file://{}", p.canonicalize().unwrap().display())
+}

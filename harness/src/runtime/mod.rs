@@ -355,8 +355,11 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
     // The SDK finds the agent's transcript store under OPENCLAW_STATE_DIR
     // (dist paths-*.mjs `resolveStateDir`), which a plugin inherits from the
     // gateway process on the real host.
+    // The Node adapter replaces OPENCLAW_* from outside (a user's real
+    // state dir must never leak in) and takes this name instead.
     if profile.transcript_store == profile::TranscriptStore::Sqlite {
         spec.env.insert("OPENCLAW_STATE_DIR".into(), state_dir.to_string_lossy().into_owned());
+        spec.env.insert("CLAWSPEC_OPENCLAW_STATE_DIR".into(), state_dir.to_string_lossy().into_owned());
     }
     let engine = match Engine::start(&spec, &driver, &init).await {
         Ok(e) => e,
