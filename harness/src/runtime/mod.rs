@@ -354,11 +354,10 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
     spec.env.insert("CLAWSPEC_STATE_DIR".into(), state_dir.to_string_lossy().into_owned());
     // The SDK finds the agent's transcript store under OPENCLAW_STATE_DIR
     // (dist paths-*.mjs `resolveStateDir`), which a plugin inherits from the
-    // gateway process on the real host.
-    // The Node adapter replaces OPENCLAW_* from outside (a user's real
-    // state dir must never leak in) and takes this name instead.
+    // gateway process on the real host. Engines see only CLAWSPEC_* beyond
+    // the sandbox's allow-list, so it travels under this name; the Node
+    // adapter sets OPENCLAW_STATE_DIR from it for the plugin.
     if profile.transcript_store == profile::TranscriptStore::Sqlite {
-        spec.env.insert("OPENCLAW_STATE_DIR".into(), state_dir.to_string_lossy().into_owned());
         spec.env.insert("CLAWSPEC_OPENCLAW_STATE_DIR".into(), state_dir.to_string_lossy().into_owned());
     }
     let engine = match Engine::start(&spec, &driver, &init).await {

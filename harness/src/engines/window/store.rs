@@ -135,9 +135,10 @@ pub fn read_session_file(text: &str) -> (Vec<AgentMessage>, usize) {
 /// SQLite transcript store (OpenClaw 2026.9.6). The database is the one
 /// `sessionTarget.storePath` designates (the `.sqlite` itself, or the agent's
 /// `sessions/sessions.json` index, whose sibling `agent/` dir holds it), else
-/// `$OPENCLAW_STATE_DIR/agents/<agentId>/agent/openclaw-agent.sqlite` as the
-/// SDK resolves it. Returns the messages, how many were unreadable, and the
-/// database path.
+/// `<state>/agents/<agentId>/agent/openclaw-agent.sqlite` as the SDK resolves
+/// it, `<state>` being `$CLAWSPEC_OPENCLAW_STATE_DIR` (the reference runtime)
+/// or `$OPENCLAW_STATE_DIR`. Returns the messages, how many were unreadable,
+/// and the database path.
 pub fn read_sqlite_session(params: &Value) -> Result<(Vec<AgentMessage>, usize, String), String> {
     use crate::runtime::sqlite_store::{agent_db_path, read_visible_messages};
     let target = &params["sessionTarget"];
@@ -155,8 +156,11 @@ pub fn read_sqlite_session(params: &Value) -> Result<(Vec<AgentMessage>, usize, 
     });
     let db = from_store_path
         .filter(|p| p.exists())
-        .or_else(|| Some(agent_db_path(std::path::Path::new(&std::env::var_os("OPENCLAW_STATE_DIR")?), agent.as_deref()?)))
-        .ok_or("no sessionTarget.storePath and no OPENCLAW_STATE_DIR")?;
+        .or_else(|| {
+            let state = std::env::var_os("CLAWSPEC_OPENCLAW_STATE_DIR").or_else(|| std::env::var_os("OPENCLAW_STATE_DIR"))?;
+            Some(agent_db_path(std::path::Path::new(&state), agent.as_deref()?))
+        })
+        .ok_or("no sessionTarget.storePath naming an existing store, and no OPENCLAW_STATE_DIR")?;
     let mut ms = Vec::new();
     let mut skipped = 0;
     for v in read_visible_messages(&db, session_id)? {
