@@ -45,7 +45,11 @@ export function isolate(stateDir, env = process.env) {
     XDG_DATA_HOME: path.join(sub("home"), ".local", "share"),
     XDG_STATE_HOME: path.join(sub("home"), ".local", "state"),
     XDG_CACHE_HOME: path.join(sub("home"), ".cache"),
-    OPENCLAW_STATE_DIR: sub("openclaw"),
+    // The clawspec runtime names the simulated host's state dir when the
+    // profile keeps transcripts in the agent's SQLite store (OpenClaw
+    // 2026.9.6): the SDK's session-transcript-runtime finds the database
+    // under OPENCLAW_STATE_DIR, as a plugin inside the real gateway does.
+    OPENCLAW_STATE_DIR: env.CLAWSPEC_OPENCLAW_STATE_DIR || sub("openclaw"),
     TMPDIR: sub("tmp"),
     TMP: sub("tmp"),
     TEMP: sub("tmp"),

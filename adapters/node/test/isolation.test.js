@@ -6,6 +6,14 @@ import { test } from "node:test";
 
 import { isolate } from "../lib/isolation.js";
 
+test("OPENCLAW_STATE_DIR is the host state dir the clawspec runtime names (SQLite transcript store)", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "clawspec-iso-host-"));
+  const env = { CLAWSPEC_OPENCLAW_STATE_DIR: dir, OPENCLAW_STATE_DIR: "/home/user/.openclaw" };
+  isolate(path.join(dir, "plugin"), env);
+  assert.equal(env.OPENCLAW_STATE_DIR, dir);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 test("HOME, OPENCLAW_STATE_DIR and TMPDIR point into the state dir; secrets and host pointers are stripped", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "iso-"));
   const env = { PATH: "/bin", HOME: "/home/me", ANTHROPIC_API_KEY: "k", GITHUB_TOKEN: "t", DB_PASSWORD: "p", AWS_SECRET_ACCESS_KEY: "s", OPENCLAW_CONFIG_PATH: "/home/me/.openclaw/x", LCM_DATABASE_PATH: "/home/me/lcm.db", CLAWSPEC_STATE_DIR: "/keep", NODE_OPTIONS: "" };

@@ -11,6 +11,15 @@
 // line per message, the message object stored as given), the entry by the
 // plugin SDK's `updateSessionStore` (dist/plugin-sdk/session-store-runtime.js).
 //
+// 2026.9.x keeps sessions in the agent's SQLite database
+// `<state>/agents/<agentId>/agent/openclaw-agent.sqlite` (dist
+// openclaw-agent-db.paths-*.mjs). The session row is created by the plugin
+// SDK's `upsertSessionEntry` (dist/plugin-sdk/session-store-runtime.js), the
+// messages appended in order by `appendSessionTranscriptMessagesByIdentity`
+// (dist/plugin-sdk/session-transcript-runtime.js, one transaction; the
+// message objects are stored as given, parentIds chained by the host). The
+// SDK finds the database through OPENCLAW_STATE_DIR, which host-runner sets.
+//
 // Usage (host-runner.mjs, under the gateway's environment):
 //   node lib/seed.js SEED.json   with {openclawRoot, stateDir, workspace, seed}
 
@@ -37,11 +46,45 @@ async function hostModules(openclawRoot) {
   return { SessionManager, updateSessionStore: store.updateSessionStore };
 }
 
+/** The 2026.9.x SDK entry points, or null on a release without the SQLite store. */
+async function sqliteModules(openclawRoot) {
+  const sdk = (name) => path.join(openclawRoot, "dist/plugin-sdk", `${name}.js`);
+  if (!fs.existsSync(sdk("session-transcript-runtime"))) return null;
+  const transcript = await import(pathToFileURL(sdk("session-transcript-runtime")).href);
+  const store = await import(pathToFileURL(sdk("session-store-runtime")).href);
+  if (typeof transcript.appendSessionTranscriptMessagesByIdentity !== "function" || typeof store.upsertSessionEntry !== "function") return null;
+  return { append: transcript.appendSessionTranscriptMessagesByIdentity, upsert: store.upsertSessionEntry };
+}
+
+async function seedSqlite({ append, upsert }, { stateDir, seed }) {
+  if (path.resolve(process.env.OPENCLAW_STATE_DIR ?? "") !== path.resolve(stateDir)) {
+    throw new Error(`seed: OPENCLAW_STATE_DIR must be the gateway's state dir ${stateDir} (the SDK resolves the agent database from it)`);
+  }
+  const { agentId, sessionKey } = seed;
+  const sessionId = randomUUID();
+  // A session that earlier real runs created carries an opaque
+  // `lifecycleRevision` (SessionEntry, dist templating-*.d.ts: "Opaque owner
+  // revision used to reject stale lifecycle mutations"; seen in a twin work
+  // dir's session_nodes.entry_json); the host then names it in
+  // sessionTarget.expectedLifecycleRevision on bootstrap.
+  await upsert({ agentId, sessionKey, entry: { sessionId, updatedAt: Date.now(), lifecycleRevision: randomUUID() } });
+  if (seed.messages.length > 0) {
+    const out = await append({ agentId, sessionId, sessionKey, messages: seed.messages.map((message) => ({ message })) });
+    const missing = (out ?? []).filter((r) => !r?.appended);
+    if (!Array.isArray(out) || out.length !== seed.messages.length || missing.length > 0) {
+      throw new Error(`seed: the host appended ${Array.isArray(out) ? out.length - missing.length : 0} of ${seed.messages.length} messages: ${JSON.stringify(missing).slice(0, 500)}`);
+    }
+  }
+  return { sessionId, sessionFile: sessionKey, storePath: path.join(stateDir, "agents", agentId, "agent", "openclaw-agent.sqlite") };
+}
+
 /**
  * Create the session `seed.sessionKey` holding `seed.messages` (in order).
  * Returns {sessionId, sessionFile, storePath}.
  */
 export async function seedSession({ openclawRoot, stateDir, workspace, seed }) {
+  const sqlite = await sqliteModules(openclawRoot);
+  if (sqlite) return seedSqlite(sqlite, { stateDir, seed });
   const { SessionManager, updateSessionStore } = await hostModules(openclawRoot);
   if (typeof SessionManager?.open !== "function" || typeof updateSessionStore !== "function") {
     throw new Error(`seed: ${openclawRoot} has no SessionManager.open / plugin-sdk updateSessionStore (not a 2026.4.x layout)`);

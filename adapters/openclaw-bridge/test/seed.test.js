@@ -43,3 +43,35 @@ for (const [name, msgs] of [["with an assistant reply", messages], ["user only",
     }
   });
 }
+
+// 2026.9.x: the SQLite transcript store, through the host's own SDK.
+const root96 = fs.existsSync(cache) ? fs.readdirSync(cache).filter((d) => d.startsWith("openclaw@2026.9.")).map((d) => path.join(cache, d, "node_modules/openclaw")).find((p) => fs.existsSync(p)) : undefined;
+const node24 = Number(process.versions.node.split(".")[0]) >= 24;
+const skip96 = !root96 ? "openclaw@2026.9.x not in the clawspec cache (run `clawspec twin` once)" : !node24 ? `openclaw@2026.9.x needs Node >= 24 (this is ${process.version})` : false;
+
+for (const [name, msgs] of [["with an assistant reply", messages], ["empty (session_exists)", []]]) {
+  test(`seeds a 9.6 session into the SQLite store: ${name}`, { skip: skip96 }, async () => {
+    const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "clawspec-seed96-"));
+    const before = process.env.OPENCLAW_STATE_DIR;
+    process.env.OPENCLAW_STATE_DIR = stateDir;
+    try {
+      const seed = { agentId: "main", sessionKey: "agent:main:main", messages: msgs };
+      const out = await seedSession({ openclawRoot: root96, stateDir, workspace: "/ws", seed });
+      assert.equal(out.sessionFile, "agent:main:main");
+      assert.equal(out.storePath, path.join(stateDir, "agents/main/agent/openclaw-agent.sqlite"));
+      const sdk = await import(path.join(root96, "dist/plugin-sdk/session-transcript-runtime.js"));
+      const entries = await sdk.readVisibleSessionTranscriptMessageEntries({ agentId: "main", sessionId: out.sessionId, sessionKey: "agent:main:main" });
+      // Stored byte-identical to what was given (the reference's message JSON), parents chained.
+      assert.deepEqual(entries.map((e) => JSON.stringify(e.message)), msgs.map((m) => JSON.stringify(m)));
+      entries.forEach((e, i) => assert.equal(e.parentId, i === 0 ? null : entries[i - 1].entryId));
+      const store = await import(path.join(root96, "dist/plugin-sdk/session-store-runtime.js"));
+      const entry = await store.getSessionEntry({ agentId: "main", sessionKey: "agent:main:main" });
+      assert.equal(entry?.sessionId, out.sessionId);
+      assert.match(entry?.lifecycleRevision ?? "", /^[0-9a-f-]{36}$/);
+    } finally {
+      if (before === undefined) delete process.env.OPENCLAW_STATE_DIR;
+      else process.env.OPENCLAW_STATE_DIR = before;
+      fs.rmSync(stateDir, { recursive: true, force: true });
+    }
+  });
+}

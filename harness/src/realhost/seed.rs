@@ -83,16 +83,15 @@ pub fn host_setup(setup: &Setup) -> Result<HostSetup, NotDrivable> {
     Ok(out)
 }
 
-/// Whether `version`'s session store can be seeded by `lib/seed.js`.
+/// Whether `version`'s session store can be seeded by `lib/seed.js`:
+/// 2026.4.x through its SessionManager + `updateSessionStore` (JSONL),
+/// 2026.9.x through the plugin SDK's `upsertSessionEntry` +
+/// `appendSessionTranscriptMessagesByIdentity` (SQLite transcript store).
 pub fn release_supports_seed(version: &str) -> Result<(), NotDrivable> {
-    if version.starts_with("2026.4.") {
+    if version.starts_with("2026.4.") || version.starts_with("2026.9.") {
         return Ok(());
     }
-    nd(format!(
-        "setup.transcript on openclaw@{version}: this release keeps transcripts in its SQLite session store \
-         (plugin-sdk/session-transcript-runtime appendSessionTranscriptMessagesByIdentity needs a session row created \
-         through the session accessor first); seeding it is not implemented yet"
-    ))
+    nd(format!("setup.transcript on openclaw@{version}: clawspec knows how to seed the session stores of 2026.4.x (JSONL) and 2026.9.x (SQLite) only"))
 }
 
 #[cfg(test)]
@@ -142,6 +141,7 @@ mod tests {
     #[test]
     fn seeding_is_per_release() {
         assert!(release_supports_seed("2026.4.26").is_ok());
-        assert!(release_supports_seed("2026.9.6").unwrap_err().0.contains("SQLite"));
+        assert!(release_supports_seed("2026.9.6").is_ok());
+        assert!(release_supports_seed("2026.6.1").unwrap_err().0.contains("2026.9.x (SQLite)"));
     }
 }

@@ -105,6 +105,10 @@ impl Sim<'_> {
         if with_rewrite {
             c.insert("rewriteTranscriptEntries".into(), json!({"$callback": "rewriteTranscriptEntries"}));
         }
+        // 2026.9.6 context-engine-maintenance-*.mjs `buildAfterTurnRuntimeContext`.
+        if self.transcript.is_sqlite() {
+            c.insert("transcriptStorage".into(), json!({"kind": "sqlite"}));
+        }
         Value::Object(c)
     }
 

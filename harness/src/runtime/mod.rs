@@ -17,6 +17,7 @@ pub mod pipeline;
 pub mod profile;
 pub mod prompt;
 pub mod settings;
+pub mod sqlite_store;
 pub mod steps;
 pub mod transcript;
 pub mod turn;
@@ -334,19 +335,29 @@ impl<'a> Sim<'a> {
         self.setup.context_token_budget.unwrap_or(self.setup.context_window)
     }
 
-    /// `sessionFile`: the JSONL transcript the reference keeps. Known
-    /// difference (docs/fidelity.md): the real 2026.9.6 host keeps transcripts
-    /// in its SQLite store and passes the session key here; the reference
-    /// follows once it keeps that store (engines then read it through the SDK).
+    /// `sessionFile`: the JSONL transcript's path, or with the SQLite store
+    /// the session key (real 2026.9.6 host, `clawspec twin`: engines read the
+    /// session through the SDK's `session-transcript-runtime` instead).
     pub fn session_file(&self) -> String {
+        if self.transcript.is_sqlite() {
+            return self.setup.session_key.clone();
+        }
         self.transcript.path.to_string_lossy().into_owned()
     }
 
     pub fn new_session(&mut self) {
         self.session_counter += 1;
         let id = format!("sess-{:04}", self.session_counter);
-        let path = session_path(&self.state_dir, &id);
-        self.transcript = Transcript::new(id, path);
+        self.transcript = match self.profile.transcript_store {
+            profile::TranscriptStore::Jsonl => {
+                let path = session_path(&self.state_dir, &id);
+                Transcript::new(id, path)
+            }
+            profile::TranscriptStore::Sqlite => {
+                let db = sqlite_store::agent_db_path(&self.state_dir, &self.setup.agent_id);
+                Transcript::sqlite(id, sqlite_store::SqliteSession::new(db, self.setup.agent_id.clone(), self.setup.session_key.clone()))
+            }
+        };
     }
 }
 
@@ -385,6 +396,14 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
     // state dir, so their paths normalise to `$STATE` like ours.
     let mut spec = cfg.engine.clone();
     spec.env.insert("CLAWSPEC_STATE_DIR".into(), state_dir.to_string_lossy().into_owned());
+    // The SDK finds the agent's transcript store under OPENCLAW_STATE_DIR
+    // (dist paths-*.mjs `resolveStateDir`), which a plugin inherits from the
+    // gateway process on the real host. Engines see only CLAWSPEC_* beyond
+    // the sandbox's allow-list, so it travels under this name; the Node
+    // adapter sets OPENCLAW_STATE_DIR from it for the plugin.
+    if profile.transcript_store == profile::TranscriptStore::Sqlite {
+        spec.env.insert("CLAWSPEC_OPENCLAW_STATE_DIR".into(), state_dir.to_string_lossy().into_owned());
+    }
     let engine = match Engine::start(&spec, &driver, &init).await {
         Ok(e) => e,
         Err(f) => {

@@ -29,6 +29,20 @@ pub enum OverflowRetry {
     ContinueFromTranscript,
 }
 
+/// Where the release keeps session transcripts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TranscriptStore {
+    /// `sessions/<id>.jsonl` files; `sessionFile` is that path (2026.4.26
+    /// `SessionManager`).
+    Jsonl,
+    /// The agent's SQLite database `agents/<agent>/agent/openclaw-agent.sqlite`
+    /// (2026.9.6 dist `openclaw-agent-db.paths-*.mjs`); hooks get the session
+    /// key as `sessionFile` and `runtimeContext.transcriptStorage: {kind: "sqlite"}`
+    /// (dist context-engine-maintenance-*.mjs `buildAfterTurnRuntimeContext`).
+    Sqlite,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Profile {
@@ -113,6 +127,7 @@ pub struct Profile {
     /// 2026.4.26 passes only `{sessionId, sessionKey, sessionFile}` (dist
     /// attempt.tool-run-context-*.js, audit item 7).
     pub bootstrap_runtime_context: bool,
+    pub transcript_store: TranscriptStore,
 }
 
 pub const PROFILE_IDS: [&str; 3] = ["openclaw-2026.4.26", "openclaw-2026.9.6", "rfc-82137"];
@@ -158,6 +173,7 @@ impl Profile {
             reserve_floor_and_cap: false,
             attempt_runtime_context_v2026_9: false,
             bootstrap_runtime_context: false,
+            transcript_store: TranscriptStore::Jsonl,
         }
     }
 
@@ -192,6 +208,7 @@ impl Profile {
             reserve_floor_and_cap: true,
             attempt_runtime_context_v2026_9: true,
             bootstrap_runtime_context: true,
+            transcript_store: TranscriptStore::Sqlite,
         }
     }
 

@@ -1,7 +1,8 @@
-//! The session transcript as OpenClaw persists it: a JSONL file with a
-//! `{type:"session",…}` header and `{type:"message",id,parentId,timestamp,message}`
-//! lines (shared/reference/real-plugins.md; openclaw `SessionManager`). Engines
-//! read it in `bootstrap`, so it is a real file in the run's state dir.
+//! The session transcript as OpenClaw persists it. Up to 2026.4.x: a JSONL file
+//! with a `{type:"session",…}` header and `{type:"message",id,parentId,timestamp,message}`
+//! lines (shared/reference/real-plugins.md; openclaw `SessionManager`); from
+//! 2026.9.6: the agent's SQLite transcript store ([`super::sqlite_store`]).
+//! Engines read it in `bootstrap`, so it is real storage in the run's state dir.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -9,6 +10,7 @@ use std::path::PathBuf;
 use clawspec_contract::*;
 use serde_json::{json, Value};
 
+use super::sqlite_store::{Flushed, SqliteSession};
 use crate::scenario::model::{MessageSpec, ModelReply, ModelStep, Setup, ShortMessage};
 
 #[derive(Clone, Debug)]
@@ -34,15 +36,42 @@ pub struct Transcript {
     /// appends only write the new lines, so a long session costs linear, not
     /// quadratic, I/O. `None` forces a full rewrite (history was rewritten).
     flushed: std::cell::Cell<Option<(usize, u64)>>,
+    /// Where the session lives: `path` as JSONL, or this SQLite session.
+    sqlite: Option<SqliteSession>,
+    sqlite_flushed: std::cell::Cell<Option<Flushed>>,
 }
 
 impl Transcript {
     pub fn new(session_id: String, path: PathBuf) -> Self {
-        Transcript { session_id, path, entries: Vec::new(), next_entry: 0, generation: 1, flushed: std::cell::Cell::new(None) }
+        Transcript {
+            session_id,
+            path,
+            entries: Vec::new(),
+            next_entry: 0,
+            generation: 1,
+            flushed: std::cell::Cell::new(None),
+            sqlite: None,
+            sqlite_flushed: std::cell::Cell::new(None),
+        }
     }
 
+    /// A session kept in an agent's SQLite transcript store (`path` is the database).
+    pub fn sqlite(session_id: String, store: SqliteSession) -> Self {
+        let path = store.db_path.clone();
+        Transcript { sqlite: Some(store), ..Transcript::new(session_id, path) }
+    }
+
+    pub fn is_sqlite(&self) -> bool {
+        self.sqlite.is_some()
+    }
+
+    /// The host's "transcript exists": the JSONL file, or the session's window
+    /// row in the store.
     pub fn exists(&self) -> bool {
-        self.path.exists()
+        match &self.sqlite {
+            Some(s) => s.exists(&self.session_id),
+            None => self.path.exists(),
+        }
     }
 
     pub fn append(&mut self, message: AgentMessage, timestamp: u64) -> String {
@@ -74,6 +103,11 @@ impl Transcript {
     /// or the file is not the one last written (an engine touched it, or it is
     /// gone): then the whole file is rewritten from the entries.
     pub fn flush(&self, created_at: u64) -> std::io::Result<()> {
+        if let Some(store) = &self.sqlite {
+            let done = store.flush(&self.session_id, created_at, self.generation, &self.entries, self.sqlite_flushed.get());
+            self.sqlite_flushed.set(done.as_ref().ok().copied());
+            return done.map(|_| ()).map_err(std::io::Error::other);
+        }
         if let Some((n, len)) = self.flushed.get() {
             let on_disk = std::fs::metadata(&self.path).map(|m| m.len()).ok();
             if n <= self.entries.len() && on_disk == Some(len) {
@@ -108,6 +142,7 @@ impl Transcript {
     /// rewrites the whole file.
     pub fn rewritten(&self) {
         self.flushed.set(None);
+        self.sqlite_flushed.set(None);
     }
 }
 

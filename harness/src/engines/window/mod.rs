@@ -193,17 +193,28 @@ impl Engine for Window {
     }
 
     /// Import the session transcript; running it again imports nothing new.
+    /// From whichever store the host keeps: the SQLite transcript store when
+    /// `runtimeContext.transcriptStorage.kind` says so (2026.9.6, where
+    /// `sessionFile` is the session key), else the JSONL `sessionFile`.
     fn bootstrap(&mut self, params: Value, _host: &mut HostLink<'_>) -> Outcome {
-        let Some(path) = params.get("sessionFile").and_then(Value::as_str) else {
-            return Ok(json!({"bootstrapped": false, "reason": "no sessionFile"}));
+        let (ms, skipped, source) = if params["runtimeContext"]["transcriptStorage"]["kind"] == "sqlite" {
+            match store::read_sqlite_session(&params) {
+                Ok(read) => read,
+                Err(e) => return Ok(json!({"bootstrapped": false, "reason": format!("cannot read the transcript store: {e}")})),
+            }
+        } else {
+            let Some(path) = params.get("sessionFile").and_then(Value::as_str) else {
+                return Ok(json!({"bootstrapped": false, "reason": "no sessionFile"}));
+            };
+            let text = match std::fs::read_to_string(path) {
+                Ok(t) => t,
+                Err(e) => return Ok(json!({"bootstrapped": false, "reason": format!("cannot read session file: {e}")})),
+            };
+            let (ms, skipped) = store::read_session_file(&text);
+            (ms, skipped, path.to_string())
         };
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) => return Ok(json!({"bootstrapped": false, "reason": format!("cannot read session file: {e}")})),
-        };
-        let (ms, skipped) = store::read_session_file(&text);
         if skipped > 0 {
-            eprintln!("window: bootstrap skipped {skipped} unreadable line(s) of {path}");
+            eprintln!("window: bootstrap skipped {skipped} unreadable message(s) of {source}");
         }
         let n = self.add(&params, ms)?;
         Ok(json!({"bootstrapped": true, "importedMessages": n}))
@@ -360,6 +371,31 @@ mod tests {
         let r = drive(m, &[req(1, "bootstrap", p.clone()), req(2, "bootstrap", p.clone()), req(3, "compact", json!({"sessionId": "s1", "compactionTarget": "threshold"}))]);
         assert_eq!(r[&1], json!({"bootstrapped": true, "importedMessages": first}));
         assert_eq!(r[&2]["importedMessages"], second);
+    }
+
+    /// 2026.9.6: `sessionFile` is the session key; the session is read from the
+    /// agent's SQLite store that `sessionTarget.storePath` points next to.
+    #[test]
+    fn bootstrap_reads_the_sqlite_transcript_store() {
+        use crate::runtime::sqlite_store::{agent_db_path, SqliteSession};
+        use crate::runtime::transcript::Entry;
+        let state = std::env::temp_dir().join(format!("clawspec-window-sqlite-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&state);
+        let store = SqliteSession::new(agent_db_path(&state, "main"), "main".into(), "agent:main:main".into());
+        let entries: Vec<Entry> = transcript()[1..]
+            .iter()
+            .map(|l| Entry { id: l["id"].as_str().unwrap().into(), parent_id: l["parentId"].as_str().map(Into::into), timestamp: 2, message: serde_json::from_value(l["message"].clone()).unwrap(), abandoned: false })
+            .collect();
+        store.flush("s1", 1, 1, &entries, None).unwrap();
+        let target = json!({"agentId": "main", "sessionId": "s1", "sessionKey": "agent:main:main", "storePath": state.join("agents/main/sessions/sessions.json")});
+        let p = json!({"sessionId": "s1", "sessionKey": "agent:main:main", "sessionFile": "agent:main:main", "sessionTarget": target, "runtimeContext": {"transcriptStorage": {"kind": "sqlite"}}});
+        let r = drive(Mutation::None, &[req(1, "bootstrap", p.clone()), req(2, "bootstrap", p)]);
+        assert_eq!(r[&1], json!({"bootstrapped": true, "importedMessages": 2}));
+        assert_eq!(r[&2]["importedMessages"], 0);
+        let missing = json!({"sessionId": "s1", "sessionFile": "agent:main:main", "sessionTarget": {"sessionId": "s1", "storePath": "/nonexistent/clawspec/agents/main/sessions/sessions.json"}, "runtimeContext": {"transcriptStorage": {"kind": "sqlite"}}});
+        let r = drive(Mutation::None, &[req(1, "bootstrap", missing)]);
+        assert_eq!(r[&1]["bootstrapped"], false, "{}", r[&1]);
+        let _ = std::fs::remove_dir_all(&state);
     }
 
     #[test]

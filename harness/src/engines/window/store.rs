@@ -131,6 +131,48 @@ pub fn read_session_file(text: &str) -> (Vec<AgentMessage>, usize) {
     (ms, skipped)
 }
 
+/// The visible messages of the session `params` names, from the agent's
+/// SQLite transcript store (OpenClaw 2026.9.6). The database is the one
+/// `sessionTarget.storePath` designates (the `.sqlite` itself, or the agent's
+/// `sessions/sessions.json` index, whose sibling `agent/` dir holds it), else
+/// `<state>/agents/<agentId>/agent/openclaw-agent.sqlite` as the SDK resolves
+/// it, `<state>` being `$CLAWSPEC_OPENCLAW_STATE_DIR` (the reference runtime)
+/// or `$OPENCLAW_STATE_DIR`. Returns the messages, how many were unreadable,
+/// and the database path.
+pub fn read_sqlite_session(params: &Value) -> Result<(Vec<AgentMessage>, usize, String), String> {
+    use crate::runtime::sqlite_store::{agent_db_path, read_visible_messages};
+    let target = &params["sessionTarget"];
+    let session_id = target["sessionId"].as_str().or_else(|| params["sessionId"].as_str()).ok_or("no sessionId")?;
+    let agent = target["agentId"].as_str().map(str::to_string).or_else(|| {
+        let key = params["sessionKey"].as_str()?;
+        key.strip_prefix("agent:")?.split(':').next().map(str::to_string)
+    });
+    let from_store_path = target["storePath"].as_str().map(std::path::Path::new).and_then(|p| {
+        if p.extension().is_some_and(|e| e == "sqlite") {
+            return Some(p.to_path_buf());
+        }
+        let agent_dir = p.parent()?.parent()?;
+        (p.file_name()? == "sessions.json").then(|| agent_dir.join("agent").join("openclaw-agent.sqlite"))
+    });
+    let db = from_store_path
+        .filter(|p| p.exists())
+        .or_else(|| {
+            let state = std::env::var_os("CLAWSPEC_OPENCLAW_STATE_DIR").or_else(|| std::env::var_os("OPENCLAW_STATE_DIR"))?;
+            Some(agent_db_path(std::path::Path::new(&state), agent.as_deref()?))
+        })
+        .ok_or("no sessionTarget.storePath naming an existing store, and no OPENCLAW_STATE_DIR")?;
+    let mut ms = Vec::new();
+    let mut skipped = 0;
+    for v in read_visible_messages(&db, session_id)? {
+        match serde_json::from_value::<AgentMessage>(v) {
+            Ok(m) if m.is_runtime_context_carrier() => {}
+            Ok(m) => ms.push(m),
+            Err(_) => skipped += 1,
+        }
+    }
+    Ok((ms, skipped, db.display().to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,565 @@
+//! The SQLite transcript store of OpenClaw 2026.9.6: one database per agent,
+//! `<state>/agents/<agentId>/agent/openclaw-agent.sqlite` (dist
+//! `openclaw-agent-db.paths-*.mjs` `resolveOpenClawAgentSqlitePath`), in the
+//! schema the release creates (`openclaw-agent-schema-2026.9.6.sql`, printed by
+//! the real SDK: `harness/tests/sdk/transcript-store.mjs schema`, kept equal by
+//! `tests/transcript_store_sdk.rs`). Engines read it through
+//! `openclaw/plugin-sdk/session-transcript-runtime`
+//! (`readVisibleSessionTranscriptMessageEntries`), so the reference writes the
+//! rows that reader and the host's own writer use, as a real gateway leaves
+//! them (observed in a `clawspec twin --keep` work dir):
+//!
+//! - `schema_meta` `primary|agent|23|<agent>|2026.9.6` (once per database);
+//! - `session_nodes` (the session key's entry, `session-accessor.sqlite-entry-store-*.mjs`)
+//!   and `session_windows` (the session id under that key);
+//! - `transcript_events`: seq 0 the `{"type":"session","version":4,…}` header,
+//!   then one row per entry `{"type":"message",id,parentId,timestamp,message}`
+//!   with ISO-8601 timestamps (`session-accessor.sqlite-transcript-store-*.mjs`);
+//! - `transcript_event_identities` (id, seq, type, parentId, the message's
+//!   idempotencyKey), `transcript_rewrite_watermarks` (the generation);
+//! - `session_transcript_active_events` + `session_transcript_index_state`: the
+//!   visible branch, messages numbered (`session-transcript-index-*.mjs`).
+//!
+//! Appends write only the new entries, in one transaction; a rewritten history
+//! (compaction) replaces the session's rows.
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+
+use rusqlite::{params, Connection, OptionalExtension};
+use serde_json::{json, Value};
+
+use super::transcript::Entry;
+
+/// The DDL the real 2026.9.6 SDK creates for a fresh agent database.
+pub const SCHEMA_2026_9_6: &str = include_str!("openclaw-agent-schema-2026.9.6.sql");
+/// `schema_meta.schema_version` and `PRAGMA user_version` of that schema.
+pub const SCHEMA_VERSION: i64 = 23;
+const APP_VERSION: &str = "2026.9.6";
+
+/// The agent database path under a state dir.
+pub fn agent_db_path(state_dir: &Path, agent_id: &str) -> PathBuf {
+    state_dir
+        .join("agents")
+        .join(agent_id)
+        .join("agent")
+        .join("openclaw-agent.sqlite")
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("transcript store {path}: {source}")]
+    Sqlite {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    #[error("transcript store {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// One session of the agent database, as the runtime writes it.
+#[derive(Debug)]
+pub struct SqliteSession {
+    pub db_path: PathBuf,
+    pub agent_id: String,
+    pub session_key: String,
+    conn: RefCell<Option<Connection>>,
+}
+
+/// What the last flush left in the database (entries written, entries then
+/// abandoned): the next flush appends only what is new.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flushed {
+    pub entries: usize,
+    pub abandoned: usize,
+}
+
+/// Open (creating when new) an agent database in the release's schema.
+pub fn open(path: &Path, agent_id: &str, now_ms: u64) -> Result<Connection, StoreError> {
+    let sql = |source| StoreError::Sqlite {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    }
+    let conn = Connection::open(path).map_err(sql)?;
+    // The host's pragmas (dist openclaw-agent-db-*.mjs: WAL, synchronous
+    // NORMAL, foreign keys on; sqlite-wal-*.mjs: 30 s busy timeout). NORMAL
+    // also keeps a flush per entry from costing an fsync.
+    conn.pragma_update(None, "journal_mode", "WAL").map_err(sql)?;
+    conn.pragma_update(None, "synchronous", "NORMAL").map_err(sql)?;
+    conn.pragma_update(None, "foreign_keys", "ON").map_err(sql)?;
+    conn.busy_timeout(std::time::Duration::from_secs(30)).map_err(sql)?;
+    let version: i64 = conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .map_err(sql)?;
+    if version == 0 {
+        let tx = conn.unchecked_transaction().map_err(sql)?;
+        tx.execute_batch(SCHEMA_2026_9_6).map_err(sql)?;
+        tx.execute(
+            "INSERT INTO schema_meta (meta_key, role, schema_version, agent_id, app_version, created_at, updated_at) VALUES ('primary', 'agent', ?1, ?2, ?3, ?4, ?4)",
+            params![SCHEMA_VERSION, agent_id, APP_VERSION, now_ms as i64],
+        )
+        .map_err(sql)?;
+        tx.commit().map_err(sql)?;
+    }
+    Ok(conn)
+}
+
+impl SqliteSession {
+    pub fn new(db_path: PathBuf, agent_id: String, session_key: String) -> Self {
+        SqliteSession {
+            db_path,
+            agent_id,
+            session_key,
+            conn: RefCell::new(None),
+        }
+    }
+
+    fn err(&self, source: rusqlite::Error) -> StoreError {
+        StoreError::Sqlite {
+            path: self.db_path.clone(),
+            source,
+        }
+    }
+
+    fn with_conn<T>(
+        &self,
+        now_ms: u64,
+        f: impl FnOnce(&Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut slot = self.conn.borrow_mut();
+        if slot.is_none() || !self.db_path.exists() {
+            *slot = Some(open(&self.db_path, &self.agent_id, now_ms)?);
+        }
+        f(slot.as_ref().expect("opened"))
+    }
+
+    /// Whether the session has a window in the database (OpenClaw's
+    /// "transcript exists").
+    pub fn exists(&self, session_id: &str) -> bool {
+        if !self.db_path.exists() {
+            return false;
+        }
+        self.with_conn(0, |c| {
+            c.query_row(
+                "SELECT 1 FROM session_windows WHERE session_id = ?1",
+                [session_id],
+                |_| Ok(()),
+            )
+            .optional()
+            .map(|r| r.is_some())
+            .map_err(|e| self.err(e))
+        })
+        .unwrap_or(false)
+    }
+
+    /// Write `entries[from.entries..]` (all of them, replacing the session's
+    /// rows, when `from` is `None`), then the visible-branch index.
+    pub fn flush(
+        &self,
+        session_id: &str,
+        created_at: u64,
+        generation: u64,
+        entries: &[Entry],
+        from: Option<Flushed>,
+    ) -> Result<Flushed, StoreError> {
+        let now = entries
+            .last()
+            .map_or(created_at, |e| e.timestamp.max(created_at));
+        let abandoned = entries.iter().filter(|e| e.abandoned).count();
+        self.with_conn(created_at, |c| {
+            let tx = c.unchecked_transaction().map_err(|e| self.err(e))?;
+            let start = match from {
+                Some(f) if f.entries <= entries.len() && self.window_exists(&tx, session_id)? => f.entries,
+                _ => {
+                    self.create_session(&tx, session_id, created_at)?;
+                    0
+                }
+            };
+            for (i, e) in entries.iter().enumerate().skip(start) {
+                insert_entry(&tx, session_id, i as i64 + 1, e).map_err(|e| self.err(e))?;
+            }
+            let active_changed = from.is_none_or(|f| f.abandoned != abandoned) || start == 0;
+            self.index(&tx, session_id, entries, if active_changed { 0 } else { start }, now).map_err(|e| self.err(e))?;
+            tx.execute(
+                "INSERT INTO transcript_rewrite_watermarks (session_id, generation, updated_at) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(session_id) DO UPDATE SET generation = excluded.generation, updated_at = excluded.updated_at",
+                params![session_id, format!("{generation:032x}"), now as i64],
+            )
+            .map_err(|e| self.err(e))?;
+            tx.execute(
+                "UPDATE session_windows SET updated_at = ?2, transcript_updated_at = ?2, transcript_observed_at = ?2 WHERE session_id = ?1",
+                params![session_id, now as i64],
+            )
+            .map_err(|e| self.err(e))?;
+            tx.commit().map_err(|e| self.err(e))?;
+            Ok(Flushed { entries: entries.len(), abandoned })
+        })
+    }
+
+    fn window_exists(&self, c: &Connection, session_id: &str) -> Result<bool, StoreError> {
+        c.query_row(
+            "SELECT 1 FROM session_windows WHERE session_id = ?1",
+            [session_id],
+            |_| Ok(()),
+        )
+        .optional()
+        .map(|r| r.is_some())
+        .map_err(|e| self.err(e))
+    }
+
+    /// The session key's node, its window and the transcript header (a fresh
+    /// start: any earlier rows of this session are dropped).
+    fn create_session(
+        &self,
+        c: &Connection,
+        session_id: &str,
+        created_at: u64,
+    ) -> Result<(), StoreError> {
+        let e = |e| self.err(e);
+        for table in [
+            "session_transcript_active_events",
+            "session_transcript_index_state",
+            "transcript_event_identities",
+            "transcript_events",
+            "transcript_rewrite_watermarks",
+        ] {
+            c.execute(
+                &format!("DELETE FROM {table} WHERE session_id = ?1"),
+                [session_id],
+            )
+            .map_err(e)?;
+        }
+        let ts = created_at as i64;
+        let entry = json!({"sessionId": session_id, "createdAt": ts, "updatedAt": ts, "sessionStartedAt": ts,
+                           "lifecycleRevision": format!("rev-{session_id}")});
+        c.execute(
+            "INSERT INTO session_nodes (session_key, current_session_id, entry_json, updated_at, created_at, created_via) VALUES (?1, ?2, ?3, ?4, ?4, 'operator')
+             ON CONFLICT(session_key) DO UPDATE SET current_session_id = excluded.current_session_id, entry_json = excluded.entry_json, updated_at = excluded.updated_at",
+            params![self.session_key, session_id, entry.to_string(), ts],
+        )
+        .map_err(e)?;
+        // The agent's main key is the shared main session (twin observation).
+        let scope = if self.session_key == format!("agent:{}:main", self.agent_id) {
+            "shared-main"
+        } else {
+            "conversation"
+        };
+        c.execute(
+            "INSERT OR IGNORE INTO session_windows (session_id, session_key, session_scope, created_at, updated_at, session_entry_provenance) VALUES (?1, ?2, ?3, ?4, ?4, 1)",
+            params![session_id, self.session_key, scope, ts],
+        )
+        .map_err(e)?;
+        let header = json!({"type": "session", "version": 4, "id": session_id, "timestamp": iso8601(created_at), "cwd": "/workspace"});
+        c.execute("INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?1, 0, ?2, ?3)", params![session_id, header.to_string(), ts]).map_err(e)?;
+        c.execute(
+            "INSERT INTO transcript_event_identities (session_id, event_id, seq, event_type, created_at) VALUES (?1, ?1, 0, 'session', ?2)",
+            params![session_id, ts],
+        )
+        .map_err(e)?;
+        Ok(())
+    }
+
+    /// The visible branch (entries not abandoned), from entry `start` on.
+    fn index(
+        &self,
+        c: &Connection,
+        session_id: &str,
+        entries: &[Entry],
+        start: usize,
+        now: u64,
+    ) -> rusqlite::Result<()> {
+        let (mut position, mut messages) = if start == 0 {
+            c.execute(
+                "DELETE FROM session_transcript_active_events WHERE session_id = ?1",
+                [session_id],
+            )?;
+            (0i64, 0i64)
+        } else {
+            c.query_row(
+                "SELECT active_event_count, active_message_count FROM session_transcript_index_state WHERE session_id = ?1",
+                [session_id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?
+        };
+        for (i, _) in entries
+            .iter()
+            .enumerate()
+            .skip(start)
+            .filter(|(_, e)| !e.abandoned)
+        {
+            c.execute(
+                "INSERT INTO session_transcript_active_events (session_id, active_position, event_seq, message_position, context_eligible) VALUES (?1, ?2, ?3, ?4, 1)",
+                params![session_id, position, i as i64 + 1, messages],
+            )?;
+            position += 1;
+            messages += 1;
+        }
+        let leaf = entries
+            .iter()
+            .rev()
+            .find(|e| !e.abandoned)
+            .map(|e| e.id.clone());
+        c.execute(
+            "INSERT INTO session_transcript_index_state (session_id, indexed_seq, leaf_event_id, needs_rebuild, active_event_count, active_message_count, updated_at)
+             VALUES (?1, ?2, ?3, 0, ?4, ?5, ?6)
+             ON CONFLICT(session_id) DO UPDATE SET indexed_seq = excluded.indexed_seq, leaf_event_id = excluded.leaf_event_id,
+               active_event_count = excluded.active_event_count, active_message_count = excluded.active_message_count, updated_at = excluded.updated_at",
+            params![session_id, entries.len() as i64, leaf, position, messages, now as i64],
+        )?;
+        Ok(())
+    }
+}
+
+fn insert_entry(c: &Connection, session_id: &str, seq: i64, e: &Entry) -> rusqlite::Result<()> {
+    let event = json!({"type": "message", "id": e.id, "parentId": e.parent_id, "timestamp": iso8601(e.timestamp), "message": e.message});
+    let ts = e.timestamp as i64;
+    c.execute("INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?1, ?2, ?3, ?4)", params![session_id, seq, event.to_string(), ts])?;
+    // The idempotency index is unique per session: a key seen before (a
+    // retried prompt) is recorded once, as the host's dedupe keeps it.
+    let key = event["message"]
+        .get("idempotencyKey")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let key = match key {
+        Some(k) if c
+            .query_row("SELECT 1 FROM transcript_event_identities WHERE session_id = ?1 AND message_idempotency_key = ?2", params![session_id, k], |_| Ok(()))
+            .optional()?
+            .is_none() =>
+        {
+            Some(k)
+        }
+        _ => None,
+    };
+    c.execute(
+        "INSERT INTO transcript_event_identities (session_id, event_id, seq, event_type, parent_id, message_idempotency_key, created_at) VALUES (?1, ?2, ?3, 'message', ?4, ?5, ?6)",
+        params![session_id, e.id, seq, e.parent_id, key, ts],
+    )?;
+    Ok(())
+}
+
+/// `YYYY-MM-DDTHH:MM:SS.mmmZ` of a Unix time in ms, as JavaScript's
+/// `Date.prototype.toISOString` writes event timestamps.
+pub fn iso8601(ms: u64) -> String {
+    let (secs, millis) = (ms / 1000, ms % 1000);
+    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
+    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// The visible messages of a session in an agent database: the parent chain
+/// from the last event back to the root (OpenClaw's branch-safe projection,
+/// dist session-accessor.sqlite-read-*.mjs `selectVisibleTranscriptEventEntries`),
+/// keeping `message` events. Used by the built-in engines.
+pub fn read_visible_messages(db_path: &Path, session_id: &str) -> Result<Vec<Value>, String> {
+    let conn = Connection::open_with_flags(
+        db_path,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| format!("cannot open {}: {e}", db_path.display()))?;
+    let mut stmt = conn
+        .prepare("SELECT event_json FROM transcript_events WHERE session_id = ?1 AND event_json IS NOT NULL ORDER BY seq")
+        .map_err(|e| format!("{}: {e}", db_path.display()))?;
+    let events: Vec<Value> = stmt
+        .query_map([session_id], |r| r.get::<_, String>(0))
+        .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+        .map_err(|e| format!("{}: {e}", db_path.display()))?
+        .iter()
+        .filter_map(|s| serde_json::from_str(s).ok())
+        .collect();
+    let by_id: std::collections::HashMap<&str, &Value> = events
+        .iter()
+        .filter_map(|e| Some((e.get("id")?.as_str()?, e)))
+        .collect();
+    let Some(mut at) = events.iter().rev().find(|e| e["type"] != "session") else {
+        return Ok(Vec::new());
+    };
+    let mut path = vec![at];
+    while let Some(parent) = at
+        .get("parentId")
+        .and_then(Value::as_str)
+        .and_then(|p| by_id.get(p))
+    {
+        if path.len() > events.len() {
+            return Err(format!(
+                "{}: parentId cycle in session {session_id}",
+                db_path.display()
+            ));
+        }
+        at = parent;
+        path.push(at);
+    }
+    Ok(path
+        .into_iter()
+        .rev()
+        .filter(|e| e["type"] == "message")
+        .filter_map(|e| e.get("message").cloned())
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clawspec_contract::AgentMessage;
+    use sha2::{Digest, Sha256};
+
+    fn entry(n: u64, parent: Option<u64>, text: &str) -> Entry {
+        Entry {
+            id: format!("e{n}"),
+            parent_id: parent.map(|p| format!("e{p}")),
+            timestamp: 1_795_000_000_000 + n,
+            message: AgentMessage::user_text(text),
+            abandoned: false,
+        }
+    }
+
+    #[test]
+    fn iso_timestamps_match_javascript() {
+        assert_eq!(iso8601(0), "1970-01-01T00:00:00.000Z");
+        // new Date(1795458009779).toISOString() (the twin's header timestamp)
+        assert_eq!(iso8601(1_795_458_009_779), "2026-11-23T18:20:09.779Z");
+        assert_eq!(iso8601(951_782_400_001), "2000-02-29T00:00:00.001Z");
+    }
+
+    #[test]
+    fn schema_digest_is_pinned() {
+        let dir = tempfile_dir("schema");
+        let conn = open(&agent_db_path(&dir, "main"), "main", 1).unwrap();
+        let mut stmt = conn.prepare("SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_master ORDER BY type, name").unwrap();
+        let rows: Vec<String> = stmt
+            .query_map([], |r| {
+                Ok(format!(
+                    "{}|{}|{}|{}",
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?
+                ))
+            })
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let version: i64 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        let tables = rows.iter().filter(|r| r.starts_with("table|")).count();
+        let digest = format!("{:x}", Sha256::digest(rows.join("\n").as_bytes()));
+        insta::assert_snapshot!(format!(
+            "user_version {version}\nobjects {}\ntables {tables}\nsha256 {digest}",
+            rows.len()
+        ));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn appends_round_trip_and_only_write_new_rows() {
+        let dir = tempfile_dir("roundtrip");
+        let s = SqliteSession::new(
+            agent_db_path(&dir, "main"),
+            "main".into(),
+            "agent:main:main".into(),
+        );
+        assert!(!s.exists("sess-0001"));
+        let mut entries = vec![entry(1, None, "one"), entry(2, Some(1), "two")];
+        let f = s
+            .flush("sess-0001", 1_795_000_000_000, 1, &entries, None)
+            .unwrap();
+        assert!(s.exists("sess-0001"));
+        entries.push(entry(3, Some(2), "three"));
+        let f = s
+            .flush("sess-0001", 1_795_000_000_000, 1, &entries, Some(f))
+            .unwrap();
+        assert_eq!(
+            f,
+            Flushed {
+                entries: 3,
+                abandoned: 0
+            }
+        );
+        let texts = |ms: Vec<Value>| {
+            ms.iter()
+                .map(|m| m["content"].as_str().unwrap().to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            texts(read_visible_messages(&s.db_path, "sess-0001").unwrap()),
+            ["one", "two", "three"]
+        );
+        // An abandoned trailing user leaves the visible branch.
+        entries[2].abandoned = true;
+        entries.push(entry(4, Some(2), "four"));
+        let f = s
+            .flush("sess-0001", 1_795_000_000_000, 1, &entries, Some(f))
+            .unwrap();
+        assert_eq!(
+            texts(read_visible_messages(&s.db_path, "sess-0001").unwrap()),
+            ["one", "two", "four"]
+        );
+        let conn = Connection::open(&s.db_path).unwrap();
+        let count = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap();
+        assert_eq!(
+            count("SELECT count(*) FROM transcript_events"),
+            5,
+            "header + 4 entries, none written twice"
+        );
+        assert_eq!(
+            count("SELECT count(*) FROM session_transcript_active_events"),
+            3
+        );
+        assert_eq!(
+            count("SELECT active_message_count FROM session_transcript_index_state"),
+            3
+        );
+        // A rewrite (compaction) replaces the rows.
+        let rewritten = vec![entry(5, None, "summary")];
+        s.flush("sess-0001", 1_795_000_000_000, 2, &rewritten, None)
+            .unwrap();
+        assert_eq!(
+            texts(read_visible_messages(&s.db_path, "sess-0001").unwrap()),
+            ["summary"]
+        );
+        assert_eq!(count("SELECT count(*) FROM transcript_events"), 2);
+        assert_eq!(
+            conn.query_row(
+                "SELECT generation FROM transcript_rewrite_watermarks",
+                [],
+                |r| r.get::<_, String>(0)
+            )
+            .unwrap(),
+            format!("{:032x}", 2)
+        );
+        let _ = f;
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    fn tempfile_dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!(
+            "clawspec-sqlite-store-{name}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+}
