@@ -535,8 +535,10 @@ fn bedrock(body: &Value, r: &Rules) -> Result<(), Rejection> {
                 }
             }
             if let Some(u) = b.get("toolUse") {
-                if r.strict_tool_names && !strict_name(s(u, "name")) {
-                    return rej(format!("1 validation error detected: Value at 'messages.{n}.member.content.{k}.member.toolUse.name' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+"));
+                if r.strict_tool_names {
+                    if let Some(m) = bedrock_tool_name_errors(s(u, "name"), &format!("messages.{n}.member.content.{k}.member.toolUse.name")) {
+                        return rej(m);
+                    }
                 }
             }
         }
@@ -564,6 +566,27 @@ fn bedrock(body: &Value, r: &Rules) -> Result<(), Rejection> {
         return rej(format!("{PASSTHROUGH}This model does not support assistant message prefill. The conversation must end with a user message."));
     }
     Ok(())
+}
+
+/// Bedrock's (Smithy) answer to a tool name: every violated constraint of the
+/// member, length before pattern, counted ("2 validation errors detected: …;
+/// …"), as quoted in openclaw/openclaw#12892.
+fn bedrock_tool_name_errors(name: &str, at: &str) -> Option<String> {
+    let mut errs: Vec<String> = Vec::new();
+    if name.is_empty() {
+        errs.push(format!("Value at '{at}' failed to satisfy constraint: Member must have length greater than or equal to 1"));
+    }
+    if name.chars().count() > 64 {
+        errs.push(format!("Value at '{at}' failed to satisfy constraint: Member must have length less than or equal to 64"));
+    }
+    if !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') || name.is_empty() {
+        errs.push(format!("Value at '{at}' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+"));
+    }
+    match errs.len() {
+        0 => None,
+        1 => Some(format!("1 validation error detected: {}", errs[0])),
+        n => Some(format!("{n} validation errors detected: {}", errs.join("; "))),
+    }
 }
 
 // ---------- B6 Mistral ----------

@@ -83,3 +83,132 @@ fn distinct_tool_use_ids_still_pass_on_bedrock() {
     ]));
     validate(Bedrock, &body, &Rules::default()).unwrap();
 }
+
+// ---------- Bodies quoted in OpenClaw issues ----------
+//
+// OpenClaw shows a rejection to the user as `LLM request rejected: <message>`
+// and drops the backticks of Anthropic's message on the way (compare #11087
+// with vercel/ai's raw fixture above), so those quotes are compared without
+// backticks; every other character is the provider's.
+
+/// `n` alternating user/assistant text messages (user first): the history
+/// before the message a quote locates.
+fn history(n: usize) -> Vec<Value> {
+    (0..n).map(|i| if i % 2 == 0 { json!({"role": "user", "content": format!("question {i}")}) } else { json!({"role": "assistant", "content": [{"type": "text", "text": format!("answer {i}")}]}) }).collect()
+}
+
+fn anthropic(messages: Vec<Value>, thinking: bool) -> Value {
+    let mut body = json!({"model": "claude-sonnet-4-6", "max_tokens": 64, "messages": messages});
+    if thinking {
+        body["thinking"] = json!({"type": "enabled", "budget_tokens": 1024});
+    }
+    body
+}
+
+/// Rules where the provider minted exactly these signatures (each signing
+/// the given thinking text), as a real provider knows its own.
+fn minted(sigs: &[(&str, &str)]) -> Rules {
+    Rules { known_signatures: Some(sigs.iter().map(|(s, t)| (s.to_string(), t.to_string())).collect()), ..Rules::default() }
+}
+
+/// A padded-base64 signature of `len` characters (what Anthropic mints).
+fn sig(seed: char, len: usize) -> String {
+    std::iter::repeat(seed).take(len).collect()
+}
+
+#[rstest]
+// https://github.com/openclaw/openclaw/issues/91983 (claude-sonnet-4-6, thinking on):
+// `rawError={"type":"error","error":{"type":"invalid_request_error","message":"messages.N.content.K: Invalid `signature` in `thinking` block"}}`
+// after an 8 252-character corrupted thinkingSignature (valid ones run ~300–4 300) was
+// persisted on an earlier assistant turn and replayed.
+#[case::oversized_corrupted_signature_91983(
+    Anthropic,
+    anthropic(vec![
+        json!({"role": "user", "content": "plan the trip"}),
+        json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "", "signature": sig('Q', 8252)}, {"type": "text", "text": "Here is the plan."}]}),
+        json!({"role": "user", "content": "and the budget?"}),
+    ], true),
+    minted(&[(&sig('E', 412), "")]),
+    "messages.1.content.0: Invalid `signature` in `thinking` block",
+)]
+// https://github.com/openclaw/openclaw/issues/11087 (Claude Opus 4.5, after history compaction):
+// "LLM request rejected: messages.12.content.1: unexpected tool_use_id found in tool_result blocks:
+// toolu_01WvDfg7FvA1mB4V1hK9rESF. Each tool_result block must have a corresponding tool_use block in the previous message."
+// Compaction cut the assistant's tool_use; its result stays second in message 12.
+#[case::result_orphaned_by_compaction_11087(
+    Anthropic,
+    anthropic({
+        let mut m = history(12);
+        m.push(json!({"role": "user", "content": [{"type": "text", "text": "continue"}, {"type": "tool_result", "tool_use_id": "toolu_01WvDfg7FvA1mB4V1hK9rESF", "content": "ok"}]}));
+        m
+    }, false),
+    Rules::default(),
+    "messages.12.content.1: unexpected tool_use_id found in tool_result blocks: toolu_01WvDfg7FvA1mB4V1hK9rESF. Each tool_result block must have a corresponding tool_use block in the previous message.",
+)]
+// https://github.com/openclaw/openclaw/issues/25347 (2026.2.23, Claude with thinking, 50+ messages, after compaction):
+// "LLM request rejected: messages.51.content.1: thinking or redacted_thinking blocks in the latest assistant
+// message cannot be modified. These blocks must remain as they were in the original response."
+// The second thinking block of the latest assistant (51) no longer carries the text its signature signed.
+#[case::latest_thinking_modified_25347(
+    Anthropic,
+    anthropic({
+        let mut m = history(51);
+        m.push(json!({"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "first", "signature": sig('A', 400)},
+            {"type": "thinking", "thinking": "second, rewritten", "signature": sig('B', 400)},
+            {"type": "text", "text": "done"}
+        ]}));
+        m.push(json!({"role": "user", "content": "next"}));
+        m
+    }, true),
+    minted(&[(&sig('A', 400), "first"), (&sig('B', 400), "second")]),
+    "messages.51.content.1: thinking or redacted_thinking blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.",
+)]
+// https://github.com/openclaw/openclaw/issues/58967 (openai-responses, Azure gpt-5.3, reasoning on):
+// "400 Item 'rs_XXXX' of type 'reasoning' was provided without its required following item"
+// (also #19582, gpt-5.2-codex, with the closing period). The replayed reasoning item is
+// followed by the next user message instead of its output item.
+#[case::reasoning_without_its_output_58967(
+    OpenAiResponses,
+    json!({"model": "gpt-5.3-chat", "input": [
+        {"type": "message", "role": "user", "content": "hi"},
+        {"type": "reasoning", "id": "rs_68a1f0c2", "encrypted_content": "gAAAA", "summary": []},
+        {"type": "message", "role": "user", "content": "and now?"}
+    ]}),
+    Rules::default(),
+    "Item 'rs_68a1f0c2' of type 'reasoning' was provided without its required following item.",
+)]
+// https://github.com/openclaw/openclaw/issues/12892 (Bedrock moonshotai.kimi-k2.5, OpenClaw 2026.2.6-3):
+// "2 validation errors detected: Value at 'messages.73.member.content.2.member.toolUse.name' failed to satisfy
+// constraint: Member must have length less than or equal to 64; Value at 'messages.73.member.content.2.member.toolUse.name'
+// failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+"
+// (the issue breaks the line after "detected:"; AWS sends one line). A replayed tool call whose
+// name has a `.` and more than 64 characters, third block of assistant message 73.
+#[case::bedrock_tool_name_length_and_pattern_12892(
+    Bedrock,
+    {
+        let mut m: Vec<Value> = (0..73).map(|i| json!({"role": if i % 2 == 0 { "user" } else { "assistant" }, "content": [{"text": format!("turn {i}")}]})).collect();
+        let name = format!("mcp.{}", "x".repeat(70));
+        m.push(json!({"role": "assistant", "content": [{"text": "calling"}, tool_use("tooluseA1"), {"toolUse": {"toolUseId": "tooluseA2", "name": name, "input": {}}}]}));
+        m.push(json!({"role": "user", "content": [tool_result("tooluseA1"), tool_result("tooluseA2")]}));
+        bedrock(Value::Array(m))
+    },
+    Rules { strict_tool_names: true, ..Rules::default() },
+    "2 validation errors detected: Value at 'messages.73.member.content.2.member.toolUse.name' failed to satisfy constraint: Member must have length less than or equal to 64; Value at 'messages.73.member.content.2.member.toolUse.name' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+",
+)]
+fn openclaw_quoted_error_bodies_are_reproduced(#[case] p: Provider, #[case] body: Value, #[case] rules: Rules, #[case] quoted: &str) {
+    let r = validate(p, &body, &rules).expect_err("the provider rejected this request");
+    assert_eq!(r.status, 400, "{p}");
+    assert_eq!(r.message.replace('`', ""), quoted.replace('`', ""), "{p}");
+}
+
+#[test]
+fn a_short_bedrock_tool_name_with_a_dot_breaks_the_pattern_only() {
+    let body = bedrock(json!([
+        {"role": "user", "content": [{"text": "go"}]},
+        {"role": "assistant", "content": [{"toolUse": {"toolUseId": "tooluseA1", "name": "fs.read", "input": {}}}]},
+        {"role": "user", "content": [tool_result("tooluseA1")]}
+    ]));
+    let r = validate(Bedrock, &body, &Rules { strict_tool_names: true, ..Rules::default() }).unwrap_err();
+    assert_eq!(r.message, "1 validation error detected: Value at 'messages.1.member.content.0.member.toolUse.name' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+");
+}
