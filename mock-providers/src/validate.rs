@@ -39,6 +39,12 @@ pub struct ValidatorConfig {
     /// one block only (a duplicated block is invalid, I), and the latest
     /// assistant's signed thinking must be unmodified.
     pub known_signatures: Option<BTreeMap<String, String>>,
+    /// Responses: the reasoning item each `fc_` function call was produced
+    /// with, as the provider minted them. The real API names that item when
+    /// the call is replayed without it (openclaw/openclaw#36157: the `rs_` id
+    /// shares no suffix with the `fc_` id). Unknown calls fall back to
+    /// `rs_` + the call's suffix (inferred).
+    pub minted_reasoning: BTreeMap<String, String>,
 }
 
 /// The name the first API used.
@@ -58,6 +64,7 @@ impl Default for ValidatorConfig {
             chat_requires_reasoning_content: false,
             mistral_template_alternation: false,
             known_signatures: None,
+            minted_reasoning: BTreeMap::new(),
         }
     }
 }
@@ -367,7 +374,7 @@ fn responses(body: &Value, r: &Rules) -> Result<(), Rejection> {
                     if r.responses_reasoning_pairing && fc.starts_with("fc_") {
                         let run_start = items[..n].iter().rposition(|x| !(x["type"] == "reasoning" || x["type"] == "function_call" || (x["type"] == "message" && x["role"] == "assistant"))).map_or(0, |i| i + 1);
                         if !items[run_start..n].iter().any(|x| x["type"] == "reasoning") {
-                            let rs = format!("rs_{}", fc.trim_start_matches("fc_"));
+                            let rs = r.minted_reasoning.get(fc).cloned().unwrap_or_else(|| format!("rs_{}", fc.trim_start_matches("fc_")));
                             return rej(format!("Item '{fc}' of type 'function_call' was provided without its required 'reasoning' item: '{rs}'."), Some("input".into()), None);
                         }
                     }

@@ -212,3 +212,23 @@ fn a_short_bedrock_tool_name_with_a_dot_breaks_the_pattern_only() {
     let r = validate(Bedrock, &body, &Rules { strict_tool_names: true, ..Rules::default() }).unwrap_err();
     assert_eq!(r.message, "1 validation error detected: Value at 'messages.1.member.content.0.member.toolUse.name' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+");
 }
+
+// https://github.com/openclaw/openclaw/issues/36157 (openai-responses through a Cloudflare AI Gateway, gpt-5.2-pro,
+// after an image upload): "400 Item 'fc_0c525c4a4ce4502f0069a8f7c07dc88190b6f50347f7cefd23' of type 'function_call'
+// was provided without its required 'reasoning' item: 'rs_0c525c4a4ce4502f0069a8f7ad168881908544e83a9e64b642'."
+// The reasoning item was dropped from the replay; the API names the one it minted
+// with the call, whose id is not derived from the call's.
+#[test]
+fn a_call_replayed_without_its_reasoning_names_the_minted_item_36157() {
+    let fc = "fc_0c525c4a4ce4502f0069a8f7c07dc88190b6f50347f7cefd23";
+    let rs = "rs_0c525c4a4ce4502f0069a8f7ad168881908544e83a9e64b642";
+    let body = json!({"model": "openai/gpt-5.2-pro", "input": [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "what is in this picture?"}]},
+        {"type": "function_call", "id": fc, "call_id": "call_Xq2", "name": "image", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "call_Xq2", "output": "ok"}
+    ]});
+    let rules = Rules { minted_reasoning: [(fc.to_string(), rs.to_string())].into(), ..Rules::default() };
+    let r = validate(OpenAiResponses, &body, &rules).unwrap_err();
+    assert_eq!(r.status, 400);
+    assert_eq!(r.message, format!("Item '{fc}' of type 'function_call' was provided without its required 'reasoning' item: '{rs}'."));
+}
