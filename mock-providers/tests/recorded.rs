@@ -232,3 +232,29 @@ fn a_call_replayed_without_its_reasoning_names_the_minted_item_36157() {
     assert_eq!(r.status, 400);
     assert_eq!(r.message, format!("Item '{fc}' of type 'function_call' was provided without its required 'reasoning' item: '{rs}'."));
 }
+
+/// Mistral's whole error body, as relayed by OpenRouter (which adds
+/// `raw_status_code`, the upstream status; not part of Mistral's body).
+#[rstest]
+// https://github.com/openclaw/openclaw/issues/57672 (OpenClaw 2026.3.28, Mistral Small via OpenRouter, heartbeat exec call):
+// 400 Provider returned error {"object":"error","message":"Tool call id was exec1774786568428215 but must be a-z, A-Z, 0-9,
+// with a length of 9.","type":"invalid_function_call","param":null,"code":"3280","raw_status_code":400}
+#[case::exec_id_57672("exec1774786568428215", r#"{"object":"error","message":"Tool call id was exec1774786568428215 but must be a-z, A-Z, 0-9, with a length of 9.","type":"invalid_function_call","param":null,"code":"3280","raw_status_code":400}"#)]
+// https://github.com/openclaw/openclaw/issues/52548 (OpenClaw 2026.3.14, openrouter/mistralai/mistral-large-2512, file read):
+#[case::read_id_52548("read177411253938138", r#"{"object":"error","message":"Tool call id was read177411253938138 but must be a-z, A-Z, 0-9, with a length of 9.","type":"invalid_function_call","code":"3280","raw_status_code":400}"#)]
+fn mistral_tool_call_id_bodies_are_reproduced(#[case] id: &str, #[case] relayed: &str) {
+    let body = json!({"model": "mistral-small-latest", "messages": [
+        {"role": "user", "content": "heartbeat"},
+        {"role": "assistant", "content": "", "tool_calls": [{"id": id, "type": "function", "function": {"name": "exec", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": id, "name": "exec", "content": "ok"}
+    ]});
+    let r = validate(Mistral, &body, &Rules::default()).unwrap_err();
+    assert_eq!(r.status, 400);
+    let mut quoted: Value = serde_json::from_str(relayed).unwrap();
+    quoted.as_object_mut().unwrap().remove("raw_status_code");
+    // #52548 quotes the body without its `"param":null`; every quoted field must match.
+    for (k, v) in quoted.as_object().unwrap() {
+        assert_eq!(&r.body[k], v, "{k}");
+    }
+    assert_eq!(r.body["param"], Value::Null);
+}
