@@ -458,9 +458,11 @@ fn gemini(body: &Value, r: &Rules) -> Result<(), Rejection> {
                     return rej("Please ensure that function call turn comes immediately after a user turn or after a function response turn.".into());
                 }
                 if r.gemini_thought_signatures {
-                    if let Some((j, fc)) = parts.iter().enumerate().find(|(_, x)| x.get("functionCall").is_some()) {
+                    // "position" is the 1-based index of the content in `contents`
+                    // (#72127 quotes position 75; Vertex says "the 3. content block").
+                    if let Some(fc) = parts.iter().find(|x| x.get("functionCall").is_some()) {
                         if fc.get("thoughtSignature").is_none() {
-                            return rej(format!("Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:{}` , position {}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.", s(&fc["functionCall"], "name"), j + 1));
+                            return rej(format!("Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:{}` , position {}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.", s(&fc["functionCall"], "name"), i + 1));
                         }
                     }
                 }

@@ -258,3 +258,29 @@ fn mistral_tool_call_id_bodies_are_reproduced(#[case] id: &str, #[case] relayed:
     }
     assert_eq!(r.body["param"], Value::Null);
 }
+
+// https://github.com/openclaw/openclaw/issues/72127 (google/gemini-3.1-pro-preview, clean install, exec tool calls):
+// {"error": {"code": 400, "message": "Function call is missing a thought_signature in functionCall parts. This is required
+// for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data,
+// function call default_api:exec , position 75. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures
+// for more details.", "status": "INVALID_ARGUMENT"}}
+// (backticks around `default_api:exec` lost in the issue, as in the Anthropic quotes). "position" counts
+// contents, 1-based: the 75th content is the model turn whose exec call lost its signature, after an
+// earlier signed call and its response.
+#[test]
+fn gemini_missing_thought_signature_names_the_content_position_72127() {
+    // The user sent two messages in a row before the tool loop (Gemini takes consecutive user turns).
+    let mut contents: Vec<Value> = (0..71).map(|i| json!({"role": if i % 2 == 0 { "user" } else { "model" }, "parts": [{"text": format!("turn {i}")}]})).collect();
+    contents.push(json!({"role": "user", "parts": [{"text": "run it"}]}));
+    contents.push(json!({"role": "model", "parts": [{"functionCall": {"name": "exec", "args": {"command": "ls"}}, "thoughtSignature": "c2lnbmVk"}]}));
+    contents.push(json!({"role": "user", "parts": [{"functionResponse": {"name": "exec", "response": {"output": "a b"}}}]}));
+    contents.push(json!({"role": "model", "parts": [{"functionCall": {"name": "exec", "args": {"command": "cat a"}}}]}));
+    contents.push(json!({"role": "user", "parts": [{"functionResponse": {"name": "exec", "response": {"output": "x"}}}]}));
+    assert_eq!(contents[74]["parts"][0]["functionCall"]["args"]["command"], "cat a");
+    let body = json!({"contents": contents});
+    let r = validate(Gemini, &body, &Rules { gemini_thought_signatures: true, ..Rules::default() }).unwrap_err();
+    assert_eq!(r.status, 400);
+    assert_eq!(r.body["error"]["status"], "INVALID_ARGUMENT");
+    let quoted = "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call default_api:exec , position 75. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.";
+    assert_eq!(r.message.replace('`', ""), quoted);
+}
