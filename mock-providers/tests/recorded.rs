@@ -196,6 +196,41 @@ fn sig(seed: char, len: usize) -> String {
     Rules { strict_tool_names: true, ..Rules::default() },
     "2 validation errors detected: Value at 'messages.73.member.content.2.member.toolUse.name' failed to satisfy constraint: Member must have length less than or equal to 64; Value at 'messages.73.member.content.2.member.toolUse.name' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+",
 )]
+// https://github.com/openclaw/openclaw/issues/12277 (OpenClaw 2026.2.6-3, Kimi k2.5 then OpenRouter Claude Opus 4.6):
+// {"type":"error","error":{"type":"invalid_request_error","message":"messages.29.content.2.tool_use.id: String should
+// match pattern '^[a-zA-Z0-9_-]+$'"},"request_id":"req_011CXwUJWaRY1bSvPnY3DVfu"}
+// Kimi's `functions.read:0`-style call id replayed to Claude as the third block of assistant message 29.
+#[case::kimi_tool_id_to_claude_12277(
+    Anthropic,
+    anthropic({
+        let mut m = history(29);
+        m.push(json!({"role": "assistant", "content": [
+            {"type": "text", "text": "reading"},
+            {"type": "tool_use", "id": "toolu_01A", "name": "read", "input": {}},
+            {"type": "tool_use", "id": "functions.read:0", "name": "read", "input": {}}
+        ]}));
+        m.push(json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_01A", "content": "a"},
+            {"type": "tool_result", "tool_use_id": "functions.read:0", "content": "b"}
+        ]}));
+        m
+    }, false),
+    Rules::default(),
+    "messages.29.content.2.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'",
+)]
+// https://github.com/openclaw/openclaw/issues/24615 (OpenClaw 2026.2.22-2, switched to openai-codex/gpt-5.2 mid-session):
+// "No tool call found for function call output with call_id call_9f27305b32034a6a9d4d2825."
+// The history from the previous model kept the tool output but not its function_call item.
+#[case::output_without_its_call_after_model_switch_24615(
+    OpenAiResponses,
+    json!({"model": "gpt-5.2", "input": [
+        {"type": "message", "role": "user", "content": "check the disk"},
+        {"type": "function_call_output", "call_id": "call_9f27305b32034a6a9d4d2825", "output": "42% used"},
+        {"type": "message", "role": "user", "content": "你好"}
+    ]}),
+    Rules::default(),
+    "No tool call found for function call output with call_id call_9f27305b32034a6a9d4d2825.",
+)]
 fn openclaw_quoted_error_bodies_are_reproduced(#[case] p: Provider, #[case] body: Value, #[case] rules: Rules, #[case] quoted: &str) {
     let r = validate(p, &body, &rules).expect_err("the provider rejected this request");
     assert_eq!(r.status, 400, "{p}");
