@@ -231,6 +231,20 @@ fn sig(seed: char, len: usize) -> String {
     Rules::default(),
     "No tool call found for function call output with call_id call_9f27305b32034a6a9d4d2825.",
 )]
+// https://github.com/openclaw/openclaw/issues/10775 (OpenClaw 2026.2.3-1, Bedrock us.anthropic.claude-opus-4-6-v1,
+// extended thinking, 219+ messages): "The model returned the following errors: messages.219.content.0.thinking.signature:
+// Field required". Bedrock passes Claude's own validation through; the replayed reasoning block lost its signature.
+#[case::bedrock_claude_unsigned_reasoning_10775(
+    Bedrock,
+    {
+        let mut m: Vec<Value> = (0..219).map(|i| json!({"role": if i % 2 == 0 { "user" } else { "assistant" }, "content": [{"text": format!("turn {i}")}]})).collect();
+        m.push(json!({"role": "assistant", "content": [{"reasoningContent": {"reasoningText": {"text": "let me think"}}}, {"text": "answer"}]}));
+        m.push(json!({"role": "user", "content": [{"text": "go on"}]}));
+        json!({"modelId": "us.anthropic.claude-opus-4-6-v1", "messages": m})
+    },
+    Rules::default(),
+    "The model returned the following errors: messages.219.content.0.thinking.signature: Field required",
+)]
 fn openclaw_quoted_error_bodies_are_reproduced(#[case] p: Provider, #[case] body: Value, #[case] rules: Rules, #[case] quoted: &str) {
     let r = validate(p, &body, &rules).expect_err("the provider rejected this request");
     assert_eq!(r.status, 400, "{p}");
@@ -318,4 +332,19 @@ fn gemini_missing_thought_signature_names_the_content_position_72127() {
     assert_eq!(r.body["error"]["status"], "INVALID_ARGUMENT");
     let quoted = "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call default_api:exec , position 75. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.";
     assert_eq!(r.message.replace('`', ""), quoted);
+}
+
+// https://github.com/openclaw/openclaw/issues/23771 (gemini-3.1-pro-preview, via WhatsApp):
+// 400 Provider returned error {"error": {"code": 400, "message": "Corrupted thought signature.", "status": "INVALID_ARGUMENT"}}
+// A replayed functionCall carries a thoughtSignature the provider never minted.
+#[test]
+fn gemini_corrupted_thought_signature_whole_body_23771() {
+    let body = json!({"contents": [
+        {"role": "user", "parts": [{"text": "what time is it?"}]},
+        {"role": "model", "parts": [{"functionCall": {"name": "exec", "args": {"command": "date"}}, "thoughtSignature": "Q29ycnVwdGVk"}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "exec", "response": {"output": "12:00"}}}]}
+    ]});
+    let r = validate(Gemini, &body, &minted(&[("bWludGVk", "")])).unwrap_err();
+    assert_eq!(r.status, 400);
+    assert_eq!(r.body, json!({"error": {"code": 400, "message": "Corrupted thought signature.", "status": "INVALID_ARGUMENT"}}));
 }
