@@ -163,6 +163,13 @@ impl Respond for Validating {
             reply["signature"] = json!(sig);
         }
         let rendered = render(p, &reply);
+        // The provider knows which reasoning item each function call came with.
+        let items = rendered["output"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+        if let Some(rs) = items.iter().find(|x| x["type"] == "reasoning").and_then(|x| x["id"].as_str()) {
+            for fc in items.iter().filter(|x| x["type"] == "function_call").filter_map(|x| x["id"].as_str()) {
+                st.rules.minted_reasoning.insert(fc.to_string(), rs.to_string());
+            }
+        }
         let t = if body["stream"] == json!(true) && p == Provider::Anthropic {
             ResponseTemplate::new(200).set_body_raw(crate::sse::anthropic(&rendered), "text/event-stream")
         } else {

@@ -39,6 +39,12 @@ pub struct ValidatorConfig {
     /// one block only (a duplicated block is invalid, I), and the latest
     /// assistant's signed thinking must be unmodified.
     pub known_signatures: Option<BTreeMap<String, String>>,
+    /// Responses: the reasoning item each `fc_` function call was produced
+    /// with, as the provider minted them. The real API names that item when
+    /// the call is replayed without it (openclaw/openclaw#36157: the `rs_` id
+    /// shares no suffix with the `fc_` id). Unknown calls fall back to
+    /// `rs_` + the call's suffix (inferred).
+    pub minted_reasoning: BTreeMap<String, String>,
 }
 
 /// The name the first API used.
@@ -58,6 +64,7 @@ impl Default for ValidatorConfig {
             chat_requires_reasoning_content: false,
             mistral_template_alternation: false,
             known_signatures: None,
+            minted_reasoning: BTreeMap::new(),
         }
     }
 }
@@ -367,7 +374,7 @@ fn responses(body: &Value, r: &Rules) -> Result<(), Rejection> {
                     if r.responses_reasoning_pairing && fc.starts_with("fc_") {
                         let run_start = items[..n].iter().rposition(|x| !(x["type"] == "reasoning" || x["type"] == "function_call" || (x["type"] == "message" && x["role"] == "assistant"))).map_or(0, |i| i + 1);
                         if !items[run_start..n].iter().any(|x| x["type"] == "reasoning") {
-                            let rs = format!("rs_{}", fc.trim_start_matches("fc_"));
+                            let rs = r.minted_reasoning.get(fc).cloned().unwrap_or_else(|| format!("rs_{}", fc.trim_start_matches("fc_")));
                             return rej(format!("Item '{fc}' of type 'function_call' was provided without its required 'reasoning' item: '{rs}'."), Some("input".into()), None);
                         }
                     }
@@ -451,9 +458,11 @@ fn gemini(body: &Value, r: &Rules) -> Result<(), Rejection> {
                     return rej("Please ensure that function call turn comes immediately after a user turn or after a function response turn.".into());
                 }
                 if r.gemini_thought_signatures {
-                    if let Some((j, fc)) = parts.iter().enumerate().find(|(_, x)| x.get("functionCall").is_some()) {
+                    // "position" is the 1-based index of the content in `contents`
+                    // (#72127 quotes position 75; Vertex says "the 3. content block").
+                    if let Some(fc) = parts.iter().find(|x| x.get("functionCall").is_some()) {
                         if fc.get("thoughtSignature").is_none() {
-                            return rej(format!("Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:{}` , position {}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.", s(&fc["functionCall"], "name"), j + 1));
+                            return rej(format!("Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:{}` , position {}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.", s(&fc["functionCall"], "name"), i + 1));
                         }
                     }
                 }
@@ -535,8 +544,10 @@ fn bedrock(body: &Value, r: &Rules) -> Result<(), Rejection> {
                 }
             }
             if let Some(u) = b.get("toolUse") {
-                if r.strict_tool_names && !strict_name(s(u, "name")) {
-                    return rej(format!("1 validation error detected: Value at 'messages.{n}.member.content.{k}.member.toolUse.name' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+"));
+                if r.strict_tool_names {
+                    if let Some(m) = bedrock_tool_name_errors(s(u, "name"), &format!("messages.{n}.member.content.{k}.member.toolUse.name")) {
+                        return rej(m);
+                    }
                 }
             }
         }
@@ -564,6 +575,27 @@ fn bedrock(body: &Value, r: &Rules) -> Result<(), Rejection> {
         return rej(format!("{PASSTHROUGH}This model does not support assistant message prefill. The conversation must end with a user message."));
     }
     Ok(())
+}
+
+/// Bedrock's (Smithy) answer to a tool name: every violated constraint of the
+/// member, length before pattern, counted ("2 validation errors detected: …;
+/// …"), as quoted in openclaw/openclaw#12892.
+fn bedrock_tool_name_errors(name: &str, at: &str) -> Option<String> {
+    let mut errs: Vec<String> = Vec::new();
+    if name.is_empty() {
+        errs.push(format!("Value at '{at}' failed to satisfy constraint: Member must have length greater than or equal to 1"));
+    }
+    if name.chars().count() > 64 {
+        errs.push(format!("Value at '{at}' failed to satisfy constraint: Member must have length less than or equal to 64"));
+    }
+    if !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') || name.is_empty() {
+        errs.push(format!("Value at '{at}' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+"));
+    }
+    match errs.len() {
+        0 => None,
+        1 => Some(format!("1 validation error detected: {}", errs[0])),
+        n => Some(format!("{n} validation errors detected: {}", errs.join("; "))),
+    }
 }
 
 // ---------- B6 Mistral ----------

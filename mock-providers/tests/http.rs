@@ -160,3 +160,30 @@ async fn serve_provider_refuses_an_oversized_body_before_reading_it() {
     assert_eq!(mock.received().await, 1);
     front.abort();
 }
+
+/// openclaw/openclaw#36157: a replayed call without its reasoning item is
+/// rejected naming the item the provider minted with that call; the mock
+/// remembers the pairing of the responses it served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn responses_names_the_reasoning_item_it_minted_with_a_call() {
+    let server = MockProvider::start(Provider::OpenAiResponses, Rules::default()).await;
+    let url = server.endpoint();
+    let first = json!({"model": "m", "input": [{"type": "message", "role": "user", "content": "read it"}]});
+    let reply = json!({"text": "", "thinking": "need the file", "toolCalls": [{"id": "call_1", "name": "read", "arguments": {}}]}).to_string();
+    let u = url.clone();
+    let (status, body) = tokio::task::spawn_blocking(move || post_json(&u, &first, &[(REPLY_HEADER, reply)])).await.unwrap().unwrap();
+    assert_eq!(status, 200, "{body}");
+    let output = body["output"].as_array().unwrap();
+    let rs = output.iter().find(|x| x["type"] == "reasoning").unwrap()["id"].as_str().unwrap().to_string();
+    let call = output.iter().find(|x| x["type"] == "function_call").unwrap().clone();
+    // Replayed without the reasoning item (as in the issue).
+    let fc = call["id"].as_str().unwrap().to_string();
+    let second = json!({"model": "m", "input": [
+        {"type": "message", "role": "user", "content": "read it"},
+        {"type": "function_call", "id": fc, "call_id": call["call_id"], "name": "read", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": call["call_id"], "output": "body"}
+    ]});
+    let (status, body) = tokio::task::spawn_blocking(move || post_json(&url, &second, &[])).await.unwrap().unwrap();
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["error"]["message"], format!("Item '{fc}' of type 'function_call' was provided without its required 'reasoning' item: '{rs}'."));
+}
