@@ -133,8 +133,10 @@ pub fn asm_shape(c: &Ctx<'_>) -> Outcome {
     Ok(cs
         .iter()
         .filter_map(|call| {
-            let v = c.trace.resolve(returned(call)?);
-            (!v.get("messages").is_some_and(Value::is_array)).then(|| format!("{}: result has no `messages` array: {}", at(call), short(&v)))
+            let v = returned(call)?;
+            // An interned array is a list reference; resolve only to show a bad one.
+            let is_array = v.get("messages").is_some_and(|m| m.is_array() || m.get(crate::trace::store::LIST_REF).is_some());
+            (!is_array).then(|| format!("{}: result has no `messages` array: {}", at(call), short(&c.trace.resolve(v))))
         })
         .collect())
 }
