@@ -95,8 +95,14 @@ where
         handles.push(tokio::spawn(async move {
             let _permit = sem.acquire_owned().await.expect("semaphore");
             let t = run(job).await;
-            on_done(&t);
-            t
+            // Checking a long session takes seconds of CPU: off the async
+            // workers, so a signal is still seen and other runs go on.
+            tokio::task::spawn_blocking(move || {
+                on_done(&t);
+                t
+            })
+            .await
+            .expect("on_done panicked")
         }));
     }
     let mut out = Vec::with_capacity(handles.len());
