@@ -148,17 +148,7 @@ impl SqliteSession {
         if !self.db_path.exists() {
             return false;
         }
-        self.with_conn(0, |c| {
-            c.query_row(
-                "SELECT 1 FROM session_windows WHERE session_id = ?1",
-                [session_id],
-                |_| Ok(()),
-            )
-            .optional()
-            .map(|r| r.is_some())
-            .map_err(|e| self.err(e))
-        })
-        .unwrap_or(false)
+        self.with_conn(0, |c| self.window_exists(c, session_id)).unwrap_or(false)
     }
 
     /// Write `entries[from.entries..]` (all of them, replacing the session's
