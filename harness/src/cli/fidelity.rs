@@ -104,6 +104,52 @@ pub async fn write(scenarios: &[Scenario], base: &EngineArgs, out: &Path, only: 
     }
 }
 
+/// CI's gate: re-run only the rows `table` records as *equal* (of `only`'s
+/// profile when given), without rewriting it. Exit 1 when one is no longer
+/// equal, 0 when all still are; the count is printed, so a table with no
+/// equal row visibly gates nothing.
+pub async fn gate(scenarios: &[Scenario], base: &EngineArgs, table: &Path, only: Option<&str>) -> u8 {
+    let Ok(md) = std::fs::read_to_string(table) else {
+        eprintln!("clawspec twin --fidelity --gate: cannot read {}", table.display());
+        return super::EXIT_USAGE;
+    };
+    let equal = previously_equal(&md);
+    let mut checked = 0;
+    let mut broken = Vec::new();
+    for pid in PROFILES.iter().filter(|p| only.is_none_or(|o| o == **p)) {
+        let profile = Profile::by_id(pid).expect("released profile");
+        for engine in ENGINES {
+            let mut args = base.clone();
+            args.engine = engine.to_string();
+            let spec = match args.spec() {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("clawspec: {e}");
+                    return super::EXIT_USAGE;
+                }
+            };
+            for s in scenarios.iter().filter(|s| equal.contains(&key(&s.id, pid, engine))) {
+                let row = twin_one(s, &profile, &spec, &args, false).await;
+                eprintln!("fidelity gate: {} · {} · {} → {}", s.id, pid, engine, label(&row.verdict));
+                checked += 1;
+                if !matches!(row.verdict, Verdict::Equal) {
+                    broken.push(format!("{} · {} · {}", s.id, pid, engine));
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir(crate::realhost::work_root());
+    eprintln!("fidelity gate: {checked} row(s) recorded equal in {} re-run; {} no longer equal", table.display(), broken.len());
+    for b in &broken {
+        eprintln!("fidelity gate: {b} was equal and now is not");
+    }
+    if broken.is_empty() {
+        super::EXIT_OK
+    } else {
+        super::EXIT_FAILURES
+    }
+}
+
 fn measure(profile: &Profile) -> Option<InstallTiming> {
     let version = crate::realhost::HostVersion::for_profile(profile).ok()?;
     eprintln!("fidelity: timing a fresh `npm install openclaw@{}` (cold, then warm npm cache)…", version.0);

@@ -42,6 +42,12 @@ pub struct Args {
     /// then warm npm cache; ~1.5 GB scratch) for the table's timing section.
     #[arg(long, requires = "fidelity")]
     pub measure_install: bool,
+    /// With --fidelity: re-run only the rows the table records as *equal*
+    /// and leave the table as it is; exit 1 when one of them is no longer
+    /// equal (CI's bounded regression gate; the whole table is
+    /// `cargo xtask fidelity`).
+    #[arg(long, requires = "fidelity", conflicts_with = "measure_install")]
+    pub gate: bool,
 }
 
 /// The result of twinning one scenario × profile × engine.
@@ -137,7 +143,11 @@ pub async fn main(a: Args) -> u8 {
         }
     };
     if let Some(out) = &a.fidelity {
-        return super::fidelity::write(&all.into_iter().map(|l| l.scenario).collect::<Vec<_>>(), &a.engine, out, a.profile.as_deref(), a.measure_install).await;
+        let all: Vec<_> = all.into_iter().map(|l| l.scenario).collect();
+        if a.gate {
+            return super::fidelity::gate(&all, &a.engine, out, a.profile.as_deref()).await;
+        }
+        return super::fidelity::write(&all, &a.engine, out, a.profile.as_deref(), a.measure_install).await;
     }
     let (Some(id), Some(pid)) = (a.scenario.as_deref(), a.profile.as_deref()) else {
         eprintln!("clawspec twin: give --scenario ID and --profile P");
