@@ -62,15 +62,7 @@ pub async fn write(scenarios: &[Scenario], base: &EngineArgs, out: &Path, only: 
         let install = if measure_install { measure(&profile) } else { None };
         let first = rows.len();
         for engine in ENGINES {
-            let mut args = base.clone();
-            args.engine = engine.to_string();
-            let spec = match args.spec() {
-                Ok(s) => s,
-                Err(e) => {
-                    eprintln!("clawspec: {e}");
-                    return super::EXIT_USAGE;
-                }
-            };
+            let Some((args, spec)) = with_engine(base, engine) else { return super::EXIT_USAGE };
             for s in scenarios {
                 let row = twin_one(s, &profile, &spec, &args, false).await;
                 eprintln!("fidelity: {} · {} · {} → {}", s.id, pid, engine, label(&row.verdict));
@@ -119,15 +111,7 @@ pub async fn gate(scenarios: &[Scenario], base: &EngineArgs, table: &Path, only:
     for pid in PROFILES.iter().filter(|p| only.is_none_or(|o| o == **p)) {
         let profile = Profile::by_id(pid).expect("released profile");
         for engine in ENGINES {
-            let mut args = base.clone();
-            args.engine = engine.to_string();
-            let spec = match args.spec() {
-                Ok(s) => s,
-                Err(e) => {
-                    eprintln!("clawspec: {e}");
-                    return super::EXIT_USAGE;
-                }
-            };
+            let Some((args, spec)) = with_engine(base, engine) else { return super::EXIT_USAGE };
             for s in scenarios.iter().filter(|s| equal.contains(&key(&s.id, pid, engine))) {
                 let row = twin_one(s, &profile, &spec, &args, false).await;
                 eprintln!("fidelity gate: {} · {} · {} → {}", s.id, pid, engine, label(&row.verdict));
@@ -147,6 +131,19 @@ pub async fn gate(scenarios: &[Scenario], base: &EngineArgs, table: &Path, only:
         super::EXIT_OK
     } else {
         super::EXIT_FAILURES
+    }
+}
+
+/// `base` with the table's built-in `engine`, and its spec (None: printed why).
+fn with_engine(base: &EngineArgs, engine: &str) -> Option<(EngineArgs, crate::driver::EngineSpec)> {
+    let mut args = base.clone();
+    args.engine = engine.to_string();
+    match args.spec() {
+        Ok(spec) => Some((args, spec)),
+        Err(e) => {
+            eprintln!("clawspec: {e}");
+            None
+        }
     }
 }
 
