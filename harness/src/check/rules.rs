@@ -64,14 +64,14 @@ fn calls<'a>(c: &'a Ctx<'_>, m: &str) -> Vec<&'a CallRecord> {
     c.trace.calls().filter(|x| x.method == m).collect()
 }
 
-fn returned(c: &CallRecord) -> Option<&Value> {
+pub(super) fn returned(c: &CallRecord) -> Option<&Value> {
     match &c.reply {
         ReplyRecord::Ok(v) => Some(v),
         _ => None,
     }
 }
 
-fn at(c: &CallRecord) -> String {
+pub(super) fn at(c: &CallRecord) -> String {
     format!("turn {} attempt {} {} (call #{})", c.turn, c.attempt, c.method, c.seq)
 }
 
@@ -402,7 +402,7 @@ pub fn cmp_shape(c: &Ctx<'_>) -> Outcome {
     shape(c, "compact", "{ok, compacted}", |v| v.get("ok").is_some_and(Value::is_boolean) && v.get("compacted").is_some_and(Value::is_boolean))
 }
 
-fn compacted(v: &Value) -> bool {
+pub(super) fn compacted(v: &Value) -> bool {
     v.get("ok").and_then(Value::as_bool) == Some(true) && v.get("compacted").and_then(Value::as_bool) == Some(true)
 }
 

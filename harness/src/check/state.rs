@@ -12,22 +12,9 @@ use serde_json::Value;
 
 use super::rules::{Outcome, Skip};
 use super::Ctx;
-use crate::trace::{CallRecord, ReplyRecord};
+use crate::trace::CallRecord;
 
-fn ok(c: &CallRecord) -> Option<&Value> {
-    match &c.reply {
-        ReplyRecord::Ok(v) => Some(v),
-        _ => None,
-    }
-}
-
-fn at(c: &CallRecord) -> String {
-    format!("turn {} attempt {} {} (call #{})", c.turn, c.attempt, c.method, c.seq)
-}
-
-fn compacted(v: &Value) -> bool {
-    v.get("ok").and_then(Value::as_bool) == Some(true) && v.get("compacted").and_then(Value::as_bool) == Some(true)
-}
+use super::rules::{at, compacted, returned as ok};
 
 /// (input, output) of an assemble that returned a readable messages array.
 fn parsed(t: &crate::trace::Trace, call: &CallRecord) -> Option<(super::rules::Msgs, super::rules::Msgs)> {
