@@ -49,6 +49,7 @@ pub mod sanitizer;
 pub mod scripted;
 pub mod server;
 pub mod sse;
+pub mod stream;
 pub mod shape;
 pub mod validate;
 pub mod wire;

@@ -13,8 +13,10 @@
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde_json::{json, Value};
 use wiremock::ResponseTemplate;
+
+use crate::Provider;
 
 /// Which failure a scripted model call produces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,14 +65,65 @@ fn default_message(kind: FailureKind) -> &'static str {
 /// The HTTP answer for a scripted failure, or `None` for a timeout (the
 /// caller holds its normal answer back by [`hold`] instead).
 pub fn anthropic_response(f: &Failure) -> Option<ResponseTemplate> {
-    let (status, ty) = match f.kind {
-        FailureKind::Overflow | FailureKind::InvalidSignature => (400, "invalid_request_error"),
-        FailureKind::RateLimit => (429, "rate_limit_error"),
-        FailureKind::Server => (500, "api_error"),
+    response(Provider::Anthropic, f)
+}
+
+/// The HTTP status and error body `p` answers a scripted failure with
+/// (`None` for a timeout, or a Bedrock failure: the mock does not stream
+/// Bedrock). Envelopes and statuses per provider:
+/// - Anthropic: `{"type":"error","error":{type,message}}`, 400
+///   `invalid_request_error` / 429 `rate_limit_error` / 500 `api_error`
+///   (Anthropic API reference, "Errors").
+/// - OpenAI (Chat Completions and Responses): `{"error":{message,type,param,code}}`,
+///   400 `invalid_request_error` (code `context_length_exceeded` on overflow) /
+///   429 `rate_limit_exceeded` / 500 `server_error` (OpenAI API reference, "Error codes").
+/// - Gemini: `{"error":{code,message,status}}`, 400 `INVALID_ARGUMENT` /
+///   429 `RESOURCE_EXHAUSTED` / 500 `INTERNAL` (Gemini API troubleshooting, "Error codes").
+/// - Mistral: `{"object":"error",message,type,param,code}` with the same statuses.
+pub fn response(p: Provider, f: &Failure) -> Option<ResponseTemplate> {
+    let status = match f.kind {
+        FailureKind::Overflow | FailureKind::InvalidSignature => 400,
+        FailureKind::RateLimit => 429,
+        FailureKind::Server => 500,
         FailureKind::Timeout => return None,
     };
     let message = f.message.clone().unwrap_or_else(|| default_message(f.kind).to_string());
-    let body = json!({"type": "error", "error": {"type": ty, "message": message}, "request_id": "req_mock"});
+    let body = match p {
+        Provider::Anthropic => {
+            let ty = match status {
+                400 => "invalid_request_error",
+                429 => "rate_limit_error",
+                _ => "api_error",
+            };
+            json!({"type": "error", "error": {"type": ty, "message": message}, "request_id": "req_mock"})
+        }
+        Provider::OpenAiChat | Provider::OpenAiResponses => {
+            let (ty, code) = match f.kind {
+                FailureKind::Overflow => ("invalid_request_error", json!("context_length_exceeded")),
+                FailureKind::InvalidSignature => ("invalid_request_error", Value::Null),
+                FailureKind::RateLimit => ("requests", json!("rate_limit_exceeded")),
+                _ => ("server_error", Value::Null),
+            };
+            json!({"error": {"message": message, "type": ty, "param": null, "code": code}})
+        }
+        Provider::Gemini => {
+            let st = match status {
+                400 => "INVALID_ARGUMENT",
+                429 => "RESOURCE_EXHAUSTED",
+                _ => "INTERNAL",
+            };
+            json!({"error": {"code": status, "message": message, "status": st}})
+        }
+        Provider::Mistral => {
+            let ty = match status {
+                400 => "invalid_request_error",
+                429 => "rate_limited",
+                _ => "internal_server_error",
+            };
+            json!({"object": "error", "message": message, "type": ty, "param": null, "code": status.to_string()})
+        }
+        Provider::Bedrock => return None,
+    };
     let mut t = ResponseTemplate::new(status).set_body_json(body);
     if f.kind == FailureKind::RateLimit {
         t = t.insert_header("retry-after", "1");
@@ -87,7 +140,6 @@ pub fn hold(f: &Failure) -> Option<Duration> {
 mod tests {
     use super::*;
     use crate::server::{MockProvider, Reply};
-    use crate::Provider;
 
     async fn post(uri: &str) -> (u16, serde_json::Value, std::time::Duration) {
         let body = json!({"model":"m","max_tokens":16,"messages":[{"role":"user","content":"hi"}]});

@@ -137,7 +137,10 @@ impl Respond for Validating {
             }
         };
         st.record(&req.body, 200);
-        let for_script = st.script_model.as_deref().is_none_or(|m| body["model"].as_str() == Some(m));
+        // Gemini and Bedrock name the model in the URL.
+        let url_path = req.url.path();
+        let model = body["model"].as_str().or_else(|| crate::stream::model_in_path(url_path)).unwrap_or("").to_string();
+        let for_script = st.script_model.as_deref().is_none_or(|m| model == m);
         let current = st.step;
         let in_step = |r: &Reply| matches!((current, r.step), (Some(c), Some(s)) if s > c);
         let scripted = if for_script && !st.script.front().is_some_and(in_step) { st.script.pop_front().map(|r| serde_json::to_value(r).unwrap()) } else { None };
@@ -145,7 +148,7 @@ impl Respond for Validating {
             .or_else(|| req.headers.get(REPLY_HEADER).and_then(|h| h.to_str().ok()).and_then(|s| serde_json::from_str(s).ok()))
             .unwrap_or_else(|| json!({"text": "ok"}));
         let failure: Option<crate::scripted::Failure> = serde_json::from_value(reply["error"].clone()).ok();
-        if let Some(t) = failure.as_ref().and_then(|f| crate::scripted::anthropic_response(f).filter(|_| p == Provider::Anthropic)) {
+        if let Some(t) = failure.as_ref().and_then(|f| crate::scripted::response(p, f)) {
             return t;
         }
         let hold = failure.as_ref().and_then(crate::scripted::hold);
@@ -170,8 +173,9 @@ impl Respond for Validating {
                 st.rules.minted_reasoning.insert(fc.to_string(), rs.to_string());
             }
         }
-        let t = if body["stream"] == json!(true) && p == Provider::Anthropic {
-            ResponseTemplate::new(200).set_body_raw(crate::sse::anthropic(&rendered), "text/event-stream")
+        let streamed = crate::stream::wants_stream(p, url_path, &body).then(|| crate::stream::encode(p, &rendered, &crate::stream::StreamMeta::new(&model, &reply, &body))).flatten();
+        let t = if let Some(events) = streamed {
+            ResponseTemplate::new(200).set_body_raw(events, "text/event-stream")
         } else {
             ResponseTemplate::new(200).set_body_json(rendered)
         };
@@ -261,7 +265,8 @@ pub fn render(p: Provider, reply: &Value) -> Value {
             let mut parts: Vec<Value> = thinking.map(|t| json!({"text":t,"thought":true,"thoughtSignature":sig})).into_iter().collect();
             parts.push(json!({"text":text}));
             parts.extend(calls.iter().enumerate().map(|(i, c)| {
-                let mut v = json!({"functionCall":{"name":c["name"],"args":c["arguments"]}});
+                // `FunctionCall.id` (Gemini API reference): a real host keeps it as the tool call id.
+                let mut v = json!({"functionCall":{"id":c["id"],"name":c["name"],"args":c["arguments"]}});
                 if i == 0 && thinking.is_some() {
                     v["thoughtSignature"] = json!(sig);
                 }
@@ -309,7 +314,13 @@ impl MockProvider {
         if aligned {
             Mock::given(method("POST")).and(path(STEP_PATH)).respond_with(StepMarker(state.clone())).mount(&server).await;
         }
-        Mock::given(method("POST")).and(path(provider.path())).respond_with(Validating { provider, state: state.clone() }).mount(&server).await;
+        if provider == Provider::Gemini {
+            // Any model, generateContent or streamGenerateContent (the real host streams).
+            let any_model = wiremock::matchers::path_regex(r"^/v1beta/models/[^/:]+:(generateContent|streamGenerateContent)$");
+            Mock::given(method("POST")).and(any_model).respond_with(Validating { provider, state: state.clone() }).mount(&server).await;
+        } else {
+            Mock::given(method("POST")).and(path(provider.path())).respond_with(Validating { provider, state: state.clone() }).mount(&server).await;
+        }
         Mock::given(method("GET")).and(path(LOG_PATH)).respond_with(LogView(state.clone())).mount(&server).await;
         MockProvider { provider, server, state }
     }
