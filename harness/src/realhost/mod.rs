@@ -6,14 +6,15 @@
 //!
 //! Pieces: [`install`] fetches OpenClaw and a Node it accepts; [`plan`] maps
 //! scenario steps to gateway actions (or says why it cannot); this module
-//! starts the scripted mock provider (`mock-providers`, anthropic-messages
-//! with SSE), runs `host-runner.mjs` under that Node, and reads back the
+//! starts the scripted mock provider (`mock-providers`, streaming the API the
+//! scenario's provider speaks: [`providers`]), runs `host-runner.mjs` under that Node, and reads back the
 //! bridge's NDJSON into a [`Trace`].
 
 pub mod install;
 pub mod limits;
 pub mod measure;
 pub mod plan;
+pub mod providers;
 pub mod record;
 pub mod seed;
 pub mod tools;
@@ -72,17 +73,8 @@ pub struct RealRun {
     pub runner: Value,
     pub work_dir: PathBuf,
     /// The system prompt of the host's first agent attempt, as the host built it
-    /// (rebuilt from the Anthropic `system` blocks: `twin::host_system_prompt`).
+    /// (rebuilt from the request its transport sent: `providers::system_prompt`).
     pub system_prompt: Option<String>,
-}
-
-/// Anthropic's `system`: a string or an array of text blocks.
-fn system_text(body: &Value) -> Option<String> {
-    match &body["system"] {
-        Value::String(s) => Some(s.clone()),
-        Value::Array(blocks) => Some(crate::twin::host_system_prompt(&blocks.iter().filter_map(|b| b["text"].as_str()).collect::<Vec<_>>())),
-        _ => None,
-    }
 }
 
 /// The bridge plugin directory: env `CLAWSPEC_OPENCLAW_BRIDGE`, else the
@@ -130,7 +122,8 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     // The host's utility calls (titles, activity recaps) go to another model id
     // (host-runner.mjs sets agents.defaults.utilityModel), so only the agent
     // runs consume the script.
-    let mock = clawspec_mock_providers::server::MockProvider::start_scripted_for_model(clawspec_mock_providers::Provider::Anthropic, Default::default(), plan.replies.clone(), &scenario.setup.model).await;
+    let wire = providers::mock_for(&scenario.setup.provider, &scenario.setup.api, scenario.setup.http_provider.as_deref())?;
+    let mock = clawspec_mock_providers::server::MockProvider::start_scripted_for_model(wire, Default::default(), plan.replies.clone(), &scenario.setup.model).await;
 
     let work = tempdir(&scenario.id)?;
     let trace_path = work.join("trace.ndjson");
@@ -144,7 +137,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
         "profile": profile.id,
         "stageDir": openclaw.parent().and_then(|p| p.parent()).map(|p| p.join("plugin-stage")),
         "npmEnv": install::npm_network_env().into_iter().map(|(k, v)| (k, Value::String(v))).collect::<serde_json::Map<String, Value>>(),
-        "provider": {"id": setup.provider, "api": setup.api, "model": setup.model, "baseUrl": mock.uri(), "contextWindow": setup.context_window, "maxTokens": setup.reserve_tokens, "timeoutSeconds": plan.provider_timeout_seconds, "stepUrl": format!("{}{}", mock.uri(), clawspec_mock_providers::server::STEP_PATH)},
+        "provider": {"id": setup.provider, "api": setup.api, "model": setup.model, "baseUrl": providers::base_url(wire, &mock.uri()), "contextWindow": setup.context_window, "maxTokens": setup.reserve_tokens, "timeoutSeconds": plan.provider_timeout_seconds, "stepUrl": format!("{}{}", mock.uri(), clawspec_mock_providers::server::STEP_PATH)},
         "bridge": {
             "dir": bridge,
             "engineId": "clawspec-bridge",
@@ -181,7 +174,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     let mut runner = runner;
     runner["timing"]["clawspecMs"] = json!(started.elapsed().as_millis() as u64);
     // The agent run's system prompt (utility calls go to another model id).
-    let system_prompt = bodies.iter().find(|b| b["model"] == json!(setup.model)).and_then(system_text);
+    let system_prompt = mock.log().iter().zip(&bodies).find(|(r, b)| providers::request_model(b, &r.path) == Some(setup.model.as_str())).and_then(|(_, b)| providers::system_prompt(wire, b));
     Ok(RealRun { trace, runner, work_dir: work, system_prompt })
 }
 

@@ -87,12 +87,7 @@ fn nd<T>(why: impl Into<String>) -> Result<T, NotDrivable> {
 pub fn plan(s: &Scenario) -> Result<Plan, NotDrivable> {
     let setup = &s.setup;
     let host_setup = super::seed::host_setup(setup)?;
-    if setup.provider != "anthropic" || setup.api != "anthropic-messages" {
-        return nd(format!("setup.provider {}/{}: the real-host mock provider speaks anthropic-messages only so far", setup.provider, setup.api));
-    }
-    if setup.http_provider.is_some() {
-        return nd("setup.http_provider: the real host always talks to the mock provider over HTTP; provider-specific wire scenarios are twinned on anthropic only");
-    }
+    super::providers::mock_for(&setup.provider, &setup.api, setup.http_provider.as_deref())?;
     if !setup.client_tools.is_empty() {
         return nd("setup.client_tools: client-provided tools need a client that declares them on chat.send");
     }
@@ -341,7 +336,7 @@ mod tests {
     #[case::newish("  - turn: {user: /newsletter, model: [x]}\n", "other than /compact")]
     #[case::reset_text("  - turn: {user: \"/reset start over\", model: [x]}\n", "trailing text")]
     #[case::heartbeat("  - heartbeat: {}\n", "step 0 (heartbeat): a plain heartbeat poll")]
-    #[case::switch_other_provider("  - switch_model: {provider: openai, model: gpt-5.1, api: openai-responses}\n", "anthropic-messages only")]
+    #[case::switch_other_provider("  - switch_model: {provider: openai, model: gpt-5.1, api: openai-responses}\n", "switch to openai/gpt-5.1")]
     #[case::orphan("  - orphan_user: hello\n", "host crash")]
     #[case::commit_conflict("  - turn: {user: hi, commit_conflict: true, model: [ok]}\n", "second writer")]
     #[case::spawn("  - spawn: {child: c}\n", "sessions_spawn")]
