@@ -82,6 +82,8 @@ pub struct LoggedRequest {
     pub seq: u64,
     pub bytes: usize,
     pub status: u16,
+    /// The request's URL path (Gemini names the model there).
+    pub path: String,
     /// Present only with [`ServeOptions::keep_bodies`].
     pub body: Option<Vec<u8>>,
 }
@@ -101,7 +103,7 @@ struct State {
 }
 
 impl State {
-    fn record(&mut self, body: &[u8], status: u16) {
+    fn record(&mut self, path: &str, body: &[u8], status: u16) {
         self.received += 1;
         if self.options.log_capacity == 0 {
             return;
@@ -110,7 +112,7 @@ impl State {
             self.log.pop_front();
         }
         let kept = self.options.keep_bodies.then(|| body.to_vec());
-        self.log.push_back(LoggedRequest { seq: self.received, bytes: body.len(), status, body: kept });
+        self.log.push_back(LoggedRequest { seq: self.received, bytes: body.len(), status, path: path.to_string(), body: kept });
     }
 }
 
@@ -128,7 +130,7 @@ impl Respond for Validating {
         let body = match checked {
             Ok(body) => body,
             Err(r) => {
-                st.record(&req.body, r.status);
+                st.record(req.url.path(), &req.body, r.status);
                 let mut t = ResponseTemplate::new(r.status).set_body_json(r.body);
                 if p == Provider::Bedrock {
                     t = t.insert_header("x-amzn-ErrorType", "ValidationException");
@@ -136,7 +138,7 @@ impl Respond for Validating {
                 return t;
             }
         };
-        st.record(&req.body, 200);
+        st.record(req.url.path(), &req.body, 200);
         // Gemini and Bedrock name the model in the URL.
         let url_path = req.url.path();
         let model = body["model"].as_str().or_else(|| crate::stream::model_in_path(url_path)).unwrap_or("").to_string();

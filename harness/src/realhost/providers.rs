@@ -75,8 +75,11 @@ pub fn system_prompt(p: Provider, body: &Value) -> Option<String> {
             };
         }
         Provider::OpenAiChat | Provider::Mistral => {
-            let m = body["messages"].as_array()?.iter().find(|m| matches!(m["role"].as_str(), Some("system" | "developer")))?;
-            m["content"].as_str().map(str::to_string).or_else(|| joined(&m["content"]))?
+            let ms = body["messages"].as_array()?;
+            let m = ms.iter().find(|m| matches!(m["role"].as_str(), Some("system" | "developer")))?;
+            let sys = m["content"].as_str().map(str::to_string).or_else(|| joined(&m["content"]))?;
+            let first_user = ms.iter().find(|m| m["role"] == "user").map(|u| u["content"].as_str().map(str::to_string).or_else(|| u["content"].as_array().and_then(|a| a.last()).and_then(|b| b["text"].as_str()).map(str::to_string)).unwrap_or_default());
+            relocated_back(&sys, first_user.as_deref().unwrap_or(""))
         }
         Provider::OpenAiResponses => match body["instructions"].as_str() {
             Some(s) => s.to_string(),
@@ -92,6 +95,22 @@ pub fn system_prompt(p: Provider, body: &Value) -> Option<String> {
         Provider::Bedrock => joined(&body["system"])?,
     };
     Some(unstripped(&sent))
+}
+
+/// Chat Completions moves the relocatable region (the `Runtime:` line) out of
+/// the system message to the end of the first user message, and joins what
+/// surrounded it trimmed with "\n" (openai-completions-stream-*.mjs
+/// `relocateNonBehavioralRegion`, simple-options-*.mjs
+/// `splitSystemPromptRelocatableBoundary`); put it back where the other
+/// transports leave it: after a blank line, before the DYNAMIC section's
+/// closing marker.
+fn relocated_back(sys: &str, first_user: &str) -> String {
+    const CLOSE: &str = "\n<!-- /openclaw:attempt:DYNAMIC -->";
+    let runtime = first_user.rfind("\n\nRuntime: ").map(|i| &first_user[i + 2..]);
+    match (runtime, sys.rfind(CLOSE)) {
+        (Some(r), Some(at)) if !sys.contains("\nRuntime: ") && !r.contains('\n') => format!("{}\n\n\n{r}{}", &sys[..at], &sys[at..]),
+        _ => sys.to_string(),
+    }
 }
 
 /// The attempt system prompt from its marker-stripped text: 2026.9.6 builds
@@ -168,6 +187,17 @@ mod tests {
         assert_eq!(stripped, format!("{stable}\n{dynamic}"));
         assert_eq!(unstripped(&stripped), built);
         assert_eq!(system_prompt(Provider::Gemini, &json!({"systemInstruction":{"parts":[{"text":stripped}]}})), Some(built));
+    }
+
+    #[test]
+    fn chat_completions_gets_its_relocated_runtime_line_back() {
+        let stable = "<!-- openclaw:attempt:STABLE -->\nYou are a personal assistant.\n<!-- /openclaw:attempt:STABLE -->";
+        let dynamic = "<!-- openclaw:attempt:DYNAMIC -->\nReasoning=off.\n\n\nRuntime: agent=main | channel=webchat\n<!-- /openclaw:attempt:DYNAMIC -->";
+        let built = crate::twin::host_system_prompt(&[stable, dynamic]);
+        // What relocateNonBehavioralRegion sends: the region moved to the first user message.
+        let sys = format!("{stable}\n<!-- openclaw:attempt:DYNAMIC -->\nReasoning=off.\n<!-- /openclaw:attempt:DYNAMIC -->");
+        let body = json!({"messages":[{"role":"system","content":sys},{"role":"user","content":"[Mon] hi\n\nRuntime: agent=main | channel=webchat"}]});
+        assert_eq!(system_prompt(Provider::OpenAiChat, &body), Some(built));
     }
 
     #[test]
