@@ -89,6 +89,19 @@ function config(port, token) {
             { id: UTILITY_MODEL, name: UTILITY_MODEL, api: p.api, reasoning: false, input: ["text"], cost: zeroCost, contextWindow: 200_000, maxTokens: 4096 },
           ],
         },
+        // Models a switch_model step moves to (sessions.patch {model}), each on its own mock.
+        ...Object.fromEntries(
+          (p.extraProviders ?? []).map((x) => [
+            x.id,
+            {
+              baseUrl: x.baseUrl,
+              apiKey: "clawspec-mock-not-a-key",
+              api: x.api,
+              request: { allowPrivateNetwork: true },
+              models: [{ id: x.model, name: x.model, api: x.api, reasoning: false, input: ["text", "image"], cost: zeroCost, contextWindow: p.contextWindow, maxTokens: p.maxTokens }],
+            },
+          ]),
+        ),
       },
     },
     gateway: { mode: "local", bind: "loopback", port, auth: { mode: "token", token }, controlUi: { enabled: false } },

@@ -65,8 +65,18 @@ export async function command(client, step, index) {
   return { send: sent?.status ?? null, wait: waited?.status ?? null, error: waited?.error ?? null, command: step.message.split(/\s/, 1)[0] };
 }
 
+/**
+ * A model switch: sessions.patch {key, model: "provider/model"}, the
+ * per-session model override (docs/gateway/protocol/rpc-session-control.md);
+ * the next turn's attempt runs on that model. The resolved model is kept.
+ */
+export async function switchModel(client, step) {
+  const patched = await client.request("sessions.patch", { key: step.sessionKey, model: step.model });
+  return { patched: patched?.resolved ?? patched?.entry?.model ?? null, model: step.model };
+}
+
 /** Plan step kind → driver. */
-export const DRIVERS = { turn, command };
+export const DRIVERS = { turn, command, switchModel };
 
 export async function drive(client, step, index) {
   const driver = DRIVERS[step.kind];

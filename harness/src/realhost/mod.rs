@@ -123,7 +123,16 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     // (host-runner.mjs sets agents.defaults.utilityModel), so only the agent
     // runs consume the script.
     let wire = providers::mock_for(&scenario.setup.provider, &scenario.setup.api, scenario.setup.http_provider.as_deref())?;
-    let mock = clawspec_mock_providers::server::MockProvider::start_scripted_for_model(wire, Default::default(), plan.replies.clone(), &scenario.setup.model).await;
+    // Replies after a switch_model step go to the mock of the model it switched to.
+    let after_switch = |r: &plan::PlannedReply| plan.model_switches.first().is_some_and(|s| r.step.is_some_and(|st| st > s.step));
+    let main_replies: Vec<_> = plan.replies.iter().filter(|r| !after_switch(r)).cloned().collect();
+    let mock = clawspec_mock_providers::server::MockProvider::start_scripted_for_model(wire, Default::default(), main_replies, &scenario.setup.model).await;
+    let mut switched = Vec::new();
+    for sw in &plan.model_switches {
+        let replies: Vec<_> = plan.replies.iter().filter(|r| after_switch(r)).cloned().collect();
+        let m = clawspec_mock_providers::server::MockProvider::start_scripted_for_model(sw.wire, Default::default(), replies, &sw.model).await;
+        switched.push((json!({"id": sw.provider, "api": sw.api, "model": sw.model, "baseUrl": providers::base_url(sw.wire, &m.uri())}), m));
+    }
 
     let work = tempdir(&scenario.id)?;
     let trace_path = work.join("trace.ndjson");
@@ -138,6 +147,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
         "stageDir": openclaw.parent().and_then(|p| p.parent()).map(|p| p.join("plugin-stage")),
         "npmEnv": install::npm_network_env().into_iter().map(|(k, v)| (k, Value::String(v))).collect::<serde_json::Map<String, Value>>(),
         "provider": {"id": setup.provider, "api": setup.api, "model": setup.model, "baseUrl": providers::base_url(wire, &mock.uri()), "contextWindow": setup.context_window, "maxTokens": setup.reserve_tokens, "timeoutSeconds": plan.provider_timeout_seconds, "stepUrl": format!("{}{}", mock.uri(), clawspec_mock_providers::server::STEP_PATH)},
+        "extraProviders": switched.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>(),
         "bridge": {
             "dir": bridge,
             "engineId": "clawspec-bridge",
@@ -161,7 +171,10 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     // What the host sent the provider, one JSON body a line: shows which
     // host requests consumed which scripted reply (kept with --keep).
     let bodies = mock.received_bodies().await;
-    let lines: String = bodies.iter().map(|b| format!("{b}\n")).collect();
+    let mut lines: String = bodies.iter().map(|b| format!("{b}\n")).collect();
+    for (_, m) in &switched {
+        lines.extend(m.received_bodies().await.iter().map(|b| format!("{b}\n")));
+    }
     let _ = std::fs::write(work.join("provider-requests.ndjson"), lines);
     let runner: Value = std::fs::read(&result_path).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or(Value::Null);
     if !status.success() {

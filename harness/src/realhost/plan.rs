@@ -26,6 +26,9 @@ pub enum PlanStep {
     /// [instructions]`) through `chat.send`; waits for the command's run.
     #[serde(rename_all = "camelCase")]
     Command { step: usize, session_key: String, message: String, timeout_ms: u64 },
+    /// `sessions.patch {key, model}` (`realhost::providers::ModelSwitch`).
+    #[serde(rename_all = "camelCase")]
+    SwitchModel { step: usize, session_key: String, model: String },
 }
 
 /// A chat.send attachment: the scenario's inline image (`turn.image`), the
@@ -68,6 +71,8 @@ pub struct Plan {
     minted_tool_ids: u64,
     /// What the steps need of the release (`realhost::limits`).
     pub release_limits: Vec<super::limits::ReleaseLimit>,
+    /// The models `switch_model` steps move to, in order.
+    pub model_switches: Vec<super::providers::ModelSwitch>,
 }
 
 /// Provider timeout set when a scenario scripts a timeout; the mock holds a
@@ -94,7 +99,7 @@ pub fn plan(s: &Scenario) -> Result<Plan, NotDrivable> {
     if !setup.admitted_turns {
         return nd("setup.admitted_turns: false — every chat.send through the gateway is an admitted turn");
     }
-    let mut p = Plan { steps: Vec::new(), replies: Vec::new(), provider_timeout_seconds: None, setup: host_setup, tool_results: Vec::new(), minted_tool_ids: 0, release_limits: Vec::new() };
+    let mut p = Plan { steps: Vec::new(), replies: Vec::new(), provider_timeout_seconds: None, setup: host_setup, tool_results: Vec::new(), minted_tool_ids: 0, release_limits: Vec::new(), model_switches: Vec::new() };
     for (i, step) in s.script.iter().enumerate() {
         map_step(&mut p, i, step, s).map_err(|NotDrivable(why)| NotDrivable(format!("step {i} ({}): {why}", step_kind(step))))?;
     }
@@ -133,10 +138,15 @@ fn map_step(p: &mut Plan, i: usize, step: &Step, s: &Scenario) -> Result<(), Not
             p.steps.push(PlanStep::Command { step: i, session_key: setup.session_key.clone(), message, timeout_ms: STEP_TIMEOUT_MS });
             Ok(())
         }
-        Step::SwitchModel(m) if m.provider != "anthropic" || m.api.as_deref().is_some_and(|a| a != "anthropic-messages") => {
-            nd(format!("switch to {}/{}: sessions.patch {{model}} (docs/gateway/protocol/rpc-session-control.md) can only switch to a model the mock provider serves, and it streams anthropic-messages only", m.provider, m.model))
+        Step::SwitchModel(m) => {
+            let switch = super::providers::ModelSwitch::new(i, m, setup)?;
+            if !p.model_switches.is_empty() {
+                return nd("a second switch_model: one switch per scenario is mapped so far");
+            }
+            p.steps.push(PlanStep::SwitchModel { step: i, session_key: setup.session_key.clone(), model: switch.model_ref() });
+            p.model_switches.push(switch);
+            Ok(())
         }
-        Step::SwitchModel(_) => nd("switch_model within anthropic: sessions.patch {model} is not mapped yet"),
         Step::Heartbeat(_) => nd(HEARTBEAT_NOT_PLAIN),
         Step::OrphanUser(_) => nd("an orphan user message is left by a host crash mid-run; the gateway's client protocol has no way to persist a user message without starting its run"),
         // Scripted tool calls reach real tools now (realhost::tools), but the
@@ -336,7 +346,7 @@ mod tests {
     #[case::newish("  - turn: {user: /newsletter, model: [x]}\n", "other than /compact")]
     #[case::reset_text("  - turn: {user: \"/reset start over\", model: [x]}\n", "trailing text")]
     #[case::heartbeat("  - heartbeat: {}\n", "step 0 (heartbeat): a plain heartbeat poll")]
-    #[case::switch_other_provider("  - switch_model: {provider: openai, model: gpt-5.1, api: openai-responses}\n", "switch to openai/gpt-5.1")]
+    #[case::switch_to_bedrock("  - switch_model: {provider: amazon-bedrock, model: m, api: bedrock-converse-stream}\n", "step 0 (switch_model): switch to amazon-bedrock/m: amazon-bedrock/bedrock-converse-stream: openclaw@2026.9.6 has no bundled Bedrock transport")]
     #[case::orphan("  - orphan_user: hello\n", "host crash")]
     #[case::commit_conflict("  - turn: {user: hi, commit_conflict: true, model: [ok]}\n", "second writer")]
     #[case::spawn("  - spawn: {child: c}\n", "sessions_spawn")]
@@ -391,10 +401,36 @@ mod tests {
         let p = plan(&scenario("  - compact: {instructions: \"Keep the test name.\"}\n  - compact: {}\n  - turn: {user: go, model: [ok]}\n")).unwrap();
         let msgs: Vec<_> = p.steps.iter().map(|s| match s {
             PlanStep::Command { message, .. } | PlanStep::Turn { message, .. } => message.as_str(),
+            PlanStep::SwitchModel { model, .. } => model.as_str(),
         }).collect();
         assert_eq!(msgs, ["/compact Keep the test name.", "/compact", "go"]);
         assert!(matches!(p.steps[0], PlanStep::Command { step: 0, .. }));
         assert_eq!(p.replies.len(), 1, "a command has no scripted reply of its own");
+    }
+
+    #[test]
+    fn a_model_switch_is_a_session_patch_to_a_model_on_its_own_mock() {
+        let p = plan(&library("model-switch")).expect("drivable");
+        assert!(matches!(&p.steps[1], PlanStep::SwitchModel { step: 1, model, .. } if model == "openai/gpt-5.1"));
+        let sw = &p.model_switches[0];
+        assert_eq!((sw.step, sw.api.as_str(), sw.wire), (1, "openai-responses", clawspec_mock_providers::Provider::OpenAiResponses));
+        assert_eq!(serde_json::to_value(&p.steps[1]).unwrap()["kind"], "switchModel");
+        assert!(why("  - switch_model: {provider: anthropic, model: claude-opus-4-6}\n").contains("within the scenario's own provider"));
+    }
+
+    #[rstest]
+    #[case::anthropic("http-anthropic")]
+    #[case::chat("http-openai-chat")]
+    #[case::responses("http-openai-responses")]
+    #[case::gemini("http-gemini")]
+    #[case::mistral("http-mistral")]
+    fn provider_wire_scenarios_are_drivable(#[case] id: &str) {
+        plan(&library(id)).expect("drivable");
+    }
+
+    #[test]
+    fn bedrock_wire_scenarios_say_why_not() {
+        assert!(plan(&library("http-bedrock")).unwrap_err().0.contains("@openclaw/amazon-bedrock-provider"));
     }
 
     fn library(id: &str) -> Scenario {

@@ -47,6 +47,43 @@ pub fn base_url(p: Provider, uri: &str) -> String {
     }
 }
 
+/// A `switch_model` step: from `step` on, the session's attempts run on
+/// `provider/model` over `api` (the scenario's api, else the one the
+/// provider's own transport uses), answered by its own mock.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ModelSwitch {
+    pub step: usize,
+    pub provider: String,
+    pub api: String,
+    pub model: String,
+    #[serde(skip)]
+    pub wire: Provider,
+}
+
+impl ModelSwitch {
+    pub fn new(step: usize, m: &crate::scenario::model::SwitchModelSpec, setup: &crate::scenario::model::Setup) -> Result<ModelSwitch, NotDrivable> {
+        let api = match (&m.api, m.provider.as_str()) {
+            (Some(a), _) => a.clone(),
+            (None, p) if p == setup.provider => setup.api.clone(),
+            (None, "anthropic") => "anthropic-messages".into(),
+            (None, "openai") => "openai-responses".into(),
+            (None, "google") => "google-generative-ai".into(),
+            (None, p) => return Err(NotDrivable(format!("switch to {p}/{}: the scenario names no api for this provider", m.model))),
+        };
+        let wire = mock_for(&m.provider, &api, None).map_err(|NotDrivable(why)| NotDrivable(format!("switch to {}/{}: {why}", m.provider, m.model)))?;
+        // One mock per provider id (models.providers.<id> has one baseUrl).
+        if m.provider == setup.provider {
+            return Err(NotDrivable(format!("switch to {}/{}: a switch within the scenario's own provider is not mapped yet (one mock per provider id)", m.provider, m.model)));
+        }
+        Ok(ModelSwitch { step, provider: m.provider.clone(), api, model: m.model.clone(), wire })
+    }
+
+    /// `sessions.patch`'s `model`: `provider/model`.
+    pub fn model_ref(&self) -> String {
+        format!("{}/{}", self.provider, self.model)
+    }
+}
+
 /// The model a logged request was for (body `model`; Gemini's URL path).
 pub fn request_model<'a>(body: &'a Value, path: &'a str) -> Option<&'a str> {
     body["model"].as_str().or_else(|| clawspec_mock_providers::stream::model_in_path(path))
