@@ -98,6 +98,10 @@ function config(port, token) {
               apiKey: "clawspec-mock-not-a-key",
               api: x.api,
               request: { allowPrivateNetwork: true },
+              // sessions.patch refuses an openai/* model whose implicit runtime is the
+              // Codex harness (dist/sessions-patch-*.mjs); OpenClaw's own runtime is
+              // chosen explicitly (docs/concepts/agent-runtimes.md). 2026.4.x has no such key.
+              ...(HAS_UTILITY_MODEL ? { agentRuntime: { id: "openclaw" } } : {}),
               models: [{ id: x.model, name: x.model, api: x.api, reasoning: false, input: ["text", "image"], cost: zeroCost, contextWindow: p.contextWindow, maxTokens: p.maxTokens }],
             },
           ]),
