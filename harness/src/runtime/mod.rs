@@ -16,6 +16,7 @@ pub mod model;
 pub mod pipeline;
 pub mod profile;
 pub mod prompt;
+pub mod replay;
 pub mod settings;
 pub mod sqlite_store;
 pub mod steps;

@@ -189,7 +189,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         for (code, text) in piped.notes {
             sim.note(code, text);
         }
-        let history = piped.messages;
+        let history = super::replay::sanitize_history(sim.profile, &sim.setup, piped.messages);
         // 3. assemble
         let pending: Vec<AgentMessage> = match (mode, continuation) {
             (Mode::Durable, false) => vec![inp.message.clone()],
@@ -495,9 +495,14 @@ fn provider_reply_fields(sim: &Sim<'_>, m: &mut AgentMessage, step: &ModelStep, 
     let AgentMessage::Assistant(a) = m else { return };
     // Scenario steps script no usage: the mock reports zero tokens.
     let _ = step;
-    a.usage = Some(json!({"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0, "contextUsage": {"state": "unavailable"},
-        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}));
-    a.extra.insert("responseId".into(), json!("msg_mock"));
+    let wire = super::replay::reply_fields(sim.profile, &sim.setup);
+    let mut usage = json!({"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0, "contextUsage": {"state": "unavailable"},
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}});
+    if !wire.context_usage {
+        usage.as_object_mut().expect("an object").remove("contextUsage");
+    }
+    a.usage = Some(usage);
+    a.extra.insert("responseId".into(), json!(wire.response_id));
     a.extra.insert("responseModel".into(), json!("mock"));
     a.extra.insert("__openclaw".into(), json!({"runId": format!("run-{:04}", sim.turn)}));
 }

@@ -23,7 +23,7 @@ use crate::Provider;
 /// What a streamed answer needs besides the rendered reply.
 #[derive(Clone, Debug, Default)]
 pub struct StreamMeta {
-    /// The model the request named (body `model`, or Gemini's URL).
+    /// The model the answer names (`mock`, see [`StreamMeta::new`]).
     pub model: String,
     /// Scripted usage: input and output tokens.
     pub input_tokens: u64,
@@ -33,9 +33,13 @@ pub struct StreamMeta {
 }
 
 impl StreamMeta {
-    pub fn new(model: &str, reply: &Value, request: &Value) -> StreamMeta {
+    /// `_requested` is the model the request named; every answer names the
+    /// mock's own model id, `mock`, as the non-streaming render and the
+    /// Anthropic stream do (`server::render`), so a host records the same
+    /// `responseModel` whichever API it streams.
+    pub fn new(_requested: &str, reply: &Value, request: &Value) -> StreamMeta {
         StreamMeta {
-            model: model.to_string(),
+            model: "mock".to_string(),
             input_tokens: reply["usage"]["input"].as_u64().unwrap_or(0),
             output_tokens: reply["usage"]["output"].as_u64().unwrap_or(0),
             include_usage: request["stream_options"]["include_usage"] == Value::Bool(true),
