@@ -55,3 +55,56 @@ pub fn reply_fields(profile: &Profile, setup: &Setup) -> ReplyFields {
         _ => ReplyFields { response_id: "msg_mock", context_usage: true },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rstest::rstest;
+    use serde_json::json;
+
+    fn history() -> Vec<AgentMessage> {
+        serde_json::from_value(json!([
+            {"role": "user", "content": "go", "timestamp": 1},
+            {"role": "assistant", "content": [{"type": "toolCall", "id": "call_log 01", "name": "read", "arguments": {}}, {"type": "toolCall", "id": "toolu_0001", "name": "read", "arguments": {}}], "timestamp": 2},
+            {"role": "toolResult", "toolCallId": "call_log 01", "toolName": "read", "content": [{"type": "text", "text": "a"}], "isError": false, "timestamp": 3},
+            {"role": "toolResult", "toolCallId": "toolu_0001", "toolName": "read", "content": [{"type": "text", "text": "b"}], "isError": false, "timestamp": 4}
+        ]))
+        .unwrap()
+    }
+
+    fn ids(ms: &[AgentMessage]) -> Vec<String> {
+        ms.iter()
+            .flat_map(|m| match m {
+                m @ AgentMessage::Assistant(_) => m.tool_call_ids().iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+                AgentMessage::ToolResult(r) => vec![r.tool_call_id.clone()],
+                _ => vec![],
+            })
+            .collect()
+    }
+
+    // What the real 2026.9.6 host handed the engine's assemble (twin --keep traces,
+    // http-openai-chat / http-gemini / http-anthropic).
+    #[rstest]
+    #[case::chat("openai", "openai-completions", "gpt-4.1", ["calllog01", "toolu0001"])]
+    #[case::mistral("mistral", "openai-completions", "mistral-large-latest", ["calllog01", "toolu0001"])]
+    #[case::gemini("google", "google-generative-ai", "gemini-2.5-pro", ["calllog01", "toolu0001"])]
+    #[case::anthropic_keeps_native_ids("anthropic", "anthropic-messages", "claude-sonnet-4-6", ["calllog01", "toolu_0001"])]
+    #[case::responses_untouched("openai", "openai-responses", "gpt-5.1", ["call_log 01", "toolu_0001"])]
+    fn history_tool_call_ids_follow_the_apis_replay_policy(#[case] provider: &str, #[case] api: &str, #[case] model: &str, #[case] want: [&str; 2]) {
+        let setup = Setup { provider: provider.into(), api: api.into(), model: model.into(), ..Setup::default() };
+        let p96 = Profile::by_id("openclaw-2026.9.6").unwrap();
+        let out = ids(&sanitize_history(&p96, &setup, history()));
+        assert_eq!(out, [want[0], want[1], want[0], want[1]], "each result follows its call");
+        let p426 = Profile::by_id("openclaw-2026.4.26").unwrap();
+        assert_eq!(ids(&sanitize_history(&p426, &setup, history())), ["call_log 01", "toolu_0001", "call_log 01", "toolu_0001"], "2026.4.26 unchanged");
+    }
+
+    #[test]
+    fn reply_fields_name_each_apis_response_id() {
+        let p96 = Profile::by_id("openclaw-2026.9.6").unwrap();
+        let f = |provider: &str, api: &str| reply_fields(&p96, &Setup { provider: provider.into(), api: api.into(), ..Setup::default() });
+        assert_eq!((f("openai", "openai-completions").response_id, f("openai", "openai-completions").context_usage), ("chatcmpl-mock", false));
+        assert_eq!(f("google", "google-generative-ai").response_id, "mock-response");
+        assert_eq!((f("anthropic", "anthropic-messages").response_id, f("anthropic", "anthropic-messages").context_usage), ("msg_mock", true));
+    }
+}
