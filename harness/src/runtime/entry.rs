@@ -75,10 +75,15 @@ impl Sim<'_> {
         c.insert("currentMessageId".into(), json!(self.current_message_id()));
         c.insert("authProfileIdSource".into(), json!("auto"));
         // `runtimePlan.auth` of an API-key provider (the run's config declares one).
+        // The key's evidence: "runtime" where the bundled anthropic plugin prepares
+        // the provider's runtime auth, "provider-config" for a key read from
+        // models.providers (dist/model-auth-availability-*.mjs; twin traces of the
+        // openai, google and mistral providers).
+        let evidence = if self.setup.provider == "anthropic" { "runtime" } else { "provider-config" };
         c.insert(
             "runtimeAuthPlan".into(),
             json!({"authProfileProviderForAuth": self.setup.provider, "providerForAuth": self.setup.provider, "modelId": self.setup.model,
-                   "selectedAuthMode": "api-key", "credentialSource": {"authorization": "declared", "evidence": "runtime", "kind": "direct"}}),
+                   "selectedAuthMode": "api-key", "credentialSource": {"authorization": "declared", "evidence": evidence, "kind": "direct"}}),
         );
         c.insert("agentHarnessId".into(), json!("openclaw"));
         c.insert("modelSelectionLocked".into(), json!(false));
