@@ -91,7 +91,7 @@ function config(port, token) {
         },
         // Models a switch_model step moves to (sessions.patch {model}), each on its own mock.
         ...Object.fromEntries(
-          (p.extraProviders ?? []).map((x) => [
+          (plan.extraProviders ?? []).map((x) => [
             x.id,
             {
               baseUrl: x.baseUrl,
