@@ -26,7 +26,10 @@ impl Sim<'_> {
         }
         let s = settings::build(&SettingsInput {
             provider: &self.setup.provider,
-            requested_model: &self.scenario.setup.model,
+            // A session model override is what the host requests from then on;
+            // a fallback candidate is not (real 2026.9.6 host, twin of model-switch:
+            // requested gpt-5.1, mode normal after sessions.patch {model}).
+            requested_model: self.session_model.as_deref().unwrap_or(&self.scenario.setup.model),
             resolved_model: &self.setup.model,
             engine_id: &self.info.id,
             prompt_token_budget: limits.0,

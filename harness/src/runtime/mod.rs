@@ -124,6 +124,9 @@ pub struct Sim<'a> {
     /// The system prompt of the current attempt as the plugin's
     /// `before_prompt_build` hook composed it (`None`: the setup's).
     pub hook_system_prompt: Option<String>,
+    /// The session's model override (`switch_model`: sessions.patch {model}),
+    /// which becomes the requested model (runtimeSettings.model.requested).
+    pub session_model: Option<String>,
 }
 
 /// The transcript path of a session inside the run's state dir.
@@ -454,6 +457,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         rewrites: 0,
         hooks: hooks_of(&engine_rec),
         hook_system_prompt: None,
+        session_model: None,
     };
     sim.new_session();
     let result = steps::run_script(&mut sim).await;

@@ -53,6 +53,7 @@ pub async fn run_script(sim: &mut Sim<'_>) -> Result<(), Abort> {
             Step::SwitchModel(s) => {
                 sim.setup.provider = s.provider.clone();
                 sim.setup.model = s.model.clone();
+                sim.session_model = Some(s.model.clone());
                 if let Some(api) = &s.api {
                     sim.setup.api = api.clone();
                 }
