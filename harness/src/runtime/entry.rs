@@ -75,11 +75,11 @@ impl Sim<'_> {
         c.insert("currentMessageId".into(), json!(self.current_message_id()));
         c.insert("authProfileIdSource".into(), json!("auto"));
         // `runtimePlan.auth` of an API-key provider (the run's config declares one).
-        // The key's evidence: "runtime" where the bundled anthropic plugin prepares
-        // the provider's runtime auth, "provider-config" for a key read from
-        // models.providers (dist/model-auth-availability-*.mjs; twin traces of the
-        // openai, google and mistral providers).
-        let evidence = if self.setup.provider == "anthropic" { "runtime" } else { "provider-config" };
+        // The key's evidence: "runtime" where a bundled plugin prepares the
+        // provider's runtime auth (anthropic, google), "provider-config" for a key
+        // read from models.providers (openai's routed auth, mistral without a
+        // bundled plugin) (dist/model-auth-availability-*.mjs; real 2026.9.6 twin traces).
+        let evidence = if matches!(self.setup.provider.as_str(), "anthropic" | "google") { "runtime" } else { "provider-config" };
         c.insert(
             "runtimeAuthPlan".into(),
             json!({"authProfileProviderForAuth": self.setup.provider, "providerForAuth": self.setup.provider, "modelId": self.setup.model,

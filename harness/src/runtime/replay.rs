@@ -13,7 +13,7 @@
 
 use clawspec_contract::AgentMessage;
 use clawspec_mock_providers::repair::tool_call_ids::sanitize_tool_call_ids;
-use clawspec_mock_providers::repair::Policy;
+use clawspec_mock_providers::repair::{self, Policy};
 use clawspec_mock_providers::Provider;
 
 use super::profile::Profile;
@@ -25,15 +25,25 @@ fn wire(profile: &Profile, setup: &Setup) -> Option<Provider> {
 }
 
 /// Session history as the attempt sees it after the replay policy.
+/// Anthropic: only the tool call ids (the rest of its policy is the
+/// reference pipeline's own, twinned equal before). Google and
+/// openai-completions: the whole `sanitizeSessionHistory` pass list and
+/// `validateReplayTurns` (mock-providers `repair`), which also names a
+/// result's empty `toolName` after its call and merges consecutive user
+/// messages (openai-completions sets `validateGeminiTurns` and
+/// `validateAnthropicTurns`, provider-replay-helpers-*.mjs
+/// `buildOpenAICompatibleReplayPolicy`; twins of regression-a8-empty-tool-name
+/// and regression-a8-consecutive-user).
 pub fn sanitize_history(profile: &Profile, setup: &Setup, ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
     let policy = match wire(profile, setup) {
-        Some(p @ (Provider::Anthropic | Provider::Gemini | Provider::OpenAiChat)) => Policy::for_model(p, &setup.model),
-        // Mistral on openai-completions: the openai-completions fallback (strict, not
-        // the 9-character ids of a native Mistral transport).
-        Some(Provider::Mistral) => Policy::for_model(Provider::OpenAiChat, &setup.model),
+        Some(Provider::Anthropic) => return sanitize_tool_call_ids(&Policy::for_model(Provider::Anthropic, &setup.model), ms),
+        Some(Provider::Gemini) => Policy::for_model(Provider::Gemini, &setup.model),
+        // Mistral on openai-completions: the openai-completions policy (strict ids,
+        // not the 9-character ids of a native Mistral transport).
+        Some(Provider::OpenAiChat | Provider::Mistral) => Policy { validate_gemini_turns: true, validate_anthropic_turns: true, ..Policy::for_model(Provider::OpenAiChat, &setup.model) },
         _ => return ms,
     };
-    sanitize_tool_call_ids(&policy, ms)
+    repair::validate_replay_turns(&policy, repair::sanitize_session_history(&policy, ms))
 }
 
 /// What the transport records from the mock's answer (which always names
@@ -97,6 +107,28 @@ mod tests {
         assert_eq!(out, [want[0], want[1], want[0], want[1]], "each result follows its call");
         let p426 = Profile::by_id("openclaw-2026.4.26").unwrap();
         assert_eq!(ids(&sanitize_history(&p426, &setup, history())), ["call_log 01", "toolu_0001", "call_log 01", "toolu_0001"], "2026.4.26 unchanged");
+    }
+
+    #[test]
+    fn openai_completions_merges_consecutive_users_and_google_names_empty_results() {
+        let p96 = Profile::by_id("openclaw-2026.9.6").unwrap();
+        let users: Vec<AgentMessage> = serde_json::from_value(json!([
+            {"role": "user", "content": "meta", "timestamp": 1},
+            {"role": "user", "content": "question", "timestamp": 2},
+            {"role": "assistant", "content": [{"type": "text", "text": "answer"}], "timestamp": 3}
+        ]))
+        .unwrap();
+        let chat = Setup { provider: "mistral".into(), api: "openai-completions".into(), model: "mistral-large-latest".into(), ..Setup::default() };
+        assert_eq!(sanitize_history(&p96, &chat, users.clone()).len(), 2, "the two user messages are one");
+        let anthropic = Setup::default();
+        assert_eq!(sanitize_history(&p96, &anthropic, users).len(), 3, "anthropic: ids only");
+        let mut h = history();
+        if let AgentMessage::ToolResult(r) = &mut h[2] {
+            r.tool_name = Some(String::new());
+        }
+        let gemini = Setup { provider: "google".into(), api: "google-generative-ai".into(), model: "gemini-2.5-pro".into(), ..Setup::default() };
+        let out = sanitize_history(&p96, &gemini, h);
+        assert!(out.iter().any(|m| matches!(m, AgentMessage::ToolResult(r) if r.tool_call_id == "calllog01" && r.tool_name.as_deref() == Some("read"))), "{out:?}");
     }
 
     #[test]
