@@ -13,6 +13,9 @@ pub enum ReleaseLimit {
     ScriptedTools,
     /// A bare `/new` or `/reset` that runs the host's session-reset prompt turn.
     BareResetTurn,
+    /// The model's context window (`setup.context_window`), which the host's
+    /// context-window guard must accept.
+    ContextWindow(u64),
 }
 
 impl ReleaseLimit {
@@ -32,6 +35,19 @@ impl ReleaseLimit {
             // "/new" is answered by the command layer with "✅ New session started." (dist/commands.runtime-*.mjs)
             // and no agent run; docs/tools/slash-commands.md: "Standalone `/new` and `/reset` acknowledgements
             // do not start a model turn".
+            // dist/context-window-guard-*: CONTEXT_WINDOW_HARD_MIN_TOKENS is 16e3 in 2026.4.26 and
+            // 4e3 in 2026.9.6; below it the run fails before any engine call ("Model context window
+            // too small (700 tokens; source=modelsConfig). Minimum is 4000.", observed with twin --keep
+            // on regression-lossless-claw-1193 and overflow-provider-tokens).
+            ReleaseLimit::ContextWindow(tokens) => {
+                let min = if older { 16_000 } else { 4_000 };
+                if tokens < min {
+                    return Err(NotDrivable(format!(
+                        "setup.context_window {tokens}: openclaw@{version} refuses a model context window under {min} tokens (\"Model context window too small\", dist/context-window-guard-*); the scenario would need a larger window with proportionally larger messages"
+                    )));
+                }
+                Ok(())
+            }
             ReleaseLimit::BareResetTurn => Err(NotDrivable(format!(
                 "a bare /new or /reset on openclaw@{version} is acknowledged by the gateway's command layer (\"✅ New session started.\") without a model run, so the scripted reset-prompt turn does not happen on this release"
             ))),
@@ -55,5 +71,8 @@ mod tests {
         assert!(check_all(&[ReleaseLimit::BareResetTurn], "2026.9.6").unwrap_err().0.contains("without a model run"));
         assert!(check_all(&[ReleaseLimit::ScriptedTools], "2026.9.6").is_ok());
         assert!(check_all(&[ReleaseLimit::ScriptedTools, ReleaseLimit::BareResetTurn], "2026.4.26").unwrap_err().0.contains("only bundled plugins"));
+        assert!(check_all(&[ReleaseLimit::ContextWindow(4_000)], "2026.9.6").is_ok());
+        assert!(check_all(&[ReleaseLimit::ContextWindow(3_999)], "2026.9.6").unwrap_err().0.contains("under 4000 tokens"));
+        assert!(check_all(&[ReleaseLimit::ContextWindow(8_000)], "2026.4.26").unwrap_err().0.contains("under 16000 tokens"));
     }
 }

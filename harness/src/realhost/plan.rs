@@ -100,6 +100,7 @@ pub fn plan(s: &Scenario) -> Result<Plan, NotDrivable> {
         return nd("setup.admitted_turns: false — every chat.send through the gateway is an admitted turn");
     }
     let mut p = Plan { steps: Vec::new(), replies: Vec::new(), provider_timeout_seconds: None, setup: host_setup, tool_results: Vec::new(), minted_tool_ids: 0, release_limits: Vec::new(), model_switches: Vec::new() };
+    p.limit(super::limits::ReleaseLimit::ContextWindow(setup.context_window));
     for (i, step) in s.script.iter().enumerate() {
         map_step(&mut p, i, step, s).map_err(|NotDrivable(why)| NotDrivable(format!("step {i} ({}): {why}", step_kind(step))))?;
     }
@@ -390,10 +391,11 @@ mod tests {
         use super::super::limits::ReleaseLimit;
         let p = plan(&scenario("  - turn: {user: /new, model: [hi]}\n  - turn: {user: /reset, model: [hi]}\n")).expect("planned");
         assert!(matches!(&p.steps[0], PlanStep::Turn { message, .. } if message == "/new"));
-        assert_eq!(p.release_limits, [ReleaseLimit::BareResetTurn], "listed once");
+        let steps_only = |l: &[ReleaseLimit]| l.iter().copied().filter(|l| !matches!(l, ReleaseLimit::ContextWindow(_))).collect::<Vec<_>>();
+        assert_eq!(steps_only(&p.release_limits), [ReleaseLimit::BareResetTurn], "listed once");
         let tools = plan(&scenario("  - turn: {user: go, model: [{tool_calls: [{name: read, arguments: {path: a}, result: A}]}, ok]}\n")).unwrap();
-        assert_eq!(tools.release_limits, [ReleaseLimit::ScriptedTools]);
-        assert!(plan(&scenario("  - turn: {user: hi, model: [ok]}\n")).unwrap().release_limits.is_empty());
+        assert_eq!(steps_only(&tools.release_limits), [ReleaseLimit::ScriptedTools]);
+        assert_eq!(plan(&scenario("  - turn: {user: hi, model: [ok]}\n")).unwrap().release_limits, [ReleaseLimit::ContextWindow(32_000)], "only the model's window");
     }
 
     #[test]
