@@ -115,7 +115,12 @@ pub fn system_prompt(p: Provider, body: &Value) -> Option<String> {
             let ms = body["messages"].as_array()?;
             let m = ms.iter().find(|m| matches!(m["role"].as_str(), Some("system" | "developer")))?;
             let sys = m["content"].as_str().map(str::to_string).or_else(|| joined(&m["content"]))?;
-            let first_user = ms.iter().find(|m| m["role"] == "user").map(|u| u["content"].as_str().map(str::to_string).or_else(|| u["content"].as_array().and_then(|a| a.last()).and_then(|b| b["text"].as_str()).map(str::to_string)).unwrap_or_default());
+            // A string content gets "\n\n" + the region; an array gets it as its own
+            // last text block (relocateNonBehavioralRegion).
+            let first_user = ms.iter().find(|m| m["role"] == "user").map(|u| match &u["content"] {
+                Value::Array(a) => a.last().and_then(|b| b["text"].as_str()).map(|t| format!("\n\n{t}")).unwrap_or_default(),
+                c => c.as_str().unwrap_or_default().to_string(),
+            });
             relocated_back(&sys, first_user.as_deref().unwrap_or(""))
         }
         Provider::OpenAiResponses => match body["instructions"].as_str() {
@@ -234,7 +239,9 @@ mod tests {
         // What relocateNonBehavioralRegion sends: the region moved to the first user message.
         let sys = format!("{stable}\n<!-- openclaw:attempt:DYNAMIC -->\nReasoning=off.\n<!-- /openclaw:attempt:DYNAMIC -->");
         let body = json!({"messages":[{"role":"system","content":sys},{"role":"user","content":"[Mon] hi\n\nRuntime: agent=main | channel=webchat"}]});
-        assert_eq!(system_prompt(Provider::OpenAiChat, &body), Some(built));
+        assert_eq!(system_prompt(Provider::OpenAiChat, &body), Some(built.clone()));
+        let blocks = json!({"messages":[{"role":"system","content":sys},{"role":"user","content":[{"type":"text","text":"[Mon] hi"},{"type":"text","text":"Runtime: agent=main | channel=webchat"}]}]});
+        assert_eq!(system_prompt(Provider::Mistral, &blocks), Some(built), "an array content gets the region as its own block");
     }
 
     #[test]
