@@ -43,6 +43,7 @@ pub mod client;
 pub mod front;
 pub mod fuzzing;
 pub mod gen;
+pub mod hold;
 pub mod provider;
 pub mod repair;
 pub mod sanitizer;
