@@ -21,11 +21,40 @@ pub enum PlanStep {
         /// chat.send `attachments` (dist/sessions-*.mjs ChatAttachmentSchema).
         #[serde(skip_serializing_if = "Vec::is_empty")]
         attachments: Vec<Attachment>,
+        /// Host actions taken while a model call of this run is held (`hold`).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        in_flight: Vec<InFlight>,
     },
     /// A gateway slash command with no model reply of its own (`/compact
     /// [instructions]`) through `chat.send`; waits for the command's run.
     #[serde(rename_all = "camelCase")]
     Command { step: usize, session_key: String, message: String, timeout_ms: u64 },
+}
+
+/// A host action taken while the run's model call `hold` is in flight: the
+/// driver waits until the call reached the mock provider, acts, waits for the
+/// gateway's acknowledgement, then releases the held answer
+/// (`clawspec_mock_providers::hold`). Deterministic: no timing involved.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "action", rename_all = "camelCase")]
+pub enum InFlight {
+    /// `chat.send` with `queueMode: "steer"`: the gateway injects the message
+    /// into the session's active run (docs/gateway/protocol/rpc-session-control.md;
+    /// dist/chat-send-handler-*.mjs createChatSendMessageInjectionStarter,
+    /// `steeringMode: "all"`); the agent loop delivers it after the held
+    /// call's tools, before the next model call.
+    Steer { hold: u64, message: String },
+    /// `chat.abort {sessionKey, runId}` (dist/sessions-*.mjs ChatAbortParamsSchema):
+    /// the user stops the run while the held call is in flight.
+    Abort { hold: u64 },
+}
+
+impl InFlight {
+    pub fn hold(&self) -> u64 {
+        match self {
+            InFlight::Steer { hold, .. } | InFlight::Abort { hold } => *hold,
+        }
+    }
 }
 
 /// A chat.send attachment: the scenario's inline image (`turn.image`), the
@@ -68,6 +97,11 @@ pub struct Plan {
     minted_tool_ids: u64,
     /// What the steps need of the release (`realhost::limits`).
     pub release_limits: Vec<super::limits::ReleaseLimit>,
+    /// Hold ids handed out so far (`InFlight`); the run needs the hold front when > 0.
+    pub holds: u64,
+    /// A run of this plan was aborted by the user (`InFlight::Abort`): the host
+    /// itself gives the next turn the abort hint.
+    aborted: bool,
 }
 
 /// Provider timeout set when a scenario scripts a timeout; the mock holds a
@@ -99,7 +133,7 @@ pub fn plan(s: &Scenario) -> Result<Plan, NotDrivable> {
     if !setup.admitted_turns {
         return nd("setup.admitted_turns: false — every chat.send through the gateway is an admitted turn");
     }
-    let mut p = Plan { steps: Vec::new(), replies: Vec::new(), provider_timeout_seconds: None, setup: host_setup, tool_results: Vec::new(), minted_tool_ids: 0, release_limits: Vec::new() };
+    let mut p = Plan { steps: Vec::new(), replies: Vec::new(), provider_timeout_seconds: None, setup: host_setup, tool_results: Vec::new(), minted_tool_ids: 0, release_limits: Vec::new(), holds: 0, aborted: false };
     for (i, step) in s.script.iter().enumerate() {
         map_step(&mut p, i, step, s).map_err(|NotDrivable(why)| NotDrivable(format!("step {i} ({}): {why}", step_kind(step))))?;
     }
@@ -117,15 +151,20 @@ fn map_step(p: &mut Plan, i: usize, step: &Step, s: &Scenario) -> Result<(), Not
         Step::Generate(_) => nd("an unexpanded generate step"),
         Step::Turn(t) => {
             turn_drivable(t)?;
+            if t.abort_hint && !p.aborted {
+                return nd(ABORT_HINT_WITHOUT_ABORT);
+            }
             if is_bare_reset(&t.user) {
                 p.limit(super::limits::ReleaseLimit::BareResetTurn);
             }
+            let first = p.replies.len();
             for r in &t.model {
                 let planned = reply(r, p, setup.context_window)?;
                 p.replies.push(PlannedReply { step: Some(i), ..planned });
             }
+            let in_flight = super::in_flight::plan_turn(p, t, first)?;
             let attachments = if t.image { vec![image_attachment()] } else { Vec::new() };
-            p.steps.push(PlanStep::Turn { step: i, session_key: setup.session_key.clone(), message: t.user.clone(), timeout_ms: STEP_TIMEOUT_MS, attachments });
+            p.steps.push(PlanStep::Turn { step: i, session_key: setup.session_key.clone(), message: t.user.clone(), timeout_ms: STEP_TIMEOUT_MS, attachments, in_flight });
             Ok(())
         }
         Step::Compact(c) => {
@@ -178,12 +217,10 @@ pub const HEARTBEAT_NOT_PLAIN: &str = "a plain heartbeat poll: the gateway's on-
 fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
     let unsupported = [
         (t.conversation.is_some() || t.sender.is_some(), "inbound metadata needs a channel plugin message, not chat.send"),
-        (t.abort_hint, "abort_hint needs a previously aborted run"),
         (!t.system_events.is_empty(), "system events need the gateway's system-event queue"),
         (!t.untrusted_context.is_empty() || t.thread_history.is_some(), "untrusted context / thread history need a channel message"),
         (!t.media.is_empty(), "media files by path: chat.send attachments carry the bytes, and the host stores them under its own media path, not the scenario's"),
         (t.admitted == Some(false), "non-admitted turns need a non-gateway entry point"),
-        (!t.steer.is_empty(), "steering: chat.send with queueMode \"steer\" injects into the active run (docs/gateway/protocol/rpc-session-control.md), but landing it before model call N needs the mock to hold a model answer until the steer is accepted, and its responders answer synchronously (a fixed hold would race); not mapped yet"),
         (t.commit_replay, "commit_replay simulates a host crash between commitTurn and the outbox"),
         // The real host commits each logical turn once; the second writer is the
         // reference runtime's simulation (the twin showed no second commitTurn).
@@ -200,6 +237,11 @@ fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
     }
 }
 
+/// The host shows the abort hint only after a run it aborted itself
+/// (dist/get-reply-*.mjs applySessionHints reads the session entry's
+/// `abortedLastRun`, set when chat.abort stops a run).
+pub const ABORT_HINT_WITHOUT_ABORT: &str = "abort_hint needs a previously aborted run, and no earlier step of this script aborts one (the host sets the hint itself after a chat.abort)";
+
 /// A bare `/new` is planned as a plain chat.send; whether the release runs
 /// the reset-prompt turn is `limits::ReleaseLimit::BareResetTurn` (neither
 /// release could be driven to so far). With
@@ -214,6 +256,10 @@ fn is_bare_reset(user: &str) -> bool {
 }
 
 impl Plan {
+    pub(super) fn mark_aborted(&mut self) {
+        self.aborted = true;
+    }
+
     fn limit(&mut self, l: super::limits::ReleaseLimit) {
         if !self.release_limits.contains(&l) {
             self.release_limits.push(l);
@@ -244,7 +290,8 @@ fn reply(r: &ModelReply, p: &mut Plan, context_window: u64) -> Result<PlannedRep
             ModelErrorKind::Other => FailureKind::Server,
             ModelErrorKind::InvalidSignature => FailureKind::InvalidSignature,
             ModelErrorKind::Timeout => FailureKind::Timeout,
-            ModelErrorKind::Aborted => return nd("a user abort needs chat.abort while the model call is in flight (not mapped yet)"),
+            // The user's chat.abort while this call is held (realhost::in_flight).
+            ModelErrorKind::Aborted => return Ok(PlannedReply::default()),
         };
         // The reference reports just over the window when the scenario gives no count.
         let message = match e.kind {
@@ -333,7 +380,6 @@ mod tests {
     }
 
     #[rstest]
-    #[case::aborted("  - turn: {user: hi, model: [{error: {kind: aborted}}]}\n", "chat.abort")]
     #[case::redacted_without_data("  - turn: {user: hi, model: [{redacted: true}]}\n", "without a signature")]
     #[case::device_tool("  - turn: {user: hi, model: [{tool_calls: [{name: camera, result: ok}]}, done]}\n", "tool call camera: only the core tools")]
     #[case::invalid_args("  - turn: {user: hi, model: [{tool_calls: [{name: exec, arguments: {cmd: ls}, result: ok}]}, done]}\n", "without a string `command` argument")]
