@@ -63,6 +63,7 @@ function config(port, token) {
             trace: plan.trace,
             openclawRoot: plan.openclawRoot,
             ...(plan.toolResults?.length ? { toolResults: plan.toolResults } : {}),
+            ...(plan.provider.holdUrl ? { holdUrl: plan.provider.holdUrl } : {}),
           },
         },
       },

@@ -32,6 +32,10 @@ pub const HOLD_HEADER: &str = "x-clawspec-hold";
 pub const WAIT_PATH: &str = "/__clawspec/hold/wait";
 /// `POST {"hold": n}`: the answer held by `n` goes out (now, or on arrival).
 pub const RELEASE_PATH: &str = "/__clawspec/hold/release";
+/// `POST {"hold": n}` from something other than a model call that must wait
+/// for the driver (a tool still running while the user steers): counts as the
+/// arrival of `n` and answers on its release.
+pub const PAUSE_PATH: &str = "/__clawspec/hold/pause";
 
 /// Longest a held answer waits for its release: a driver that died must not
 /// leave the host's model call hanging forever.
@@ -157,7 +161,7 @@ async fn handle(mut client: TcpStream, backend: SocketAddr, shared: Arc<Shared>)
     let Some((buf, end)) = read_head(&mut client).await? else { return Ok(()) };
     let head = String::from_utf8_lossy(&buf[..end]).into_owned();
     let target = head.split(' ').nth(1).unwrap_or("");
-    if target == WAIT_PATH || target == RELEASE_PATH {
+    if [WAIT_PATH, RELEASE_PATH, PAUSE_PATH].contains(&target) {
         let mut body = buf[end..].to_vec();
         let want = content_length(&head);
         while body.len() < want {
@@ -210,6 +214,14 @@ async fn control(target: &str, body: &[u8], shared: &Shared) -> String {
             h.released.insert(id);
         });
         return answer(200, &json!({"hold": id, "released": true}));
+    }
+    if target == PAUSE_PATH {
+        shared.update(|h| {
+            h.arrived.insert(id);
+        });
+        let released = shared.until(MAX_HOLD, |h| h.released.contains(&id)).await;
+        shared.update(|h| h.sent.push(id));
+        return answer(if released { 200 } else { 408 }, &json!({"hold": id, "released": released}));
     }
     let timeout = Duration::from_millis(timeout_ms.unwrap_or(60_000));
     if shared.until(timeout, |h| h.arrived.contains(&id)).await {
@@ -270,6 +282,18 @@ mod tests {
         control(RELEASE_PATH, json!({"hold": 1})).await;
         assert_eq!(text(&first.await.unwrap()), "first");
         assert_eq!(front.sent(), [2, 1], "held answers go out in release order");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_pause_counts_as_arrival_and_answers_on_release() {
+        let mock = MockProvider::start_scripted(Provider::Anthropic, Default::default(), vec![]).await;
+        let front = HoldFront::start(addr(&mock.uri())).await.unwrap();
+        let paused = tokio::spawn(post(format!("{}{PAUSE_PATH}", front.uri()), json!({"hold": 3})));
+        assert_eq!(post(format!("{}{WAIT_PATH}", front.uri()), json!({"hold": 3})).await.0, 200, "the pause arrived");
+        assert!(!paused.is_finished(), "a pause waits for its release");
+        post(format!("{}{RELEASE_PATH}", front.uri()), json!({"hold": 3})).await;
+        assert_eq!(paused.await.unwrap().1["released"], true);
+        assert_eq!(front.sent(), [3]);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -17,6 +17,15 @@ export async function holdControl(base, path, body) {
   return answer;
 }
 
+export const PAUSE_PATH = "/__clawspec/hold/pause";
+
+/** Wait (inside the gateway, from the bridge) until the driver releases `hold`. */
+export async function pauseOnHold(base, hold) {
+  if (!base) throw new Error(`clawspec bridge: hold ${hold} needs the mock provider's hold front (config.holdUrl)`);
+  const res = await fetch(`${base}${PAUSE_PATH}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ hold }) });
+  if (!res.ok) throw new Error(`hold front ${PAUSE_PATH} (hold ${hold}): HTTP ${res.status}`);
+}
+
 /** The actions grouped by the hold they wait for, in plan order. */
 export function byHold(actions) {
   const groups = new Map();

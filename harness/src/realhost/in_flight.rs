@@ -1,8 +1,8 @@
-//! Steps that act on a run while one of its model calls is in flight: a
+//! Steps that act on a run while it is inside a model call or a tool call: a
 //! message steered into the running turn, a user abort. The mock provider
-//! holds that call's answer (`clawspec_mock_providers::hold`) until the
-//! gateway acknowledged the action, so where the action lands is decided by
-//! the script, not by timing.
+//! holds that call's answer, or the bridge keeps that tool call running
+//! (`clawspec_mock_providers::hold`), until the gateway acknowledged the
+//! action, so where the action lands is decided by the script, not by timing.
 
 use super::plan::{InFlight, NotDrivable, Plan};
 use crate::scenario::model::{ModelErrorKind, ModelReply, TurnSpec};
@@ -34,10 +34,7 @@ pub fn plan_turn(p: &mut Plan, t: &TurnSpec, first: usize) -> Result<Vec<InFligh
         if aborted_at.is_some_and(|a| st.at > a) {
             return nd("a steer after the user's abort: the aborted run makes no further model call");
         }
-        // Held: the call before which the message lands, minus one (the steer
-        // must be accepted while call at-1 is in flight, so the loop takes it
-        // after that call's tools).
-        let hold = hold_reply(p, first + st.at - 2);
+        let hold = hold_before(p, first + st.at - 2);
         out.push(InFlight::Steer { hold, message: st.text.clone().unwrap_or_default() });
     }
     if let Some(a) = aborted_at {
@@ -50,6 +47,30 @@ pub fn plan_turn(p: &mut Plan, t: &TurnSpec, first: usize) -> Result<Vec<InFligh
     }
     out.sort_by_key(InFlight::hold);
     Ok(out)
+}
+
+/// Where a steer that must land before the model call after reply `index`
+/// waits. The runtime checks for steered input immediately before each tool
+/// call starts and skips the unstarted calls when one is waiting, and takes
+/// it after a running call finishes, before the next model call
+/// (openclaw docs/concepts/queue-steering.md "Runtime boundary";
+/// dist/agent-core-*.mjs "Skipped to process an incoming message."). So when
+/// reply `index` calls tools, its last tool call is held running (the bridge's
+/// tool-result middleware pauses on the hold); a reply without tool calls is
+/// held itself, and the loop takes the steer after that answer.
+fn hold_before(p: &mut Plan, index: usize) -> u64 {
+    let Some(last) = p.replies[index].tool_calls.last().and_then(|c| c["id"].as_str()).map(str::to_string) else {
+        return hold_reply(p, index);
+    };
+    let Some(r) = p.tool_results.iter().position(|r| r.tool_call_id == last) else {
+        return hold_reply(p, index);
+    };
+    if let Some(h) = p.tool_results[r].hold {
+        return h;
+    }
+    p.holds += 1;
+    p.tool_results[r].hold = Some(p.holds);
+    p.holds
 }
 
 /// The hold id of reply `index` (minted once, shared by actions on the same call).
@@ -88,8 +109,9 @@ mod tests {
             "  - turn: {user: go, model: [{tool_calls: [{name: read, arguments: {path: a}, result: A}]}, {tool_calls: [{name: read, arguments: {path: b}, result: B}]}, done], steer: [{at: 3, text: later}, {at: 2, text: stop}, {at: 2, text: also}]}\n",
         )))
         .expect("drivable");
-        let holds: Vec<_> = p.replies.iter().map(|r| r.hold).collect();
-        assert_eq!(holds, [None, Some(1), Some(2), None], "call 1 of the turn is held for the steers at 2, call 2 for the one at 3");
+        let holds: Vec<_> = p.tool_results.iter().map(|r| r.hold).collect();
+        assert_eq!(holds, [Some(1), Some(2)], "the tool of call 1 keeps running for the steers at 2, the tool of call 2 for the one at 3");
+        assert!(p.replies.iter().all(|r| r.hold.is_none()), "model answers are not held when a tool is");
         assert_eq!(
             in_flight(&p, 1),
             [
@@ -104,6 +126,13 @@ mod tests {
         let json = serde_json::to_value(&p.steps[1]).unwrap();
         assert_eq!(json["inFlight"][0], serde_json::json!({"action": "steer", "hold": 1, "message": "stop"}));
         assert!(serde_json::to_value(&p.steps[0]).unwrap().get("inFlight").is_none());
+    }
+
+    #[test]
+    fn a_steer_after_a_text_answer_holds_that_answer() {
+        let p = plan(&scenario("  - turn: {user: go, model: [first, second], steer: [{at: 2, text: more}]}\n")).expect("drivable");
+        assert_eq!(p.replies.iter().map(|r| r.hold).collect::<Vec<_>>(), [Some(1), None]);
+        assert_eq!(in_flight(&p, 0), [InFlight::Steer { hold: 1, message: "more".into() }]);
     }
 
     #[test]

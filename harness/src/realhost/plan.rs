@@ -41,8 +41,8 @@ pub enum InFlight {
     /// `chat.send` with `queueMode: "steer"`: the gateway injects the message
     /// into the session's active run (docs/gateway/protocol/rpc-session-control.md;
     /// dist/chat-send-handler-*.mjs createChatSendMessageInjectionStarter,
-    /// `steeringMode: "all"`); the agent loop delivers it after the held
-    /// call's tools, before the next model call.
+    /// `steeringMode: "all"`); the agent loop delivers it before the next
+    /// model call (`in_flight::hold_before` says what is held).
     Steer { hold: u64, message: String },
     /// `chat.abort {sessionKey, runId}` (dist/sessions-*.mjs ChatAbortParamsSchema):
     /// the user stops the run while the held call is in flight.
