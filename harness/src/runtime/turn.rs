@@ -796,6 +796,10 @@ async fn finalize(
                 sim.note("durable-discard", "the attempt failed: the turn intent is discarded, commitTurn not called");
                 return Ok(());
             }
+            if sim.profile.steer_rebinds_durable_turn && inp.steer.iter().any(|s| s.announce.is_none()) {
+                sim.note("durable-blocked", "a user message was steered in: confirming the steer rewrote it, the accepted range is session-rebound and the turn is not advanced (no commitTurn)");
+                return Ok(());
+            }
             let (idx, entry_id) = admission.cloned().expect("durable turn has an admission");
             let params = commit_params(sim, idx, &entry_id, inp.is_heartbeat);
             let out = sim.call("commitTurn", params.clone(), CallMeta::reason("turn"), CallOptions::default()).await?;
