@@ -43,7 +43,6 @@ pub fn plan_turn(p: &mut Plan, t: &TurnSpec, first: usize) -> Result<Vec<InFligh
         }
         let hold = hold_reply(p, first + a);
         out.push(InFlight::Abort { hold });
-        p.mark_aborted();
     }
     out.sort_by_key(InFlight::hold);
     Ok(out)
@@ -85,7 +84,7 @@ fn hold_reply(p: &mut Plan, index: usize) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::plan::{plan, PlanStep, ABORT_HINT_WITHOUT_ABORT};
+    use super::super::plan::{plan, PlanStep, ABORT_HINT_NOT_VIA_GATEWAY};
     use super::*;
     use crate::scenario::model::Scenario;
     use rstest::rstest;
@@ -136,10 +135,10 @@ mod tests {
     }
 
     #[test]
-    fn a_user_abort_holds_the_aborted_call_and_licenses_the_next_abort_hint() {
+    fn a_user_abort_holds_the_aborted_call() {
         let p = plan(&scenario(concat!(
             "  - turn: {user: go, model: [{tool_calls: [{name: exec, arguments: {command: x}, result: started}]}, {error: {kind: aborted}}]}\n",
-            "  - turn: {user: status?, abort_hint: true, model: [fine]}\n",
+            "  - turn: {user: status?, model: [fine]}\n",
         )))
         .expect("drivable");
         assert_eq!(in_flight(&p, 0), [InFlight::Abort { hold: 1 }]);
@@ -149,7 +148,8 @@ mod tests {
     }
 
     #[rstest]
-    #[case::hint_without_abort("  - turn: {user: hi, abort_hint: true, model: [ok]}\n", ABORT_HINT_WITHOUT_ABORT)]
+    #[case::hint_without_abort("  - turn: {user: hi, abort_hint: true, model: [ok]}\n", ABORT_HINT_NOT_VIA_GATEWAY)]
+    #[case::hint_after_abort("  - turn: {user: go, model: [{error: {kind: aborted}}]}\n  - turn: {user: hi, abort_hint: true, model: [ok]}\n", "do not record abortedLastRun")]
     #[case::steer_first_call("  - turn: {user: hi, model: [a, b], steer: [{at: 1, text: x}]}\n", "at model call 1")]
     #[case::steer_announce("  - turn: {user: hi, model: [a, b], steer: [{at: 2, announce: {child: c, task: t}}]}\n", "live child run")]
     #[case::after_abort("  - turn: {user: hi, model: [{error: {kind: aborted}}, b]}\n", "after the user's abort")]

@@ -99,9 +99,6 @@ pub struct Plan {
     pub release_limits: Vec<super::limits::ReleaseLimit>,
     /// Hold ids handed out so far (`InFlight`); the run needs the hold front when > 0.
     pub holds: u64,
-    /// A run of this plan was aborted by the user (`InFlight::Abort`): the host
-    /// itself gives the next turn the abort hint.
-    aborted: bool,
 }
 
 /// Provider timeout set when a scenario scripts a timeout; the mock holds a
@@ -133,7 +130,7 @@ pub fn plan(s: &Scenario) -> Result<Plan, NotDrivable> {
     if !setup.admitted_turns {
         return nd("setup.admitted_turns: false — every chat.send through the gateway is an admitted turn");
     }
-    let mut p = Plan { steps: Vec::new(), replies: Vec::new(), provider_timeout_seconds: None, setup: host_setup, tool_results: Vec::new(), minted_tool_ids: 0, release_limits: Vec::new(), holds: 0, aborted: false };
+    let mut p = Plan { steps: Vec::new(), replies: Vec::new(), provider_timeout_seconds: None, setup: host_setup, tool_results: Vec::new(), minted_tool_ids: 0, release_limits: Vec::new(), holds: 0 };
     for (i, step) in s.script.iter().enumerate() {
         map_step(&mut p, i, step, s).map_err(|NotDrivable(why)| NotDrivable(format!("step {i} ({}): {why}", step_kind(step))))?;
     }
@@ -151,8 +148,8 @@ fn map_step(p: &mut Plan, i: usize, step: &Step, s: &Scenario) -> Result<(), Not
         Step::Generate(_) => nd("an unexpanded generate step"),
         Step::Turn(t) => {
             turn_drivable(t)?;
-            if t.abort_hint && !p.aborted {
-                return nd(ABORT_HINT_WITHOUT_ABORT);
+            if t.abort_hint {
+                return nd(ABORT_HINT_NOT_VIA_GATEWAY);
             }
             if is_bare_reset(&t.user) {
                 p.limit(super::limits::ReleaseLimit::BareResetTurn);
@@ -237,10 +234,14 @@ fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
     }
 }
 
-/// The host shows the abort hint only after a run it aborted itself
-/// (dist/get-reply-*.mjs applySessionHints reads the session entry's
-/// `abortedLastRun`, set when chat.abort stops a run).
-pub const ABORT_HINT_WITHOUT_ABORT: &str = "abort_hint needs a previously aborted run, and no earlier step of this script aborts one (the host sets the hint itself after a chat.abort)";
+/// openclaw 2026.9.6 gives a turn the abort hint only when the session entry
+/// records `abortedLastRun` (dist/get-reply-*.mjs applySessionHints). The
+/// channel command handler's `/stop` records it (dist/commands-handlers.runtime-*.mjs
+/// persistAbortTargetEntry), and so does restart recovery; the gateway's abort
+/// paths do not: `chat.abort` and a `chat.send` of `/stop` both go to the
+/// gateway's own abort (dist/chat-send-handler-*.mjs `stopCommand` branch).
+/// Twinned: after either, the next prompt had no hint.
+pub const ABORT_HINT_NOT_VIA_GATEWAY: &str = "abort_hint: the gateway's abort paths (chat.abort, a chat.send of /stop) do not record abortedLastRun on the session, so no later gateway turn gets the hint (only a channel's /stop command or a restart interruption does)";
 
 /// A bare `/new` is planned as a plain chat.send; whether the release runs
 /// the reset-prompt turn is `limits::ReleaseLimit::BareResetTurn` (neither
@@ -256,10 +257,6 @@ fn is_bare_reset(user: &str) -> bool {
 }
 
 impl Plan {
-    pub(super) fn mark_aborted(&mut self) {
-        self.aborted = true;
-    }
-
     fn limit(&mut self, l: super::limits::ReleaseLimit) {
         if !self.release_limits.contains(&l) {
             self.release_limits.push(l);
