@@ -31,9 +31,12 @@ impl ReleaseLimit {
             // Observed on openclaw@2026.9.6 (clawspec twin --keep, provider-requests.ndjson): chat.send
             // "/new" is answered by the command layer with "✅ New session started." (dist/commands.runtime-*.mjs)
             // and no agent run; docs/tools/slash-commands.md: "Standalone `/new` and `/reset` acknowledgements
-            // do not start a model turn".
+            // do not start a model turn". Twinned with this limit lifted (prompt-bare-new, builtin:window):
+            // no engine call in the /new step, and the new session's first turn sees `/new` itself as its
+            // history (assemble messages [user "/new"], activeMessagePosition 4, rawSeq 6) where the
+            // reference runtime has "[OpenClaw session new]" plus the scripted reset-prompt reply.
             ReleaseLimit::BareResetTurn => Err(NotDrivable(format!(
-                "a bare /new or /reset on openclaw@{version} is acknowledged by the gateway's command layer (\"✅ New session started.\") without a model run, so the scripted reset-prompt turn does not happen on this release"
+                "a bare /new or /reset on openclaw@{version} is acknowledged by the gateway's command layer (\"✅ New session started.\") without a model run, and the new session starts with the `/new` message as its history; the reference runtime still runs the scripted reset-prompt turn (not modelled yet)"
             ))),
         }
     }
