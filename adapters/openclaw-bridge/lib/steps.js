@@ -54,6 +54,10 @@ export async function markStep(url, step) {
 export async function turn(client, step, index, ctx = {}) {
   const runId = `clawspec-run-${index + 1}`;
   const attachments = step.attachments?.length ? { attachments: step.attachments } : {};
+  // Queued on the session (no wake), drained by this turn (dist/system-*.mjs "system-event").
+  for (const [j, text] of (step.systemEvents ?? []).entries()) {
+    await client.request("system-event", { text, sessionKey: step.sessionKey, idempotencyKey: `clawspec-event-${index + 1}-${j + 1}` });
+  }
   const sent = await client.request("chat.send", { sessionKey: step.sessionKey, message: step.message, deliver: false, timeoutMs: step.timeoutMs, idempotencyKey: runId, ...attachments });
   const run = sent?.runId ?? runId;
   const inFlight = step.inFlight?.length ? await runInFlight(client, step, run, index, ctx) : null;

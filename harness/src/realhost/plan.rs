@@ -24,6 +24,12 @@ pub enum PlanStep {
         /// Host actions taken while a model call of this run is held (`hold`).
         #[serde(skip_serializing_if = "Vec::is_empty")]
         in_flight: Vec<InFlight>,
+        /// System events queued on the session before the turn, one
+        /// `system-event {text, sessionKey}` RPC each (docs/gateway/protocol/rpc-system-and-channels.md;
+        /// dist/system-*.mjs: without `wake` the text is only enqueued, and the
+        /// next turn drains it).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        system_events: Vec<String>,
     },
     /// A gateway slash command with no model reply of its own (`/compact
     /// [instructions]`) through `chat.send`; waits for the command's run.
@@ -161,7 +167,8 @@ fn map_step(p: &mut Plan, i: usize, step: &Step, s: &Scenario) -> Result<(), Not
             }
             let in_flight = super::in_flight::plan_turn(p, t, first)?;
             let attachments = if t.image { vec![image_attachment()] } else { Vec::new() };
-            p.steps.push(PlanStep::Turn { step: i, session_key: setup.session_key.clone(), message: t.user.clone(), timeout_ms: STEP_TIMEOUT_MS, attachments, in_flight });
+            let system_events = system_events(t)?;
+            p.steps.push(PlanStep::Turn { step: i, session_key: setup.session_key.clone(), message: t.user.clone(), timeout_ms: STEP_TIMEOUT_MS, attachments, in_flight, system_events });
             Ok(())
         }
         Step::Compact(c) => {
@@ -214,7 +221,6 @@ pub const HEARTBEAT_NOT_PLAIN: &str = "a plain heartbeat poll: the gateway's on-
 fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
     let unsupported = [
         (t.conversation.is_some() || t.sender.is_some(), "inbound metadata needs a channel plugin message, not chat.send"),
-        (!t.system_events.is_empty(), "system events need the gateway's system-event queue"),
         (!t.untrusted_context.is_empty() || t.thread_history.is_some(), "untrusted context / thread history need a channel message"),
         (!t.media.is_empty(), "media files by path: chat.send attachments carry the bytes, and the host stores them under its own media path, not the scenario's"),
         (t.admitted == Some(false), "non-admitted turns need a non-gateway entry point"),
@@ -242,6 +248,20 @@ fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
 /// gateway's own abort (dist/chat-send-handler-*.mjs `stopCommand` branch).
 /// Twinned: after either, the next prompt had no hint.
 pub const ABORT_HINT_NOT_VIA_GATEWAY: &str = "abort_hint: the gateway's abort paths (chat.abort, a chat.send of /stop) do not record abortedLastRun on the session, so no later gateway turn gets the hint (only a channel's /stop command or a restart interruption does)";
+
+/// The turn's queued system events, as the gateway's `system-event` RPC
+/// enqueues them. A text starting with `Node:` is a node presence update there
+/// (dist/system-*.mjs `isNodePresenceLine`): the gateway enqueues its own
+/// delta line (`Node: <host> · app … · mode …`) instead of the text.
+fn system_events(t: &TurnSpec) -> Result<Vec<String>, NotDrivable> {
+    if let Some(e) = t.system_events.iter().find(|e| e.trim_start().starts_with("Node:")) {
+        return nd(format!("system event {e:?}: the gateway's system-event RPC treats a `Node:` text as a presence update and enqueues its own `Node: <host> …` delta line instead"));
+    }
+    if let Some(e) = t.system_events.iter().find(|e| e.trim().is_empty()) {
+        return nd(format!("system event {e:?}: the gateway's system-event RPC rejects an empty text"));
+    }
+    Ok(t.system_events.clone())
+}
 
 /// A bare `/new` is planned as a plain chat.send; whether the release runs
 /// the reset-prompt turn is `limits::ReleaseLimit::BareResetTurn` (neither
@@ -432,6 +452,15 @@ mod tests {
         let tools = plan(&scenario("  - turn: {user: go, model: [{tool_calls: [{name: read, arguments: {path: a}, result: A}]}, ok]}\n")).unwrap();
         assert_eq!(tools.release_limits, [ReleaseLimit::ScriptedTools]);
         assert!(plan(&scenario("  - turn: {user: hi, model: [ok]}\n")).unwrap().release_limits.is_empty());
+    }
+
+    #[test]
+    fn system_events_are_queued_through_the_rpc_before_the_turn_except_node_presence_lines() {
+        let p = plan(&scenario("  - turn: {user: hi, system_events: ['Cron job \"x\" completed', heartbeat poll], model: [ok]}\n")).expect("drivable");
+        let json = serde_json::to_value(&p.steps[0]).unwrap();
+        assert_eq!(json["systemEvents"], serde_json::json!(["Cron job \"x\" completed", "heartbeat poll"]));
+        assert!(serde_json::to_value(&plan(&scenario("  - turn: {user: hi, model: [ok]}\n")).unwrap().steps[0]).unwrap().get("systemEvents").is_none());
+        assert!(why("  - turn: {user: hi, system_events: ['Node: gw online'], model: [ok]}\n").contains("presence update"));
     }
 
     #[test]
