@@ -209,14 +209,17 @@ pub const SPAWN_NOT_MAPPED: &str = "a spawn is a step between turns in the scena
 /// provenance, docs/gateway/protocol/rpc-session-control.md).
 pub const INTER_SESSION_NOT_MAPPED: &str = "an inter-session message needs a sessions_send tool call from a turn in the source session, a turn the scenario does not script (and whose engine calls the reference runtime does not make); the gateway's sessions.send RPC sends as the operator, without inter-session provenance; not mapped yet";
 
-/// The gateway's only on-demand heartbeat trigger, the `wake` RPC
-/// (docs/gateway/protocol/rpc-devices-nodes-and-approvals.md), requires a
-/// non-empty `text` (dist/src-*.mjs WakeParamsSchema) that is queued as a
-/// system event, so the run is not the plain poll the scenario scripts; the
-/// scheduled cadence (agents.defaults.heartbeat.every, docs/gateway/heartbeat.md)
-/// is wall-clock driven; `set-heartbeats` (docs/gateway/protocol/rpc-system-and-channels.md)
-/// only toggles that cadence.
-pub const HEARTBEAT_NOT_PLAIN: &str = "a plain heartbeat poll: the gateway's on-demand trigger (wake) always queues a system event text with it, and the scheduled cadence (set-heartbeats only toggles it) is wall-clock driven";
+/// The gateway's on-demand heartbeat triggers carry an event text: `wake`
+/// requires a non-empty `text` (dist/src-*.mjs WakeParamsSchema) and
+/// `system-event {wake: true}` enqueues its text (dist/system-*.mjs), so the
+/// run is not the event-free poll the scenario scripts. An event-free poll is
+/// only the scheduled cadence (docs/gateway/heartbeat.md): `agents.defaults.heartbeat.every`
+/// (a duration string, default unit minutes) with `target: "none"` (no owner
+/// route is needed then), cron enabled, and `set-heartbeats` to switch the
+/// cadence on for the step and off again; the host's own guards (busy
+/// deferral, 30 s between event turns) decide when it fires. A driver for that
+/// (enable, wait on `last-heartbeat`, disable) is not written yet.
+pub const HEARTBEAT_NOT_PLAIN: &str = "a plain heartbeat poll: the gateway's on-demand triggers (wake, system-event wake) always carry an event text, and an event-free poll is only the wall-clock cadence (agents.defaults.heartbeat.every with target none, toggled by set-heartbeats); no driver for the cadence yet";
 
 fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
     let unsupported = [
