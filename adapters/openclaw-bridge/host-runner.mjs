@@ -63,6 +63,7 @@ function config(port, token) {
             trace: plan.trace,
             openclawRoot: plan.openclawRoot,
             ...(plan.toolResults?.length ? { toolResults: plan.toolResults } : {}),
+            ...(plan.provider.holdUrl ? { holdUrl: plan.provider.holdUrl } : {}),
           },
         },
       },
@@ -254,7 +255,7 @@ try {
     const marked = await markStep(plan.provider.stepUrl, step.step);
     // 2026.4.x (stageDir set) may stage a plugin's npm dependencies inside the
     // turn, blocking the gateway (see startGateway); give the wait that margin.
-    const outcome = await drive(client, plan.stageDir ? { ...step, timeoutMs: step.timeoutMs + 300_000 } : step, index);
+    const outcome = await drive(client, plan.stageDir ? { ...step, timeoutMs: step.timeoutMs + 300_000 } : step, index, { holdUrl: plan.provider.holdUrl });
     result.steps.push({ step: step.step, ...outcome, unaskedReplies: marked?.dropped ?? null, timing: { wallMs: Date.now() - ts } });
   }
   mark({ kind: "end" });

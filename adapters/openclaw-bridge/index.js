@@ -159,6 +159,6 @@ export default {
     const bridge = (globalThis.__clawspecBridge ??= new Bridge(config, api.logger));
     api.registerContextEngine(config.engineId, (ctx) => bridge.instance(ctx));
     // The scenario's scripted tool results (lib/tools.js).
-    new ScriptedTools(config.toolResults).register(api, api.logger);
+    new ScriptedTools(config.toolResults, { holdUrl: config.holdUrl }).register(api, api.logger);
   },
 };

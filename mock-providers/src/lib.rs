@@ -38,11 +38,15 @@
 //!   [`sanitizer`] (the stdio `sanitize` server behind the
 //!   `clawspec-sanitizer-reference` and `clawspec-sanitizer-weak` binaries).
 //! - [`client::post_json`] — a tiny blocking HTTP client for loopback mocks.
+//! - [`hold::HoldFront`] — a front door that keeps a scripted answer tagged
+//!   with [`server::Reply::hold`] back until the driver releases it (real-host
+//!   steering and aborts, no fixed sleeps).
 
 pub mod client;
 pub mod front;
 pub mod fuzzing;
 pub mod gen;
+pub mod hold;
 pub mod provider;
 pub mod repair;
 pub mod sanitizer;

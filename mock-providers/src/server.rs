@@ -53,6 +53,9 @@ pub struct Reply {
     /// The scenario step this reply belongs to ([`STEP_PATH`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step: Option<usize>,
+    /// The answer waits for the driver's release ([`crate::hold`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hold: Option<u64>,
 }
 
 /// `POST {"step": n}` here before driving step `n`: replies of earlier steps
@@ -180,6 +183,10 @@ impl Respond for Validating {
             ResponseTemplate::new(200).set_body_raw(events, "text/event-stream")
         } else {
             ResponseTemplate::new(200).set_body_json(rendered)
+        };
+        let t = match reply["hold"].as_u64() {
+            Some(id) => t.insert_header(crate::hold::HOLD_HEADER, id.to_string().as_str()),
+            None => t,
         };
         match hold {
             Some(d) => t.set_delay(d),

@@ -6,6 +6,8 @@
 // or rejects with an Error carrying the frame's error fields (code,
 // retryable, retryAfterMs, details).
 
+import { runInFlight } from "./in-flight.js";
+
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -44,13 +46,24 @@ export async function markStep(url, step) {
   return res.json();
 }
 
-/** One user turn (or slash command): chat.send (with its attachments), then agent.wait until the run ends. */
-export async function turn(client, step, index) {
+/**
+ * One user turn (or slash command): chat.send (with its attachments), the
+ * actions to take while a model call is held (lib/in-flight.js), then
+ * agent.wait until the run ends.
+ */
+export async function turn(client, step, index, ctx = {}) {
   const runId = `clawspec-run-${index + 1}`;
   const attachments = step.attachments?.length ? { attachments: step.attachments } : {};
+  // Queued on the session (no wake), drained by this turn (dist/system-*.mjs "system-event").
+  for (const [j, text] of (step.systemEvents ?? []).entries()) {
+    await client.request("system-event", { text, sessionKey: step.sessionKey, idempotencyKey: `clawspec-event-${index + 1}-${j + 1}` });
+  }
   const sent = await client.request("chat.send", { sessionKey: step.sessionKey, message: step.message, deliver: false, timeoutMs: step.timeoutMs, idempotencyKey: runId, ...attachments });
-  const waited = await client.request("agent.wait", { runId: sent?.runId ?? runId, timeoutMs: step.timeoutMs }, step.timeoutMs + 10_000);
-  return { send: sent?.status ?? null, wait: waited?.status ?? null, error: waited?.error ?? null };
+  const run = sent?.runId ?? runId;
+  const inFlight = step.inFlight?.length ? await runInFlight(client, step, run, index, ctx) : null;
+  const waited = await client.request("agent.wait", { runId: run, timeoutMs: step.timeoutMs }, step.timeoutMs + 10_000);
+  for (const other of inFlight?.startedRuns ?? []) await client.request("agent.wait", { runId: other, timeoutMs: step.timeoutMs }, step.timeoutMs + 10_000);
+  return { send: sent?.status ?? null, wait: waited?.status ?? null, error: waited?.error ?? null, ...(inFlight ? { inFlight: inFlight.done } : {}) };
 }
 
 /**
@@ -78,8 +91,9 @@ export async function switchModel(client, step) {
 /** Plan step kind → driver. */
 export const DRIVERS = { turn, command, switchModel };
 
-export async function drive(client, step, index) {
+/** `ctx.holdUrl`: the mock provider's hold front, for in-flight actions. */
+export async function drive(client, step, index, ctx = {}) {
   const driver = DRIVERS[step.kind];
   if (!driver) throw new Error(`unknown plan step kind ${step.kind}`);
-  return driver(client, step, index);
+  return driver(client, step, index, ctx);
 }

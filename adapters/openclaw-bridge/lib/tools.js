@@ -18,9 +18,15 @@
 //    (`event.isError || isToolResultError(input) || isToolResultError(output)`),
 //    so the stand-in's own success or failure carries `is_error`.
 //
+// A result with a `hold` keeps its call running until the driver releases
+// the hold (lib/in-flight.js), so a steer lands after the call, as the
+// scenario scripts it.
+//
 // Both seams run only for a call that passed the real tool's argument
 // validation (dist/agent-core-*.mjs prepareToolCall → afterToolCall only when
 // executionStarted): the plan checks scripted arguments against the schemas.
+
+import { pauseOnHold } from "./in-flight.js";
 
 /** Workspace-relative names the host runner prepares (prepareStandIns). */
 export const STAND_IN_FILE = "clawspec-stand-in.txt";
@@ -60,8 +66,11 @@ export function scriptedContent(r) {
  * the host untouched.
  */
 export class ScriptedTools {
-  constructor(results = []) {
+  /** `holdUrl`: the mock provider's hold front, for results with a `hold` (lib/in-flight.js pauseOnHold). */
+  constructor(results = [], { holdUrl, pause = pauseOnHold } = {}) {
     this.byId = new Map(results.map((r) => [r.toolCallId, r]));
+    this.holdUrl = holdUrl;
+    this.pause = pause;
   }
 
   get size() {
@@ -82,7 +91,12 @@ export class ScriptedTools {
     if (!r || event.toolName !== r.toolName) return undefined;
     // details as the reference runtime records them ({}); the host keeps the
     // error flag of the stand-in's execution.
-    return { result: { content: scriptedContent(r), details: {} } };
+    const out = { result: { content: scriptedContent(r), details: {} } };
+    if (r.hold == null) return out;
+    // A tool still running while the user steers: the call finishes when the
+    // driver releases the hold (the runtime takes steered input after a
+    // running call finishes; openclaw docs/concepts/queue-steering.md).
+    return this.pause(this.holdUrl, r.hold).then(() => out);
   }
 
   /** Wire both seams into a plugin api (register(api)). */

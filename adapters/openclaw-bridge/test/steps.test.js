@@ -86,3 +86,10 @@ test("markStep posts the step to the mock provider and fails loudly on a refusal
     server.close();
   }
 });
+
+test("a turn's system events are queued through system-event, in order, before its chat.send", async () => {
+  const c = fakeClient({ "system-event": { ok: true }, "chat.send": { runId: "r-1", status: "started" }, "agent.wait": { status: "ok" } });
+  await drive(c, { kind: "turn", step: 0, sessionKey: "agent:main:main", message: "hi", timeoutMs: 1000, systemEvents: ["Cron job done", "heartbeat poll"] }, 0);
+  assert.deepEqual(c.calls.map((x) => x.method), ["system-event", "system-event", "chat.send", "agent.wait"]);
+  assert.deepEqual(c.calls.slice(0, 2).map((x) => [x.params.text, x.params.sessionKey, "wake" in x.params]), [["Cron job done", "agent:main:main", false], ["heartbeat poll", "agent:main:main", false]]);
+});

@@ -54,3 +54,19 @@ test("stand-in inputs: the read file exists, the write target is a directory", (
   assert.ok(fs.statSync(path.join(dir, STAND_IN_DIR)).isDirectory());
   fs.rmSync(dir, { recursive: true });
 });
+
+test("a held scripted result finishes only after its hold is released", async () => {
+  let release;
+  const paused = [];
+  const t = new ScriptedTools([{ toolCallId: "toolu_0001", toolName: "exec", text: "done", isError: false, hold: 4 }], {
+    holdUrl: "http://front",
+    pause: (url, hold) => (paused.push([url, hold]), new Promise((r) => (release = r))),
+  });
+  let finished = false;
+  const pending = t.result({ toolCallId: "toolu_0001", toolName: "exec", result: {} }).then((v) => ((finished = true), v));
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(paused, [["http://front", 4]]);
+  assert.equal(finished, false, "still running before the release");
+  release();
+  assert.deepEqual((await pending).result.content, [{ type: "text", text: "done" }]);
+});

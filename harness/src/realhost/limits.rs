@@ -31,10 +31,6 @@ impl ReleaseLimit {
             ReleaseLimit::BareResetTurn if older => Err(NotDrivable(format!(
                 "a bare /new or /reset on openclaw@{version}: chat.send accepts it, but the reset-prompt run made no model request and no engine call within 370 s (observed with twin --keep); not reproduced yet"
             ))),
-            // Observed on openclaw@2026.9.6 (clawspec twin --keep, provider-requests.ndjson): chat.send
-            // "/new" is answered by the command layer with "✅ New session started." (dist/commands.runtime-*.mjs)
-            // and no agent run; docs/tools/slash-commands.md: "Standalone `/new` and `/reset` acknowledgements
-            // do not start a model turn".
             // dist/context-window-guard-*: CONTEXT_WINDOW_HARD_MIN_TOKENS is 16e3 in 2026.4.26 and
             // 4e3 in 2026.9.6; below it the run fails before any engine call ("Model context window
             // too small (700 tokens; source=modelsConfig). Minimum is 4000.", observed with twin --keep
@@ -48,8 +44,15 @@ impl ReleaseLimit {
                 }
                 Ok(())
             }
+            // Observed on openclaw@2026.9.6 (clawspec twin --keep, provider-requests.ndjson): chat.send
+            // "/new" is answered by the command layer with "✅ New session started." (dist/commands.runtime-*.mjs)
+            // and no agent run; docs/tools/slash-commands.md: "Standalone `/new` and `/reset` acknowledgements
+            // do not start a model turn". Twinned with this limit lifted (prompt-bare-new, builtin:window):
+            // no engine call in the /new step, and the new session's first turn sees `/new` itself as its
+            // history (assemble messages [user "/new"], activeMessagePosition 4, rawSeq 6) where the
+            // reference runtime has "[OpenClaw session new]" plus the scripted reset-prompt reply.
             ReleaseLimit::BareResetTurn => Err(NotDrivable(format!(
-                "a bare /new or /reset on openclaw@{version} is acknowledged by the gateway's command layer (\"✅ New session started.\") without a model run, so the scripted reset-prompt turn does not happen on this release"
+                "a bare /new or /reset on openclaw@{version} is acknowledged by the gateway's command layer (\"✅ New session started.\") without a model run, and the new session starts with the `/new` message as its history; the reference runtime still runs the scripted reset-prompt turn (not modelled yet)"
             ))),
         }
     }

@@ -10,6 +10,7 @@
 //! scenario's provider speaks: [`providers`]), runs `host-runner.mjs` under that Node, and reads back the
 //! bridge's NDJSON into a [`Trace`].
 
+pub mod in_flight;
 pub mod install;
 pub mod limits;
 pub mod measure;
@@ -134,6 +135,16 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
         switched.push((json!({"id": sw.provider, "api": sw.api, "model": sw.model, "baseUrl": providers::base_url(sw.wire, &m.uri())}), m));
     }
 
+    // Steps that act while a model call is in flight talk to the mock through its hold front.
+    let hold = match plan.holds {
+        0 => None,
+        _ => {
+            let backend = mock.uri().trim_start_matches("http://").parse().map_err(|e| RealHostError::Run(format!("mock provider address {}: {e}", mock.uri())))?;
+            Some(clawspec_mock_providers::hold::HoldFront::start(backend).await.map_err(|e| RealHostError::Run(format!("hold front: {e}")))?)
+        }
+    };
+    let base_url = hold.as_ref().map_or_else(|| mock.uri(), |h| h.uri());
+
     let work = tempdir(&scenario.id)?;
     let trace_path = work.join("trace.ndjson");
     let result_path = work.join("result.json");
@@ -146,7 +157,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
         "profile": profile.id,
         "stageDir": openclaw.parent().and_then(|p| p.parent()).map(|p| p.join("plugin-stage")),
         "npmEnv": install::npm_network_env().into_iter().map(|(k, v)| (k, Value::String(v))).collect::<serde_json::Map<String, Value>>(),
-        "provider": {"id": setup.provider, "api": setup.api, "model": setup.model, "baseUrl": providers::base_url(wire, &mock.uri()), "contextWindow": setup.context_window, "maxTokens": setup.reserve_tokens, "timeoutSeconds": plan.provider_timeout_seconds, "stepUrl": format!("{}{}", mock.uri(), clawspec_mock_providers::server::STEP_PATH)},
+        "provider": {"id": setup.provider, "api": setup.api, "model": setup.model, "baseUrl": providers::base_url(wire, &base_url), "contextWindow": setup.context_window, "maxTokens": setup.reserve_tokens, "timeoutSeconds": plan.provider_timeout_seconds, "stepUrl": format!("{base_url}{}", clawspec_mock_providers::server::STEP_PATH), "holdUrl": hold.as_ref().map(|h| h.uri())},
         "extraProviders": switched.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>(),
         "bridge": {
             "dir": bridge,

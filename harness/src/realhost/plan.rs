@@ -21,6 +21,15 @@ pub enum PlanStep {
         /// chat.send `attachments` (dist/sessions-*.mjs ChatAttachmentSchema).
         #[serde(skip_serializing_if = "Vec::is_empty")]
         attachments: Vec<Attachment>,
+        /// Host actions taken while a model call of this run is held (`hold`).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        in_flight: Vec<InFlight>,
+        /// System events queued on the session before the turn, one
+        /// `system-event {text, sessionKey}` RPC each (docs/gateway/protocol/rpc-system-and-channels.md;
+        /// dist/system-*.mjs: without `wake` the text is only enqueued, and the
+        /// next turn drains it).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        system_events: Vec<String>,
     },
     /// A gateway slash command with no model reply of its own (`/compact
     /// [instructions]`) through `chat.send`; waits for the command's run.
@@ -29,6 +38,32 @@ pub enum PlanStep {
     /// `sessions.patch {key, model}` (`realhost::providers::ModelSwitch`).
     #[serde(rename_all = "camelCase")]
     SwitchModel { step: usize, session_key: String, model: String },
+}
+
+/// A host action taken while the run's model call `hold` is in flight: the
+/// driver waits until the call reached the mock provider, acts, waits for the
+/// gateway's acknowledgement, then releases the held answer
+/// (`clawspec_mock_providers::hold`). Deterministic: no timing involved.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "action", rename_all = "camelCase")]
+pub enum InFlight {
+    /// `chat.send` with `queueMode: "steer"`: the gateway injects the message
+    /// into the session's active run (docs/gateway/protocol/rpc-session-control.md;
+    /// dist/chat-send-handler-*.mjs createChatSendMessageInjectionStarter,
+    /// `steeringMode: "all"`); the agent loop delivers it before the next
+    /// model call (`in_flight::hold_before` says what is held).
+    Steer { hold: u64, message: String },
+    /// `chat.abort {sessionKey, runId}` (dist/sessions-*.mjs ChatAbortParamsSchema):
+    /// the user stops the run while the held call is in flight.
+    Abort { hold: u64 },
+}
+
+impl InFlight {
+    pub fn hold(&self) -> u64 {
+        match self {
+            InFlight::Steer { hold, .. } | InFlight::Abort { hold } => *hold,
+        }
+    }
 }
 
 /// A chat.send attachment: the scenario's inline image (`turn.image`), the
@@ -73,6 +108,8 @@ pub struct Plan {
     pub release_limits: Vec<super::limits::ReleaseLimit>,
     /// The models `switch_model` steps move to, in order.
     pub model_switches: Vec<super::providers::ModelSwitch>,
+    /// Hold ids handed out so far (`InFlight`); the run needs the hold front when > 0.
+    pub holds: u64,
 }
 
 /// Provider timeout set when a scenario scripts a timeout; the mock holds a
@@ -99,7 +136,7 @@ pub fn plan(s: &Scenario) -> Result<Plan, NotDrivable> {
     if !setup.admitted_turns {
         return nd("setup.admitted_turns: false — every chat.send through the gateway is an admitted turn");
     }
-    let mut p = Plan { steps: Vec::new(), replies: Vec::new(), provider_timeout_seconds: None, setup: host_setup, tool_results: Vec::new(), minted_tool_ids: 0, release_limits: Vec::new(), model_switches: Vec::new() };
+    let mut p = Plan { steps: Vec::new(), replies: Vec::new(), provider_timeout_seconds: None, setup: host_setup, tool_results: Vec::new(), minted_tool_ids: 0, release_limits: Vec::new(), model_switches: Vec::new(), holds: 0 };
     p.limit(super::limits::ReleaseLimit::ContextWindow(setup.context_window));
     for (i, step) in s.script.iter().enumerate() {
         map_step(&mut p, i, step, s).map_err(|NotDrivable(why)| NotDrivable(format!("step {i} ({}): {why}", step_kind(step))))?;
@@ -118,15 +155,21 @@ fn map_step(p: &mut Plan, i: usize, step: &Step, s: &Scenario) -> Result<(), Not
         Step::Generate(_) => nd("an unexpanded generate step"),
         Step::Turn(t) => {
             turn_drivable(t)?;
+            if t.abort_hint {
+                return nd(ABORT_HINT_NOT_VIA_GATEWAY);
+            }
             if is_bare_reset(&t.user) {
                 p.limit(super::limits::ReleaseLimit::BareResetTurn);
             }
+            let first = p.replies.len();
             for r in &t.model {
                 let planned = reply(r, p, setup.context_window)?;
                 p.replies.push(PlannedReply { step: Some(i), ..planned });
             }
+            let in_flight = super::in_flight::plan_turn(p, t, first)?;
             let attachments = if t.image { vec![image_attachment()] } else { Vec::new() };
-            p.steps.push(PlanStep::Turn { step: i, session_key: setup.session_key.clone(), message: t.user.clone(), timeout_ms: STEP_TIMEOUT_MS, attachments });
+            let system_events = system_events(t)?;
+            p.steps.push(PlanStep::Turn { step: i, session_key: setup.session_key.clone(), message: t.user.clone(), timeout_ms: STEP_TIMEOUT_MS, attachments, in_flight, system_events });
             Ok(())
         }
         Step::Compact(c) => {
@@ -172,24 +215,24 @@ pub const SPAWN_NOT_MAPPED: &str = "a spawn is a step between turns in the scena
 /// provenance, docs/gateway/protocol/rpc-session-control.md).
 pub const INTER_SESSION_NOT_MAPPED: &str = "an inter-session message needs a sessions_send tool call from a turn in the source session, a turn the scenario does not script (and whose engine calls the reference runtime does not make); the gateway's sessions.send RPC sends as the operator, without inter-session provenance; not mapped yet";
 
-/// The gateway's only on-demand heartbeat trigger, the `wake` RPC
-/// (docs/gateway/protocol/rpc-devices-nodes-and-approvals.md), requires a
-/// non-empty `text` (dist/src-*.mjs WakeParamsSchema) that is queued as a
-/// system event, so the run is not the plain poll the scenario scripts; the
-/// scheduled cadence (agents.defaults.heartbeat.every, docs/gateway/heartbeat.md)
-/// is wall-clock driven; `set-heartbeats` (docs/gateway/protocol/rpc-system-and-channels.md)
-/// only toggles that cadence.
-pub const HEARTBEAT_NOT_PLAIN: &str = "a plain heartbeat poll: the gateway's on-demand trigger (wake) always queues a system event text with it, and the scheduled cadence (set-heartbeats only toggles it) is wall-clock driven";
+/// The gateway's on-demand heartbeat triggers carry an event text: `wake`
+/// requires a non-empty `text` (dist/src-*.mjs WakeParamsSchema) and
+/// `system-event {wake: true}` enqueues its text (dist/system-*.mjs), so the
+/// run is not the event-free poll the scenario scripts. An event-free poll is
+/// only the scheduled cadence (docs/gateway/heartbeat.md): `agents.defaults.heartbeat.every`
+/// (a duration string, default unit minutes) with `target: "none"` (no owner
+/// route is needed then), cron enabled, and `set-heartbeats` to switch the
+/// cadence on for the step and off again; the host's own guards (busy
+/// deferral, 30 s between event turns) decide when it fires. A driver for that
+/// (enable, wait on `last-heartbeat`, disable) is not written yet.
+pub const HEARTBEAT_NOT_PLAIN: &str = "a plain heartbeat poll: the gateway's on-demand triggers (wake, system-event wake) always carry an event text, and an event-free poll is only the wall-clock cadence (agents.defaults.heartbeat.every with target none, toggled by set-heartbeats); no driver for the cadence yet";
 
 fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
     let unsupported = [
         (t.conversation.is_some() || t.sender.is_some(), "inbound metadata needs a channel plugin message, not chat.send"),
-        (t.abort_hint, "abort_hint needs a previously aborted run"),
-        (!t.system_events.is_empty(), "system events need the gateway's system-event queue"),
         (!t.untrusted_context.is_empty() || t.thread_history.is_some(), "untrusted context / thread history need a channel message"),
         (!t.media.is_empty(), "media files by path: chat.send attachments carry the bytes, and the host stores them under its own media path, not the scenario's"),
         (t.admitted == Some(false), "non-admitted turns need a non-gateway entry point"),
-        (!t.steer.is_empty(), "steering: chat.send with queueMode \"steer\" injects into the active run (docs/gateway/protocol/rpc-session-control.md), but landing it before model call N needs the mock to hold a model answer until the steer is accepted, and its responders answer synchronously (a fixed hold would race); not mapped yet"),
         (t.commit_replay, "commit_replay simulates a host crash between commitTurn and the outbox"),
         // The real host commits each logical turn once; the second writer is the
         // reference runtime's simulation (the twin showed no second commitTurn).
@@ -204,6 +247,29 @@ fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
         None if t.model.is_empty() => nd("a turn without a scripted model reply"),
         None => Ok(()),
     }
+}
+
+/// openclaw 2026.9.6 gives a turn the abort hint only when the session entry
+/// records `abortedLastRun` (dist/get-reply-*.mjs applySessionHints). The
+/// channel command handler's `/stop` records it (dist/commands-handlers.runtime-*.mjs
+/// persistAbortTargetEntry), and so does restart recovery; the gateway's abort
+/// paths do not: `chat.abort` and a `chat.send` of `/stop` both go to the
+/// gateway's own abort (dist/chat-send-handler-*.mjs `stopCommand` branch).
+/// Twinned: after either, the next prompt had no hint.
+pub const ABORT_HINT_NOT_VIA_GATEWAY: &str = "abort_hint: the gateway's abort paths (chat.abort, a chat.send of /stop) do not record abortedLastRun on the session, so no later gateway turn gets the hint (only a channel's /stop command or a restart interruption does)";
+
+/// The turn's queued system events, as the gateway's `system-event` RPC
+/// enqueues them. A text starting with `Node:` is a node presence update there
+/// (dist/system-*.mjs `isNodePresenceLine`): the gateway enqueues its own
+/// delta line (`Node: <host> · app … · mode …`) instead of the text.
+fn system_events(t: &TurnSpec) -> Result<Vec<String>, NotDrivable> {
+    if let Some(e) = t.system_events.iter().find(|e| e.trim_start().starts_with("Node:")) {
+        return nd(format!("system event {e:?}: the gateway's system-event RPC treats a `Node:` text as a presence update and enqueues its own `Node: <host> …` delta line instead"));
+    }
+    if let Some(e) = t.system_events.iter().find(|e| e.trim().is_empty()) {
+        return nd(format!("system event {e:?}: the gateway's system-event RPC rejects an empty text"));
+    }
+    Ok(t.system_events.clone())
 }
 
 /// A bare `/new` is planned as a plain chat.send; whether the release runs
@@ -250,7 +316,8 @@ fn reply(r: &ModelReply, p: &mut Plan, context_window: u64) -> Result<PlannedRep
             ModelErrorKind::Other => FailureKind::Server,
             ModelErrorKind::InvalidSignature => FailureKind::InvalidSignature,
             ModelErrorKind::Timeout => FailureKind::Timeout,
-            ModelErrorKind::Aborted => return nd("a user abort needs chat.abort while the model call is in flight (not mapped yet)"),
+            // The user's chat.abort while this call is held (realhost::in_flight).
+            ModelErrorKind::Aborted => return Ok(PlannedReply::default()),
         };
         // The reference reports just over the window when the scenario gives no count.
         let message = match e.kind {
@@ -339,7 +406,6 @@ mod tests {
     }
 
     #[rstest]
-    #[case::aborted("  - turn: {user: hi, model: [{error: {kind: aborted}}]}\n", "chat.abort")]
     #[case::redacted_without_data("  - turn: {user: hi, model: [{redacted: true}]}\n", "without a signature")]
     #[case::device_tool("  - turn: {user: hi, model: [{tool_calls: [{name: camera, result: ok}]}, done]}\n", "tool call camera: only the core tools")]
     #[case::invalid_args("  - turn: {user: hi, model: [{tool_calls: [{name: exec, arguments: {cmd: ls}, result: ok}]}, done]}\n", "without a string `command` argument")]
@@ -396,6 +462,15 @@ mod tests {
         let tools = plan(&scenario("  - turn: {user: go, model: [{tool_calls: [{name: read, arguments: {path: a}, result: A}]}, ok]}\n")).unwrap();
         assert_eq!(steps_only(&tools.release_limits), [ReleaseLimit::ScriptedTools]);
         assert_eq!(plan(&scenario("  - turn: {user: hi, model: [ok]}\n")).unwrap().release_limits, [ReleaseLimit::ContextWindow(32_000)], "only the model's window");
+    }
+
+    #[test]
+    fn system_events_are_queued_through_the_rpc_before_the_turn_except_node_presence_lines() {
+        let p = plan(&scenario("  - turn: {user: hi, system_events: ['Cron job \"x\" completed', heartbeat poll], model: [ok]}\n")).expect("drivable");
+        let json = serde_json::to_value(&p.steps[0]).unwrap();
+        assert_eq!(json["systemEvents"], serde_json::json!(["Cron job \"x\" completed", "heartbeat poll"]));
+        assert!(serde_json::to_value(&plan(&scenario("  - turn: {user: hi, model: [ok]}\n")).unwrap().steps[0]).unwrap().get("systemEvents").is_none());
+        assert!(why("  - turn: {user: hi, system_events: ['Node: gw online'], model: [ok]}\n").contains("presence update"));
     }
 
     #[test]

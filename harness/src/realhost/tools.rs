@@ -36,6 +36,10 @@ pub struct ScriptedToolResult {
     /// A PNG image block follows the text (the reference runtime's TINY_PNG).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub image_png_base64: Option<String>,
+    /// The call finishes only when the driver releases this hold
+    /// (`realhost::in_flight`): a tool still running while the user steers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hold: Option<u64>,
 }
 
 /// Core tools with a stand-in input in `lib/tools.js` (STAND_INS): both
@@ -84,6 +88,7 @@ pub fn scripted(call: &ToolCallSpec, id: String) -> Result<ScriptedToolResult, N
         text: call.result.clone(),
         is_error: call.is_error,
         image_png_base64: call.image.then(|| crate::runtime::steps::TINY_PNG.to_string()),
+        hold: None,
     })
 }
 

@@ -65,6 +65,16 @@ pub struct Profile {
     /// Durable turns through `commitTurn` for admitted turns (2026.8.2,
     /// `src/agents/embedded-agent-runner/run/context-engine-admission.ts`).
     pub durable_turns: bool,
+    /// A user message steered in through the gateway (`chat.send` queueMode
+    /// steer) blocks the durable turn: confirming the steer rewrites the
+    /// steered message (`__openclaw.steerTargetRunId`), which bumps the
+    /// transcript generation, so the run's terminal anchor no longer shares the
+    /// admission's generation and the accepted range reads "session-rebound":
+    /// no commitTurn, no maintain(turn) (2026.9.6 dist/user-turn-transcript-*.mjs
+    /// confirmPersistedSteerTargetRunId; dist/session-accessor-*.mjs
+    /// anchorsShareTarget / readClosedTranscriptTurn; dist/context-engine-turn-attempt-*.mjs
+    /// "skipped accepted turn advancement"; seen by `clawspec twin` on steer-user-text).
+    pub steer_rebinds_durable_turn: bool,
     /// Classic finalize still runs after a prompt error or abort (true up to
     /// 2026.7.35; 2026.9.6 `finalizeHarnessContextEngineTurn` skips).
     pub finalize_after_error: bool,
@@ -152,6 +162,7 @@ impl Profile {
             legacy_child_result_markers: true,
             host_param_projection: false,
             durable_turns: false,
+            steer_rebinds_durable_turn: false,
             finalize_after_error: true,
             quarantine: false,
             reduced_assemble_budget: false,
@@ -187,6 +198,7 @@ impl Profile {
             legacy_child_result_markers: false,
             host_param_projection: true,
             durable_turns: true,
+            steer_rebinds_durable_turn: true,
             finalize_after_error: false,
             quarantine: true,
             reduced_assemble_budget: true,

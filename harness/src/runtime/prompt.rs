@@ -124,7 +124,14 @@ pub fn build(p: &Profile, t: &TurnSpec, is_new_session: bool, now_ms: u64) -> Pr
         .map(|e| markers::system_event_lines(&ts, &e))
         .collect();
     if !events.is_empty() {
-        body = format!("{}\n\n{body}", events.join("\n"));
+        match texts {
+            // 2026.9.6: the drained block is a `conversation-data` fragment of the
+            // hidden current-inbound carrier, after the inbound metadata, never
+            // part of the prompt (dist/get-reply-*.mjs buildReplyPromptEnvelope
+            // `systemEventBlocks`; twinned: system events on the real host).
+            PromptTexts::V2026_9_6 if !session_reset => context_fragments.push(("conversation-data", events.join("\n"))),
+            _ => body = format!("{}\n\n{body}", events.join("\n")),
+        }
     }
     if !t.untrusted_context.is_empty() {
         body = format!("{body}\n\n{}\n{}", untrusted_context_header(texts), t.untrusted_context.join("\n"));
@@ -226,6 +233,19 @@ mod tests {
         );
         assert_eq!(p.text, expected);
         assert_eq!(p.transcript, "[media attached: /tmp/a.png (image/png)]\nwhat now?");
+    }
+
+    #[test]
+    fn system_events_are_prompt_text_in_4_26_and_a_conversation_data_fragment_in_9_6() {
+        let mut t = turn("anything?");
+        t.system_events = vec!["Cron job \"x\" completed".into(), "heartbeat poll".into(), "Backup done".into()];
+        let block = "System: [2026-01-01 00:00:01 UTC] Cron job \"x\" completed\nSystem: [2026-01-01 00:00:01 UTC] Backup done";
+        let p4 = build(&v4(), &t, false, EPOCH_MS + 1000);
+        assert_eq!(p4.text, format!("{block}\n\nanything?"));
+        assert!(p4.context_fragments.is_empty());
+        let p9 = build(&v9(), &t, false, EPOCH_MS + 1000);
+        assert_eq!(p9.text, "anything?", "never in the prompt on 2026.9.6");
+        assert_eq!(p9.context_fragments, vec![("conversation-data", block.to_string())]);
     }
 
     #[test]

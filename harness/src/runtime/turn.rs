@@ -57,6 +57,12 @@ pub struct TurnInput {
     pub is_heartbeat: bool,
     /// Hidden runtime-context carriers for this turn (2026.8+).
     pub carriers: Vec<AgentMessage>,
+    /// Whether the carriers are written to the transcript. A user turn's
+    /// current-inbound carrier (inbound metadata, system events) is model-only
+    /// on 2026.9.6: the real host's transcript after such a turn holds the user
+    /// message, thinking_level_change, model-snapshot and the assistant, no
+    /// carrier (twinned; `clawspec twin --keep`, transcript_events).
+    pub persist_carriers: bool,
     pub script: Vec<ModelReply>,
     pub steer: Vec<SteerSpec>,
     pub commit_replay: bool,
@@ -369,7 +375,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
 }
 
 fn persist_carriers(sim: &mut Sim<'_>, inp: &TurnInput, done: &mut bool) {
-    if !*done {
+    if !*done && inp.persist_carriers {
         for c in &inp.carriers {
             sim.persist(c.clone());
         }
@@ -799,6 +805,10 @@ async fn finalize(
         Mode::Durable => {
             if errored {
                 sim.note("durable-discard", "the attempt failed: the turn intent is discarded, commitTurn not called");
+                return Ok(());
+            }
+            if sim.profile.steer_rebinds_durable_turn && inp.steer.iter().any(|s| s.announce.is_none()) {
+                sim.note("durable-blocked", "a user message was steered in: confirming the steer rewrote it, the accepted range is session-rebound and the turn is not advanced (no commitTurn)");
                 return Ok(());
             }
             let (idx, entry_id) = admission.cloned().expect("durable turn has an admission");
