@@ -166,6 +166,32 @@ pub fn normalise(t: &Trace) -> Vec<Value> {
         .collect()
 }
 
+/// Why the pair tested nothing, when it did not: a run where the engine
+/// never started (or ended in a harness/engine fault before the script ran)
+/// records no calls, and two empty traces must never read as *equal* (a
+/// built-in engine whose executable the real host could not spawn once
+/// passed every row that way). `real_errors` are the host runner's step
+/// errors, quoted so the cause is visible.
+pub fn untested(reference: &Trace, real: &Trace, real_errors: &[String]) -> Option<String> {
+    use crate::trace::Outcome;
+    let because = || match real_errors.first() {
+        Some(e) => format!(" (first step error on the real host: {e})"),
+        None => String::new(),
+    };
+    match &reference.outcome {
+        Outcome::EngineFault { kind, message, .. } => return Some(format!("the reference run ended early: engine fault {kind}: {message}")),
+        Outcome::HarnessError { message } => return Some(format!("the reference run ended early: {message}")),
+        Outcome::Completed { .. } => {}
+    }
+    if real.engine.info.is_none() {
+        return Some(format!("the engine never started on the real host (the bridge recorded no initialize){}", because()));
+    }
+    if reference.calls().next().is_none() || real.calls().next().is_none() {
+        return Some(format!("no engine call was recorded on {}: nothing was compared{}", if real.calls().next().is_none() { "the real host" } else { "the reference runtime" }, because()));
+    }
+    None
+}
+
 /// Pretty text of normalised calls: the unit the diff works on.
 pub fn render(calls: &[Value]) -> String {
     let mut out = String::new();
@@ -250,6 +276,26 @@ mod tests {
         assert_eq!(built.len(), stable.len() + dynamic.len() + 34 + 39 + 40);
         // A single block without a Runtime line is kept as is.
         assert_eq!(host_system_prompt(&["plain"]), "plain");
+    }
+
+    #[test]
+    fn two_runs_that_recorded_nothing_are_not_equal() {
+        let mut empty = trace(vec![]);
+        assert_eq!(diff(&empty, &empty), None, "the diff alone cannot tell");
+        let errs = vec!["Model context window too small".to_string()];
+        // The engine never started on the real host.
+        empty.engine.info = None;
+        let why = untested(&trace(vec![("assemble", json!({}))]), &empty, &errs).expect("untested");
+        assert!(why.contains("never started") && why.contains("too small"), "{why}");
+        // It started but received nothing.
+        let started = trace(vec![]);
+        assert!(untested(&trace(vec![("assemble", json!({}))]), &started, &[]).unwrap().contains("the real host"));
+        // The reference engine faulted before the script ran.
+        let mut faulted = trace(vec![]);
+        faulted.outcome = crate::trace::Outcome::EngineFault { kind: "spawn-failed".into(), message: "ENOENT".into(), step: 0, stderr: String::new() };
+        assert!(untested(&faulted, &trace(vec![("assemble", json!({}))]), &[]).unwrap().contains("spawn-failed"));
+        // Both ran and called the engine: the diff decides.
+        assert_eq!(untested(&trace(vec![("assemble", json!({}))]), &trace(vec![("assemble", json!({}))]), &[]), None);
     }
 
     #[test]
