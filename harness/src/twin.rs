@@ -6,8 +6,10 @@
 //!
 //! 1. **Ids** at the keys in [`ID_FAMILIES`] become `<family:N>`, N counting
 //!    distinct values in order of first appearance (so "the same session
-//!    twice" and "two different sessions" stay distinguishable).
-//! 2. **Wall-clock times** at the keys in [`TIME_KEYS`] become `<time>`.
+//!    twice" and "two different sessions" stay distinguishable). AbortSignal
+//!    handles (`$abortSignal`) and session-entry revisions are ids too.
+//! 2. **Wall-clock times** at the keys in [`TIME_KEYS`] become `<time>`
+//!    (a session store entry's `updatedAt`/`sessionStartedAt`/`lastInteractionAt` too).
 //! 3. **Paths**: the run's state directory is `$STATE` on both hosts
 //!    (done when each trace is recorded); the agent's workspace directory
 //!    (real: `$WORK/workspace`, the host-runner's `agents.defaults.workspace`;
@@ -53,12 +55,18 @@ pub const ID_FAMILIES: &[(&str, &str)] = &[
     ("expectedWriterRunId", "run"),
     // The inbound message id of a turn (`chat.send`'s idempotency key on the gateway).
     ("currentMessageId", "message"),
+    // AbortSignal handles (`{"$abortSignal": id}`, docs/protocol.md): the
+    // bridge numbers them `sig-<n>`, the reference `sig-<nnnn>`.
+    ("$abortSignal", "signal"),
+    // The session store entry's owner revision (same family as the target's
+    // `expectedLifecycleRevision`, so one session's revision matches itself).
+    ("lifecycleRevision", "revision"),
 ];
 
 /// Workspace paths of the two hosts (rule 3).
 pub const WORKSPACE_PATHS: &[&str] = &["$WORK/workspace", "$STATE/workspace"];
 
-pub const TIME_KEYS: &[&str] = &["timestamp", "recordTimestampMs", "expiresAt", "lastCacheTouchAt", "endedAt", "startedAt", "createdAt", "updatedAt"];
+pub const TIME_KEYS: &[&str] = &["timestamp", "recordTimestampMs", "expiresAt", "lastCacheTouchAt", "endedAt", "startedAt", "createdAt", "updatedAt", "sessionStartedAt", "lastInteractionAt"];
 
 pub const BRIDGE_ID: &str = "clawspec-bridge";
 
@@ -251,6 +259,16 @@ mod tests {
         assert_eq!(diff(&reference, &real), None);
         let elsewhere = trace(vec![("bootstrap", json!({"runtimeContext": {"cwd": "$WORK/workspace-2", "workspaceDir": "$WORK/workspace", "currentMessageId": "clawspec-run-1", "agentDir": "$STATE/agents/main/agent"}}))]);
         assert!(diff(&reference, &elsewhere).unwrap().contains("workspace-2"));
+    }
+
+    #[test]
+    fn signal_handles_and_session_entry_revisions_and_times_normalise() {
+        let reference = trace(vec![("compact", json!({"runtimeContext": {"abortSignal": {"$abortSignal": "sig-0001"}, "sessionEntry": {"lifecycleRevision": "rev-sess-0001", "sessionStartedAt": 5, "lastInteractionAt": 6}}, "abortSignal": {"$abortSignal": "sig-0002"}}))]);
+        let real = trace(vec![("compact", json!({"runtimeContext": {"abortSignal": {"$abortSignal": "sig-1"}, "sessionEntry": {"lifecycleRevision": "5fdcede2", "sessionStartedAt": 1795467900633u64, "lastInteractionAt": 1795467982189u64}}, "abortSignal": {"$abortSignal": "sig-2"}}))]);
+        assert_eq!(diff(&reference, &real), None);
+        // One signal passed twice is not two signals.
+        let same = trace(vec![("compact", json!({"runtimeContext": {"abortSignal": {"$abortSignal": "sig-1"}, "sessionEntry": {"lifecycleRevision": "5fdcede2", "sessionStartedAt": 1, "lastInteractionAt": 1}}, "abortSignal": {"$abortSignal": "sig-1"}}))]);
+        assert!(diff(&reference, &same).is_some());
     }
 
     #[test]
