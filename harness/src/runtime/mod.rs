@@ -9,6 +9,7 @@
 
 pub mod callbacks;
 pub mod clock;
+pub mod command;
 pub mod entry;
 pub mod hooks;
 pub mod inject;

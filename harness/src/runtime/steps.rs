@@ -40,7 +40,10 @@ pub async fn run_script(sim: &mut Sim<'_>) -> Result<(), Abort> {
     for (i, step) in script.iter().enumerate() {
         sim.step = i;
         sim.clock.tick();
-        let run = matches!(step, Step::Turn(_) | Step::Announce(_) | Step::Collect(_) | Step::InterSession(_) | Step::Heartbeat(_));
+        // Steps that resolve an engine instance: agent runs, and a manual
+        // /compact (2026.9.6 disposes the command's instance too: `clawspec twin
+        // compaction-timeout` shows compact → dispose before the next run).
+        let run = matches!(step, Step::Turn(_) | Step::Announce(_) | Step::Collect(_) | Step::InterSession(_) | Step::Heartbeat(_) | Step::Compact(_));
         match step {
             Step::Turn(t) => user_turn(sim, t).await?,
             Step::Announce(a) => announce_turn(sim, std::slice::from_ref(a), &a.model, a.private).await?,
@@ -286,6 +289,11 @@ async fn manual_compact(sim: &mut Sim<'_>, c: &CompactSpec) -> Result<(), Abort>
         params["customInstructions"] = json!(i);
     }
     params["runtimeContext"]["forceReason"] = json!("manual");
+    // 2026.9.6: the gateway command's own context, no token count (runtime::command).
+    if sim.profile.attempt_runtime_context_v2026_9 {
+        params.as_object_mut().expect("object").remove("currentTokenCount");
+        params["runtimeContext"] = sim.manual_compact_context(budget, c.instructions.as_deref());
+    }
     let threw_before = sim.events.len();
     turn::compact(sim, params, "manual").await?;
     // A throw on this standalone path quarantines the engine (2026.9.6).
