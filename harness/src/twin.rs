@@ -142,6 +142,9 @@ impl Normaliser {
             }
             Value::Array(a) => a.iter_mut().for_each(|x| self.value(None, x)),
             Value::Object(o) => {
+                // Sorted before the walk: ids are numbered in a canonical
+                // order, not in each host's key-insertion order.
+                o.sort_keys();
                 for (k, x) in o.iter_mut() {
                     if key == Some("runtimeContext") && ENVIRONMENT_KEYS.contains(&k.as_str()) {
                         *x = json!("<host environment>");
@@ -149,7 +152,6 @@ impl Normaliser {
                     }
                     self.value(Some(k.as_str()), x);
                 }
-                o.sort_keys();
             }
             _ => {}
         }
@@ -266,6 +268,9 @@ mod tests {
         let reference = trace(vec![("compact", json!({"runtimeContext": {"abortSignal": {"$abortSignal": "sig-0001"}, "sessionEntry": {"lifecycleRevision": "rev-sess-0001", "sessionStartedAt": 5, "lastInteractionAt": 6}}, "abortSignal": {"$abortSignal": "sig-0002"}}))]);
         let real = trace(vec![("compact", json!({"runtimeContext": {"abortSignal": {"$abortSignal": "sig-1"}, "sessionEntry": {"lifecycleRevision": "5fdcede2", "sessionStartedAt": 1795467900633u64, "lastInteractionAt": 1795467982189u64}}, "abortSignal": {"$abortSignal": "sig-2"}}))]);
         assert_eq!(diff(&reference, &real), None);
+        // Key order does not decide which handle is which.
+        let reordered = trace(vec![("compact", json!({"abortSignal": {"$abortSignal": "sig-2"}, "runtimeContext": {"sessionEntry": {"lastInteractionAt": 1, "sessionStartedAt": 1, "lifecycleRevision": "r"}, "abortSignal": {"$abortSignal": "sig-1"}}}))]);
+        assert_eq!(diff(&reference, &reordered), None);
         // One signal passed twice is not two signals.
         let same = trace(vec![("compact", json!({"runtimeContext": {"abortSignal": {"$abortSignal": "sig-1"}, "sessionEntry": {"lifecycleRevision": "5fdcede2", "sessionStartedAt": 1, "lastInteractionAt": 1}}, "abortSignal": {"$abortSignal": "sig-1"}}))]);
         assert!(diff(&reference, &same).is_some());
