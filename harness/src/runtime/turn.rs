@@ -231,15 +231,20 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                 } else {
                     session.extend(pending.iter().cloned());
                 }
+                host_events_before_model(sim);
                 model_loop(sim, inp, &mut session, fence, spa.as_deref(), &mut script, strip_thinking).await?
             }
         };
         let failure = match outcome {
             Ok(hook_fence) => {
+                host_event_after_attempt(sim);
                 finalize(sim, inp, mode, Some((session, hook_fence.unwrap_or(fence))), false, admission.as_ref()).await?;
                 return Ok(());
             }
-            Err(f) => f,
+            Err(f) => {
+                host_event_after_attempt(sim);
+                f
+            }
         };
         // Recovery (openclaw `run/overflow-context-recovery.ts`, `run/timeout-context-recovery.ts`).
         let mf = failure;
@@ -885,6 +890,40 @@ async fn commit_conflict_probe(sim: &mut Sim<'_>, params: &Value) -> Result<(), 
     Ok(())
 }
 
+/// 2026.9.6 session-log events before an attempt's first model call: the
+/// session's thinking level once (`thinking_level_change`, the run's level
+/// "off"), then a `model-snapshot` when the model differs from the last one
+/// recorded (real store, `clawspec twin`: user → thinking_level_change →
+/// model-snapshot → assistant on a session's first run; none on later runs).
+fn host_events_before_model(sim: &mut Sim<'_>) {
+    if !sim.transcript.is_sqlite() {
+        return;
+    }
+    let ts = sim.clock.now();
+    if !sim.transcript.has_marker("thinking_level_change", None) {
+        sim.transcript.append_marker(json!({"type": "thinking_level_change", "thinkingLevel": "off"}), ts);
+    }
+    let (provider, api, model) = (sim.setup.provider.clone(), sim.setup.api.clone(), sim.setup.model.clone());
+    let last = sim.transcript.markers.iter().rev().find(|m| m.event["customType"] == "model-snapshot");
+    if last.is_none_or(|m| m.event["data"]["provider"] != provider.as_str() || m.event["data"]["modelId"] != model.as_str()) {
+        sim.transcript.append_marker(json!({"type": "custom", "customType": "model-snapshot", "data": {"timestamp": ts, "provider": provider, "modelApi": api, "modelId": model}}), ts);
+    }
+    sim.flush();
+}
+
+/// 2026.9.6 marks every finished attempt with an `openclaw:bootstrap-context:full`
+/// custom event after its last message (real store, `clawspec twin`; also
+/// after a failed attempt, before the retry's messages).
+fn host_event_after_attempt(sim: &mut Sim<'_>) {
+    if !sim.transcript.is_sqlite() {
+        return;
+    }
+    let ts = sim.clock.now();
+    let data = json!({"timestamp": ts, "runId": format!("run-{:04}", sim.turn), "sessionId": sim.transcript.session_id});
+    sim.transcript.append_marker(json!({"type": "custom", "customType": "openclaw:bootstrap-context:full", "data": data}), ts);
+    sim.flush();
+}
+
 /// commitTurn params (openclaw `src/agents/harness/context-engine-turn-attempt.ts`):
 /// the closed range [admitted user … terminal], `advancementKey = logicalTurnId`.
 fn commit_params(sim: &Sim<'_>, idx: usize, entry_id: &str, heartbeat: bool) -> Value {
@@ -895,7 +934,7 @@ fn commit_params(sim: &Sim<'_>, idx: usize, entry_id: &str, heartbeat: bool) -> 
         // The generation is an opaque hex string on the real host.
         json!({"agentId": sim.setup.agent_id, "sessionId": sim.transcript.session_id, "sessionKey": sim.setup.session_key,
                "storePath": sim.commit_store_path(), "generation": format!("{:032x}", sim.transcript.generation),
-               "entryId": e.id, "rawSeq": i + 1, "effectiveParentId": e.parent_id, "activeMessagePosition": i})
+               "entryId": e.id, "rawSeq": sim.transcript.raw_seq(i), "effectiveParentId": e.parent_id, "activeMessagePosition": i})
     };
     let logical = format!("turn-{}-{entry_id}", sim.transcript.session_id);
     let mut admission = anchor(idx);
