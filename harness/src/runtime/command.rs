@@ -104,6 +104,106 @@ impl Sim<'_> {
     }
 }
 
+/// `formatTokenCount` (dist token-format-*.mjs over format-*.mjs
+/// `formatCompactTokenCount`): "950", "9.5k", "12k", "1.0m".
+pub fn format_token_count(v: u64) -> String {
+    if v < 1_000 {
+        return v.to_string();
+    }
+    if v < 1_000_000 {
+        let precision = if v >= 10_000 { 0 } else { 1 };
+        let thousands = format!("{:.*}", precision, v as f64 / 1e3);
+        if thousands.parse::<f64>().unwrap_or(1e3) < 1e3 {
+            return format!("{thousands}k");
+        }
+    }
+    format!("{:.1}m", v as f64 / 1e6)
+}
+
+/// The status line a manual `/compact` replies with (dist
+/// commands-handlers.runtime-*.mjs after `compactEmbeddedAgentSession`:
+/// label, `formatCompactionReason`, `formatContextUsageShort`), for the
+/// engine's compact result. The session's fresh total is unknown to a
+/// session the gateway has no usage for ("?").
+pub fn compact_reply_text(result: &Value, context_tokens: u64) -> String {
+    let reason_raw = result["reason"].as_str().unwrap_or("").trim().to_string();
+    let lower = reason_raw.to_lowercase();
+    // compact-reasons-*.mjs `classifyCompactionReason` (the classes that reword).
+    let benign = lower.contains("below threshold") || lower.contains("already under target") || lower.contains("already compacted") || lower.contains("already_compacted");
+    let compacted = result["ok"] == true && result["compacted"] == true;
+    let (before, after) = (result["result"]["tokensBefore"].as_u64(), result["result"]["tokensAfter"].as_u64());
+    let label = if result["ok"] == true || benign {
+        if compacted {
+            match (after, before) {
+                (None, _) => "Compaction finished (resulting context unknown)".to_string(),
+                (Some(a), Some(b)) => format!("Compacted ({} → {})", format_token_count(b), format_token_count(a)),
+                (Some(_), None) => "Compacted".to_string(),
+            }
+        } else {
+            "Compaction skipped".to_string()
+        }
+    } else {
+        "Compaction failed".to_string()
+    };
+    let reason = if reason_raw.is_empty() {
+        None
+    } else if lower.contains("nothing to compact") || lower.contains("no real conversation messages") {
+        Some("nothing compactable in this session yet".to_string())
+    } else if lower.contains("below threshold") || lower.contains("already under target") {
+        Some(if lower.contains("already under target") { "context is already under the compaction target" } else { "context is below the compaction threshold" }.to_string())
+    } else if lower.contains("already compacted") || lower.contains("already_compacted") {
+        Some("session is already compacted".to_string())
+    } else {
+        Some(reason_raw.clone())
+    };
+    let total = if compacted { after.filter(|t| *t > 0) } else { None };
+    let ctx = format_token_count(context_tokens);
+    let usage = match total {
+        None => format!("Context ?/{ctx}"),
+        Some(t) => format!("Context {}/{ctx} ({}%)", format_token_count(t), ((t as f64 / context_tokens as f64) * 100.0).round().min(999.0) as u64),
+    };
+    match reason {
+        Some(r) => format!("⚙️ {label}: {r} • {usage}"),
+        None => format!("⚙️ {label} • {usage}"),
+    }
+}
+
+/// Whether `m` is an OpenClaw-authored transcript artifact never replayed to
+/// the model (dist transcript-only-openclaw-assistant-*.mjs
+/// `isTranscriptOnlyOpenClawAssistantModel`: provider "openclaw", model
+/// "gateway-injected" or "delivery-mirror").
+pub fn is_transcript_only_assistant(m: &clawspec_contract::AgentMessage) -> bool {
+    matches!(m, clawspec_contract::AgentMessage::Assistant(a)
+        if a.provider.as_deref() == Some("openclaw") && matches!(a.model.as_deref(), Some("gateway-injected" | "delivery-mirror")))
+}
+
+impl Sim<'_> {
+    /// 2026.9.6 keeps a gateway command in the transcript: the user's
+    /// command text, then the reply as a gateway-injected assistant message
+    /// (dist chat-transcript-persistence-*.mjs; `clawspec twin
+    /// manual-compact`: `/compact …` and "⚙️ Compaction skipped: …" rows).
+    pub fn persist_command_turn(&mut self, text: &str, reply: &str) {
+        let n = self.turn;
+        let ts = self.clock.now();
+        let user = json!({"role": "user", "content": text, "timestamp": ts, "idempotencyKey": format!("cmd-{n:04}:user"), "__openclaw": self.entry_user_meta()});
+        let zero = json!({"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0});
+        let mut usage = zero.clone();
+        usage["totalTokens"] = json!(0);
+        usage["cost"] = json!({"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0});
+        let content = json!([{"type": "text", "text": reply}]);
+        let assistant = json!({"role": "assistant", "content": content, "openclawDisplayContent": content, "timestamp": ts, "stopReason": "stop",
+                               "usage": usage, "api": "openai-responses", "provider": "openclaw", "model": "gateway-injected", "idempotencyKey": format!("cmd-{n:04}")});
+        for m in [user, assistant] {
+            match serde_json::from_value(m) {
+                Ok(m) => {
+                    self.persist(m);
+                }
+                Err(e) => self.note("command-turn", format!("cannot build the command turn: {e}")),
+            }
+        }
+    }
+}
+
 /// `deriveGoalSessionTitle` (dist derive-goal-session-title-*.mjs): the first
 /// sentence led by a task verb, else the whole text, in sentence case, cut to
 /// 60 UTF-16 units at a word boundary past 60 % with "…".
@@ -162,6 +262,17 @@ mod tests {
         assert_eq!(derive_goal_session_title(first).as_deref(), Some("The nightly pipeline failed on the integration stage…"));
         assert_eq!(derive_goal_session_title("It broke. Fix the login page.").as_deref(), Some("Fix the login page."));
         assert_eq!(derive_goal_session_title("  ").as_deref(), None);
+    }
+
+    #[test]
+    fn the_compact_reply_reads_like_the_gateway_command() {
+        // Observed on the real 2026.9.6 gateway (`clawspec twin manual-compact`).
+        let skipped = json!({"ok": true, "compacted": false, "reason": "nothing to compact"});
+        assert_eq!(compact_reply_text(&skipped, 1_000_000), "⚙️ Compaction skipped: nothing compactable in this session yet • Context ?/1.0m");
+        let done = json!({"ok": true, "compacted": true, "result": {"tokensBefore": 12_400, "tokensAfter": 950}});
+        assert_eq!(compact_reply_text(&done, 1_000_000), "⚙️ Compacted (12k → 950) • Context 950/1.0m (0%)");
+        assert_eq!(compact_reply_text(&json!({"ok": false, "compacted": false, "reason": "boom"}), 4000), "⚙️ Compaction failed: boom • Context ?/4.0k");
+        assert_eq!((format_token_count(9_500), format_token_count(999_999)), ("9.5k".to_string(), "1.0m".to_string()));
     }
 
     #[test]

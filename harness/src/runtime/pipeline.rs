@@ -41,6 +41,11 @@ pub fn run(profile: &Profile, transcript: &[AgentMessage], hide_orphan_user: boo
         ms.pop();
         notes.push(("orphan-user-hidden", "the transcript ended with a user message that has no reply; branching to its parent".into()));
     }
+    // 2026.9.6: gateway-injected command replies stay in the transcript but
+    // never reach the model (after the orphan check: they answer the command).
+    if profile.prompt_texts == PromptTexts::V2026_9_6 {
+        ms.retain(|m| !super::command::is_transcript_only_assistant(m));
+    }
     let (repaired, changed) = repair_pairing(ms);
     if changed {
         notes.push(("pairing-repaired", "tool-use/result pairing repaired in history".into()));

@@ -304,8 +304,25 @@ async fn manual_compact(sim: &mut Sim<'_>, c: &CompactSpec) -> Result<(), Abort>
         },
         _ => None,
     });
-    if let Some(m) = threw {
-        standalone_throw(sim, "compact", &CallOutcome::Threw(m));
+    if let Some(m) = &threw {
+        standalone_throw(sim, "compact", &CallOutcome::Threw(m.clone()));
+    }
+    if sim.profile.attempt_runtime_context_v2026_9 {
+        let result = sim.events[threw_before..].iter().rev().find_map(|e| match e {
+            crate::trace::Event::Call(c) if c.method == "compact" => match &c.reply {
+                crate::trace::ReplyRecord::Ok(v) => Some(v.clone()),
+                _ => None,
+            },
+            _ => None,
+        });
+        let result = result.unwrap_or_else(|| json!({"ok": false, "compacted": false, "reason": threw.unwrap_or_default()}));
+        let text = match &c.instructions {
+            Some(i) => format!("/compact {i}"),
+            None => "/compact".to_string(),
+        };
+        let ctx = super::command::manual_context_token_budget(&sim.setup.provider, &sim.setup.model, sim.setup.context_window);
+        let reply = super::command::compact_reply_text(&result, ctx);
+        sim.persist_command_turn(&text, &reply);
     }
     Ok(())
 }
