@@ -18,7 +18,8 @@
 //! 4. **The bridge's registration id** `clawspec-bridge` (the real host needs
 //!    one plugin id per slot) reads as the engine's own `info.id`.
 //! 5. **Host environment**: the values at [`ENVIRONMENT_KEYS`] (the host's
-//!    whole loaded configuration and skill catalogue inside `runtimeContext`)
+//!    whole loaded configuration, skill catalogue and session store record
+//!    inside `runtimeContext`)
 //!    become `<host environment>`: compared for presence, not content — the
 //!    reference runtime does not reproduce OpenClaw's config defaults.
 //! 6. **Key order**: object keys are compared sorted (JSON objects are
@@ -70,8 +71,13 @@ pub const TIME_KEYS: &[&str] = &["timestamp", "recordTimestampMs", "expiresAt", 
 
 pub const BRIDGE_ID: &str = "clawspec-bridge";
 
-/// Keys (inside `runtimeContext`) whose values are the host's environment.
-pub const ENVIRONMENT_KEYS: &[&str] = &["config", "skillsSnapshot"];
+/// Keys (inside `runtimeContext`) whose values are the host's environment:
+/// its loaded config, skill catalogue, and (a manual `/compact`'s context)
+/// the session store record, which after a turn holds the host's own
+/// bookkeeping — workspace-file fingerprints, the system-prompt report with
+/// hashes, the utility model's activity recap (seen in `clawspec twin
+/// compact-state-effect`).
+pub const ENVIRONMENT_KEYS: &[&str] = &["config", "skillsSnapshot", "sessionEntry"];
 
 /// `SYSTEM_PROMPT_CACHE_BOUNDARY` / `SYSTEM_PROMPT_RELOCATABLE_BOUNDARY(_END)`
 /// (2026.9.6 `@openclaw/ai` dist `simple-options-*.mjs`).
@@ -274,6 +280,15 @@ mod tests {
         // One signal passed twice is not two signals.
         let same = trace(vec![("compact", json!({"runtimeContext": {"abortSignal": {"$abortSignal": "sig-1"}, "sessionEntry": {"lifecycleRevision": "5fdcede2", "sessionStartedAt": 1, "lastInteractionAt": 1}}, "abortSignal": {"$abortSignal": "sig-1"}}))]);
         assert!(diff(&reference, &same).is_some());
+    }
+
+    #[test]
+    fn the_session_store_record_is_compared_for_presence_only() {
+        let reference = trace(vec![("compact", json!({"runtimeContext": {"sessionEntry": {"sessionId": "s", "systemSent": false}}}))]);
+        let real = trace(vec![("compact", json!({"runtimeContext": {"sessionEntry": {"sessionId": "x", "systemSent": true, "systemPromptReport": {"hash": "efc3"}}}}))]);
+        assert_eq!(diff(&reference, &real), None);
+        let absent = trace(vec![("compact", json!({"runtimeContext": {}}))]);
+        assert!(diff(&reference, &absent).is_some());
     }
 
     #[test]
