@@ -64,6 +64,12 @@ impl Sim<'_> {
         c.insert("contextTokenBudget".into(), json!(manual_context_token_budget(&self.setup.provider, &self.setup.model, self.setup.context_window)));
         c.insert("agentHarnessId".into(), json!("openclaw"));
         c.insert("sessionEntry".into(), self.command_session_entry());
+        // `skillsSnapshot: expectedSession.skillsSnapshot`: the entry has one
+        // once an agent run in this session built it (its first run writes
+        // the thinking-level event too).
+        if self.transcript.has_marker("thinking_level_change", None) {
+            c.insert("skillsSnapshot".into(), json!({}));
+        }
         c.insert("modelSelectionLocked".into(), json!(false));
         c.insert("thinkLevel".into(), json!("off"));
         c.insert("bashElevated".into(), json!({"enabled": false, "allowed": false, "defaultLevel": "off"}));

@@ -293,6 +293,12 @@ async fn manual_compact(sim: &mut Sim<'_>, c: &CompactSpec) -> Result<(), Abort>
     if sim.profile.attempt_runtime_context_v2026_9 {
         params.as_object_mut().expect("object").remove("currentTokenCount");
         params["runtimeContext"] = sim.manual_compact_context(budget, c.instructions.as_deref());
+        // The compaction path names the selection by the engine's own id
+        // (embedded-agent-*.mjs: `contextEngine.info.id === "legacy" ?
+        // "default" : "configured"`), unlike an attempt's routing by slot.
+        if sim.info.id == "legacy" {
+            params["runtimeSettings"]["contextEngineSelection"]["source"] = json!("default");
+        }
     }
     let threw_before = sim.events.len();
     turn::compact(sim, params, "manual").await?;
