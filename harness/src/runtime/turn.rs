@@ -641,6 +641,11 @@ async fn model_loop(
                     if call.image {
                         content.push(ContentBlock::Image(ImageBlock { data: super::steps::TINY_PNG.into(), mime_type: "image/png".into(), extra: Extra::new() }));
                     }
+                    let mut extra = Extra::new();
+                    // 2026.9.6 tags tool results with the run too (real store, `clawspec twin tool-loop-multi-step`).
+                    if sim.profile.attempt_runtime_context_v2026_9 {
+                        extra.insert("__openclaw".into(), json!({"runId": format!("run-{:04}", sim.turn)}));
+                    }
                     let r = AgentMessage::ToolResult(ToolResultMessage {
                         tool_call_id: id,
                         tool_name: Some(call.name.clone()),
@@ -648,11 +653,12 @@ async fn model_loop(
                         is_error: Some(call.is_error),
                         details: Some(json!({})),
                         timestamp: Some(sim.clock.tick().into()),
-                        extra: Extra::new(),
+                        extra,
                     });
                     sim.persist(r.clone());
                     all.push(r);
                 }
+                host_event_after_tool_results(sim, &all);
             }
         }
     }
@@ -908,6 +914,31 @@ fn host_events_before_model(sim: &mut Sim<'_>) {
     if last.is_none_or(|m| m.event["data"]["provider"] != provider.as_str() || m.event["data"]["modelId"] != model.as_str()) {
         sim.transcript.append_marker(json!({"type": "custom", "customType": "model-snapshot", "data": {"timestamp": ts, "provider": provider, "modelApi": api, "modelId": model}}), ts);
     }
+    sim.flush();
+}
+
+/// 2026.9.6 records the tool results a step produced for its prompt cache
+/// (`custom` `openclaw.cache-ttl`, after the results, before the next model
+/// call: real store, `clawspec twin tool-loop-multi-step`). The result hashes
+/// are the host's own (`sourceHash`); the store keeps only the keys here.
+fn host_event_after_tool_results(sim: &mut Sim<'_>, all: &[AgentMessage]) {
+    if !sim.transcript.is_sqlite() {
+        return;
+    }
+    let frozen: Vec<Value> = all
+        .iter()
+        .rev()
+        .take_while(|m| matches!(m, AgentMessage::ToolResult(_)))
+        .filter_map(|m| match m {
+            AgentMessage::ToolResult(r) => Some(json!({"key": format!("tool:{}:{}", r.tool_call_id, r.timestamp.as_ref().map(|t| t.to_string()).unwrap_or_default())})),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    let ts = sim.clock.now();
+    sim.transcript.append_marker(json!({"type": "custom", "customType": "openclaw.cache-ttl", "data": {"prunedToolResults": [], "ambiguousToolResultBaseKeys": [], "frozenToolResults": frozen}}), ts);
     sim.flush();
 }
 
