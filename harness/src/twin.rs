@@ -183,10 +183,10 @@ pub fn normalise(t: &Trace) -> Vec<Value> {
 }
 
 /// Why the pair tested nothing, when it did not: a run where the engine
-/// never started (or ended in a harness/engine fault before the script ran)
-/// records no calls, and two empty traces must never read as *equal* (a
-/// built-in engine whose executable the real host could not spawn once
-/// passed every row that way). `real_errors` are the host runner's step
+/// never started, the reference ended in a harness/engine fault, or every
+/// real turn failed before the engine was called records no calls, and two
+/// empty traces must then never read as *equal* (a built-in engine whose
+/// executable the real host could not spawn once passed every row that way). `real_errors` are the host runner's step
 /// errors, quoted so the cause is visible.
 pub fn untested(reference: &Trace, real: &Trace, real_errors: &[String]) -> Option<String> {
     use crate::trace::Outcome;
@@ -202,9 +202,13 @@ pub fn untested(reference: &Trace, real: &Trace, real_errors: &[String]) -> Opti
     if real.engine.info.is_none() {
         return Some(format!("the engine never started on the real host (the bridge recorded no initialize){}", because()));
     }
-    if reference.calls().next().is_none() || real.calls().next().is_none() {
-        return Some(format!("no engine call was recorded on {}: nothing was compared{}", if real.calls().next().is_none() { "the real host" } else { "the reference runtime" }, because()));
+    // The real host ran the engine but every turn failed before reaching it
+    // (e.g. its context-window guard): name the host's error, not a diff.
+    if real.calls().next().is_none() && !real_errors.is_empty() {
+        return Some(format!("no engine call was recorded on the real host: nothing was compared{}", because()));
     }
+    // Otherwise the diff decides: an engine both hosts kept out of every turn
+    // (9.6 degrades an unfenced engine to its own legacy) legitimately agrees.
     None
 }
 
@@ -325,9 +329,11 @@ mod tests {
         empty.engine.info = None;
         let why = untested(&trace(vec![("assemble", json!({}))]), &empty, &errs).expect("untested");
         assert!(why.contains("never started") && why.contains("too small"), "{why}");
-        // It started but received nothing.
+        // It started but every turn failed before reaching it.
         let started = trace(vec![]);
-        assert!(untested(&trace(vec![("assemble", json!({}))]), &started, &[]).unwrap().contains("the real host"));
+        assert!(untested(&trace(vec![("assemble", json!({}))]), &started, &errs).unwrap().contains("the real host"));
+        // It started, the turns ran, and both hosts kept it out: the diff decides.
+        assert_eq!(untested(&trace(vec![]), &started, &[]), None);
         // The reference engine faulted before the script ran.
         let mut faulted = trace(vec![]);
         faulted.outcome = crate::trace::Outcome::EngineFault { kind: "spawn-failed".into(), message: "ENOENT".into(), step: 0, stderr: String::new() };
