@@ -6,8 +6,10 @@
 //!
 //! 1. **Ids** at the keys in [`ID_FAMILIES`] become `<family:N>`, N counting
 //!    distinct values in order of first appearance (so "the same session
-//!    twice" and "two different sessions" stay distinguishable).
-//! 2. **Wall-clock times** at the keys in [`TIME_KEYS`] become `<time>`.
+//!    twice" and "two different sessions" stay distinguishable). AbortSignal
+//!    handles (`$abortSignal`) and session-entry revisions are ids too.
+//! 2. **Wall-clock times** at the keys in [`TIME_KEYS`] become `<time>`
+//!    (a session store entry's `updatedAt`/`sessionStartedAt`/`lastInteractionAt` too).
 //! 3. **Paths**: the run's state directory is `$STATE` on both hosts
 //!    (done when each trace is recorded); the agent's workspace directory
 //!    (real: `$WORK/workspace`, the host-runner's `agents.defaults.workspace`;
@@ -16,7 +18,8 @@
 //! 4. **The bridge's registration id** `clawspec-bridge` (the real host needs
 //!    one plugin id per slot) reads as the engine's own `info.id`.
 //! 5. **Host environment**: the values at [`ENVIRONMENT_KEYS`] (the host's
-//!    whole loaded configuration and skill catalogue inside `runtimeContext`)
+//!    whole loaded configuration, skill catalogue and session store record
+//!    inside `runtimeContext`)
 //!    become `<host environment>`: compared for presence, not content — the
 //!    reference runtime does not reproduce OpenClaw's config defaults.
 //! 6. **Key order**: object keys are compared sorted (JSON objects are
@@ -53,17 +56,28 @@ pub const ID_FAMILIES: &[(&str, &str)] = &[
     ("expectedWriterRunId", "run"),
     // The inbound message id of a turn (`chat.send`'s idempotency key on the gateway).
     ("currentMessageId", "message"),
+    // AbortSignal handles (`{"$abortSignal": id}`, docs/protocol.md): the
+    // bridge numbers them `sig-<n>`, the reference `sig-<nnnn>`.
+    ("$abortSignal", "signal"),
+    // The session store entry's owner revision (same family as the target's
+    // `expectedLifecycleRevision`, so one session's revision matches itself).
+    ("lifecycleRevision", "revision"),
 ];
 
 /// Workspace paths of the two hosts (rule 3).
 pub const WORKSPACE_PATHS: &[&str] = &["$WORK/workspace", "$STATE/workspace"];
 
-pub const TIME_KEYS: &[&str] = &["timestamp", "recordTimestampMs", "expiresAt", "lastCacheTouchAt", "endedAt", "startedAt", "createdAt", "updatedAt"];
+pub const TIME_KEYS: &[&str] = &["timestamp", "recordTimestampMs", "expiresAt", "lastCacheTouchAt", "endedAt", "startedAt", "createdAt", "updatedAt", "sessionStartedAt", "lastInteractionAt"];
 
 pub const BRIDGE_ID: &str = "clawspec-bridge";
 
-/// Keys (inside `runtimeContext`) whose values are the host's environment.
-pub const ENVIRONMENT_KEYS: &[&str] = &["config", "skillsSnapshot"];
+/// Keys (inside `runtimeContext`) whose values are the host's environment:
+/// its loaded config, skill catalogue, and (a manual `/compact`'s context)
+/// the session store record, which after a turn holds the host's own
+/// bookkeeping — workspace-file fingerprints, the system-prompt report with
+/// hashes, the utility model's activity recap (seen in `clawspec twin
+/// compact-state-effect`).
+pub const ENVIRONMENT_KEYS: &[&str] = &["config", "skillsSnapshot", "sessionEntry"];
 
 /// `SYSTEM_PROMPT_CACHE_BOUNDARY` / `SYSTEM_PROMPT_RELOCATABLE_BOUNDARY(_END)`
 /// (2026.9.6 `@openclaw/ai` dist `simple-options-*.mjs`).
@@ -134,6 +148,9 @@ impl Normaliser {
             }
             Value::Array(a) => a.iter_mut().for_each(|x| self.value(None, x)),
             Value::Object(o) => {
+                // Sorted before the walk: ids are numbered in a canonical
+                // order, not in each host's key-insertion order.
+                o.sort_keys();
                 for (k, x) in o.iter_mut() {
                     if key == Some("runtimeContext") && ENVIRONMENT_KEYS.contains(&k.as_str()) {
                         *x = json!("<host environment>");
@@ -141,7 +158,6 @@ impl Normaliser {
                     }
                     self.value(Some(k.as_str()), x);
                 }
-                o.sort_keys();
             }
             _ => {}
         }
@@ -164,6 +180,36 @@ pub fn normalise(t: &Trace) -> Vec<Value> {
             v
         })
         .collect()
+}
+
+/// Why the pair tested nothing, when it did not: a run where the engine
+/// never started, the reference ended in a harness/engine fault, or every
+/// real turn failed before the engine was called records no calls, and two
+/// empty traces must then never read as *equal* (a built-in engine whose
+/// executable the real host could not spawn once passed every row that way). `real_errors` are the host runner's step
+/// errors, quoted so the cause is visible.
+pub fn untested(reference: &Trace, real: &Trace, real_errors: &[String]) -> Option<String> {
+    use crate::trace::Outcome;
+    let because = || match real_errors.first() {
+        Some(e) => format!(" (first step error on the real host: {e})"),
+        None => String::new(),
+    };
+    match &reference.outcome {
+        Outcome::EngineFault { kind, message, .. } => return Some(format!("the reference run ended early: engine fault {kind}: {message}")),
+        Outcome::HarnessError { message } => return Some(format!("the reference run ended early: {message}")),
+        Outcome::Completed { .. } => {}
+    }
+    if real.engine.info.is_none() {
+        return Some(format!("the engine never started on the real host (the bridge recorded no initialize){}", because()));
+    }
+    // The real host ran the engine but every turn failed before reaching it
+    // (e.g. its context-window guard): name the host's error, not a diff.
+    if real.calls().next().is_none() && !real_errors.is_empty() {
+        return Some(format!("no engine call was recorded on the real host: nothing was compared{}", because()));
+    }
+    // Otherwise the diff decides: an engine both hosts kept out of every turn
+    // (9.6 degrades an unfenced engine to its own legacy) legitimately agrees.
+    None
 }
 
 /// Pretty text of normalised calls: the unit the diff works on.
@@ -228,6 +274,28 @@ mod tests {
     }
 
     #[test]
+    fn signal_handles_and_session_entry_revisions_and_times_normalise() {
+        let reference = trace(vec![("compact", json!({"runtimeContext": {"abortSignal": {"$abortSignal": "sig-0001"}, "sessionEntry": {"lifecycleRevision": "rev-sess-0001", "sessionStartedAt": 5, "lastInteractionAt": 6}}, "abortSignal": {"$abortSignal": "sig-0002"}}))]);
+        let real = trace(vec![("compact", json!({"runtimeContext": {"abortSignal": {"$abortSignal": "sig-1"}, "sessionEntry": {"lifecycleRevision": "5fdcede2", "sessionStartedAt": 1795467900633u64, "lastInteractionAt": 1795467982189u64}}, "abortSignal": {"$abortSignal": "sig-2"}}))]);
+        assert_eq!(diff(&reference, &real), None);
+        // Key order does not decide which handle is which.
+        let reordered = trace(vec![("compact", json!({"abortSignal": {"$abortSignal": "sig-2"}, "runtimeContext": {"sessionEntry": {"lastInteractionAt": 1, "sessionStartedAt": 1, "lifecycleRevision": "r"}, "abortSignal": {"$abortSignal": "sig-1"}}}))]);
+        assert_eq!(diff(&reference, &reordered), None);
+        // One signal passed twice is not two signals.
+        let same = trace(vec![("compact", json!({"runtimeContext": {"abortSignal": {"$abortSignal": "sig-1"}, "sessionEntry": {"lifecycleRevision": "5fdcede2", "sessionStartedAt": 1, "lastInteractionAt": 1}}, "abortSignal": {"$abortSignal": "sig-1"}}))]);
+        assert!(diff(&reference, &same).is_some());
+    }
+
+    #[test]
+    fn the_session_store_record_is_compared_for_presence_only() {
+        let reference = trace(vec![("compact", json!({"runtimeContext": {"sessionEntry": {"sessionId": "s", "systemSent": false}}}))]);
+        let real = trace(vec![("compact", json!({"runtimeContext": {"sessionEntry": {"sessionId": "x", "systemSent": true, "systemPromptReport": {"hash": "efc3"}}}}))]);
+        assert_eq!(diff(&reference, &real), None);
+        let absent = trace(vec![("compact", json!({"runtimeContext": {}}))]);
+        assert!(diff(&reference, &absent).is_some());
+    }
+
+    #[test]
     fn a_second_distinct_session_is_a_difference() {
         let reference = trace(vec![("ingest", json!({"sessionId": "a"})), ("ingest", json!({"sessionId": "a"}))]);
         let real = trace(vec![("ingest", json!({"sessionId": "x"})), ("ingest", json!({"sessionId": "y"}))]);
@@ -250,6 +318,28 @@ mod tests {
         assert_eq!(built.len(), stable.len() + dynamic.len() + 34 + 39 + 40);
         // A single block without a Runtime line is kept as is.
         assert_eq!(host_system_prompt(&["plain"]), "plain");
+    }
+
+    #[test]
+    fn two_runs_that_recorded_nothing_are_not_equal() {
+        let mut empty = trace(vec![]);
+        assert_eq!(diff(&empty, &empty), None, "the diff alone cannot tell");
+        let errs = vec!["Model context window too small".to_string()];
+        // The engine never started on the real host.
+        empty.engine.info = None;
+        let why = untested(&trace(vec![("assemble", json!({}))]), &empty, &errs).expect("untested");
+        assert!(why.contains("never started") && why.contains("too small"), "{why}");
+        // It started but every turn failed before reaching it.
+        let started = trace(vec![]);
+        assert!(untested(&trace(vec![("assemble", json!({}))]), &started, &errs).unwrap().contains("the real host"));
+        // It started, the turns ran, and both hosts kept it out: the diff decides.
+        assert_eq!(untested(&trace(vec![]), &started, &[]), None);
+        // The reference engine faulted before the script ran.
+        let mut faulted = trace(vec![]);
+        faulted.outcome = crate::trace::Outcome::EngineFault { kind: "spawn-failed".into(), message: "ENOENT".into(), step: 0, stderr: String::new() };
+        assert!(untested(&faulted, &trace(vec![("assemble", json!({}))]), &[]).unwrap().contains("spawn-failed"));
+        // Both ran and called the engine: the diff decides.
+        assert_eq!(untested(&trace(vec![("assemble", json!({}))]), &trace(vec![("assemble", json!({}))]), &[]), None);
     }
 
     #[test]

@@ -229,7 +229,7 @@ fn render(sections: &[(String, String)], total_ms: u64) -> String {
          profile (npm `openclaw@<version>`, gateway on loopback, the engine behind\n\
          `adapters/openclaw-bridge/`), and compares what the engine received, normalised by the rules in\n\
          `harness/src/twin.rs` (ids, wall-clock times, state and workspace paths, the bridge's registration id,\n\
-         the host's config/skill catalogue as environment, key order — nothing else; the system prompt (as the\n\
+         the host's config/skill catalogue/session store record as environment, key order — nothing else; the system prompt (as the\n\
          host built it, boundary markers included) and tool catalogue the real host used are given to the\n\
          reference run).\n\
          *not drivable* rows say which step the real host cannot be driven to reproduce yet.\n\

@@ -120,9 +120,11 @@ pub async fn twin_one(s: &Scenario, profile: &Profile, spec: &EngineSpec, engine
     };
     let reference = runtime::run(&s, profile, &cfg, model).await;
     let _ = std::fs::remove_dir_all(&cfg.state_root);
-    row.verdict = match crate::twin::diff(&reference, &real.trace) {
-        None => Verdict::Equal,
-        Some(d) => Verdict::Differs(d),
+    let step_errors: Vec<String> = real.runner["steps"].as_array().into_iter().flatten().filter_map(|s| s["error"].as_str().map(str::to_string)).collect();
+    row.verdict = match (crate::twin::untested(&reference, &real.trace, &step_errors), crate::twin::diff(&reference, &real.trace)) {
+        (Some(why), _) => Verdict::Error(format!("{}: {why}", s.id)),
+        (None, None) => Verdict::Equal,
+        (None, Some(d)) => Verdict::Differs(d),
     };
     if keep {
         eprintln!("clawspec twin: real host work dir kept: {}", real.work_dir.display());

@@ -11,7 +11,7 @@ use super::Sim;
 /// The system prompt the simulated agent sends (its size counts against the budget).
 pub const SYSTEM_PROMPT: &str = "You are a personal assistant running inside OpenClaw.";
 
-fn llm_callback() -> Value {
+pub(crate) fn llm_callback() -> Value {
     json!({"complete": {"$callback": "llm.complete"}})
 }
 

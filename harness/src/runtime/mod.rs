@@ -9,6 +9,7 @@
 
 pub mod callbacks;
 pub mod clock;
+pub mod command;
 pub mod entry;
 pub mod hooks;
 pub mod inject;
@@ -313,6 +314,8 @@ impl<'a> Sim<'a> {
         });
         let kept: Vec<_> = self.transcript.entries.drain(plan.first_kept..).collect();
         self.transcript.entries.clear();
+        // Not modelled: where the host's own events land in a rewritten log.
+        self.transcript.markers.clear();
         self.transcript.append(summary, ts);
         for e in kept {
             self.transcript.append(e.message, e.timestamp);

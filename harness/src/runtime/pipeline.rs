@@ -41,11 +41,46 @@ pub fn run(profile: &Profile, transcript: &[AgentMessage], hide_orphan_user: boo
         ms.pop();
         notes.push(("orphan-user-hidden", "the transcript ended with a user message that has no reply; branching to its parent".into()));
     }
+    // 2026.9.6: gateway-injected command replies stay in the transcript but
+    // never reach the model (after the orphan check: they answer the command).
+    if profile.prompt_texts == PromptTexts::V2026_9_6 {
+        ms.retain(|m| !super::command::is_transcript_only_assistant(m));
+        // `ensureAssistantUsageSnapshots` (builtin-openclaw-*.mjs, history
+        // sanitisation): an assistant message without usage gets the zero
+        // snapshot (`makeZeroUsageSnapshot`, usage-*.mjs). Only the missing
+        // case is modelled; the runtime's own replies already carry the
+        // normalised shape (twin unknown-fields).
+        for m in ms.iter_mut() {
+            if let AgentMessage::Assistant(a) = m {
+                if a.usage.is_none() {
+                    let zero = serde_json::json!({"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
+                                                  "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}});
+                    a.usage = Some(zero);
+                }
+            }
+        }
+    }
     let (repaired, changed) = repair_pairing(ms);
     if changed {
         notes.push(("pairing-repaired", "tool-use/result pairing repaired in history".into()));
     }
     PipelineOut { messages: repaired, notes }
+}
+
+#[cfg(test)]
+mod usage_tests {
+    use super::*;
+
+    #[test]
+    fn a_2026_9_assistant_without_usage_gets_the_zero_snapshot() {
+        let seeded: AgentMessage = serde_json::from_value(serde_json::json!({"role": "assistant", "content": [{"type": "text", "text": "Hi!"}], "stopReason": "stop"})).unwrap();
+        let out = run(&Profile::current_2026_9_6(), &[AgentMessage::user_text("q"), seeded.clone()], true);
+        let AgentMessage::Assistant(a) = &out.messages[1] else { panic!("{:?}", out.messages) };
+        assert_eq!(a.usage.as_ref().unwrap()["totalTokens"], 0);
+        assert_eq!(a.usage.as_ref().unwrap()["cost"]["total"], 0);
+        let out = run(&Profile::classic_2026_4_26(), &[AgentMessage::user_text("q"), seeded], true);
+        assert!(matches!(&out.messages[1], AgentMessage::Assistant(a) if a.usage.is_none()));
+    }
 }
 
 fn excluded(m: &AgentMessage) -> bool {

@@ -5,7 +5,7 @@
 //!
 //! base (bare reset prompt + time line, or the user body) → inbound metadata
 //! (2026.4.26: prepended to the body; 2026.9.6: a hidden `conversation-data`
-//! fragment) → abort hint → think level (first word) → `System:` events →
+//! fragment) → abort hint → think level (first word; 2026.4.26 only) → `System:` events →
 //! untrusted context → thread history → media note.
 //!
 //! The model sees the full text; the transcript keeps only the bare body (with
@@ -109,9 +109,15 @@ pub fn build(p: &Profile, t: &TurnSpec, is_new_session: bool, now_ms: u64) -> Pr
         body = format!("{}\n\n{body}", abort_hint(texts));
     }
     // `normalizeThinkLevel(parts[0])`, then `parts.slice(1).join(" ")`.
+    // 2026.9.6 reads the leading word only while no think level is resolved
+    // (get-reply-*.mjs `prepareReplyRunAdmission`: `if (!resolvedThinkLevel
+    // && prefixedBodyBase)`), and a gateway turn always arrives with the
+    // model's default resolved (`createReplyModelLevelResolver` →
+    // `resolveDefaultThinkingLevel`): the word stays in the prompt (`clawspec
+    // twin prompt-think-level`: "high explain why the cache misses").
     let mut think_level = None;
     let first = body.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
-    if THINK_LEVELS.contains(&first.as_str()) && !session_reset {
+    if THINK_LEVELS.contains(&first.as_str()) && !session_reset && texts == PromptTexts::V2026_4_26 {
         think_level = Some(first);
         body = body.split_whitespace().skip(1).collect::<Vec<_>>().join(" ");
     }
@@ -269,10 +275,13 @@ mod tests {
     }
 
     #[test]
-    fn think_level_is_extracted() {
-        let p = build(&v9(), &turn("high   explain this"), false, EPOCH_MS);
+    fn think_level_is_extracted_on_2026_4_only() {
+        let p = build(&v4(), &turn("high   explain this"), false, EPOCH_MS);
         assert_eq!(p.think_level.as_deref(), Some("high"));
         assert_eq!(p.text, "explain this");
+        // 2026.9.6 gateway turns resolve the default level first: the word stays.
+        let p = build(&v9(), &turn("high explain this"), false, EPOCH_MS);
+        assert_eq!((p.think_level, p.text.as_str()), (None, "high explain this"));
     }
 
     #[test]

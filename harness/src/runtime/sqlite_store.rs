@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::{json, Value};
 
-use super::transcript::Entry;
+use super::transcript::{Entry, Marker};
 
 /// The DDL the real 2026.9.6 SDK creates for a fresh agent database.
 pub const SCHEMA_2026_9_6: &str = include_str!("openclaw-agent-schema-2026.9.6.sql");
@@ -161,24 +161,46 @@ impl SqliteSession {
         entries: &[Entry],
         from: Option<Flushed>,
     ) -> Result<Flushed, StoreError> {
-        let now = entries
-            .last()
-            .map_or(created_at, |e| e.timestamp.max(created_at));
+        self.flush_events(session_id, created_at, generation, entries, &[], from)
+    }
+
+    /// [`Self::flush`] with the host's non-message events (`markers`, each
+    /// placed before the entry at its `before` index) interleaved: they take
+    /// raw sequence numbers and sit on the parent chain, but are not messages.
+    pub fn flush_events(
+        &self,
+        session_id: &str,
+        created_at: u64,
+        generation: u64,
+        entries: &[Entry],
+        markers: &[Marker],
+        from: Option<Flushed>,
+    ) -> Result<Flushed, StoreError> {
+        let rows = interleave(entries, markers);
+        let now = rows
+            .iter()
+            .map(|r| r.timestamp())
+            .max()
+            .map_or(created_at, |t| t.max(created_at));
         let abandoned = entries.iter().filter(|e| e.abandoned).count();
         self.with_conn(created_at, |c| {
             let tx = c.unchecked_transaction().map_err(|e| self.err(e))?;
             let start = match from {
-                Some(f) if f.entries <= entries.len() && self.window_exists(&tx, session_id)? => f.entries,
+                Some(f) if f.entries <= rows.len() && self.window_exists(&tx, session_id)? => f.entries,
                 _ => {
                     self.create_session(&tx, session_id, created_at)?;
                     0
                 }
             };
-            for (i, e) in entries.iter().enumerate().skip(start) {
-                insert_entry(&tx, session_id, i as i64 + 1, e).map_err(|e| self.err(e))?;
+            for (i, r) in rows.iter().enumerate().skip(start) {
+                match r {
+                    Row::Message(e) => insert_entry(&tx, session_id, i as i64 + 1, e),
+                    Row::Marker(m) => insert_marker(&tx, session_id, i as i64 + 1, m),
+                }
+                .map_err(|e| self.err(e))?;
             }
             let active_changed = from.is_none_or(|f| f.abandoned != abandoned) || start == 0;
-            self.index(&tx, session_id, entries, if active_changed { 0 } else { start }, now).map_err(|e| self.err(e))?;
+            self.index(&tx, session_id, &rows, if active_changed { 0 } else { start }, now).map_err(|e| self.err(e))?;
             tx.execute(
                 "INSERT INTO transcript_rewrite_watermarks (session_id, generation, updated_at) VALUES (?1, ?2, ?3)
                  ON CONFLICT(session_id) DO UPDATE SET generation = excluded.generation, updated_at = excluded.updated_at",
@@ -191,7 +213,7 @@ impl SqliteSession {
             )
             .map_err(|e| self.err(e))?;
             tx.commit().map_err(|e| self.err(e))?;
-            Ok(Flushed { entries: entries.len(), abandoned })
+            Ok(Flushed { entries: rows.len(), abandoned })
         })
     }
 
@@ -263,7 +285,7 @@ impl SqliteSession {
         &self,
         c: &Connection,
         session_id: &str,
-        entries: &[Entry],
+        entries: &[Row<'_>],
         start: usize,
         now: u64,
     ) -> rusqlite::Result<()> {
@@ -280,24 +302,29 @@ impl SqliteSession {
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )?
         };
-        for (i, _) in entries
+        for (i, r) in entries
             .iter()
             .enumerate()
             .skip(start)
-            .filter(|(_, e)| !e.abandoned)
+            .filter(|(_, r)| !r.abandoned())
         {
+            // Host events hold an active position but no message position
+            // (real 2026.9.6 store: `message_position` NULL for them).
+            let message_position = matches!(r, Row::Message(_)).then_some(messages);
             c.execute(
                 "INSERT INTO session_transcript_active_events (session_id, active_position, event_seq, message_position, context_eligible) VALUES (?1, ?2, ?3, ?4, 1)",
-                params![session_id, position, i as i64 + 1, messages],
+                params![session_id, position, i as i64 + 1, message_position],
             )?;
             position += 1;
-            messages += 1;
+            if message_position.is_some() {
+                messages += 1;
+            }
         }
         let leaf = entries
             .iter()
             .rev()
-            .find(|e| !e.abandoned)
-            .map(|e| e.id.clone());
+            .find(|r| !r.abandoned())
+            .map(|r| r.id().to_string());
         c.execute(
             "INSERT INTO session_transcript_index_state (session_id, indexed_seq, leaf_event_id, needs_rebuild, active_event_count, active_message_count, updated_at)
              VALUES (?1, ?2, ?3, 0, ?4, ?5, ?6)
@@ -307,6 +334,58 @@ impl SqliteSession {
         )?;
         Ok(())
     }
+}
+
+/// One row of the session's event log, in raw sequence order.
+enum Row<'a> {
+    Message(&'a Entry),
+    Marker(&'a Marker),
+}
+
+impl Row<'_> {
+    fn timestamp(&self) -> u64 {
+        match self {
+            Row::Message(e) => e.timestamp,
+            Row::Marker(m) => m.timestamp,
+        }
+    }
+    fn abandoned(&self) -> bool {
+        matches!(self, Row::Message(e) if e.abandoned)
+    }
+    fn id(&self) -> &str {
+        match self {
+            Row::Message(e) => &e.id,
+            Row::Marker(m) => &m.id,
+        }
+    }
+}
+
+fn interleave<'a>(entries: &'a [Entry], markers: &'a [Marker]) -> Vec<Row<'a>> {
+    let mut rows = Vec::with_capacity(entries.len() + markers.len());
+    let mut ms = markers.iter().peekable();
+    for (i, e) in entries.iter().enumerate() {
+        while let Some(m) = ms.next_if(|m| m.before <= i) {
+            rows.push(Row::Marker(m));
+        }
+        rows.push(Row::Message(e));
+    }
+    rows.extend(ms.map(Row::Marker));
+    rows
+}
+
+fn insert_marker(c: &Connection, session_id: &str, seq: i64, m: &Marker) -> rusqlite::Result<()> {
+    let mut event = m.event.clone();
+    event["id"] = json!(m.id);
+    event["parentId"] = json!(m.parent_id);
+    event["timestamp"] = json!(iso8601(m.timestamp));
+    let kind = event["type"].as_str().unwrap_or("custom").to_string();
+    let ts = m.timestamp as i64;
+    c.execute("INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?1, ?2, ?3, ?4)", params![session_id, seq, event.to_string(), ts])?;
+    c.execute(
+        "INSERT INTO transcript_event_identities (session_id, event_id, seq, event_type, parent_id, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![session_id, m.id, seq, kind, m.parent_id, ts],
+    )?;
+    Ok(())
 }
 
 fn insert_entry(c: &Connection, session_id: &str, seq: i64, e: &Entry) -> rusqlite::Result<()> {
@@ -461,6 +540,39 @@ mod tests {
             rows.len()
         ));
         let _ = std::fs::remove_dir_all(dir);
+    }
+
+    /// The host's own events (2026.9.6: `thinking_level_change`, `custom`)
+    /// take raw sequence numbers and sit on the parent chain between
+    /// messages, with no message position (real store seen by `clawspec twin`).
+    #[test]
+    fn host_events_interleave_on_the_chain_but_are_not_messages() {
+        use crate::runtime::transcript::Transcript;
+        let dir = tempfile_dir("markers");
+        let store = SqliteSession::new(agent_db_path(&dir, "main"), "main".into(), "agent:main:main".into());
+        let mut t = Transcript::sqlite("sess-0001".into(), store);
+        t.append(AgentMessage::user_text("q"), 1_795_000_000_001);
+        let tlc = t.append_marker(json!({"type": "thinking_level_change", "thinkingLevel": "off"}), 1_795_000_000_002);
+        let snap = t.append_marker(json!({"type": "custom", "customType": "model-snapshot", "data": {}}), 1_795_000_000_003);
+        let a = t.append(AgentMessage::user_text("a"), 1_795_000_000_004);
+        t.append_marker(json!({"type": "custom", "customType": "openclaw:bootstrap-context:full", "data": {}}), 1_795_000_000_005);
+        t.flush(1_795_000_000_000).unwrap();
+        // The answer hangs from the snapshot and is the 4th raw event.
+        assert_eq!((t.entries[1].id.as_str(), t.entries[1].parent_id.as_deref(), t.raw_seq(1)), (a.as_str(), Some(snap.as_str()), 4));
+        assert_eq!(t.markers[1].parent_id.as_deref(), Some(tlc.as_str()));
+        let db = agent_db_path(&dir, "main");
+        let texts: Vec<String> = read_visible_messages(&db, "sess-0001").unwrap().iter().map(|m| m["content"].as_str().unwrap().to_string()).collect();
+        assert_eq!(texts, ["q", "a"]);
+        let c = Connection::open(&db).unwrap();
+        let kinds: Vec<(i64, String, Option<i64>)> = c
+            .prepare("SELECT i.seq, i.event_type, a.message_position FROM transcript_event_identities i JOIN session_transcript_active_events a ON a.session_id = i.session_id AND a.event_seq = i.seq WHERE i.session_id = 'sess-0001' ORDER BY i.seq")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(kinds, vec![(1, "message".into(), Some(0)), (2, "thinking_level_change".into(), None), (3, "custom".into(), None), (4, "message".into(), Some(1)), (5, "custom".into(), None)]);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

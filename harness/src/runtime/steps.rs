@@ -40,7 +40,10 @@ pub async fn run_script(sim: &mut Sim<'_>) -> Result<(), Abort> {
     for (i, step) in script.iter().enumerate() {
         sim.step = i;
         sim.clock.tick();
-        let run = matches!(step, Step::Turn(_) | Step::Announce(_) | Step::Collect(_) | Step::InterSession(_) | Step::Heartbeat(_));
+        // Steps that resolve an engine instance: agent runs, and a manual
+        // /compact (2026.9.6 disposes the command's instance too: `clawspec twin
+        // compaction-timeout` shows compact → dispose before the next run).
+        let run = matches!(step, Step::Turn(_) | Step::Announce(_) | Step::Collect(_) | Step::InterSession(_) | Step::Heartbeat(_) | Step::Compact(_));
         match step {
             Step::Turn(t) => user_turn(sim, t).await?,
             Step::Announce(a) => announce_turn(sim, std::slice::from_ref(a), &a.model, a.private).await?,
@@ -291,6 +294,17 @@ async fn manual_compact(sim: &mut Sim<'_>, c: &CompactSpec) -> Result<(), Abort>
         params["customInstructions"] = json!(i);
     }
     params["runtimeContext"]["forceReason"] = json!("manual");
+    // 2026.9.6: the gateway command's own context, no token count (runtime::command).
+    if sim.profile.attempt_runtime_context_v2026_9 {
+        params.as_object_mut().expect("object").remove("currentTokenCount");
+        params["runtimeContext"] = sim.manual_compact_context(budget, c.instructions.as_deref());
+        // The compaction path names the selection by the engine's own id
+        // (embedded-agent-*.mjs: `contextEngine.info.id === "legacy" ?
+        // "default" : "configured"`), unlike an attempt's routing by slot.
+        if sim.info.id == "legacy" {
+            params["runtimeSettings"]["contextEngineSelection"]["source"] = json!("default");
+        }
+    }
     let threw_before = sim.events.len();
     turn::compact(sim, params, "manual").await?;
     // A throw on this standalone path quarantines the engine (2026.9.6).
@@ -301,8 +315,25 @@ async fn manual_compact(sim: &mut Sim<'_>, c: &CompactSpec) -> Result<(), Abort>
         },
         _ => None,
     });
-    if let Some(m) = threw {
-        standalone_throw(sim, "compact", &CallOutcome::Threw(m));
+    if let Some(m) = &threw {
+        standalone_throw(sim, "compact", &CallOutcome::Threw(m.clone()));
+    }
+    if sim.profile.attempt_runtime_context_v2026_9 {
+        let result = sim.events[threw_before..].iter().rev().find_map(|e| match e {
+            crate::trace::Event::Call(c) if c.method == "compact" => match &c.reply {
+                crate::trace::ReplyRecord::Ok(v) => Some(v.clone()),
+                _ => None,
+            },
+            _ => None,
+        });
+        let result = result.unwrap_or_else(|| json!({"ok": false, "compacted": false, "reason": threw.unwrap_or_default()}));
+        let text = match &c.instructions {
+            Some(i) => format!("/compact {i}"),
+            None => "/compact".to_string(),
+        };
+        let ctx = super::command::manual_context_token_budget(&sim.setup.provider, &sim.setup.model, sim.setup.context_window);
+        let reply = super::command::compact_reply_text(&result, ctx);
+        sim.persist_command_turn(&text, &reply);
     }
     Ok(())
 }

@@ -24,11 +24,29 @@ pub struct Entry {
     pub abandoned: bool,
 }
 
+/// A non-message event the 2026.9.6 host writes into the session's event
+/// log (`thinking_level_change`, `custom` model snapshots and bootstrap
+/// markers): it takes a raw sequence number and a place on the parent chain,
+/// so it moves `rawSeq`/`effectiveParentId` of later entries, but it is never
+/// a message (`clawspec twin`: the real store's `transcript_events`).
+#[derive(Clone, Debug)]
+pub struct Marker {
+    pub id: String,
+    pub parent_id: Option<String>,
+    /// Index in `entries` of the first entry written after it.
+    pub before: usize,
+    pub timestamp: u64,
+    /// The event without `id`/`parentId`/`timestamp` (`{"type": …, …}`).
+    pub event: Value,
+}
+
 #[derive(Debug)]
 pub struct Transcript {
     pub session_id: String,
     pub path: PathBuf,
     pub entries: Vec<Entry>,
+    /// Host events between entries (SQLite store only; see [`Marker`]).
+    pub markers: Vec<Marker>,
     next_entry: u64,
     /// Bumped by compactions that rewrite history (anchors carry it).
     pub generation: u64,
@@ -47,6 +65,7 @@ impl Transcript {
             session_id,
             path,
             entries: Vec::new(),
+            markers: Vec::new(),
             next_entry: 0,
             generation: 1,
             flushed: std::cell::Cell::new(None),
@@ -77,9 +96,38 @@ impl Transcript {
     pub fn append(&mut self, message: AgentMessage, timestamp: u64) -> String {
         self.next_entry += 1;
         let id = format!("e{}", self.next_entry);
-        let parent_id = self.entries.iter().rev().find(|e| !e.abandoned).map(|e| e.id.clone());
+        let parent_id = self.leaf();
         self.entries.push(Entry { id: id.clone(), parent_id, timestamp, message, abandoned: false });
         id
+    }
+
+    /// The id the next event hangs from: a marker written after the last
+    /// entry, else the last entry on the active branch.
+    fn leaf(&self) -> Option<String> {
+        if let Some(m) = self.markers.last().filter(|m| m.before == self.entries.len()) {
+            return Some(m.id.clone());
+        }
+        self.entries.iter().rev().find(|e| !e.abandoned).map(|e| e.id.clone())
+    }
+
+    /// Append a host event (see [`Marker`]); `event` is `{"type": …, …}`.
+    pub fn append_marker(&mut self, event: Value, timestamp: u64) -> String {
+        self.next_entry += 1;
+        let id = format!("e{}", self.next_entry);
+        let parent_id = self.leaf();
+        self.markers.push(Marker { id: id.clone(), parent_id, before: self.entries.len(), timestamp, event });
+        id
+    }
+
+    /// Whether a host event of this `type` (and `customType`, for `custom`) was written.
+    pub fn has_marker(&self, kind: &str, custom_type: Option<&str>) -> bool {
+        self.markers.iter().any(|m| m.event["type"] == kind && custom_type.is_none_or(|c| m.event["customType"] == c))
+    }
+
+    /// The raw sequence number of `entries[i]` (1-based; the header is 0),
+    /// counting the host events before it.
+    pub fn raw_seq(&self, i: usize) -> usize {
+        i + 1 + self.markers.iter().filter(|m| m.before <= i).count()
     }
 
     /// The active branch.
@@ -104,7 +152,7 @@ impl Transcript {
     /// gone): then the whole file is rewritten from the entries.
     pub fn flush(&self, created_at: u64) -> std::io::Result<()> {
         if let Some(store) = &self.sqlite {
-            let done = store.flush(&self.session_id, created_at, self.generation, &self.entries, self.sqlite_flushed.get());
+            let done = store.flush_events(&self.session_id, created_at, self.generation, &self.entries, &self.markers, self.sqlite_flushed.get());
             self.sqlite_flushed.set(done.as_ref().ok().copied());
             return done.map(|_| ()).map_err(std::io::Error::other);
         }

@@ -237,15 +237,20 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                 } else {
                     session.extend(pending.iter().cloned());
                 }
+                host_events_before_model(sim);
                 model_loop(sim, inp, &mut session, fence, spa.as_deref(), &mut script, strip_thinking).await?
             }
         };
         let failure = match outcome {
             Ok(hook_fence) => {
+                host_event_after_attempt(sim);
                 finalize(sim, inp, mode, Some((session, hook_fence.unwrap_or(fence))), false, admission.as_ref()).await?;
                 return Ok(());
             }
-            Err(f) => f,
+            Err(f) => {
+                host_event_after_attempt(sim);
+                f
+            }
         };
         // Recovery (openclaw `run/overflow-context-recovery.ts`, `run/timeout-context-recovery.ts`).
         let mf = failure;
@@ -647,6 +652,11 @@ async fn model_loop(
                     if call.image {
                         content.push(ContentBlock::Image(ImageBlock { data: super::steps::TINY_PNG.into(), mime_type: "image/png".into(), extra: Extra::new() }));
                     }
+                    let mut extra = Extra::new();
+                    // 2026.9.6 tags tool results with the run too (real store, `clawspec twin tool-loop-multi-step`).
+                    if sim.profile.attempt_runtime_context_v2026_9 {
+                        extra.insert("__openclaw".into(), json!({"runId": format!("run-{:04}", sim.turn)}));
+                    }
                     let r = AgentMessage::ToolResult(ToolResultMessage {
                         tool_call_id: id,
                         tool_name: Some(call.name.clone()),
@@ -654,11 +664,12 @@ async fn model_loop(
                         is_error: Some(call.is_error),
                         details: Some(json!({})),
                         timestamp: Some(sim.clock.tick().into()),
-                        extra: Extra::new(),
+                        extra,
                     });
                     sim.persist(r.clone());
                     all.push(r);
                 }
+                host_event_after_tool_results(sim, &all);
             }
         }
     }
@@ -900,6 +911,65 @@ async fn commit_conflict_probe(sim: &mut Sim<'_>, params: &Value) -> Result<(), 
     Ok(())
 }
 
+/// 2026.9.6 session-log events before an attempt's first model call: the
+/// session's thinking level once (`thinking_level_change`, the run's level
+/// "off"), then a `model-snapshot` when the model differs from the last one
+/// recorded (real store, `clawspec twin`: user → thinking_level_change →
+/// model-snapshot → assistant on a session's first run; none on later runs).
+fn host_events_before_model(sim: &mut Sim<'_>) {
+    if !sim.transcript.is_sqlite() {
+        return;
+    }
+    let ts = sim.clock.now();
+    if !sim.transcript.has_marker("thinking_level_change", None) {
+        sim.transcript.append_marker(json!({"type": "thinking_level_change", "thinkingLevel": "off"}), ts);
+    }
+    let (provider, api, model) = (sim.setup.provider.clone(), sim.setup.api.clone(), sim.setup.model.clone());
+    let last = sim.transcript.markers.iter().rev().find(|m| m.event["customType"] == "model-snapshot");
+    if last.is_none_or(|m| m.event["data"]["provider"] != provider.as_str() || m.event["data"]["modelId"] != model.as_str()) {
+        sim.transcript.append_marker(json!({"type": "custom", "customType": "model-snapshot", "data": {"timestamp": ts, "provider": provider, "modelApi": api, "modelId": model}}), ts);
+    }
+    sim.flush();
+}
+
+/// 2026.9.6 records the tool results a step produced for its prompt cache
+/// (`custom` `openclaw.cache-ttl`, after the results, before the next model
+/// call: real store, `clawspec twin tool-loop-multi-step`). The result hashes
+/// are the host's own (`sourceHash`); the store keeps only the keys here.
+fn host_event_after_tool_results(sim: &mut Sim<'_>, all: &[AgentMessage]) {
+    if !sim.transcript.is_sqlite() {
+        return;
+    }
+    let frozen: Vec<Value> = all
+        .iter()
+        .rev()
+        .take_while(|m| matches!(m, AgentMessage::ToolResult(_)))
+        .filter_map(|m| match m {
+            AgentMessage::ToolResult(r) => Some(json!({"key": format!("tool:{}:{}", r.tool_call_id, r.timestamp.as_ref().map(|t| t.to_string()).unwrap_or_default())})),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    let ts = sim.clock.now();
+    sim.transcript.append_marker(json!({"type": "custom", "customType": "openclaw.cache-ttl", "data": {"prunedToolResults": [], "ambiguousToolResultBaseKeys": [], "frozenToolResults": frozen}}), ts);
+    sim.flush();
+}
+
+/// 2026.9.6 marks every finished attempt with an `openclaw:bootstrap-context:full`
+/// custom event after its last message (real store, `clawspec twin`; also
+/// after a failed attempt, before the retry's messages).
+fn host_event_after_attempt(sim: &mut Sim<'_>) {
+    if !sim.transcript.is_sqlite() {
+        return;
+    }
+    let ts = sim.clock.now();
+    let data = json!({"timestamp": ts, "runId": format!("run-{:04}", sim.turn), "sessionId": sim.transcript.session_id});
+    sim.transcript.append_marker(json!({"type": "custom", "customType": "openclaw:bootstrap-context:full", "data": data}), ts);
+    sim.flush();
+}
+
 /// commitTurn params (openclaw `src/agents/harness/context-engine-turn-attempt.ts`):
 /// the closed range [admitted user … terminal], `advancementKey = logicalTurnId`.
 fn commit_params(sim: &Sim<'_>, idx: usize, entry_id: &str, heartbeat: bool) -> Value {
@@ -910,7 +980,7 @@ fn commit_params(sim: &Sim<'_>, idx: usize, entry_id: &str, heartbeat: bool) -> 
         // The generation is an opaque hex string on the real host.
         json!({"agentId": sim.setup.agent_id, "sessionId": sim.transcript.session_id, "sessionKey": sim.setup.session_key,
                "storePath": sim.commit_store_path(), "generation": format!("{:032x}", sim.transcript.generation),
-               "entryId": e.id, "rawSeq": i + 1, "effectiveParentId": e.parent_id, "activeMessagePosition": i})
+               "entryId": e.id, "rawSeq": sim.transcript.raw_seq(i), "effectiveParentId": e.parent_id, "activeMessagePosition": i})
     };
     let logical = format!("turn-{}-{entry_id}", sim.transcript.session_id);
     let mut admission = anchor(idx);
