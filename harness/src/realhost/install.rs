@@ -113,6 +113,10 @@ pub fn ensure_host_stage(openclaw: &Path, version: &str) -> Result<Option<HostSt
         return Ok(None);
     }
     let root = openclaw.parent().and_then(Path::parent).ok_or_else(|| InstallError::Incomplete { version: version.into(), path: openclaw.to_path_buf() })?;
+    // Canonical: Node runs the package by its real path, and the release compares
+    // that with the stage dir lexically (`path.relative`), so a symlink anywhere
+    // in the cache path would make it fall back to a hashed install root.
+    let root = &std::fs::canonicalize(root)?;
     let stage_dir = root.join("host-stage");
     let package = stage_dir.join(format!("openclaw-{version}"));
     if !package.join("openclaw.mjs").exists() {
@@ -317,15 +321,27 @@ mod tests {
         let stage = ensure_host_stage(&pkg, "2026.4.26").unwrap().expect("2026.4.x stages");
         // The release's own rule (resolveExistingExternalBundledRuntimeDepsRoots): a
         // package root that is a direct child `openclaw-*` of the stage dir is its own install root.
-        assert_eq!(stage.stage_dir, cache.join("host-stage"));
-        assert_eq!(stage.package, cache.join("host-stage/openclaw-2026.4.26"));
+        assert_eq!(stage.stage_dir, std::fs::canonicalize(&cache).unwrap().join("host-stage"));
+        assert_eq!(stage.package, stage.stage_dir.join("openclaw-2026.4.26"));
         assert_eq!(stage.package.parent(), Some(stage.stage_dir.as_path()));
         assert_eq!(std::fs::read_to_string(stage.package.join("dist/plugin-sdk/core.js")).unwrap(), "export {};\n");
         // Its dependencies resolve upward to the release's npm install.
-        assert_eq!(stage.package.parent().unwrap().parent().unwrap().join("node_modules/openclaw"), pkg);
+        assert_eq!(stage.package.parent().unwrap().parent().unwrap().join("node_modules/openclaw"), std::fs::canonicalize(&pkg).unwrap());
         // No partial copies are left behind.
         let names: Vec<String> = std::fs::read_dir(&stage.stage_dir).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
         assert_eq!(names, ["openclaw-2026.4.26"]);
+        let _ = std::fs::remove_dir_all(cache.parent().unwrap());
+    }
+
+    #[test]
+    fn a_symlinked_cache_gives_the_real_paths_the_release_compares() {
+        let pkg = fake_release("symlink", true);
+        let cache = pkg.parent().unwrap().parent().unwrap().to_path_buf();
+        let link = cache.parent().unwrap().join("linked@2026.4.26");
+        std::os::unix::fs::symlink(&cache, &link).unwrap();
+        let stage = ensure_host_stage(&link.join("node_modules/openclaw"), "2026.4.26").unwrap().unwrap();
+        assert_eq!(stage.stage_dir, std::fs::canonicalize(&cache).unwrap().join("host-stage"));
+        assert_eq!(std::fs::canonicalize(&stage.package).unwrap(), stage.package);
         let _ = std::fs::remove_dir_all(cache.parent().unwrap());
     }
 
