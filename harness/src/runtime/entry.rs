@@ -45,6 +45,69 @@ pub fn webchat_extra_system_prompt() -> String {
     format!("{meta}\n\n{direct}")
 }
 
+/// 2026.4.26: the inbound `Sender` block of a gateway `chat.send` from the
+/// driving client, in the host's key order (`JSON.stringify`, insertion order;
+/// observed on the real gateway by `clawspec twin`, dist get-reply-*.js
+/// `buildInboundUserContextPrefix`).
+pub fn webchat_sender_block_2026_4() -> String {
+    let label = format!("{GATEWAY_CLIENT_NAME} ({GATEWAY_CLIENT_ID})");
+    let fields = [("label", label.as_str()), ("id", GATEWAY_CLIENT_ID), ("name", GATEWAY_CLIENT_NAME), ("username", GATEWAY_CLIENT_NAME)];
+    let payload = format!("{{\n{}\n}}", fields.iter().map(|(k, v)| format!("  {}: {}", json!(k), json!(v))).collect::<Vec<_>>().join(",\n"));
+    clawspec_contract::markers::untrusted_json_block("Sender (untrusted metadata):", &payload)
+}
+
+/// `injectTimestamp` of the 2026.4.26 gateway `chat.send` handler (dist
+/// agent-timestamp-*.js): `[Ddd YYYY-MM-DD HH:MM UTC] message`, unless the
+/// message is blank, already starts with such an envelope, or carries a cron
+/// `Current time: ` line.
+pub fn inject_timestamp_2026_4(message: &str, now_ms: u64) -> String {
+    if message.trim().is_empty() || starts_with_envelope(message) || message.contains("Current time: ") {
+        return message.to_string();
+    }
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    let weekday = DAYS[((now_ms / 86_400_000) % 7) as usize];
+    format!("[{weekday} {}] {message}", super::clock::format_utc_minutes(now_ms))
+}
+
+/// `TIMESTAMP_ENVELOPE_PATTERN` `/^\[.*\d{4}-\d{2}-\d{2} \d{2}:\d{2}/` (no newline inside).
+fn starts_with_envelope(m: &str) -> bool {
+    let Some(rest) = m.strip_prefix('[') else { return false };
+    let line = rest.split('\n').next().unwrap_or("").as_bytes();
+    let shape = b"dddd-dd-dd dd:dd";
+    line.windows(shape.len()).any(|w| w.iter().zip(shape).all(|(c, s)| if *s == b'd' { c.is_ascii_digit() } else { c == s }))
+}
+
+/// `resolveRuntimeContextPromptParts` (2026.4.26 dist runtime-context-prompt-*.js):
+/// the effective prompt minus the last occurrence of the transcript prompt, the
+/// pieces trimmed and joined by a blank line; `None` when nothing is left or
+/// the two are the same.
+pub fn runtime_context_of(prompt: &str, transcript: &str) -> Option<String> {
+    if prompt == transcript {
+        return None;
+    }
+    let rest = match prompt.rfind(transcript) {
+        Some(i) => [prompt[..i].trim_end(), prompt[i + transcript.len()..].trim_start()].iter().filter(|p| !p.is_empty()).copied().collect::<Vec<_>>().join("\n\n").trim().to_string(),
+        None => prompt.trim().to_string(),
+    };
+    (!rest.is_empty()).then_some(rest)
+}
+
+/// The `openclaw.runtime-context` custom message 2026.4.26 queues with
+/// `deliverAs: "nextTurn"` (`queueRuntimeContextForNextTurn`): persisted after
+/// the user message, never stripped (no carrier handling in this release).
+pub fn runtime_context_message_2026_4(runtime_context: &str, ts: u64) -> clawspec_contract::message::AgentMessage {
+    let content = ["OpenClaw runtime context for the immediately preceding user message.", "This context is runtime-generated, not user-authored. Keep internal details private.", "", runtime_context].join("\n");
+    serde_json::from_value(json!({
+        "role": "custom",
+        "customType": clawspec_contract::markers::RUNTIME_CONTEXT_CUSTOM_TYPE,
+        "content": content,
+        "display": false,
+        "details": {"source": clawspec_contract::markers::RUNTIME_CONTEXT_DETAILS_SOURCE},
+        "timestamp": ts,
+    }))
+    .expect("runtime-context message shape")
+}
+
 impl Sim<'_> {
     /// The agent's workspace (the real host's `agents.defaults.workspace`;
     /// `twin` reads both as `$WORKSPACE`).
@@ -107,6 +170,28 @@ impl Sim<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_2026_4_gateway_stamps_a_body_once() {
+        // 2026-01-01 was a Thursday.
+        assert_eq!(inject_timestamp_2026_4("Hello.", crate::runtime::clock::EPOCH_MS + 61_000), "[Thu 2026-01-01 00:01 UTC] Hello.");
+        assert_eq!(inject_timestamp_2026_4("[Thu 2026-01-01 00:01 UTC] x", 0), "[Thu 2026-01-01 00:01 UTC] x");
+        assert_eq!(inject_timestamp_2026_4("  ", 0), "  ");
+        assert_eq!(inject_timestamp_2026_4("Current time: now", 0), "Current time: now");
+        assert_eq!(inject_timestamp_2026_4("[note] hi", crate::runtime::clock::EPOCH_MS), "[Thu 2026-01-01 00:00 UTC] [note] hi");
+    }
+
+    #[test]
+    fn the_runtime_context_is_the_prompt_around_the_transcript_body() {
+        let sender = webchat_sender_block_2026_4();
+        assert!(sender.starts_with("Sender (untrusted metadata):\n```json\n{\n  \"label\": \"clawspec twin (gateway-client)\",\n  \"id\""), "{sender}");
+        let prompt = format!("{sender}\n\n[Thu 2026-01-01 00:00 UTC] Hello.");
+        assert_eq!(runtime_context_of(&prompt, "[Thu 2026-01-01 00:00 UTC] Hello.").as_deref(), Some(sender.as_str()));
+        assert_eq!(runtime_context_of("x", "x"), None);
+        let m = serde_json::to_value(runtime_context_message_2026_4("ctx", 5)).unwrap();
+        assert_eq!(m["content"], "OpenClaw runtime context for the immediately preceding user message.\nThis context is runtime-generated, not user-authored. Keep internal details private.\n\nctx");
+        assert_eq!(m["details"], json!({"source": "openclaw-runtime-context"}));
+    }
 
     #[test]
     fn webchat_prompt_ends_the_metadata_block_then_the_direct_chat_line() {

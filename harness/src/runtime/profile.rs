@@ -127,6 +127,15 @@ pub struct Profile {
     /// 2026.4.26 passes only `{sessionId, sessionKey, sessionFile}` (dist
     /// attempt.tool-run-context-*.js, audit item 7).
     pub bootstrap_runtime_context: bool,
+    /// The gateway WebChat entry of 2026.4.26 (`runtime::entry`, observed by
+    /// `clawspec twin`): `chat.send` stamps the body `[Ddd YYYY-MM-DD HH:MM UTC] `
+    /// (dist agent-timestamp-*.js `injectTimestamp`), the prompt carries the
+    /// client's `Sender (untrusted metadata)` block, the transcript keeps the
+    /// stamped body as a text block, and the rest of the prompt is queued as an
+    /// `openclaw.runtime-context` custom message persisted after it (dist
+    /// runtime-context-prompt-*.js `queueRuntimeContextForNextTurn`, audit item 4).
+    /// The assistant message carries the provider's usage and `responseId`.
+    pub webchat_entry_v2026_4: bool,
     pub transcript_store: TranscriptStore,
 }
 
@@ -173,6 +182,7 @@ impl Profile {
             reserve_floor_and_cap: false,
             attempt_runtime_context_v2026_9: false,
             bootstrap_runtime_context: false,
+            webchat_entry_v2026_4: true,
             transcript_store: TranscriptStore::Jsonl,
         }
     }
@@ -208,6 +218,7 @@ impl Profile {
             reserve_floor_and_cap: true,
             attempt_runtime_context_v2026_9: true,
             bootstrap_runtime_context: true,
+            webchat_entry_v2026_4: false,
             transcript_store: TranscriptStore::Sqlite,
         }
     }

@@ -63,6 +63,9 @@ pub struct TurnInput {
     pub commit_conflict: bool,
     /// Model-fallback candidate for a failover error (user turns).
     pub fallback: Option<crate::scenario::model::SwitchModelSpec>,
+    /// 2026.4.26: the `openclaw.runtime-context` message queued for the next
+    /// turn, persisted right after the user message (`runtime::entry`).
+    pub next_turn_context: Option<AgentMessage>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -222,11 +225,16 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                     if continuation {
                         msg = AgentMessage::user_text(prompt.clone());
                     }
-                    if inp.persist && !user_persisted {
+                    let fresh = inp.persist && !user_persisted;
+                    if fresh {
                         sim.persist(msg.clone());
                         user_persisted = true;
                     }
                     session.push(msg);
+                    if let (true, Some(ctx)) = (fresh, &inp.next_turn_context) {
+                        sim.persist(ctx.clone());
+                        session.push(ctx.clone());
+                    }
                     loop_start = sim.transcript.entries.len();
                 } else {
                     session.extend(pending.iter().cloned());
@@ -488,6 +496,17 @@ fn precheck(sim: &mut Sim<'_>, history: &[AgentMessage], session: &[AgentMessage
 /// answers `msg_mock`/`mock`) and the run id (`__openclaw.runId`). Earlier
 /// profiles keep the runtime's prompt estimate as input usage.
 fn provider_reply_fields(sim: &Sim<'_>, m: &mut AgentMessage, step: &ModelStep, prompt_tokens: u64) {
+    if sim.profile.webchat_entry_v2026_4 {
+        // 2026.4.26 records the provider's usage (zeros from the mock) with
+        // `cost`, and the response id; no contextUsage/responseModel/runId
+        // (observed on the real gateway by `clawspec twin`).
+        if let AgentMessage::Assistant(a) = m {
+            a.usage = Some(json!({"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
+                "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}));
+            a.extra.insert("responseId".into(), json!("msg_mock"));
+        }
+        return;
+    }
     if !sim.profile.attempt_runtime_context_v2026_9 {
         set_usage(m, prompt_tokens);
         return;
