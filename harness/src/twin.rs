@@ -25,6 +25,9 @@
 //!    body, `[Ddd YYYY-MM-DD HH:MM UTC]` (2026.4.26 dist agent-timestamp-*.js
 //!    `injectTimestamp`), reads `[<envelope time>]` anywhere in a string; the
 //!    rest of the string is compared as is.
+//! 8. **Session file names**: the file stem of a `sessionFile` ending in
+//!    `.jsonl` (2026.4.x names the transcript `<sessionId>.jsonl`) is a
+//!    session id (rule 1's `session` family); the directory is compared as is.
 //!
 //! Inputs the reference runtime does not model are taken from the real run
 //! before the reference runs (`cli::twin`): the system prompt text the host
@@ -148,6 +151,15 @@ impl Normaliser {
                     let n = ids.len() + 1;
                     let n = *ids.entry(raw).or_insert(n);
                     *v = json!(format!("<{fam}:{n}>"));
+                    return;
+                }
+            }
+            if k == "sessionFile" {
+                if let Some((dir, stem)) = v.as_str().and_then(|f| f.strip_suffix(".jsonl")).and_then(|f| f.rsplit_once('/')) {
+                    let ids = self.seen.entry("session").or_default();
+                    let n = ids.len() + 1;
+                    let n = *ids.entry(stem.to_string()).or_insert(n);
+                    *v = json!(format!("{dir}/<session:{n}>.jsonl"));
                     return;
                 }
             }
@@ -302,6 +314,17 @@ mod tests {
         assert_eq!(diff(&reference, &real), None);
         let other = trace(vec![("assemble", json!({"prompt": "[Mon 2026-11-23 20:55 UTC] Hello!"}))]);
         assert!(diff(&reference, &other).is_some());
+    }
+
+    #[test]
+    fn a_session_files_stem_is_its_session_id_and_its_directory_is_compared() {
+        let reference = trace(vec![("bootstrap", json!({"sessionId": "sess-0001", "sessionFile": "$STATE/agents/main/sessions/sess-0001.jsonl"}))]);
+        let real = trace(vec![("bootstrap", json!({"sessionId": "9f3d-uuid", "sessionFile": "$STATE/agents/main/sessions/9f3d-uuid.jsonl"}))]);
+        assert_eq!(diff(&reference, &real), None);
+        let other = trace(vec![("bootstrap", json!({"sessionId": "9f3d-uuid", "sessionFile": "$STATE/agents/main/sessions/other.jsonl"}))]);
+        assert!(diff(&reference, &other).unwrap().contains("<session:2>"));
+        let moved = trace(vec![("bootstrap", json!({"sessionId": "9f3d-uuid", "sessionFile": "$STATE/sessions/9f3d-uuid.jsonl"}))]);
+        assert!(diff(&reference, &moved).is_some());
     }
 
     #[test]

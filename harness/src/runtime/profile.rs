@@ -170,7 +170,9 @@ impl Profile {
             skip_light_isolated_spawn_prep: false,
             heartbeat_flag_on_after_turn: false,
             compact_params_v2026_8: false,
-            dispose_per_run: false,
+            // Observed on the real 2026.4.26 gateway too (`clawspec twin`,
+            // new-session-no-bootstrap on builtin:window): dispose after every run.
+            dispose_per_run: true,
             bootstrap_after_admission: false,
             rfc_assemble_fields: false,
             marker_drift: false,

@@ -84,6 +84,7 @@ pub async fn run_turn(sim: &mut Sim<'_>, mut inp: TurnInput) -> Result<(), Abort
     }
     sim.turn += 1;
     sim.attempt = 0;
+    sim.run_cache_touch = None;
     let mode = route(sim, &inp).await?;
     sim.on_legacy = mode == Mode::OnLegacy;
     // A fallback candidate serves one run; the next turn starts on the primary
@@ -644,6 +645,7 @@ async fn model_loop(
                 assistant = a;
                 provider_reply_fields(sim, &mut assistant, &step, prompt_tokens);
                 sim.last_prompt_tokens = prompt_tokens;
+                sim.run_cache_touch = Some(sim.clock.now());
                 sim.persist(assistant.clone());
                 all.push(assistant);
                 if step.tool_calls.is_empty() {
@@ -757,7 +759,11 @@ async fn ingest_delta(sim: &mut Sim<'_>, inp: &TurnInput, all: &[AgentMessage], 
         // 2026.4.26 context-engine-maintenance-*.js, 2026.9.6
         // `buildAfterTurnRuntimeContext`; audit item 6).
         let mut ctx = sim.runtime_context(false);
-        ctx["currentTokenCount"] = json!(sim.last_prompt_tokens);
+        // 2026.4.26 derives it from the provider-reported usage, zeros from
+        // the mock: absent (real gateway, `clawspec twin`).
+        if !sim.profile.webchat_entry_v2026_4 {
+            ctx["currentTokenCount"] = json!(sim.last_prompt_tokens);
+        }
         p.insert("runtimeContext".into(), ctx);
         let meta = CallMeta { reason: Some(reason.into()), boundary: Some(pre), unpersisted: sim.unpersisted.clone(), ..Default::default() };
         let out = sim.call("afterTurn", Value::Object(p), meta, CallOptions::default()).await?;
