@@ -43,6 +43,7 @@ const HOST_VERSION = JSON.parse(fs.readFileSync(path.join(plan.openclawRoot, "pa
 // `agents.defaults.utilityModel` exists in 2026.9 (docs/gateway/config-agents/models.md);
 // 2026.4.26 rejects it as an unrecognized key.
 const HAS_UTILITY_MODEL = !/^2026\.[1-4]\./.test(HOST_VERSION);
+const RELEASE_4X = /^2026\.[1-4]\./.test(HOST_VERSION);
 const zeroCost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
 
 function config(port, token) {
@@ -156,6 +157,14 @@ async function startGateway() {
     // gateway start (bundled-runtime-root: OPENCLAW_PLUGIN_STAGE_DIR); a
     // stage dir in clawspec's cache makes that a one-time cost per version.
     ...(plan.stageDir ? { OPENCLAW_PLUGIN_STAGE_DIR: plan.stageDir, npm_config_cache: `${plan.stageDir}/.npm` } : {}),
+    // 2026.4.x re-discovers every bundled plugin's manifest whenever its 1 s
+    // discovery/manifest cache expired (dist/cache-controls-*.js
+    // DEFAULT_PLUGIN_DISCOVERY_CACHE_MS = DEFAULT_PLUGIN_MANIFEST_CACHE_MS = 1e3);
+    // on a loaded machine one discovery outlasts the TTL, so every plugin
+    // lookup rescans ~110 extension dirs. The twin's plugin set is fixed for
+    // the run (isolated config, one package), so the release's own knobs keep
+    // the snapshot for 10 minutes.
+    ...(RELEASE_4X ? { OPENCLAW_PLUGIN_DISCOVERY_CACHE_MS: "600000", OPENCLAW_PLUGIN_MANIFEST_CACHE_MS: "600000" } : {}),
     // The user's npm network settings (registry, CA file, proxies; never
     // credentials) so that staging can reach the registry (realhost/install.rs npm_network_env).
     ...(plan.stageDir ? (plan.npmEnv ?? {}) : {}),
@@ -195,6 +204,25 @@ async function startGateway() {
   }
   stop();
   throw new Error(`gateway not ready after ${startTimeoutMs} ms; log: ${work}/gateway.log`);
+}
+
+/** Resolve once `file` has not grown for `quietMs` (at most `maxMs`). */
+async function traceQuiet(file, { quietMs = 1500, maxMs = 20_000 } = {}) {
+  const size = () => {
+    try {
+      return fs.statSync(file).size;
+    } catch {
+      return 0;
+    }
+  };
+  const until = Date.now() + maxMs;
+  let last = size();
+  let since = Date.now();
+  while (Date.now() < until && Date.now() - since < quietMs) {
+    await new Promise((r) => setTimeout(r, 100));
+    const now = size();
+    if (now !== last) [last, since] = [now, Date.now()];
+  }
 }
 
 async function connect({ port, token }) {
@@ -255,7 +283,16 @@ try {
     const marked = await markStep(plan.provider.stepUrl, step.step);
     // 2026.4.x (stageDir set) may stage a plugin's npm dependencies inside the
     // turn, blocking the gateway (see startGateway); give the wait that margin.
-    const outcome = await drive(client, plan.stageDir ? { ...step, timeoutMs: step.timeoutMs + 300_000 } : step, index, { holdUrl: plan.provider.holdUrl });
+    // 2026.4.x prepares plugins inside the first turn (minutes on a loaded
+    // machine: plugin manifest rescans, plugin-sdk alias checks per plugin load).
+    const margin = RELEASE_4X ? 900_000 : plan.stageDir ? 300_000 : 0;
+    const outcome = await drive(client, margin ? { ...step, timeoutMs: step.timeoutMs + margin } : step, index, { holdUrl: plan.provider.holdUrl });
+    // 2026.4.x answers agent.wait when the run's lifecycle ends, while the
+    // legacy-mode ingests of the attempt's messages may still be on their way
+    // to the engine (seen in the first 4.26 twins: turn 1's ingests recorded
+    // under step 2). Wait for the bridge's trace to go quiet before the next
+    // step's boundary, so every call lands in the step that caused it.
+    if (RELEASE_4X) await traceQuiet(plan.trace);
     result.steps.push({ step: step.step, ...outcome, unaskedReplies: marked?.dropped ?? null, timing: { wallMs: Date.now() - ts } });
   }
   mark({ kind: "end" });

@@ -24,6 +24,13 @@
 //!    reference runtime does not reproduce OpenClaw's config defaults.
 //! 6. **Key order**: object keys are compared sorted (JSON objects are
 //!    unordered; engines receive parsed objects).
+//! 7. **Envelope times**: the wall-clock stamp a gateway puts on a message
+//!    body, `[Ddd YYYY-MM-DD HH:MM UTC]` (2026.4.26 dist agent-timestamp-*.js
+//!    `injectTimestamp`), reads `[<envelope time>]` anywhere in a string; the
+//!    rest of the string is compared as is.
+//! 8. **Session file names**: the file stem of a `sessionFile` ending in
+//!    `.jsonl` (2026.4.x names the transcript `<sessionId>.jsonl`) is a
+//!    session id (rule 1's `session` family); the directory is compared as is.
 //!
 //! Inputs the reference runtime does not model are taken from the real run
 //! before the reference runs (`cli::twin`): the system prompt text the host
@@ -109,6 +116,36 @@ pub fn host_system_prompt(blocks: &[&str]) -> String {
     rebuilt.join(CACHE_BOUNDARY)
 }
 
+/// Rule 7: every `[Ddd YYYY-MM-DD HH:MM UTC]` in `s` becomes `[<envelope time>]`.
+pub fn erase_envelope_times(s: &str) -> Option<String> {
+    const DAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+    // "[Ddd " + "dddd-dd-dd dd:dd" + " UTC]"
+    let is_stamp = |w: &[u8]| {
+        w.len() == 26
+            && w[0] == b'['
+            && DAYS.iter().any(|d| &w[1..4] == d.as_bytes())
+            && w[4] == b' '
+            && w[5..21].iter().zip(b"dddd-dd-dd dd:dd").all(|(c, p)| if *p == b'd' { c.is_ascii_digit() } else { c == p })
+            && &w[21..] == b" UTC]"
+    };
+    let b = s.as_bytes();
+    if !(0..(b.len() + 1).saturating_sub(26)).any(|i| is_stamp(&b[i..i + 26])) {
+        return None;
+    }
+    let (mut out, mut i) = (String::with_capacity(s.len()), 0);
+    while i < b.len() {
+        if i + 26 <= b.len() && is_stamp(&b[i..i + 26]) {
+            out.push_str("[<envelope time>]");
+            i += 26;
+        } else {
+            let ch = s[i..].chars().next().expect("char boundary");
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    Some(out)
+}
+
 #[derive(Default)]
 struct Normaliser {
     seen: BTreeMap<&'static str, BTreeMap<String, usize>>,
@@ -131,9 +168,23 @@ impl Normaliser {
                     return;
                 }
             }
+            if k == "sessionFile" {
+                if let Some((dir, stem)) = v.as_str().and_then(|f| f.strip_suffix(".jsonl")).and_then(|f| f.rsplit_once('/')) {
+                    let ids = self.seen.entry("session").or_default();
+                    let n = ids.len() + 1;
+                    let n = *ids.entry(stem.to_string()).or_insert(n);
+                    *v = json!(format!("{dir}/<session:{n}>.jsonl"));
+                    return;
+                }
+            }
             if TIME_KEYS.contains(&k) && v.is_number() {
                 *v = json!("<time>");
                 return;
+            }
+        }
+        if let Value::String(s) = v {
+            if let Some(erased) = erase_envelope_times(s) {
+                *s = erased;
             }
         }
         match v {
@@ -340,6 +391,30 @@ mod tests {
         assert!(untested(&faulted, &trace(vec![("assemble", json!({}))]), &[]).unwrap().contains("spawn-failed"));
         // Both ran and called the engine: the diff decides.
         assert_eq!(untested(&trace(vec![("assemble", json!({}))]), &trace(vec![("assemble", json!({}))]), &[]), None);
+    }
+
+    #[test]
+    fn envelope_times_normalise_and_the_text_around_them_does_not() {
+        assert_eq!(erase_envelope_times("Sender\n\n[Mon 2026-11-23 20:55 UTC] Hello.").as_deref(), Some("Sender\n\n[<envelope time>] Hello."));
+        assert_eq!(erase_envelope_times("[Thu 2026-01-01 00:00 UTC] a [Fri 2026-01-02 10:11 UTC] é"), Some("[<envelope time>] a [<envelope time>] é".into()));
+        assert_eq!(erase_envelope_times("[Xyz 2026-01-01 00:00 UTC] a"), None);
+        assert_eq!(erase_envelope_times("System: [2026-01-01 00:00:01 UTC] Cron"), None);
+        let reference = trace(vec![("assemble", json!({"prompt": "[Thu 2026-01-01 00:00 UTC] Hello."}))]);
+        let real = trace(vec![("assemble", json!({"prompt": "[Mon 2026-11-23 20:55 UTC] Hello."}))]);
+        assert_eq!(diff(&reference, &real), None);
+        let other = trace(vec![("assemble", json!({"prompt": "[Mon 2026-11-23 20:55 UTC] Hello!"}))]);
+        assert!(diff(&reference, &other).is_some());
+    }
+
+    #[test]
+    fn a_session_files_stem_is_its_session_id_and_its_directory_is_compared() {
+        let reference = trace(vec![("bootstrap", json!({"sessionId": "sess-0001", "sessionFile": "$STATE/agents/main/sessions/sess-0001.jsonl"}))]);
+        let real = trace(vec![("bootstrap", json!({"sessionId": "9f3d-uuid", "sessionFile": "$STATE/agents/main/sessions/9f3d-uuid.jsonl"}))]);
+        assert_eq!(diff(&reference, &real), None);
+        let other = trace(vec![("bootstrap", json!({"sessionId": "9f3d-uuid", "sessionFile": "$STATE/agents/main/sessions/other.jsonl"}))]);
+        assert!(diff(&reference, &other).unwrap().contains("<session:2>"));
+        let moved = trace(vec![("bootstrap", json!({"sessionId": "9f3d-uuid", "sessionFile": "$STATE/sessions/9f3d-uuid.jsonl"}))]);
+        assert!(diff(&reference, &moved).is_some());
     }
 
     #[test]

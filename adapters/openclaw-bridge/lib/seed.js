@@ -35,9 +35,16 @@ export function sessionPaths(stateDir, agentId) {
 }
 
 async function hostModules(openclawRoot) {
-  // The host's own copy of its session library, nested or hoisted (its
-  // package exports are import-only, so no require.resolve).
-  const candidates = [path.join(openclawRoot, "node_modules"), path.dirname(openclawRoot)].map((d) => path.join(d, "@mariozechner/pi-coding-agent"));
+  // The host's own copy of its session library, found as Node finds it from
+  // the package: the nearest node_modules upward (nested, hoisted, or, for a
+  // 2026.4.x package run from its plugin stage dir, the release's npm install
+  // two levels up; realhost/install.rs ensure_host_stage). Its package exports
+  // are import-only, so no require.resolve.
+  const candidates = [];
+  for (let d = openclawRoot; ; d = path.dirname(d)) {
+    candidates.push(path.join(d, path.basename(d) === "node_modules" ? "" : "node_modules", "@mariozechner/pi-coding-agent"));
+    if (path.dirname(d) === d) break;
+  }
   const pkg = candidates.find((d) => fs.existsSync(path.join(d, "package.json")));
   if (!pkg) throw new Error(`seed: @mariozechner/pi-coding-agent not found next to ${openclawRoot}`);
   const main = JSON.parse(fs.readFileSync(path.join(pkg, "package.json"), "utf8")).exports["."].import;

@@ -23,13 +23,19 @@ impl ReleaseLimit {
         let older = version.starts_with("2026.4.");
         match self {
             ReleaseLimit::ScriptedTools => super::tools::release_supports_scripted_tools(version),
-            // 2026.4.26 has no such acknowledgement and should run the bare reset prompt turn
-            // (dist/get-reply-*.js isBareSessionReset → BARE_SESSION_RESET_PROMPT), but observed
-            // (clawspec twin --scenario prompt-bare-new --profile openclaw-2026.4.26 --keep): chat.send
-            // "/new" was accepted (runId clawspec-run-1) and then neither a model request nor an engine
-            // call followed before agent.wait gave up after 370 s.
+            // 2026.4.26 has no such acknowledgement and runs the bare reset prompt turn
+            // (dist/get-reply-*.js isBareSessionReset → BARE_SESSION_RESET_PROMPT), but its
+            // transcript prompt is empty (`softResetTail`), so resolveRuntimeContextPromptParts
+            // (dist/runtime-context-prompt-*.js) sends the reset prompt as runtime-only system
+            // context and the run's user message is an empty text block. Observed (clawspec twin
+            // --scenario prompt-bare-new --profile openclaw-2026.4.26 --keep, 6 min into the first
+            // turn, after the host prepared its plugins): assemble.prompt is the reset prompt, the
+            // engine ingests `{role:user, content:[{type:text,text:""}]}`, and the provider request
+            // has no message, which Anthropic rejects (the mock: "messages: at least one message is
+            // required"), so the scripted greeting never happens. (The earlier "no model request
+            // within 370 s" was the first turn's plugin preparation.)
             ReleaseLimit::BareResetTurn if older => Err(NotDrivable(format!(
-                "a bare /new or /reset on openclaw@{version}: chat.send accepts it, but the reset-prompt run made no model request and no engine call within 370 s (observed with twin --keep); not reproduced yet"
+                "a bare /new or /reset on openclaw@{version}: the host persists the reset turn's user message as empty text and sends the reset prompt only as runtime context, so the provider request carries no message and Anthropic rejects it (\"messages: at least one message is required\", observed with twin --keep); the scripted reset-prompt reply cannot be reached"
             ))),
             // dist/context-window-guard-*: CONTEXT_WINDOW_HARD_MIN_TOKENS is 16e3 in 2026.4.26 and
             // 4e3 in 2026.9.6; below it the run fails before any engine call ("Model context window
@@ -70,7 +76,7 @@ mod tests {
     #[test]
     fn each_limit_names_the_releases_it_holds_for() {
         assert!(check_all(&[], "2026.9.6").is_ok());
-        assert!(check_all(&[ReleaseLimit::BareResetTurn], "2026.4.26").unwrap_err().0.contains("no model request"));
+        assert!(check_all(&[ReleaseLimit::BareResetTurn], "2026.4.26").unwrap_err().0.contains("carries no message"));
         assert!(check_all(&[ReleaseLimit::BareResetTurn], "2026.9.6").unwrap_err().0.contains("without a model run"));
         assert!(check_all(&[ReleaseLimit::ScriptedTools], "2026.9.6").is_ok());
         assert!(check_all(&[ReleaseLimit::ScriptedTools, ReleaseLimit::BareResetTurn], "2026.4.26").unwrap_err().0.contains("only bundled plugins"));

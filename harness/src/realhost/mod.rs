@@ -119,6 +119,13 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     let bridge = std::fs::canonicalize(bridge_dir()).map_err(|e| RealHostError::Run(format!("bridge plugin not found at {}: {e}", bridge_dir().display())))?;
     let openclaw = install::ensure_openclaw(&version.0)?;
     let node = install::ensure_node(&install::required_node(&openclaw))?;
+    // 2026.4.x runs from its plugin stage directory (install::ensure_host_stage).
+    let host_stage = install::ensure_host_stage(&openclaw, &version.0)?;
+    let stage_dir = match &host_stage {
+        Some(s) => Some(s.stage_dir.clone()),
+        None => openclaw.parent().and_then(|p| p.parent()).map(|p| p.join("plugin-stage")),
+    };
+    let openclaw = host_stage.map_or(openclaw, |s| s.package);
 
     // The host's utility calls (titles, activity recaps) go to another model id
     // (host-runner.mjs sets agents.defaults.utilityModel), so only the agent
@@ -155,7 +162,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
         "trace": trace_path,
         "result": result_path,
         "profile": profile.id,
-        "stageDir": openclaw.parent().and_then(|p| p.parent()).map(|p| p.join("plugin-stage")),
+        "stageDir": stage_dir,
         "npmEnv": install::npm_network_env().into_iter().map(|(k, v)| (k, Value::String(v))).collect::<serde_json::Map<String, Value>>(),
         "provider": {"id": setup.provider, "api": setup.api, "model": setup.model, "baseUrl": providers::base_url(wire, &base_url), "contextWindow": setup.context_window, "maxTokens": setup.reserve_tokens, "timeoutSeconds": plan.provider_timeout_seconds, "stepUrl": format!("{base_url}{}", clawspec_mock_providers::server::STEP_PATH), "holdUrl": hold.as_ref().map(|h| h.uri())},
         "extraProviders": switched.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>(),

@@ -98,6 +98,19 @@ pub fn scripted(call: &ToolCallSpec, id: String) -> Result<ScriptedToolResult, N
 /// opens it to explicitly enabled plugins that declare
 /// `contracts.agentToolResultMiddleware` (dist/loader-runtime-load-*.mjs
 /// `canRegisterInstalledTrustedHook`).
+///
+/// The other 2026.4.26 seams were checked and do not give the engine the
+/// scripted result: `tool_result_persist` (dist/compaction-successor-transcript-*.js
+/// `guardSessionManager`) rewrites only the copy the session manager writes to
+/// disk, while the run's in-memory messages, which `ingest`/`afterTurn` receive,
+/// keep the real output; `after_tool_call` is a void hook (dist
+/// hook-runner-global-*.js `runAfterToolCall`); a stand-in `read` of a prepared
+/// file would return the scripted text, but without `details` (the host's
+/// @mariozechner/pi-coding-agent dist/core/tools/read.js resolves `{content,
+/// details: undefined}` for a small file) where the reference records `{}`,
+/// an `exec` stand-in's details carry its exit code and duration, and a
+/// scripted failure cannot be made to carry the scripted text. Not changed
+/// without a twin diff.
 pub fn release_supports_scripted_tools(version: &str) -> Result<(), NotDrivable> {
     if version.starts_with("2026.4.") {
         return Err(NotDrivable(format!(

@@ -92,6 +92,11 @@ impl Sim<'_> {
             // commitTurn context's key).
             c.insert("model".into(), json!(self.setup.model));
             self.entry_context(&mut c);
+        } else if self.profile.webchat_entry_v2026_4 {
+            c.insert("workspaceDir".into(), json!(self.workspace_dir()));
+            c.insert("agentDir".into(), json!(self.agent_dir()));
+            c.insert("model".into(), json!(self.setup.model));
+            self.entry_context_2026_4(&mut c);
         } else {
             c.insert("workspaceDir".into(), json!("/workspace"));
             c.insert("agentDir".into(), json!("/agent"));

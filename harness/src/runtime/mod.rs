@@ -115,6 +115,9 @@ pub struct Sim<'a> {
     pub attempt_budget: Option<u64>,
     /// Prompt tokens of the last model call (afterTurn `currentTokenCount`).
     pub last_prompt_tokens: u64,
+    /// When the current run's last model call answered (2026.4.26
+    /// `runtimeContext.promptCache.lastCacheTouchAt`); reset per run.
+    pub run_cache_touch: Option<u64>,
     pub created_at: u64,
     pub session_counter: u32,
     /// Transcript entries rewritten in place or replaced (compaction summary,
@@ -357,7 +360,10 @@ impl<'a> Sim<'a> {
         let id = format!("sess-{:04}", self.session_counter);
         self.transcript = match self.profile.transcript_store {
             profile::TranscriptStore::Jsonl => {
-                let path = session_path(&self.state_dir, &id);
+                // 2026.4.26 keeps an agent's sessions under `agents/<agent>/sessions/`
+                // (docs/concepts/session.md; real gateway, `clawspec twin`).
+                let dir = if self.profile.webchat_entry_v2026_4 { self.state_dir.join("agents").join(&self.setup.agent_id) } else { self.state_dir.clone() };
+                let path = session_path(&dir, &id);
                 Transcript::new(id, path)
             }
             profile::TranscriptStore::Sqlite => {
@@ -453,6 +459,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         rollbacks: BTreeMap::new(),
         failed_turns: Vec::new(),
         last_prompt_tokens: 0,
+        run_cache_touch: None,
         attempt_budget: None,
         failed_prompt_tokens: 0,
         created_at: clock::EPOCH_MS,

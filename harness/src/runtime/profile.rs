@@ -137,6 +137,15 @@ pub struct Profile {
     /// 2026.4.26 passes only `{sessionId, sessionKey, sessionFile}` (dist
     /// attempt.tool-run-context-*.js, audit item 7).
     pub bootstrap_runtime_context: bool,
+    /// The gateway WebChat entry of 2026.4.26 (`runtime::entry`, observed by
+    /// `clawspec twin`): `chat.send` stamps the body `[Ddd YYYY-MM-DD HH:MM UTC] `
+    /// (dist agent-timestamp-*.js `injectTimestamp`), the prompt carries the
+    /// client's `Sender (untrusted metadata)` block, the transcript keeps the
+    /// stamped body as a text block, and the rest of the prompt is queued as an
+    /// `openclaw.runtime-context` custom message persisted after it (dist
+    /// runtime-context-prompt-*.js `queueRuntimeContextForNextTurn`, audit item 4).
+    /// The assistant message carries the provider's usage and `responseId`.
+    pub webchat_entry_v2026_4: bool,
     pub transcript_store: TranscriptStore,
 }
 
@@ -172,7 +181,9 @@ impl Profile {
             skip_light_isolated_spawn_prep: false,
             heartbeat_flag_on_after_turn: false,
             compact_params_v2026_8: false,
-            dispose_per_run: false,
+            // Observed on the real 2026.4.26 gateway too (`clawspec twin`,
+            // new-session-no-bootstrap on builtin:window): dispose after every run.
+            dispose_per_run: true,
             bootstrap_after_admission: false,
             rfc_assemble_fields: false,
             marker_drift: false,
@@ -184,6 +195,7 @@ impl Profile {
             reserve_floor_and_cap: false,
             attempt_runtime_context_v2026_9: false,
             bootstrap_runtime_context: false,
+            webchat_entry_v2026_4: true,
             transcript_store: TranscriptStore::Jsonl,
         }
     }
@@ -220,6 +232,7 @@ impl Profile {
             reserve_floor_and_cap: true,
             attempt_runtime_context_v2026_9: true,
             bootstrap_runtime_context: true,
+            webchat_entry_v2026_4: false,
             transcript_store: TranscriptStore::Sqlite,
         }
     }

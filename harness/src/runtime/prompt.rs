@@ -79,6 +79,12 @@ fn abort_hint(texts: PromptTexts) -> &'static str {
 }
 
 pub fn build(p: &Profile, t: &TurnSpec, is_new_session: bool, now_ms: u64) -> PromptBody {
+    build_with_sender(p, t, is_new_session, now_ms, None)
+}
+
+/// [`build`] with the entry point's own preformatted `Sender` block
+/// (`runtime::entry`), used when the scenario scripts no sender metadata.
+pub fn build_with_sender(p: &Profile, t: &TurnSpec, is_new_session: bool, now_ms: u64, entry_sender: Option<&str>) -> PromptBody {
     let texts = p.prompt_texts;
     let session_reset = is_bare_reset(&t.user);
     let base = if session_reset { reset_prompt(texts, now_ms) } else { t.user.clone() };
@@ -89,6 +95,8 @@ pub fn build(p: &Profile, t: &TurnSpec, is_new_session: bool, now_ms: u64) -> Pr
     }
     if let Some(s) = &t.sender {
         blocks.push(json_block(&metadata_label(texts, "Sender"), s));
+    } else if let Some(b) = entry_sender {
+        blocks.push(b.to_string());
     }
     let inbound = blocks.join("\n\n");
     let mut context_fragments = Vec::new();

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::inject::{self, announce_provenance, format_internal_events, suppress_persistence, task_completion_event};
 use super::profile::PromptTexts;
-use super::prompt;
+use super::{entry, prompt};
 use super::transcript::{expand_message, text_block};
 use super::turn::{self, TurnInput, TurnKind};
 use super::{Abort, CallOutcome, Sim};
@@ -99,7 +99,17 @@ pub fn set_ts(m: &mut AgentMessage, ts: u64) {
 
 async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
     let is_new = !sim.transcript.exists();
-    let body = prompt::build(sim.profile, t, is_new, sim.clock.now());
+    // 2026.4.26 gateway WebChat entry (runtime::entry): the stamped body and the client's Sender block.
+    let webchat = sim.profile.webchat_entry_v2026_4 && !prompt::is_bare_reset(&t.user);
+    let stamped;
+    let t = if webchat {
+        stamped = TurnSpec { user: entry::inject_timestamp_2026_4(&t.user, sim.clock.now()), ..t.clone() };
+        &stamped
+    } else {
+        t
+    };
+    let sender = webchat.then(entry::webchat_sender_block_2026_4);
+    let body = prompt::build_with_sender(sim.profile, t, is_new, sim.clock.now(), sender.as_deref());
     if body.session_reset {
         sim.fire_hook("before_reset").await?;
         sim.new_session();
@@ -112,6 +122,8 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
                 text_block(text),
                 ContentBlock::Image(ImageBlock { data: TINY_PNG.into(), mime_type: "image/png".into(), extra: Extra::new() }),
             ])
+        } else if webchat {
+            MessageContent::Blocks(vec![text_block(text)])
         } else {
             MessageContent::Text(text.to_string())
         };
@@ -119,7 +131,7 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
             content,
             timestamp: Some(ts.into()),
             provenance: None,
-            idempotency_key: Some(format!("run-{:04}:user", sim.turn + 1)),
+            idempotency_key: (!webchat).then(|| format!("run-{:04}:user", sim.turn + 1)),
             extra: Extra::new(),
         })
     };
@@ -127,6 +139,7 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
     let model_message = (body.transcript != body.text).then(|| user(&body.text));
     // 2026.9.6: inbound metadata travels in a hidden carrier (`currentInboundContext`).
     let carriers = if body.context_fragments.is_empty() { Vec::new() } else { vec![inject::carrier(sim.profile, &body.context_fragments, ts)] };
+    let next_turn_context = if webchat { entry::runtime_context_of(&body.text, &body.transcript).map(|c| entry::runtime_context_message_2026_4(&c, ts)) } else { None };
     let input = TurnInput {
         kind: TurnKind::User,
         prompt: body.text,
@@ -142,6 +155,7 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
         commit_replay: t.commit_replay,
         commit_conflict: t.commit_conflict,
         fallback: t.fallback.clone(),
+        next_turn_context,
     };
     turn::run_turn(sim, input).await
 }
@@ -197,6 +211,7 @@ async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[
         commit_replay: false,
         commit_conflict: false,
         fallback: None,
+        next_turn_context: None,
     };
     turn::run_turn(sim, input).await
 }
@@ -235,6 +250,7 @@ async fn inter_session_turn(sim: &mut Sim<'_>, x: &InterSessionSpec) -> Result<(
         commit_replay: false,
         commit_conflict: false,
         fallback: None,
+        next_turn_context: None,
     };
     turn::run_turn(sim, input).await
 }
@@ -273,6 +289,7 @@ async fn heartbeat_turn(sim: &mut Sim<'_>, h: &HeartbeatSpec) -> Result<(), Abor
         commit_replay: false,
         commit_conflict: false,
         fallback: None,
+        next_turn_context: None,
     };
     turn::run_turn(sim, input).await
 }
