@@ -14,7 +14,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 
-import { compileCacheWarm, connect, cpuMs, freePort, freezeTrace, gatewayEnv, markCompileCacheWarm, startGateway as startGateway_, stopGateway } from "./lib/gateway.js";
+import { compileCacheWarm, connect, freePort, freezeTrace, gatewayEnv, groupCpuMs, markCompileCacheWarm, packagedCompileCacheDir, startGateway as startGateway_, stopGateway } from "./lib/gateway.js";
 import { drive, markStep, withStartupRetry } from "./lib/steps.js";
 import { prepareStandIns } from "./lib/tools.js";
 
@@ -103,7 +103,7 @@ async function startGateway() {
   const token = `clawspec-${process.pid}-${port}`;
   const configPath = `${work}/openclaw.json`;
   fs.writeFileSync(configPath, `${JSON.stringify(config(port, token), null, 2)}\n`, { mode: 0o600 });
-  const env = gatewayEnv({ work, dirs, configPath, port, token, stageDir: plan.stageDir, npmEnv: plan.npmEnv, compileCacheDir: plan.compileCacheDir, path: process.env.PATH });
+  const env = gatewayEnv({ work, dirs, configPath, port, token, stageDir: plan.stageDir, npmEnv: plan.npmEnv, compileCacheDir: plan.compileCacheDir && packagedCompileCacheDir(plan.compileCacheDir, plan.openclawRoot), path: process.env.PATH });
   fs.mkdirSync(env.TMPDIR, { recursive: true });
   fs.writeFileSync(env.NPM_CONFIG_USERCONFIG, "");
   if (plan.hostSetup?.seed) result.seeded = seedSession(env);
@@ -126,7 +126,7 @@ try {
   const t0 = Date.now();
   const gw = await startGateway();
   result.timing.gatewayStartMs = Date.now() - t0;
-  result.timing.gatewayStartCpuMs = cpuMs(gw.child.pid);
+  result.timing.gatewayStartCpuMs = groupCpuMs(gw.child.pid);
   // The WebSocket handshake is refused while startup sidecars initialise (lib/steps.js).
   const client = await withStartupRetry(() => connect(gw));
   for (const [index, step] of plan.steps.entries()) {
@@ -142,7 +142,7 @@ try {
   // Let background work (deferred maintenance, disposal) land in the trace.
   await new Promise((r) => setTimeout(r, plan.settleMs ?? 500));
   client.close();
-  result.timing.gatewayCpuMs = cpuMs(gw.child.pid);
+  result.timing.gatewayCpuMs = groupCpuMs(gw.child.pid);
   const thaw = freezeTrace(plan.trace);
   const ts = Date.now();
   // A cold compile cache is written only by a clean exit (lib/gateway.js).

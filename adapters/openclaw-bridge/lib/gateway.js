@@ -109,19 +109,50 @@ export function markCompileCacheWarm(compileCacheDir, release) {
 }
 
 /**
- * CPU time (user + system, ms) the process has used so far, from
- * /proc/PID/stat (threads included: OpenClaw's SQLite and worker threads);
- * null where there is no /proc. A load-independent figure for timing notes.
+ * CPU time (user + system, ms) used so far by the live processes of process
+ * group `pgid` (the gateway, its launcher and helpers; threads included:
+ * OpenClaw's SQLite and worker threads), from /proc/PID/stat; null where
+ * there is no /proc. A load-independent figure for timing notes.
  */
-export function cpuMs(pid) {
+export function groupCpuMs(pgid) {
+  let ms = null;
+  let pids;
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    // fields 14 and 15 (utime, stime) in clock ticks; Linux's USER_HZ is 100.
-    return (Number(f[11]) + Number(f[12])) * 10;
+    pids = fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d));
   } catch {
     return null;
   }
+  for (const pid of pids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      // After "pid (comm) ": state, ppid, pgrp, … utime (14th field), stime (15th), in USER_HZ (100/s) ticks.
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(f[2]) === pgid && f[0] !== "Z") ms = (ms ?? 0) + (Number(f[11]) + Number(f[12])) * 10;
+    } catch {}
+  }
+  return ms;
+}
+
+/**
+ * The compile cache directory OpenClaw 2026.9.x itself settles on under a
+ * `NODE_COMPILE_CACHE` base (openclaw.mjs `resolvePackagedCompileCacheDirectory`:
+ * `<base>/openclaw/<version>/<package.json mtimeMs>-<size>`). Given the base
+ * only, its launcher re-spawns itself into that directory (openclaw.mjs
+ * `respawnWithPackagedCompileCacheIfNeeded`): one more Node process per
+ * gateway. Given this directory, it does not. 2026.4.x takes the variable as
+ * is (openclaw.mjs `module.enableCompileCache()`).
+ */
+export function packagedCompileCacheDir(base, openclawRoot) {
+  const clean = (v) => v.replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^_+|_+$/g, "") || "unknown";
+  const pkg = path.join(openclawRoot, "package.json");
+  let version = "unknown";
+  let marker = "no-package-json";
+  try {
+    version = JSON.parse(fs.readFileSync(pkg, "utf8")).version ?? "unknown";
+    const st = fs.statSync(pkg);
+    marker = `${Math.trunc(st.mtimeMs)}-${st.size}`;
+  } catch {}
+  return path.join(base, "openclaw", clean(String(version)), clean(marker));
 }
 
 /**

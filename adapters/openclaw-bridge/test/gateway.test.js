@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 
-import { compileCacheWarm, cpuMs, freezeTrace, gatewayEnv, markCompileCacheWarm, startGateway, stopGateway } from "../lib/gateway.js";
+import { compileCacheWarm, freezeTrace, gatewayEnv, groupCpuMs, markCompileCacheWarm, packagedCompileCacheDir, startGateway, stopGateway } from "../lib/gateway.js";
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), "clawspec-gateway-test-"));
 /** Running (a killed process whose parent has not reaped it yet is a zombie: state Z, not running). */
@@ -83,9 +83,21 @@ test("the compile cache is warm for a release once marked, per release and Node"
   assert.equal(compileCacheWarm(undefined, "2026.9.6"), false, "no cache dir: never warm");
 });
 
-test("CPU time of a live process is read from /proc; a missing one is null", () => {
-  assert.equal(typeof cpuMs(process.pid), "number");
-  assert.equal(cpuMs(2 ** 30), null);
+test("CPU time of a live process group is read from /proc; an empty group has none", async () => {
+  const { child } = await fakeGateway(SPAWNS_HELPER("() => process.exit(0)"));
+  const t0 = Date.now();
+  while (Date.now() - t0 < 300);
+  assert.equal(typeof groupCpuMs(child.pid), "number");
+  await stopGateway(child, { graceMs: 0 });
+  assert.equal(groupCpuMs(child.pid), null);
+});
+
+test("the compile cache directory is the one OpenClaw's launcher settles on, so it does not re-spawn itself", () => {
+  const root = tmp();
+  fs.writeFileSync(path.join(root, "package.json"), '{"version":"2026.9.6"}');
+  const st = fs.statSync(path.join(root, "package.json"));
+  assert.equal(packagedCompileCacheDir("/c", root), `/c/openclaw/2026.9.6/${Math.trunc(st.mtimeMs)}-${st.size}`);
+  assert.equal(packagedCompileCacheDir("/c", path.join(root, "missing")), "/c/openclaw/unknown/no-package-json");
 });
 
 test("start: a gateway that exits before it is ready is a clear error naming its log", async () => {
