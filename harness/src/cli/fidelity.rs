@@ -50,6 +50,7 @@ pub async fn write(scenarios: &[Scenario], base: &EngineArgs, out: &Path, only: 
         return super::EXIT_USAGE;
     }
     let started = Instant::now();
+    let mut stop = interruptible();
     let mut rows: Vec<Row> = Vec::new();
     let mut sections: Vec<(String, String)> = Vec::new();
     for pid in PROFILES {
@@ -63,8 +64,11 @@ pub async fn write(scenarios: &[Scenario], base: &EngineArgs, out: &Path, only: 
         let first = rows.len();
         let todo: Vec<RowJob> = ENGINES.iter().flat_map(|e| scenarios.iter().map(|s| RowJob { scenario: s.clone(), profile: profile.clone(), engine: e })).collect();
         let parallelism = row_parallelism(pid, jobs);
-        let Some(done) = run_rows(todo, base, parallelism, "fidelity").await else { return super::EXIT_USAGE };
-        rows.extend(done);
+        match run_rows(todo, base, parallelism, "fidelity", &mut stop).await {
+            Ok(done) => rows.extend(done),
+            // The table is left as it was.
+            Err(h) => return h.exit(),
+        }
         let timing = SectionTiming { install, total_ms: profile_started.elapsed().as_millis() as u64, jobs: parallelism };
         sections.push((pid.to_string(), render_section(pid, &rows[first..], &timing)));
     }
@@ -114,14 +118,17 @@ pub async fn gate(scenarios: &[Scenario], base: &EngineArgs, table: &Path, only:
         );
         return super::EXIT_USAGE;
     }
+    let mut stop = interruptible();
     let mut rows = Vec::new();
     for pid in PROFILES {
         let todo: Vec<RowJob> = plan.rows.iter().filter(|r| r.profile.id == *pid).cloned().collect();
         if todo.is_empty() {
             continue;
         }
-        let Some(done) = run_rows(todo, base, row_parallelism(pid, jobs), "fidelity gate").await else { return super::EXIT_USAGE };
-        rows.extend(done);
+        match run_rows(todo, base, row_parallelism(pid, jobs), "fidelity gate", &mut stop).await {
+            Ok(done) => rows.extend(done),
+            Err(h) => return h.exit(),
+        }
     }
     let _ = std::fs::remove_dir(crate::realhost::work_root());
     let _ = std::fs::remove_dir(super::common::state_root());
@@ -200,13 +207,55 @@ fn row_parallelism(pid: &str, asked: usize) -> usize {
     asked
 }
 
+/// Why rows stopped coming: an engine spec was refused (printed), or a signal.
+enum Halt {
+    Usage,
+    Interrupted(i32),
+}
+
+impl Halt {
+    fn exit(&self) -> u8 {
+        match self {
+            Halt::Usage => super::EXIT_USAGE,
+            Halt::Interrupted(sig) => 128 + *sig as u8,
+        }
+    }
+}
+
+/// SIGINT/SIGTERM, watched for the whole table: every gateway and engine a
+/// cancelled row started is swept (they re-parent to this process, a child
+/// subreaper) and the work dirs removed, so an interrupted CI job leaves
+/// nothing running.
+fn interruptible() -> tokio::sync::watch::Receiver<i32> {
+    crate::driver::reaper::become_subreaper();
+    let (tx, rx) = tokio::sync::watch::channel(0);
+    match super::certify::interruption() {
+        Ok((stop, caught)) => {
+            tokio::spawn(async move {
+                stop.await;
+                let _ = tx.send(caught.load(std::sync::atomic::Ordering::SeqCst));
+                // Kept open: a closed channel would read as a stop.
+                std::future::pending::<()>().await;
+            });
+        }
+        Err(e) => {
+            eprintln!("warning: {e}; an interrupted run may leave gateways running");
+            tokio::spawn(async move {
+                let _tx = tx;
+                std::future::pending::<()>().await;
+            });
+        }
+    }
+    rx
+}
+
 /// Twin `todo` with `parallelism` rows at once; rows come back in the order
-/// given, each printed as it finishes. None: an engine spec was refused (printed).
-async fn run_rows(todo: Vec<RowJob>, base: &EngineArgs, parallelism: usize, tag: &'static str) -> Option<Vec<Row>> {
+/// given, each printed as it finishes.
+async fn run_rows(todo: Vec<RowJob>, base: &EngineArgs, parallelism: usize, tag: &'static str, stop: &mut tokio::sync::watch::Receiver<i32>) -> Result<Vec<Row>, Halt> {
     let sem = std::sync::Arc::new(tokio::sync::Semaphore::new(parallelism.max(1)));
     let mut handles = Vec::with_capacity(todo.len());
     for job in todo {
-        let (args, spec) = with_engine(base, job.engine)?;
+        let Some((args, spec)) = with_engine(base, job.engine) else { return Err(Halt::Usage) };
         let sem = sem.clone();
         handles.push(tokio::spawn(async move {
             let _permit = sem.acquire_owned().await.expect("semaphore");
@@ -216,10 +265,33 @@ async fn run_rows(todo: Vec<RowJob>, base: &EngineArgs, parallelism: usize, tag:
         }));
     }
     let mut rows = Vec::with_capacity(handles.len());
-    for h in handles {
-        rows.push(h.await.expect("twin row panicked"));
+    for i in 0..handles.len() {
+        let sig = tokio::select! {
+            r = &mut handles[i] => {
+                rows.push(r.expect("twin row panicked"));
+                continue;
+            }
+            Ok(sig) = stop.wait_for(|s| *s != 0) => *sig,
+        };
+        {
+            // Aborting drops each row's host runner (killed on drop); the
+            // gateways and engines it started are swept below.
+            for h in &handles[i..] {
+                h.abort();
+            }
+            for h in handles.drain(i..) {
+                let _ = h.await;
+            }
+            {
+                let killed = crate::driver::reaper::sweep_strays(true);
+                let _ = std::fs::remove_dir_all(crate::realhost::work_root());
+                let _ = std::fs::remove_dir_all(super::common::state_root());
+                eprintln!("{tag}: interrupted; {killed} gateway/engine process(es) killed, work dirs removed");
+            }
+            return Err(Halt::Interrupted(sig));
+        }
     }
-    Some(rows)
+    Ok(rows)
 }
 
 /// `base` with the table's built-in `engine`, and its spec (None: printed why).
