@@ -72,8 +72,9 @@ pub async fn write(scenarios: &[Scenario], base: &EngineArgs, out: &Path, only: 
         let timing = SectionTiming { install, total_ms: profile_started.elapsed().as_millis() as u64, jobs: parallelism };
         sections.push((pid.to_string(), render_section(pid, &rows[first..], &timing)));
     }
-    // Every row removed its work dir; the per-process root is left empty.
+    // Every row removed its work dir and state root; the per-process roots are left empty.
     let _ = std::fs::remove_dir(crate::realhost::work_root());
+    let _ = std::fs::remove_dir(super::common::state_root());
     let md = render(&sections, started.elapsed().as_millis() as u64);
     if let Err(e) = std::fs::write(out, md) {
         eprintln!("clawspec: cannot write {}: {e}", out.display());

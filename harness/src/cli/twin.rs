@@ -72,8 +72,8 @@ pub struct Row {
     /// Wall clock of the real-host run (ms), when one ran.
     pub real_ms: Option<u64>,
     pub gateway_start_ms: Option<u64>,
-    /// CPU time the gateway process used until ready (ms; Linux): unlike the
-    /// wall clock, barely moved by other load on the machine.
+    /// CPU time the gateway's process group used until ready (ms; Linux):
+    /// moved far less than the wall clock by other load on the machine.
     pub gateway_start_cpu_ms: Option<u64>,
 }
 
@@ -187,6 +187,8 @@ pub async fn main(a: Args) -> u8 {
         }
     };
     let row = twin_one(&s, &profile, &spec, &a.engine, a.keep).await;
+    // The row removed its own state root; the per-process parent is left empty.
+    let _ = std::fs::remove_dir(state_root());
     match row.verdict {
         Verdict::Equal => {
             println!("twins agree: {} · {} · {}", row.scenario, row.profile, row.engine);
