@@ -10,11 +10,11 @@
 // Usage: node host-runner.mjs PLAN.json   (plan written by `clawspec twin`)
 // Output: the plan's `result` file (JSON), and the plan's `trace` NDJSON.
 
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 
+import { compileCacheWarm, connect, freePort, freezeTrace, gatewayEnv, groupCpuMs, markCompileCacheWarm, packagedCompileCacheDir, startGateway as startGateway_, stopGateway } from "./lib/gateway.js";
 import { drive, markStep, withStartupRetry } from "./lib/steps.js";
 import { prepareStandIns } from "./lib/tools.js";
 
@@ -25,17 +25,6 @@ const work = plan.workDir;
 const dirs = { home: `${work}/home`, state: `${work}/state`, workspace: `${work}/workspace`, engine: `${work}/engine` };
 for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
 const mark = (entry) => fs.appendFileSync(plan.trace, `${JSON.stringify(entry)}\n`);
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const UTILITY_MODEL = "clawspec-utility";
 // The host release, from its own package.json: config keys differ per release.
@@ -133,77 +122,23 @@ async function startGateway() {
   const token = `clawspec-${process.pid}-${port}`;
   const configPath = `${work}/openclaw.json`;
   fs.writeFileSync(configPath, `${JSON.stringify(config(port, token), null, 2)}\n`, { mode: 0o600 });
-  // Env allow-list: nothing of the caller's environment but PATH and TMPDIR.
-  const env = {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    TMPDIR: `${work}/tmp`,
-    HOME: dirs.home,
-    OPENCLAW_HOME: dirs.home,
-    OPENCLAW_CONFIG_PATH: configPath,
-    OPENCLAW_STATE_DIR: dirs.state,
-    OPENCLAW_GATEWAY_PORT: String(port),
-    OPENCLAW_GATEWAY_TOKEN: token,
-    OPENCLAW_NO_RESPAWN: "1",
-    OPENCLAW_SKIP_BROWSER_CONTROL_SERVER: "1",
-    OPENCLAW_SKIP_GMAIL_WATCHER: "1",
-    OPENCLAW_SKIP_CANVAS_HOST: "1",
-    OPENCLAW_TEST_FAST: "1",
-    XDG_CACHE_HOME: `${work}/xdg-cache`,
-    XDG_CONFIG_HOME: `${work}/xdg-config`,
-    XDG_DATA_HOME: `${work}/xdg-data`,
-    NPM_CONFIG_USERCONFIG: `${work}/npmrc`,
-    TZ: "UTC",
-    // 2026.4.x stages its bundled plugins' runtime dependencies with npm at
-    // gateway start (bundled-runtime-root: OPENCLAW_PLUGIN_STAGE_DIR); a
-    // stage dir in clawspec's cache makes that a one-time cost per version.
-    ...(plan.stageDir ? { OPENCLAW_PLUGIN_STAGE_DIR: plan.stageDir, npm_config_cache: `${plan.stageDir}/.npm` } : {}),
-    // 2026.4.x re-discovers every bundled plugin's manifest whenever its 1 s
-    // discovery/manifest cache expired (dist/cache-controls-*.js
-    // DEFAULT_PLUGIN_DISCOVERY_CACHE_MS = DEFAULT_PLUGIN_MANIFEST_CACHE_MS = 1e3);
-    // on a loaded machine one discovery outlasts the TTL, so every plugin
-    // lookup rescans ~110 extension dirs. The twin's plugin set is fixed for
-    // the run (isolated config, one package), so the release's own knobs keep
-    // the snapshot for 10 minutes.
-    ...(RELEASE_4X ? { OPENCLAW_PLUGIN_DISCOVERY_CACHE_MS: "600000", OPENCLAW_PLUGIN_MANIFEST_CACHE_MS: "600000" } : {}),
-    // The user's npm network settings (registry, CA file, proxies; never
-    // credentials) so that staging can reach the registry (realhost/install.rs npm_network_env).
-    ...(plan.stageDir ? (plan.npmEnv ?? {}) : {}),
-  };
+  const env = gatewayEnv({ work, dirs, configPath, port, token, stageDir: plan.stageDir, npmEnv: plan.npmEnv, compileCacheDir: plan.compileCacheDir && packagedCompileCacheDir(plan.compileCacheDir, plan.openclawRoot), path: process.env.PATH, release4x: RELEASE_4X });
   fs.mkdirSync(env.TMPDIR, { recursive: true });
   fs.writeFileSync(env.NPM_CONFIG_USERCONFIG, "");
   if (plan.hostSetup?.seed) result.seeded = seedSession(env);
   if (plan.toolResults?.length) prepareStandIns(fs, dirs.workspace);
-  const out = fs.openSync(`${work}/gateway.log`, "w");
-  const child = spawn(process.execPath, [path.join(plan.openclawRoot, "openclaw.mjs"), "gateway", "run", "--allow-unconfigured", "--bind", "loopback", "--port", String(port), "--token", token], {
-    env,
-    cwd: work,
-    stdio: ["ignore", out, out],
-    detached: true,
-  });
-  const stop = () => {
+  let child = null;
+  process.on("exit", () => {
     try {
-      process.kill(-child.pid, "SIGKILL");
+      if (child) process.kill(-child.pid, "SIGKILL");
     } catch {}
-  };
-  process.on("exit", stop);
+  });
   for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => process.exit(130));
   // 2026.4.x (stageDir set) may stage plugin dependencies with a blocking npm
   // install before it is ready; the first start of a version takes minutes.
   const startTimeoutMs = plan.startTimeoutMs ?? (plan.stageDir ? 600_000 : 120_000);
-  const deadline = Date.now() + startTimeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`gateway exited before it was ready (code ${child.exitCode}); log: ${work}/gateway.log`);
-    // Both releases answer /readyz with 503 until channels and sidecars are
-    // up (2026.4.26 dist/server.impl-*.js handleGatewayProbeRequest,
-    // GATEWAY_PROBE_STATUS_BY_PATH); /healthz is liveness only and answers
-    // while 4.26 still rejects WebSocket clients. A probe never hangs the loop.
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(2000) })).ok) return { port, token, child, stop };
-    } catch {}
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  stop();
-  throw new Error(`gateway not ready after ${startTimeoutMs} ms; log: ${work}/gateway.log`);
+  await startGateway_({ openclawRoot: plan.openclawRoot, work, env, port, token, startTimeoutMs, onStart: (c) => (child = c) });
+  return { port, token, child };
 }
 
 /** Resolve once `file` has not grown for `quietMs` (at most `maxMs`). */
@@ -225,56 +160,11 @@ async function traceQuiet(file, { quietMs = 1500, maxMs = 20_000 } = {}) {
   }
 }
 
-async function connect({ port, token }) {
-  const ws = new WebSocket(`ws://127.0.0.1:${port}`);
-  const pending = new Map();
-  let n = 0;
-  const request = (method, params, timeoutMs = 30_000) =>
-    new Promise((resolve, reject) => {
-      const id = `clawspec-${++n}`;
-      const t = setTimeout(() => {
-        pending.delete(id);
-        reject(new Error(`gateway request ${method} timed out after ${timeoutMs} ms`));
-      }, timeoutMs);
-      pending.set(id, { resolve, reject, t });
-      ws.send(JSON.stringify({ type: "req", id, method, params }));
-    });
-  await new Promise((resolve, reject) => {
-    ws.addEventListener("error", () => reject(new Error("gateway websocket error")));
-    ws.addEventListener("close", (e) => {
-      for (const [, p] of pending) p.reject(new Error(`gateway websocket closed (${e.code})`));
-      pending.clear();
-    });
-    ws.addEventListener("message", async (ev) => {
-      const frame = JSON.parse(typeof ev.data === "string" ? ev.data : await ev.data.text());
-      if (frame.type === "event" && frame.event === "connect.challenge") {
-        request("connect", {
-          minProtocol: 1,
-          maxProtocol: 999,
-          client: { id: "gateway-client", displayName: "clawspec twin", version: "0.1.0", platform: process.platform, mode: "backend" },
-          caps: [],
-          auth: { token },
-          role: "operator",
-          scopes: ["operator.admin"],
-        }).then(resolve, reject);
-        return;
-      }
-      if (frame.type !== "res") return;
-      const p = pending.get(frame.id);
-      if (!p) return;
-      pending.delete(frame.id);
-      clearTimeout(p.t);
-      if (frame.ok) p.resolve(frame.payload);
-      else p.reject(Object.assign(new Error(frame.error?.message ?? JSON.stringify(frame.error)), frame.error ?? {}));
-    });
-  });
-  return { request, close: () => ws.close(1000, "clawspec twin done") };
-}
-
 try {
   const t0 = Date.now();
   const gw = await startGateway();
   result.timing.gatewayStartMs = Date.now() - t0;
+  result.timing.gatewayStartCpuMs = groupCpuMs(gw.child.pid);
   // The WebSocket handshake is refused while startup sidecars initialise (lib/steps.js).
   const client = await withStartupRetry(() => connect(gw));
   for (const [index, step] of plan.steps.entries()) {
@@ -299,7 +189,15 @@ try {
   // Let background work (deferred maintenance, disposal) land in the trace.
   await new Promise((r) => setTimeout(r, plan.settleMs ?? 500));
   client.close();
-  gw.stop();
+  result.timing.gatewayCpuMs = groupCpuMs(gw.child.pid);
+  const thaw = freezeTrace(plan.trace);
+  const ts = Date.now();
+  // A cold compile cache is written only by a clean exit (lib/gateway.js).
+  const warm = compileCacheWarm(plan.compileCacheDir, HOST_VERSION);
+  result.gatewayStop = await stopGateway(gw.child, { graceMs: plan.compileCacheDir && !warm ? 30_000 : 0 });
+  if (result.gatewayStop === "sigterm" && !warm) markCompileCacheWarm(plan.compileCacheDir, HOST_VERSION);
+  result.timing.gatewayStopMs = Date.now() - ts;
+  thaw();
   result.ok = true;
 } catch (e) {
   result.error = String(e?.message ?? e);

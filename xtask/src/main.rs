@@ -9,7 +9,8 @@
 //! - `node-matrix`  the Node adapter on Node 20, 22 and 24
 //! - `fidelity [-- --profile P]`  every scenario twinned on the real OpenClaw 2026.4.26 and 2026.9.6 → docs/fidelity.md,
 //!   with a timed fresh npm install per release, then `host-e2e`
-//! - `fidelity-gate [-- --profile P]`  CI: re-run only the rows docs/fidelity.md records as equal, then `host-e2e`
+//! - `fidelity-gate [-- --profile P] [-- --jobs N] [-- --scenario GLOB]`  CI: re-run only the rows docs/fidelity.md
+//!   records as equal (both releases unless `--profile`), then `host-e2e`
 //! - `host-e2e`  the end-to-end `certify --host` tests (real gateways; skipped without openclaw@2026.9.6 in the cache)
 //! - `real-engines [--keep] [--only NAME] [-- CERTIFY_ARGS…]`  fetch, build and certify third-party
 //!   plugins (network; docs/real-engines.md)
@@ -141,6 +142,8 @@ fn main() -> Result<()> {
             // CI: re-run only the rows docs/fidelity.md records as equal (the
             // whole table grew past CI's time budget: 30+ drivable rows per
             // engine at 25-70 s each), then the `certify --host` end-to-end tests.
+            // `.ci/run` passes `--jobs 2`; `.ci/fidelity-break-demo` shows a
+            // one-line break of the reference runtime failing it.
             let extra: Vec<String> = args.iter().skip_while(|a| *a != "--").skip(1).cloned().collect();
             run(cargo().args(["run", "-q", "-p", "clawspec", "--", "twin", "--fidelity", "docs/fidelity.md", "--gate"]).args(&extra))?;
             host_e2e()?;

@@ -42,7 +42,7 @@ fn previously_equal(md: &str) -> BTreeSet<String> {
 /// whole, between `<!-- fidelity:P -->` markers), so the 2026.4.26 rows, run
 /// outside CI, survive CI's 2026.9.6 runs. `measure_install`: time a fresh
 /// npm install of each release (cold and warm npm cache) for the timing section.
-pub async fn write(scenarios: &[Scenario], base: &EngineArgs, out: &Path, only: Option<&str>, measure_install: bool) -> u8 {
+pub async fn write(scenarios: &[Scenario], base: &EngineArgs, out: &Path, only: Option<&str>, measure_install: bool, jobs: usize) -> u8 {
     let old = std::fs::read_to_string(out).unwrap_or_default();
     let before = previously_equal(&old);
     if let Some(p) = only.filter(|p| !PROFILES.contains(p)) {
@@ -50,6 +50,7 @@ pub async fn write(scenarios: &[Scenario], base: &EngineArgs, out: &Path, only: 
         return super::EXIT_USAGE;
     }
     let started = Instant::now();
+    let mut stop = interruptible();
     let mut rows: Vec<Row> = Vec::new();
     let mut sections: Vec<(String, String)> = Vec::new();
     for pid in PROFILES {
@@ -61,19 +62,19 @@ pub async fn write(scenarios: &[Scenario], base: &EngineArgs, out: &Path, only: 
         let profile_started = Instant::now();
         let install = if measure_install { measure(&profile) } else { None };
         let first = rows.len();
-        for engine in ENGINES {
-            let Some((args, spec)) = with_engine(base, engine) else { return super::EXIT_USAGE };
-            for s in scenarios {
-                let row = twin_one(s, &profile, &spec, &args, false).await;
-                eprintln!("fidelity: {} · {} · {} → {}", s.id, pid, engine, label(&row.verdict));
-                rows.push(row);
-            }
+        let todo: Vec<RowJob> = ENGINES.iter().flat_map(|e| scenarios.iter().map(|s| RowJob { scenario: s.clone(), profile: profile.clone(), engine: e })).collect();
+        let parallelism = row_parallelism(pid, jobs);
+        match run_rows(todo, base, parallelism, "fidelity", &mut stop).await {
+            Ok(done) => rows.extend(done),
+            // The table is left as it was.
+            Err(h) => return h.exit(),
         }
-        let timing = SectionTiming { install, total_ms: profile_started.elapsed().as_millis() as u64 };
+        let timing = SectionTiming { install, total_ms: profile_started.elapsed().as_millis() as u64, jobs: parallelism };
         sections.push((pid.to_string(), render_section(pid, &rows[first..], &timing)));
     }
-    // Every row removed its work dir; the per-process root is left empty.
+    // Every row removed its work dir and state root; the per-process roots are left empty.
     let _ = std::fs::remove_dir(crate::realhost::work_root());
+    let _ = std::fs::remove_dir(super::common::state_root());
     let md = render(&sections, started.elapsed().as_millis() as u64);
     if let Err(e) = std::fs::write(out, md) {
         eprintln!("clawspec: cannot write {}: {e}", out.display());
@@ -97,41 +98,201 @@ pub async fn write(scenarios: &[Scenario], base: &EngineArgs, out: &Path, only: 
 }
 
 /// CI's gate: re-run only the rows `table` records as *equal* (of `only`'s
-/// profile when given), without rewriting it. Exit 1 when one is no longer
-/// equal, 0 when all still are; the count is printed, so a table with no
-/// equal row visibly gates nothing.
-pub async fn gate(scenarios: &[Scenario], base: &EngineArgs, table: &Path, only: Option<&str>) -> u8 {
+/// profile when given; of the scenarios matching the glob `filter` when
+/// given), without rewriting it, `jobs` real gateways at once. Exit 1 when
+/// one is no longer equal, or when the table records as equal a scenario the
+/// library no longer has (a renamed scenario would silently leave the gate);
+/// 2 when it would re-run nothing (a gate that tests nothing is never green);
+/// 0 when every one still is.
+pub async fn gate(scenarios: &[Scenario], base: &EngineArgs, table: &Path, only: Option<&str>, filter: Option<&str>, jobs: usize) -> u8 {
     let Ok(md) = std::fs::read_to_string(table) else {
         eprintln!("clawspec twin --fidelity --gate: cannot read {}", table.display());
         return super::EXIT_USAGE;
     };
-    let equal = previously_equal(&md);
-    let mut checked = 0;
-    let mut broken = Vec::new();
-    for pid in PROFILES.iter().filter(|p| only.is_none_or(|o| o == **p)) {
-        let profile = Profile::by_id(pid).expect("released profile");
-        for engine in ENGINES {
-            let Some((args, spec)) = with_engine(base, engine) else { return super::EXIT_USAGE };
-            for s in scenarios.iter().filter(|s| equal.contains(&key(&s.id, pid, engine))) {
-                let row = twin_one(s, &profile, &spec, &args, false).await;
-                eprintln!("fidelity gate: {} · {} · {} → {}", s.id, pid, engine, label(&row.verdict));
-                checked += 1;
-                if !matches!(row.verdict, Verdict::Equal) {
-                    broken.push(format!("{} · {} · {}", s.id, pid, engine));
-                }
-            }
+    let plan = gate_plan(&md, scenarios, only, filter);
+    if plan.rows.is_empty() && plan.stale.is_empty() {
+        eprintln!(
+            "fidelity gate: {} records no equal row{}{}: nothing to re-run, so nothing is gated",
+            table.display(),
+            only.map(|p| format!(" of {p}")).unwrap_or_default(),
+            filter.map(|f| format!(" matching {f:?}")).unwrap_or_default()
+        );
+        return super::EXIT_USAGE;
+    }
+    let mut stop = interruptible();
+    let mut rows = Vec::new();
+    for pid in PROFILES {
+        let todo: Vec<RowJob> = plan.rows.iter().filter(|r| r.profile.id == *pid).cloned().collect();
+        if todo.is_empty() {
+            continue;
+        }
+        match run_rows(todo, base, row_parallelism(pid, jobs), "fidelity gate", &mut stop).await {
+            Ok(done) => rows.extend(done),
+            Err(h) => return h.exit(),
         }
     }
     let _ = std::fs::remove_dir(crate::realhost::work_root());
-    eprintln!("fidelity gate: {checked} row(s) recorded equal in {} re-run; {} no longer equal", table.display(), broken.len());
-    for b in &broken {
-        eprintln!("fidelity gate: {b} was equal and now is not");
+    let _ = std::fs::remove_dir(super::common::state_root());
+    let (code, lines) = gate_verdict(&rows, &plan.stale, table);
+    for l in lines {
+        eprintln!("{l}");
     }
-    if broken.is_empty() {
-        super::EXIT_OK
-    } else {
-        super::EXIT_FAILURES
+    code
+}
+
+/// One row to twin.
+#[derive(Clone)]
+struct RowJob {
+    scenario: Scenario,
+    profile: Profile,
+    engine: &'static str,
+}
+
+/// The rows `md` records as equal that the gate re-runs, and the recorded
+/// equal rows whose scenario is gone from the library.
+struct GatePlan {
+    rows: Vec<RowJob>,
+    stale: Vec<String>,
+}
+
+fn gate_plan(md: &str, scenarios: &[Scenario], only: Option<&str>, filter: Option<&str>) -> GatePlan {
+    let equal = previously_equal(md);
+    let selected = |s: &str, p: &str| only.is_none_or(|o| o == p) && filter.is_none_or(|f| super::common::glob_match(f, s));
+    let mut rows = Vec::new();
+    for pid in PROFILES {
+        let profile = Profile::by_id(pid).expect("released profile");
+        for engine in ENGINES {
+            for s in scenarios.iter().filter(|s| selected(&s.id, pid) && equal.contains(&key(&s.id, pid, engine))) {
+                rows.push(RowJob { scenario: s.clone(), profile: profile.clone(), engine });
+            }
+        }
     }
+    let known: BTreeSet<&str> = scenarios.iter().map(|s| s.id.as_str()).collect();
+    let stale = equal
+        .iter()
+        .filter_map(|k| {
+            let mut parts = k.splitn(3, '|');
+            let (s, p, e) = (parts.next()?, parts.next()?, parts.next()?);
+            (selected(s, p) && PROFILES.contains(&p) && !known.contains(s)).then(|| format!("{s} · {p} · {e}"))
+        })
+        .collect();
+    GatePlan { rows, stale }
+}
+
+/// The gate's exit status and what it prints.
+fn gate_verdict(rows: &[Row], stale: &[String], table: &Path) -> (u8, Vec<String>) {
+    let broken: Vec<&Row> = rows.iter().filter(|r| !matches!(r.verdict, Verdict::Equal)).collect();
+    let mut lines = vec![format!("fidelity gate: {} row(s) recorded equal in {} re-run; {} no longer equal", rows.len(), table.display(), broken.len())];
+    for r in &broken {
+        let why = match &r.verdict {
+            Verdict::Error(e) | Verdict::NotDrivable(e) => format!(": {e}"),
+            _ => String::new(),
+        };
+        lines.push(format!("fidelity gate: {} · {} · {} was equal and now is {}{why}", r.scenario, r.profile, r.engine, label(&r.verdict)));
+    }
+    for s in stale {
+        lines.push(format!("fidelity gate: {s} is recorded equal but the library has no such scenario (renamed or removed?): regenerate {}", table.display()));
+    }
+    let code = if broken.is_empty() && stale.is_empty() { super::EXIT_OK } else { super::EXIT_FAILURES };
+    (code, lines)
+}
+
+/// At most `asked` real gateways at once, and one for releases that stage
+/// plugin dependencies into a shared directory (as `certify --host`).
+fn row_parallelism(pid: &str, asked: usize) -> usize {
+    let asked = asked.max(1);
+    if asked > 1 && pid.starts_with("openclaw-2026.4.") {
+        eprintln!("note: {pid} stages plugin dependencies into a shared directory: its rows run one gateway at a time (--jobs {asked} ignored)");
+        return 1;
+    }
+    asked
+}
+
+/// Why rows stopped coming: an engine spec was refused (printed), or a signal.
+enum Halt {
+    Usage,
+    Interrupted(i32),
+}
+
+impl Halt {
+    fn exit(&self) -> u8 {
+        match self {
+            Halt::Usage => super::EXIT_USAGE,
+            Halt::Interrupted(sig) => 128 + *sig as u8,
+        }
+    }
+}
+
+/// SIGINT/SIGTERM, watched for the whole table: every gateway and engine a
+/// cancelled row started is swept (they re-parent to this process, a child
+/// subreaper) and the work dirs removed, so an interrupted CI job leaves
+/// nothing running.
+fn interruptible() -> tokio::sync::watch::Receiver<i32> {
+    crate::driver::reaper::become_subreaper();
+    let (tx, rx) = tokio::sync::watch::channel(0);
+    match super::certify::interruption() {
+        Ok((stop, caught)) => {
+            tokio::spawn(async move {
+                stop.await;
+                let _ = tx.send(caught.load(std::sync::atomic::Ordering::SeqCst));
+                // Kept open: a closed channel would read as a stop.
+                std::future::pending::<()>().await;
+            });
+        }
+        Err(e) => {
+            eprintln!("warning: {e}; an interrupted run may leave gateways running");
+            tokio::spawn(async move {
+                let _tx = tx;
+                std::future::pending::<()>().await;
+            });
+        }
+    }
+    rx
+}
+
+/// Twin `todo` with `parallelism` rows at once; rows come back in the order
+/// given, each printed as it finishes.
+async fn run_rows(todo: Vec<RowJob>, base: &EngineArgs, parallelism: usize, tag: &'static str, stop: &mut tokio::sync::watch::Receiver<i32>) -> Result<Vec<Row>, Halt> {
+    let sem = std::sync::Arc::new(tokio::sync::Semaphore::new(parallelism.max(1)));
+    let mut handles = Vec::with_capacity(todo.len());
+    for job in todo {
+        let Some((args, spec)) = with_engine(base, job.engine) else { return Err(Halt::Usage) };
+        let sem = sem.clone();
+        handles.push(tokio::spawn(async move {
+            let _permit = sem.acquire_owned().await.expect("semaphore");
+            let row = twin_one(&job.scenario, &job.profile, &spec, &args, false).await;
+            eprintln!("{tag}: {} · {} · {} → {}", row.scenario, row.profile, job.engine, label(&row.verdict));
+            row
+        }));
+    }
+    let mut rows = Vec::with_capacity(handles.len());
+    for i in 0..handles.len() {
+        let sig = tokio::select! {
+            r = &mut handles[i] => {
+                rows.push(r.expect("twin row panicked"));
+                continue;
+            }
+            Ok(sig) = stop.wait_for(|s| *s != 0) => *sig,
+        };
+        {
+            // Aborting drops each row's host runner (killed on drop); the
+            // gateways and engines it started are swept below.
+            for h in &handles[i..] {
+                h.abort();
+            }
+            for h in handles.drain(i..) {
+                let _ = h.await;
+            }
+            {
+                let killed = crate::driver::reaper::sweep_strays(true);
+                let _ = std::fs::remove_dir_all(crate::realhost::work_root());
+                let _ = std::fs::remove_dir_all(super::common::state_root());
+                eprintln!("{tag}: interrupted; {killed} gateway/engine process(es) killed, work dirs removed");
+            }
+            return Err(Halt::Interrupted(sig));
+        }
+    }
+    Ok(rows)
 }
 
 /// `base` with the table's built-in `engine`, and its spec (None: printed why).
@@ -162,6 +323,8 @@ fn measure(profile: &Profile) -> Option<InstallTiming> {
 struct SectionTiming {
     install: Option<InstallTiming>,
     total_ms: u64,
+    /// Real gateways at once.
+    jobs: usize,
 }
 
 fn begin(pid: &str) -> String {
@@ -285,8 +448,14 @@ fn render_section(pid: &str, rows: &[Row], timing: &SectionTiming) -> String {
     if let Some(first) = starts.first() {
         let mut sorted = starts.clone();
         sorted.sort_unstable();
+        let mut cpu: Vec<u64> = rows.iter().filter_map(|r| r.gateway_start_cpu_ms).collect();
+        cpu.sort_unstable();
+        let cpu = match (rows.iter().find_map(|r| r.gateway_start_cpu_ms), cpu.get(cpu.len() / 2)) {
+            (Some(f), Some(m)) => format!("; CPU time of the gateway until ready: first {f} ms, median {m} ms"),
+            _ => String::new(),
+        };
         md += &format!(
-            "- gateway start (spawn → `/readyz` 200): first of this run {first} ms, median {} ms, max {} ms over {} starts{}.\n",
+            "- gateway start (spawn → `/readyz` 200): first of this run {first} ms, median {} ms, max {} ms over {} starts{cpu}{}.\n",
             sorted[sorted.len() / 2],
             sorted[sorted.len() - 1],
             sorted.len(),
@@ -299,10 +468,20 @@ fn render_section(pid: &str, rows: &[Row], timing: &SectionTiming) -> String {
             }
         );
     }
-    md += &format!("- this release's rows: {:.0} s.\n\n", timing.total_ms as f64 / 1000.0);
-    md += "| scenario | engine | gateway start ms | real-host run ms |\n|---|---|---|---|\n";
+    let mut walls: Vec<u64> = rows.iter().filter_map(|r| r.real_ms).collect();
+    walls.sort_unstable();
+    if let Some(median) = walls.get(walls.len() / 2) {
+        md += &format!("- real-host run per drivable row (gateway start, steps, stop): median {median} ms over {} rows.\n", walls.len());
+    }
+    md += &format!(
+        "- this release's rows: {:.0} s with {} real gateway(s) at once (`--jobs`); gateways compile OpenClaw's modules from `$CLAWSPEC_CACHE/node-compile-cache` (before/after: docs/performance.md#real-host-twin).\n\n",
+        timing.total_ms as f64 / 1000.0,
+        timing.jobs
+    );
+    md += "| scenario | engine | gateway start ms | gateway start CPU ms | real-host run ms |\n|---|---|---|---|---|\n";
     for r in rows.iter().filter(|r| r.real_ms.is_some()) {
-        md += &format!("| `{}` | `{}` | {} | {} |\n", r.scenario, r.engine, r.gateway_start_ms.unwrap_or(0), r.real_ms.unwrap_or(0));
+        let cpu = r.gateway_start_cpu_ms.map_or("–".to_string(), |c| c.to_string());
+        md += &format!("| `{}` | `{}` | {} | {cpu} | {} |\n", r.scenario, r.engine, r.gateway_start_ms.unwrap_or(0), r.real_ms.unwrap_or(0));
     }
     md += &format!("{}\n", end(pid));
     md
@@ -311,14 +490,94 @@ fn render_section(pid: &str, rows: &[Row], timing: &SectionTiming) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rstest::rstest;
+
+    fn library(ids: &[&str]) -> Vec<Scenario> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+        let src = std::fs::read_to_string(root.join("new-session-no-bootstrap.yaml")).unwrap();
+        let base = crate::scenario::load::parse(&root.join("new-session-no-bootstrap.yaml"), &src).map_err(|_| ()).unwrap().scenario;
+        ids.iter().map(|id| Scenario { id: id.to_string(), ..base.clone() }).collect()
+    }
+
+    fn table(rows: &[(&str, &str, &str, &str)]) -> String {
+        let mut md = String::from("| scenario | profile | engine | verdict | why |\n|---|---|---|---|---|\n");
+        for (s, p, e, v) in rows {
+            md += &format!("| `{s}` | {p} | `{e}` | {v} |  |\n");
+        }
+        md
+    }
+
+    const P96: &str = "openclaw-2026.9.6";
+    const P426: &str = "openclaw-2026.4.26";
+
+    #[rstest]
+    // Only rows recorded equal are re-run, each under its own profile and engine.
+    #[case(None, None, &["a · openclaw-2026.4.26 · builtin:window", "a · openclaw-2026.9.6 · builtin:legacy", "b · openclaw-2026.9.6 · builtin:legacy"], &["gone · openclaw-2026.4.26 · builtin:legacy"])]
+    #[case(Some(P96), None, &["a · openclaw-2026.9.6 · builtin:legacy", "b · openclaw-2026.9.6 · builtin:legacy"], &[])]
+    #[case(None, Some("a*"), &["a · openclaw-2026.4.26 · builtin:window", "a · openclaw-2026.9.6 · builtin:legacy"], &[])]
+    // A recorded-equal scenario the library lost is reported, never silently dropped.
+    #[case(Some(P426), None, &["a · openclaw-2026.4.26 · builtin:window"], &["gone · openclaw-2026.4.26 · builtin:legacy"])]
+    fn the_gate_reruns_exactly_the_recorded_equal_rows(#[case] only: Option<&str>, #[case] filter: Option<&str>, #[case] want: &[&str], #[case] stale: &[&str]) {
+        let md = table(&[
+            ("a", P96, "builtin:legacy", "equal"),
+            ("a", P96, "builtin:window", "differs"),
+            ("b", P96, "builtin:legacy", "equal"),
+            ("c", P96, "builtin:legacy", "not drivable"),
+            ("a", P426, "builtin:window", "equal"),
+            ("gone", P426, "builtin:legacy", "equal"),
+        ]);
+        let plan = gate_plan(&md, &library(&["a", "b", "c"]), only, filter);
+        let mut got: Vec<String> = plan.rows.iter().map(|r| format!("{} · {} · {}", r.scenario.id, r.profile.id, r.engine)).collect();
+        got.sort();
+        assert_eq!(got, want);
+        assert_eq!(plan.stale, stale);
+    }
+
+    #[rstest]
+    #[case::all_still_equal(&[Verdict::Equal, Verdict::Equal], &[], 0)]
+    // CI's point: a reference-runtime change that breaks a recorded-equal row fails.
+    #[case::one_now_differs(&[Verdict::Equal, Verdict::Differs("-x\n+y".into())], &[], 1)]
+    // A gateway that no longer starts is no proof of equality.
+    #[case::one_errored(&[Verdict::Error("gateway not ready".into())], &[], 1)]
+    #[case::one_not_drivable_any_more(&[Verdict::NotDrivable("plan changed".into())], &[], 1)]
+    #[case::stale_table(&[Verdict::Equal], &["gone · openclaw-2026.9.6 · builtin:legacy"], 1)]
+    fn the_gate_fails_unless_every_recorded_equal_row_still_is(#[case] verdicts: &[Verdict], #[case] stale: &[&str], #[case] code: u8) {
+        let rows: Vec<Row> = verdicts
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let v = match v {
+                    Verdict::Equal => Verdict::Equal,
+                    Verdict::Differs(d) => Verdict::Differs(d.clone()),
+                    Verdict::NotDrivable(d) => Verdict::NotDrivable(d.clone()),
+                    Verdict::Error(d) => Verdict::Error(d.clone()),
+                };
+                row(&format!("s{i}"), P96, "builtin:legacy", v)
+            })
+            .collect();
+        let stale: Vec<String> = stale.iter().map(|s| s.to_string()).collect();
+        let (got, lines) = gate_verdict(&rows, &stale, Path::new("docs/fidelity.md"));
+        assert_eq!(got, code, "{lines:#?}");
+        assert!(lines[0].contains(&format!("{} row(s) recorded equal", rows.len())), "{lines:#?}");
+        if code != 0 {
+            assert!(lines.iter().any(|l| l.contains("was equal and now is") || l.contains("no such scenario")), "{lines:#?}");
+        }
+    }
+
+    #[test]
+    fn releases_that_stage_plugins_run_one_row_at_a_time() {
+        assert_eq!(row_parallelism(P426, 2), 1);
+        assert_eq!(row_parallelism(P96, 2), 2);
+        assert_eq!(row_parallelism(P96, 0), 1);
+    }
 
     fn row(s: &str, p: &str, e: &str, v: Verdict) -> Row {
-        Row { scenario: s.into(), profile: p.into(), engine: e.into(), verdict: v, real_ms: Some(20_000), gateway_start_ms: Some(15_000) }
+        Row { scenario: s.into(), profile: p.into(), engine: e.into(), verdict: v, real_ms: Some(20_000), gateway_start_ms: Some(15_000), gateway_start_cpu_ms: Some(9_000) }
     }
 
     #[test]
     fn one_release_rerun_keeps_the_others_section() {
-        let t = SectionTiming { install: Some(InstallTiming { cold_npm_cache_ms: 90_000, warm_npm_cache_ms: 30_000 }), total_ms: 1 };
+        let t = SectionTiming { install: Some(InstallTiming { cold_npm_cache_ms: 90_000, warm_npm_cache_ms: 30_000 }), total_ms: 1, jobs: 2 };
         let old426 = render_section("openclaw-2026.4.26", &[row("a", "openclaw-2026.4.26", "builtin:legacy", Verdict::Equal)], &t);
         let old96 = render_section("openclaw-2026.9.6", &[row("a", "openclaw-2026.9.6", "builtin:legacy", Verdict::NotDrivable("x | y".into()))], &t);
         let old = render(&[("openclaw-2026.4.26".into(), old426.clone()), ("openclaw-2026.9.6".into(), old96)], 5_000);
@@ -326,7 +585,7 @@ mod tests {
         // A 9.6-only run: the 4.26 section is kept byte for byte, totals recounted.
         let kept = section_of(&old, "openclaw-2026.4.26").unwrap();
         assert_eq!(kept, old426);
-        let new96 = render_section("openclaw-2026.9.6", &[row("a", "openclaw-2026.9.6", "builtin:legacy", Verdict::Equal)], &SectionTiming { install: None, total_ms: 1 });
+        let new96 = render_section("openclaw-2026.9.6", &[row("a", "openclaw-2026.9.6", "builtin:legacy", Verdict::Equal)], &SectionTiming { install: None, total_ms: 1, jobs: 1 });
         let new = render(&[("openclaw-2026.4.26".into(), kept), ("openclaw-2026.9.6".into(), new96)], 5_000);
         assert!(new.contains("| openclaw-2026.4.26 | `builtin:legacy` | 1 | 1 | 1 | 0 | 0 | 0 |"), "{new}");
         assert!(new.contains("| openclaw-2026.9.6 | `builtin:legacy` | 1 | 1 | 1 | 0 | 0 | 0 |"), "{new}");

@@ -25,7 +25,8 @@ pub struct Args {
     /// Scenario directory (a user's own scenario files work too).
     #[arg(long, default_value = "scenarios")]
     pub scenarios: PathBuf,
-    /// The scenario to twin.
+    /// The scenario to twin; with `--fidelity --gate`, a glob restricting
+    /// the gated rows (`--scenario 'compact-*'`).
     #[arg(long, required_unless_present = "fidelity")]
     pub scenario: Option<String>,
     /// A released profile (`openclaw-2026.4.26`, `openclaw-2026.9.6`); with
@@ -42,6 +43,11 @@ pub struct Args {
     /// then warm npm cache; ~1.5 GB scratch) for the table's timing section.
     #[arg(long, requires = "fidelity")]
     pub measure_install: bool,
+    /// With --fidelity: real gateways run at once (default 1). Each has its
+    /// own port, HOME, state dir, mock provider and engine; 2026.4.x always
+    /// runs one (it stages plugin dependencies into a shared directory).
+    #[arg(long, short = 'j', requires = "fidelity", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
     /// With --fidelity: re-run only the rows the table records as *equal*
     /// and leave the table as it is; exit 1 when one of them is no longer
     /// equal (CI's bounded regression gate; the whole table is
@@ -66,10 +72,13 @@ pub struct Row {
     /// Wall clock of the real-host run (ms), when one ran.
     pub real_ms: Option<u64>,
     pub gateway_start_ms: Option<u64>,
+    /// CPU time the gateway's process group used until ready (ms; Linux):
+    /// moved far less than the wall clock by other load on the machine.
+    pub gateway_start_cpu_ms: Option<u64>,
 }
 
 pub async fn twin_one(s: &Scenario, profile: &Profile, spec: &EngineSpec, engine_args: &EngineArgs, keep: bool) -> Row {
-    let mut row = Row { scenario: s.id.clone(), profile: profile.id.clone(), engine: spec.display.clone(), verdict: Verdict::Equal, real_ms: None, gateway_start_ms: None };
+    let mut row = Row { scenario: s.id.clone(), profile: profile.id.clone(), engine: spec.display.clone(), verdict: Verdict::Equal, real_ms: None, gateway_start_ms: None, gateway_start_cpu_ms: None };
     let version = match HostVersion::for_profile(profile) {
         Ok(v) => v,
         Err(e) => {
@@ -103,6 +112,7 @@ pub async fn twin_one(s: &Scenario, profile: &Profile, spec: &EngineSpec, engine
     };
     row.real_ms = real.runner["timing"]["totalMs"].as_u64();
     row.gateway_start_ms = real.runner["timing"]["gatewayStartMs"].as_u64();
+    row.gateway_start_cpu_ms = real.runner["timing"]["gatewayStartCpuMs"].as_u64();
     let mut s = s.clone();
     if let Some(sys) = &real.system_prompt {
         s.setup.system_prompt = Some(sys.clone());
@@ -110,7 +120,10 @@ pub async fn twin_one(s: &Scenario, profile: &Profile, spec: &EngineSpec, engine
     if let Some(tools) = real.trace.calls().find(|c| c.method == "assemble").and_then(|c| c.params["availableTools"].as_array()) {
         s.setup.tools = tools.iter().filter_map(|t| t.as_str().map(str::to_string)).collect();
     }
-    let cfg = RunConfig { engine: spec.clone(), driver: engine_args.driver(), state_root: state_root(), engine_config: config, via_http: false };
+    // A state root of its own: rows of a `--jobs` run share this process.
+    static ROW: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let state_root = state_root().join(format!("twin-{}", ROW.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
+    let cfg = RunConfig { engine: spec.clone(), driver: engine_args.driver(), state_root, engine_config: config, via_http: false };
     let (model, _server) = match crate::suite::model_for(&s, false).await {
         Ok(m) => m,
         Err(e) => {
@@ -146,10 +159,15 @@ pub async fn main(a: Args) -> u8 {
     };
     if let Some(out) = &a.fidelity {
         let all: Vec<_> = all.into_iter().map(|l| l.scenario).collect();
+        let jobs = a.jobs.map_or(1, usize::from);
         if a.gate {
-            return super::fidelity::gate(&all, &a.engine, out, a.profile.as_deref()).await;
+            return super::fidelity::gate(&all, &a.engine, out, a.profile.as_deref(), a.scenario.as_deref(), jobs).await;
         }
-        return super::fidelity::write(&all, &a.engine, out, a.profile.as_deref(), a.measure_install).await;
+        if a.scenario.is_some() {
+            eprintln!("clawspec twin --fidelity: --scenario selects gated rows (with --gate); the table is always generated whole");
+            return super::EXIT_USAGE;
+        }
+        return super::fidelity::write(&all, &a.engine, out, a.profile.as_deref(), a.measure_install, jobs).await;
     }
     let (Some(id), Some(pid)) = (a.scenario.as_deref(), a.profile.as_deref()) else {
         eprintln!("clawspec twin: give --scenario ID and --profile P");
@@ -171,6 +189,8 @@ pub async fn main(a: Args) -> u8 {
         }
     };
     let row = twin_one(&s, &profile, &spec, &a.engine, a.keep).await;
+    // The row removed its own state root; the per-process parent is left empty.
+    let _ = std::fs::remove_dir(state_root());
     match row.verdict {
         Verdict::Equal => {
             println!("twins agree: {} · {} · {}", row.scenario, row.profile, row.engine);

@@ -163,6 +163,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
         "result": result_path,
         "profile": profile.id,
         "stageDir": stage_dir,
+        "compileCacheDir": compile_cache_dir(),
         "npmEnv": install::npm_network_env().into_iter().map(|(k, v)| (k, Value::String(v))).collect::<serde_json::Map<String, Value>>(),
         "provider": {"id": setup.provider, "api": setup.api, "model": setup.model, "baseUrl": providers::base_url(wire, &base_url), "contextWindow": setup.context_window, "maxTokens": setup.reserve_tokens, "timeoutSeconds": plan.provider_timeout_seconds, "stepUrl": format!("{base_url}{}", clawspec_mock_providers::server::STEP_PATH), "holdUrl": hold.as_ref().map(|h| h.uri())},
         "extraProviders": switched.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>(),
@@ -207,6 +208,18 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     // The agent run's system prompt (utility calls go to another model id).
     let system_prompt = mock.log().iter().zip(&bodies).find(|(r, b)| providers::request_model(b, &r.path) == Some(setup.model.as_str())).and_then(|(_, b)| providers::system_prompt(wire, b));
     Ok(RealRun { trace, runner, work_dir: work, system_prompt })
+}
+
+/// Where the gateway's Node keeps compiled module code between runs
+/// (`NODE_COMPILE_CACHE`, adapters/openclaw-bridge/lib/gateway.js): shared by
+/// every release and run, keyed by Node itself (version, source hash), code
+/// only. `CLAWSPEC_NO_COMPILE_CACHE=1` leaves OpenClaw's default (a per-run
+/// TMPDIR, so compiled afresh every start), for before/after measurements.
+fn compile_cache_dir() -> Option<PathBuf> {
+    if std::env::var_os("CLAWSPEC_NO_COMPILE_CACHE").is_some_and(|v| !v.is_empty() && v != "0") {
+        return None;
+    }
+    Some(install::cache_root().join("node-compile-cache"))
 }
 
 /// A fresh directory under [`work_root`]: runs in parallel never share one.
