@@ -7,6 +7,7 @@ import { pathToFileURL } from "node:url";
 
 import { createApi } from "./api.js";
 import { resolvePluginModuleExport } from "./plugin-module.js";
+import { RUN_PARAM, unversioned } from "./warm.js";
 
 export class PluginLoadError extends Error {
   name = "PluginLoadError";
@@ -47,16 +48,17 @@ export function chooseEngine(ids, engineId) {
 }
 
 /**
- * @param {{entry: string, engineId?: string, pluginConfig: unknown, sdk?: string, sdkDir?: string, release?: string, isolation: {agentDir: string, workspaceDir: string}, host: import("./api.js").Host, report: import("./api.js").Report}} o
+ * @param {{entry: string, engineId?: string, pluginConfig: unknown, sdk?: string, sdkDir?: string, release?: string, run?: number, isolation: {agentDir: string, workspaceDir: string}, host: import("./api.js").Host, report: import("./api.js").Report}} o
  */
 export async function loadPlugin(o) {
   const { entry, report } = o;
   let mod;
+  let warm = false;
   try {
-    mod = await importPlugin(entry, o.sdkDir, report);
+    ({ mod, warm } = await importPlugin(entry, o.sdkDir, report, o.run ?? 1));
   } catch (err) {
     // Name the SDK: a missing export is usually a plugin built for another release.
-    throw new PluginLoadError(`cannot load plugin entry ${entry}: ${err?.message ?? err}${o.sdk ? ` (plugin SDK: ${o.sdk})` : ""}`, { cause: err });
+    throw new PluginLoadError(`cannot load plugin entry ${entry}: ${unversioned(err?.message ?? String(err))}${o.sdk ? ` (plugin SDK: ${o.sdk})` : ""}`, { cause: err });
   }
   const { definition, register } = resolvePluginModuleExport(mod);
   // Message as OpenClaw's loader records it (src/plugins/loader.ts).
@@ -108,7 +110,7 @@ export async function loadPlugin(o) {
     throw new PluginLoadError(`context engine ${JSON.stringify(chosen)}: the factory threw: ${err?.message ?? err}`, { cause: err });
   }
   assertEngineContract(chosen, engine);
-  return { id, engine, engineId: chosen, pkg };
+  return { id, engine, engineId: chosen, pkg, warm };
 }
 
 /**
@@ -118,16 +120,18 @@ export async function loadPlugin(o) {
  * tryNativeRequireJavaScriptModule, then jitiLoader; e.g. a named import from
  * a CommonJS dependency that Node's ESM loader refuses).
  */
-export async function importPlugin(entry, sdkDir, report) {
+export async function importPlugin(entry, sdkDir, report, run = 1) {
   try {
-    return await import(pathToFileURL(entry).href);
+    // Versioned per run: the resolve hook (hooks.mjs) gives the whole module
+    // graph below it the same version, so run N gets fresh module instances.
+    return { mod: await import(`${pathToFileURL(entry).href}?${RUN_PARAM}=${run}`), warm: true };
   } catch (err) {
     const jiti = sdkDir && jitiOf(sdkDir);
     if (!jiti) throw err;
     report.diagnostic("info", `native import failed (${err?.message ?? err}); loading through jiti like OpenClaw's plugin loader`);
     const { createJiti } = await import(pathToFileURL(jiti).href);
     // OpenClaw's fallback options (buildPluginLoaderJitiOptions, then tryNative: false).
-    return createJiti(entry, { interopDefault: true, tryNative: false, fsCache: false }).import(entry);
+    return { mod: await createJiti(entry, { interopDefault: true, tryNative: false, fsCache: false }).import(entry), warm: false };
   }
 }
 
