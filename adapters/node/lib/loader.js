@@ -21,7 +21,10 @@ export function nearestPackage(file) {
     if (fs.existsSync(p)) {
       try {
         const j = JSON.parse(fs.readFileSync(p, "utf8"));
-        if (typeof j.name === "string") return { name: j.name, ...(typeof j.version === "string" ? { version: j.version } : {}) };
+        if (typeof j.name === "string") {
+          const peer = declaredOpenclaw(j);
+          return { name: j.name, ...(typeof j.version === "string" ? { version: j.version } : {}), ...(Object.keys(peer).length ? { peer } : {}) };
+        }
       } catch {
         // A broken package.json is the plugin's problem, not a reason to refuse it.
       }
@@ -30,6 +33,25 @@ export function nearestPackage(file) {
     if (up === dir) return undefined;
     dir = up;
   }
+}
+
+/**
+ * The OpenClaw versions a plugin's package.json declares it supports, by
+ * field (clawspec warns when the simulated profile is outside one):
+ * `peerDependencies.openclaw` and `openclaw.compat.pluginApi` (npm ranges),
+ * `openclaw.compat.minGatewayVersion` (a lowest version).
+ * @returns {Record<string, string>}
+ */
+export function declaredOpenclaw(pkg) {
+  const out = {};
+  const put = (k, v) => {
+    if (typeof v === "string" && v.trim()) out[k] = v.trim();
+  };
+  put("peerDependencies.openclaw", pkg?.peerDependencies?.openclaw);
+  put("openclaw.compat.pluginApi", pkg?.openclaw?.compat?.pluginApi);
+  const min = pkg?.openclaw?.compat?.minGatewayVersion;
+  if (typeof min === "string" && min.trim()) out["openclaw.compat.minGatewayVersion"] = `>=${min.trim()}`;
+  return out;
 }
 
 /**
