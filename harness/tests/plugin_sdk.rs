@@ -89,3 +89,28 @@ fn real_releases_buildjsonpluginconfigschema_is_9_6_only() {
     assert!(assembled(&r, "openclaw-2026.9.6"), "{r:#}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn a_profile_outside_the_plugins_declared_range_is_warned_on_the_terminal_and_in_the_report() {
+    let d = tmp("peer");
+    let cache = d.join("cache");
+    std::fs::create_dir_all(&cache).unwrap();
+    let (code, stderr, r) = certify(&cache, "peer-range/index.js", &["--profile", "rfc-82137", "--markdown", d.join("r.md").to_str().unwrap()], &d.join("r.json"));
+    assert_ne!(code, 2, "{stderr}");
+    let peer = |p: &str| r["profiles"].as_array().unwrap().iter().find(|x| x["profile"] == p).unwrap()["peerRange"].as_str().map(str::to_string);
+    let w = peer("openclaw-2026.9.6").expect("9.6 is above <2026.7.2-0");
+    assert!(w.contains("peerDependencies.openclaw >=2026.5.28 <2026.7.2-0"), "{w}");
+    assert!(!w.contains("minGatewayVersion"), "9.6 is above the minimum: {w}");
+    assert!(peer("openclaw-2026.4.26").unwrap().contains("openclaw.compat.minGatewayVersion >=2026.5.28"));
+    assert_eq!(peer("rfc-82137"), None, "a proposal is no release");
+    assert!(std::fs::read_to_string(d.join("r.md")).unwrap().contains("Outside the declared range"));
+    // The terminal summary (stdout) says it too.
+    let entry = root().join("adapters/node/test/plugins/peer-range/index.js");
+    let out = Command::new(env!("CARGO_BIN_EXE_clawspec")).args(["certify", "--plugin", entry.to_str().unwrap(), "--scenario", "new-session-no-bootstrap", "--profile", "openclaw-2026.9.6"]).env("CLAWSPEC_CACHE", &cache).current_dir(root()).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("warning: openclaw-2026.9.6: OpenClaw 2026.9.6 is outside the versions the plugin declares"), "{text}");
+    // In range: no warning (the same engine without a declared range).
+    let (_, _, r) = certify(&cache, "legacy/index.js", &[], &d.join("in.json"));
+    assert!(r["profiles"].as_array().unwrap().iter().all(|p| p.get("peerRange").is_none()), "{r:#}");
+    let _ = std::fs::remove_dir_all(&d);
+}

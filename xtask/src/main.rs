@@ -12,7 +12,7 @@
 //! - `fidelity-gate [-- --profile P] [-- --jobs N] [-- --scenario GLOB]`  CI: re-run only the rows docs/fidelity.md
 //!   records as equal (both releases unless `--profile`), then `host-e2e`
 //! - `host-e2e`  the end-to-end `certify --host` tests (real gateways; skipped without openclaw@2026.9.6 in the cache)
-//! - `real-engines [--keep] [--only NAME] [-- CERTIFY_ARGS…]`  fetch, build and certify third-party
+//! - `real-engines [--keep] [--cold] [--only NAME] [-- CERTIFY_ARGS…]`  fetch, build and certify third-party
 //!   plugins (network; docs/real-engines.md)
 
 use std::path::{Path, PathBuf};
@@ -205,7 +205,7 @@ fn main() -> Result<()> {
             }
         }
         _ => {
-            eprintln!("usage: cargo xtask <bless|bench|fuzz [TARGET] [--time S] [-- LIBFUZZER_ARGS…]|mutation [-- MUTATE_ARGS…]|test|node-matrix|fidelity [-- --profile P]|fidelity-gate [-- --profile P]|host-e2e|real-engines [--keep] [--only NAME] [-- CERTIFY_ARGS…]>");
+            eprintln!("usage: cargo xtask <bless|bench|fuzz [TARGET] [--time S] [-- LIBFUZZER_ARGS…]|mutation [-- MUTATE_ARGS…]|test|node-matrix|fidelity [-- --profile P]|fidelity-gate [-- --profile P]|host-e2e|real-engines [--keep] [--cold] [--only NAME] [-- CERTIFY_ARGS…]>");
             std::process::exit(2);
         }
     }

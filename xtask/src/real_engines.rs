@@ -1,12 +1,16 @@
-//! `cargo xtask real-engines [--keep] [--only NAME] [--repo OWNER/NAME=GIT_DIR]… [-- CERTIFY_ARGS…]`:
+//! `cargo xtask real-engines [--keep] [--cold] [--only NAME] [--repo OWNER/NAME=GIT_DIR]… [-- CERTIFY_ARGS…]`:
 //! certify third-party OpenClaw context-engine plugins the way a new user
 //! would (docs/real-engines.md). Each is cloned from GitHub and built with its
 //! own build script in a temp dir (network is used here and nowhere in
 //! `cargo xtask test`; nothing fetched or built is ever committed), then
 //! certified with `--plugin --sdk real` under every profile; reports go to
 //! target/real-engines/<name>.{json,md}, the wall time of each certify is
-//! printed next to `builtin:window` on the same selection. `--repo` clones
-//! from a local git dir (a mirror) instead of github.com.
+//! printed next to `builtin:window` on the same selection, with the CPU
+//! seconds the command and everything it started used (the benchmark of
+//! docs/real-engines.md: on a shared machine wall time measures the load,
+//! CPU time the work). `--repo` clones from a local git dir (a mirror)
+//! instead of github.com; `--cold` also certifies each plugin with a fresh
+//! process per run (`certify --cold`) for comparison with warm reuse.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -29,6 +33,22 @@ const ENGINES: &[Engine] = &[
     Engine { name: "lossless-claw-1.0", repo: "Martian-Engineering/lossless-claw", git_ref: "next/1.0", build: "build:plugin", entry: "dist/index.js" },
     Engine { name: "recursive-claw", repo: "davidkny22/recursive-claw", git_ref: "main", build: "build", entry: "dist/plugin.js" },
 ];
+
+/// CPU seconds (user, system) used so far by waited-for children.
+fn children_cpu() -> (f64, f64) {
+    // SAFETY: getrusage fills the struct it is given.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut u) };
+    let s = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    (s(u.ru_utime), s(u.ru_stime))
+}
+
+/// One certify's cost: wall seconds, CPU seconds (user + system), exit code.
+struct Cost {
+    wall: f64,
+    cpu: f64,
+    code: i32,
+}
 
 fn run(cmd: &mut Command) -> Result<()> {
     eprintln!("$ {cmd:?}");
@@ -74,6 +94,7 @@ fn cache_root() -> PathBuf {
 
 pub fn main(root: &Path, args: &[String]) -> Result<()> {
     let keep = args.iter().any(|a| a == "--keep");
+    let compare_cold = args.iter().take_while(|a| *a != "--").any(|a| a == "--cold");
     let only = args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1)).cloned();
     let extra: Vec<String> = args.iter().skip_while(|a| *a != "--").skip(1).cloned().collect();
     let mirrors: Vec<(String, String)> = args
@@ -91,8 +112,9 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     std::fs::create_dir_all(&work)?;
     let node = node(&cache_root())?;
     let mut rows = Vec::new();
-    let certify = |label: &str, engine_args: &[&str]| -> Result<(f64, i32)> {
+    let certify = |label: &str, engine_args: &[&str]| -> Result<Cost> {
         let started = Instant::now();
+        let (u0, s0) = children_cpu();
         let report = out_dir.join(format!("{label}.json"));
         let md = out_dir.join(format!("{label}.md"));
         let status = Command::new(&exe)
@@ -102,10 +124,14 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
             .args(&extra)
             .current_dir(root)
             .status()?;
-        Ok((started.elapsed().as_secs_f64(), status.code().unwrap_or(-1)))
+        let (u1, s1) = children_cpu();
+        Ok(Cost { wall: started.elapsed().as_secs_f64(), cpu: (u1 - u0) + (s1 - s0), code: status.code().unwrap_or(-1) })
     };
-    let (base_s, _) = certify("builtin-window", &["--engine", "builtin:window"])?;
-    rows.push(format!("{:<22} {:>8.1} s  ratio 1.0 (baseline)", "builtin:window", base_s));
+    let row = |name: &str, c: &Cost, base: &Cost, what: &str| {
+        format!("{name:<26} {:>7.1} s wall {:>7.1} s CPU (÷2 cores: {:>6.1} s)  CPU ratio {:>4.1}  exit {}  {what}", c.wall, c.cpu, c.cpu / 2.0, c.cpu / base.cpu.max(0.001), c.code)
+    };
+    let base = certify("builtin-window", &["--engine", "builtin:window"])?;
+    rows.push(row("builtin:window", &base, &base, "(baseline)"));
     for e in ENGINES.iter().filter(|e| only.as_deref().is_none_or(|o| o == e.name)) {
         let dir = work.join(e.name);
         let url = mirrors.iter().find(|(r, _)| r == e.repo).map(|(_, d)| d.clone()).unwrap_or_else(|| format!("https://github.com/{}.git", e.repo));
@@ -116,8 +142,16 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         run(Command::new("npm").args(["install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]).env("PATH", &path_env).current_dir(&dir))?;
         run(Command::new("npm").args(["run", e.build]).env("PATH", &path_env).current_dir(&dir))?;
         let entry = dir.join(e.entry);
-        let (s, code) = certify(e.name, &["--plugin", entry.to_str().unwrap(), "--sdk", "real", "--node", &node])?;
-        rows.push(format!("{:<22} {:>8.1} s  ratio {:.1}  exit {code}  ({}@{} {})", e.name, s, s / base_s.max(0.001), e.repo, e.git_ref, &rev[..rev.len().min(12)]));
+        let what = format!("({}@{} {})", e.repo, e.git_ref, &rev[..rev.len().min(12)]);
+        let plugin_args = ["--plugin", entry.to_str().unwrap(), "--sdk", "real", "--node", &node];
+        let c = certify(e.name, &plugin_args)?;
+        rows.push(row(e.name, &c, &base, &what));
+        if compare_cold {
+            let mut cold_args = plugin_args.to_vec();
+            cold_args.push("--cold");
+            let c = certify(&format!("{}-cold", e.name), &cold_args)?;
+            rows.push(row(&format!("{} --cold", e.name), &c, &base, &what));
+        }
     }
     if keep {
         eprintln!("kept the fetched and built plugins in {}", work.display());

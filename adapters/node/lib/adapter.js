@@ -2,6 +2,8 @@
 // Order matters: isolate the environment, guard stdout and seed randomness
 // *before* the plugin module is imported, so its top-level code already sees
 // the private HOME, a protocol-safe stdout and the seeded crypto.randomUUID.
+// One process may serve several runs (`reset`, lib/warm.js): each begins
+// from the same state a fresh process would.
 import { Report } from "./api.js";
 import { parseArgs } from "./cli.js";
 import { isolate } from "./isolation.js";
@@ -10,24 +12,38 @@ import { encode, Revival } from "./revive.js";
 import { Rpc } from "./rpc.js";
 import { seed } from "./seed.js";
 import { chooseSdk, describeSdk, installSdk } from "./sdk.js";
-import { createServer } from "./server.js";
+import { createServer, errorFor } from "./server.js";
+import { Baseline } from "./warm.js";
 import { releaseOf } from "./surface.js";
 import { guardStdout } from "./stdout-guard.js";
 
 export { parseArgs, UsageError } from "./cli.js";
 export { VERSION } from "./server.js";
 
+/** Per-run variables `reset` hands over (harness/src/driver/pool.rs PER_RUN_ENV). */
+const PER_RUN_ENV = ["CLAWSPEC_STATE_DIR", "CLAWSPEC_OPENCLAW_STATE_DIR"];
+
 /** @param {string[]} argv */
 export async function main(argv) {
   const args = parseArgs(argv);
-  const report = new Report();
-  const isolation = isolate(args.stateDir);
-  process.chdir(isolation.workspaceDir);
-  const out = guardStdout(report);
-  seed(args.seed);
-
+  // Taken before anything of the first run: `reset` returns here (lib/warm.js).
+  const baseline = new Baseline();
+  let report = new Report();
+  // The guard counts into the current run's report.
+  const out = guardStdout({
+    get stdoutWrites() {
+      return report.stdoutWrites;
+    },
+  });
+  /** @type {ReturnType<typeof isolate>} */
+  let isolation;
   /** @type {ReturnType<typeof createServer>} */
   let server;
+  /** @type {Revival} */
+  let revival;
+  /** @type {import("./sdk.js").Sdk | undefined} */
+  let installed;
+
   // One host request at a time, in arrival order, as OpenClaw awaits each
   // hook; `$/abort` and responses to our own host/ requests bypass the queue.
   let queue = Promise.resolve();
@@ -36,6 +52,7 @@ export async function main(argv) {
     (frame) => {
       queue = queue.then(async () => {
         if (frame.method === "shutdown") return shutdown(frame.id);
+        if (frame.method === "reset") return rpc.send(reset(frame));
         rpc.send(await server.handle(frame));
       });
     },
@@ -49,20 +66,54 @@ export async function main(argv) {
     currentCall: () => server.currentCall(),
     encode,
   };
-  const revival = new Revival(host.request, host.currentCall);
   // The plugin-sdk shims reach the host through this (shims/plugin-sdk/core.js).
   globalThis.__clawspecHost = host;
-  server = createServer({
-    report,
-    revival,
-    load: async (params) => {
-      // The profile arrives with `initialize`: only now can the SDK be chosen.
-      const sdk = chooseSdk(args.sdk, params?.profile, args.entry);
-      installSdk(sdk);
-      const loaded = await loadPlugin({ entry: args.entry, engineId: args.engineId, pluginConfig: args.pluginConfig ?? params?.engineConfig ?? {}, isolation, host, report, sdk: describeSdk(sdk), sdkDir: sdk.kind === "shims" ? undefined : sdk.dir, release: releaseOf(params?.profile) });
-      return { ...loaded, sdk: describeSdk(sdk) };
-    },
-  });
+  baseline.globals.add("__clawspecHost");
+
+  /** A run begins: a fresh process's state (lib/warm.js), isolation, seed, report and server. */
+  function beginRun(env) {
+    const run = baseline.next();
+    for (const k of PER_RUN_ENV) if (env && k in env) {
+      if (typeof env[k] === "string") process.env[k] = env[k];
+      else delete process.env[k];
+    }
+    isolation?.cleanup();
+    isolation = isolate(args.stateDir);
+    process.chdir(isolation.workspaceDir);
+    seed(args.seed);
+    report = new Report();
+    revival = new Revival(host.request, host.currentCall);
+    server = createServer({
+      report,
+      revival,
+      load: async (params) => {
+        // The profile arrives with `initialize`: only now can the SDK be
+        // chosen; a reused process keeps its profile's (clawspec reuses a
+        // process for the same profile only).
+        const sdk = chooseSdk(args.sdk, params?.profile, args.entry);
+        if (!installed) {
+          installSdk(sdk);
+          installed = sdk;
+        } else if (describeSdk(installed) !== describeSdk(sdk)) {
+          throw new Error(`this adapter process serves ${describeSdk(installed)}; profile ${params?.profile} needs ${describeSdk(sdk)} (start a new process)`);
+        }
+        const loaded = await loadPlugin({ entry: args.entry, engineId: args.engineId, pluginConfig: args.pluginConfig ?? params?.engineConfig ?? {}, isolation, host, report, sdk: describeSdk(sdk), sdkDir: sdk.kind === "shims" ? undefined : sdk.dir, release: releaseOf(params?.profile), run });
+        return { ...loaded, sdk: describeSdk(sdk) };
+      },
+    });
+    return run;
+  }
+  beginRun(undefined);
+
+  /** `reset {env}`: forget this run; the next `initialize` loads a fresh engine instance. */
+  function reset(frame) {
+    try {
+      beginRun(frame.params?.env ?? {});
+      return { jsonrpc: "2.0", id: frame.id, result: {} };
+    } catch (err) {
+      return { jsonrpc: "2.0", id: frame.id, error: errorFor(err) };
+    }
+  }
 
   let exiting = false;
   /** Answer, let the line reach the pipe, then exit 0 even if the plugin keeps handles open. */

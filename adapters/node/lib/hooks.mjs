@@ -32,7 +32,26 @@ export function exportedNames(source) {
   return names;
 }
 
+/** The adapter's own files (its lib and shims) are shared by every run. */
+const ADAPTER_URLS = [new URL("./", import.meta.url).href, new URL("../shims/", import.meta.url).href];
+const RUN = /[?&]clawspec-run=(\d+)/;
+
+/**
+ * Warm reuse (lib/warm.js): a module imported by a module of run N is
+ * run N's too, so each run gets a fresh instance of the plugin's whole graph
+ * (its dependencies and the SDK included).
+ */
+export function versioned(r, parentURL) {
+  const m = RUN.exec(parentURL ?? "");
+  if (!m || !r?.url?.startsWith("file:") || r.url.includes("?") || ADAPTER_URLS.some((a) => r.url.startsWith(a))) return r;
+  return { ...r, url: `${r.url}?clawspec-run=${m[1]}` };
+}
+
 export async function resolve(specifier, context, next) {
+  return versioned(await resolveSdk(specifier, context, next), context.parentURL);
+}
+
+async function resolveSdk(specifier, context, next) {
   const m = SDK_SPECIFIER.exec(specifier);
   if (!m) return next(specifier, context);
   const sub = m[1] ?? "index";
@@ -56,11 +75,12 @@ async function resolveReal(specifier, sub, context, next) {
     e.code = err?.code;
     throw e;
   }
+  r = versioned(r, context.parentURL);
   const wanted = sdk.hostBound[sub] ?? [];
   if (!wanted.length) return { ...r, shortCircuit: true };
   let source = "";
   try {
-    source = fs.readFileSync(new URL(r.url), "utf8");
+    source = fs.readFileSync(new URL(r.url.split("?")[0]), "utf8");
   } catch {
     return { ...r, shortCircuit: true };
   }

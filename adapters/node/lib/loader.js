@@ -7,6 +7,7 @@ import { pathToFileURL } from "node:url";
 
 import { createApi } from "./api.js";
 import { resolvePluginModuleExport } from "./plugin-module.js";
+import { RUN_PARAM, unversioned } from "./warm.js";
 
 export class PluginLoadError extends Error {
   name = "PluginLoadError";
@@ -20,7 +21,10 @@ export function nearestPackage(file) {
     if (fs.existsSync(p)) {
       try {
         const j = JSON.parse(fs.readFileSync(p, "utf8"));
-        if (typeof j.name === "string") return { name: j.name, ...(typeof j.version === "string" ? { version: j.version } : {}) };
+        if (typeof j.name === "string") {
+          const peer = declaredOpenclaw(j);
+          return { name: j.name, ...(typeof j.version === "string" ? { version: j.version } : {}), ...(Object.keys(peer).length ? { peer } : {}) };
+        }
       } catch {
         // A broken package.json is the plugin's problem, not a reason to refuse it.
       }
@@ -29,6 +33,25 @@ export function nearestPackage(file) {
     if (up === dir) return undefined;
     dir = up;
   }
+}
+
+/**
+ * The OpenClaw versions a plugin's package.json declares it supports, by
+ * field (clawspec warns when the simulated profile is outside one):
+ * `peerDependencies.openclaw` and `openclaw.compat.pluginApi` (npm ranges),
+ * `openclaw.compat.minGatewayVersion` (a lowest version).
+ * @returns {Record<string, string>}
+ */
+export function declaredOpenclaw(pkg) {
+  const out = {};
+  const put = (k, v) => {
+    if (typeof v === "string" && v.trim()) out[k] = v.trim();
+  };
+  put("peerDependencies.openclaw", pkg?.peerDependencies?.openclaw);
+  put("openclaw.compat.pluginApi", pkg?.openclaw?.compat?.pluginApi);
+  const min = pkg?.openclaw?.compat?.minGatewayVersion;
+  if (typeof min === "string" && min.trim()) out["openclaw.compat.minGatewayVersion"] = `>=${min.trim()}`;
+  return out;
 }
 
 /**
@@ -47,16 +70,17 @@ export function chooseEngine(ids, engineId) {
 }
 
 /**
- * @param {{entry: string, engineId?: string, pluginConfig: unknown, sdk?: string, sdkDir?: string, release?: string, isolation: {agentDir: string, workspaceDir: string}, host: import("./api.js").Host, report: import("./api.js").Report}} o
+ * @param {{entry: string, engineId?: string, pluginConfig: unknown, sdk?: string, sdkDir?: string, release?: string, run?: number, isolation: {agentDir: string, workspaceDir: string}, host: import("./api.js").Host, report: import("./api.js").Report}} o
  */
 export async function loadPlugin(o) {
   const { entry, report } = o;
   let mod;
+  let warm = false;
   try {
-    mod = await importPlugin(entry, o.sdkDir, report);
+    ({ mod, warm } = await importPlugin(entry, o.sdkDir, report, o.run ?? 1));
   } catch (err) {
     // Name the SDK: a missing export is usually a plugin built for another release.
-    throw new PluginLoadError(`cannot load plugin entry ${entry}: ${err?.message ?? err}${o.sdk ? ` (plugin SDK: ${o.sdk})` : ""}`, { cause: err });
+    throw new PluginLoadError(`cannot load plugin entry ${entry}: ${unversioned(err?.message ?? String(err))}${o.sdk ? ` (plugin SDK: ${o.sdk})` : ""}`, { cause: err });
   }
   const { definition, register } = resolvePluginModuleExport(mod);
   // Message as OpenClaw's loader records it (src/plugins/loader.ts).
@@ -108,7 +132,7 @@ export async function loadPlugin(o) {
     throw new PluginLoadError(`context engine ${JSON.stringify(chosen)}: the factory threw: ${err?.message ?? err}`, { cause: err });
   }
   assertEngineContract(chosen, engine);
-  return { id, engine, engineId: chosen, pkg };
+  return { id, engine, engineId: chosen, pkg, warm };
 }
 
 /**
@@ -118,16 +142,18 @@ export async function loadPlugin(o) {
  * tryNativeRequireJavaScriptModule, then jitiLoader; e.g. a named import from
  * a CommonJS dependency that Node's ESM loader refuses).
  */
-export async function importPlugin(entry, sdkDir, report) {
+export async function importPlugin(entry, sdkDir, report, run = 1) {
   try {
-    return await import(pathToFileURL(entry).href);
+    // Versioned per run: the resolve hook (hooks.mjs) gives the whole module
+    // graph below it the same version, so run N gets fresh module instances.
+    return { mod: await import(`${pathToFileURL(entry).href}?${RUN_PARAM}=${run}`), warm: true };
   } catch (err) {
     const jiti = sdkDir && jitiOf(sdkDir);
     if (!jiti) throw err;
     report.diagnostic("info", `native import failed (${err?.message ?? err}); loading through jiti like OpenClaw's plugin loader`);
     const { createJiti } = await import(pathToFileURL(jiti).href);
     // OpenClaw's fallback options (buildPluginLoaderJitiOptions, then tryNative: false).
-    return createJiti(entry, { interopDefault: true, tryNative: false, fsCache: false }).import(entry);
+    return { mod: await createJiti(entry, { interopDefault: true, tryNative: false, fsCache: false }).import(entry), warm: false };
   }
 }
 

@@ -3,6 +3,7 @@
 // adapter's own requests (`adapter/fireHook`, `adapter/report`).
 import { runHook } from "./plugin-hooks.js";
 import { encode } from "./revive.js";
+import { unversioned } from "./warm.js";
 
 export const VERSION = "0.1.0";
 /** contract/src/protocol.rs method::OPTIONAL, in that order. */
@@ -29,11 +30,12 @@ export function isAbortRejection(err, signal) {
 
 /** A thrown value → the JSON-RPC error OpenClaw's catch would see. */
 export function errorFor(err, signal) {
-  if (err instanceof RpcFailure) return { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) };
-  const message = err instanceof Error || typeof err?.message === "string" ? String(err.message) : String(err);
+  if (err instanceof RpcFailure) return { code: err.code, message: unversioned(err.message), ...(err.data !== undefined ? { data: err.data } : {}) };
+  // Module URLs carry the run's version (lib/warm.js): not part of a trace.
+  const message = unversioned(err instanceof Error || typeof err?.message === "string" ? String(err.message) : String(err));
   const data = {};
   if (typeof err?.name === "string") data.name = err.name;
-  if (typeof err?.stack === "string") data.stack = err.stack.split("\n").slice(0, 8).join("\n");
+  if (typeof err?.stack === "string") data.stack = unversioned(err.stack.split("\n").slice(0, 8).join("\n"));
   return { code: isAbortRejection(err, signal) ? CODE.ABORTED : CODE.ENGINE_THREW, message, data };
 }
 
@@ -104,6 +106,10 @@ export function createServer(o) {
         info: toWire("info", engine.info),
         methods: OPTIONAL.filter((m) => typeof engine[m] === "function"),
         implementation: { name: "clawspec-node-adapter", version: VERSION, language: "javascript", ...(loaded.pkg ? { plugin: loaded.pkg } : {}), ...(loaded.sdk ? { sdk: loaded.sdk } : {}) },
+        // Whether this process can serve another run after `reset` with a
+        // fresh instance of every plugin module (lib/warm.js); a plugin
+        // loaded through jiti keeps jiti's own module cache, so it cannot.
+        warm: loaded.warm === true,
         // Plugin hooks (api.on) the host may fire with adapter/fireHook.
         hooks: [...report.hooks.keys()].sort(),
       },
@@ -119,7 +125,7 @@ export function createServer(o) {
       try {
         return { jsonrpc: "2.0", id, ...(await dispatch(method, params)) };
       } catch (err) {
-        process.stderr.write(`clawspec-node-adapter: ${method} failed: ${err?.stack ?? err}\n`);
+        process.stderr.write(`clawspec-node-adapter: ${method} failed: ${unversioned(err?.stack ?? String(err))}\n`);
         return { jsonrpc: "2.0", id, error: errorFor(err) };
       } finally {
         current = undefined;

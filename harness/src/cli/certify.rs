@@ -57,6 +57,11 @@ pub struct Args {
     /// gateway at a time unless given).
     #[arg(short = 'j', long)]
     pub jobs: Option<usize>,
+    /// A fresh engine process for every run, even for engines that can be
+    /// reset and reused (the Node adapter): each process then stays confined
+    /// to its own run's state dir (docs/protocol.md, "Warm reuse").
+    #[arg(long)]
+    pub cold: bool,
     /// Run every scenario through this real OpenClaw release instead of the
     /// reference runtime, e.g. `openclaw@2026.9.6` (fetched from npm into the
     /// cache on first use); the profile is the release's.
@@ -93,7 +98,9 @@ async fn run(a: Args) -> Result<u8, String> {
     if jobs.is_empty() {
         return Err("no selected scenario applies to the selected profiles: nothing to test".into());
     }
-    let cfg = RunConfig { engine: spec.clone(), driver: a.engine.driver(), state_root: state_root(), engine_config: config, via_http: a.engine.via_http };
+    let mut cfg = RunConfig { engine: spec.clone(), driver: a.engine.driver(), state_root: state_root(), engine_config: config, via_http: a.engine.via_http };
+    let pool = (!a.cold).then(|| Arc::new(crate::driver::pool::Pool::new()));
+    cfg.driver.warm = pool.clone();
     let enforced = sandbox::probe();
     eprintln!("clawspec certify: {}", spec.display);
     for line in a.engine.sdk_lines(&profiles) {
@@ -117,6 +124,13 @@ async fn run(a: Args) -> Result<u8, String> {
     let (traces, interrupted): (Vec<Trace>, bool) =
         suite::run_jobs_until(jobs, &cfg, a.jobs.unwrap_or_else(suite::default_parallelism), move |t| on_done.finished(t), stop).await;
     progress.finish();
+    if let Some(pool) = &pool {
+        // Parked processes end here; how they shut down is not any run's
+        // verdict, but never silent.
+        for f in pool.drain().await {
+            eprintln!("warning: a reused engine process did not shut down cleanly: {f}");
+        }
+    }
     // Whatever an engine left behind that was not attributed to a run.
     let strays = reaper::sweep_strays(interrupted);
     let _ = std::fs::remove_dir_all(&cfg.state_root);

@@ -100,7 +100,15 @@ impl EngineArgs {
         if let Some(ms) = self.handshake_timeout_ms {
             d.initialize_timeout = std::time::Duration::from_millis(ms);
         }
-        d.sandbox = Sandbox { enabled: !self.no_sandbox, pass_env: self.pass_env.clone(), state_dir: None };
+        d.sandbox = Sandbox { enabled: !self.no_sandbox, pass_env: self.pass_env.clone(), state_dir: None, extra_writable: Vec::new() };
+        if self.plugin.is_some() && !self.no_sandbox {
+            // The real OpenClaw SDK locks its SQLite stores in a fixed /tmp
+            // directory (sandbox::openclaw_lock_dir): allow exactly that one.
+            match crate::driver::sandbox::openclaw_lock_dir() {
+                Ok(dir) => d.sandbox.extra_writable.push(dir),
+                Err(e) => eprintln!("warning: the OpenClaw SDK's lock directory is not writable for the plugin: {e}"),
+            }
+        }
         d
     }
 

@@ -64,6 +64,9 @@ pub struct DriverConfig {
     pub stderr_flood_bytes: usize,
     /// The engine sandbox (docs/protocol.md, "Sandbox").
     pub sandbox: Sandbox,
+    /// Reuse engine processes that support it across runs (docs/protocol.md,
+    /// "Warm reuse"); `None`: a fresh process per run.
+    pub warm: Option<std::sync::Arc<pool::Pool>>,
 }
 
 impl Default for DriverConfig {
@@ -77,6 +80,7 @@ impl Default for DriverConfig {
             stderr_keep_bytes: 64 * 1024,
             stderr_flood_bytes: 16 * 1024 * 1024,
             sandbox: Sandbox::default(),
+            warm: None,
         }
     }
 }
@@ -232,6 +236,7 @@ pub struct ShutdownReport {
 
 mod lines;
 mod process;
+pub mod pool;
 pub mod reaper;
 pub mod sandbox;
 mod spawn;

@@ -1,6 +1,6 @@
 //! The running engine process.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::process::ExitStatus;
 use std::sync::{Arc, Mutex};
@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use tokio::time::{sleep_until, timeout_at, Instant};
 
 use super::lines::{self, LineEvent};
-use super::{reaper, spawn};
+use super::{pool, reaper, spawn};
 use super::stderr::{self, StderrBuf};
 use super::*;
 
@@ -54,7 +54,22 @@ pub struct Engine {
     token: String,
     /// A state dir the driver made for it (removed with it).
     owned_dir: Option<PathBuf>,
+    /// Set when this process is reusable (`pool`).
+    warm: Option<Warm>,
+    /// stderr offset where the current run began (a warm process's earlier
+    /// runs are not this run's).
+    run_mark: u64,
 }
+
+/// A reusable process's place in its pool.
+struct Warm {
+    pool: Arc<pool::Pool>,
+    key: String,
+    runs: u32,
+}
+
+/// The warm-reuse step (docs/protocol.md, "Warm reuse").
+const RESET: &str = "reset";
 
 /// What happens to the process after a failed exchange.
 enum Fate {
@@ -73,10 +88,67 @@ impl HostHandler for NoHost {
 }
 
 impl Engine {
-    /// Spawn the process (in its own process group) and run `initialize`.
+    /// Spawn the process (in its own process group) and run `initialize`;
+    /// with a warm pool (`DriverConfig::warm`), take a parked process of the
+    /// same engine instead when there is one (`pool`).
     pub async fn start(spec: &EngineSpec, config: &DriverConfig, init: &InitializeParams) -> Result<Engine, EngineFault> {
+        if let (Some(pool), Some(state)) = (config.warm.clone(), config.sandbox.state_dir.as_deref()) {
+            if let Some(root) = pool::root_of(state) {
+                let key = pool::key(spec, &config.sandbox, &root, init);
+                match pool.capability(&key) {
+                    Some(true) => return Self::start_warm(spec, config, init, pool, key, root).await,
+                    Some(false) => {}
+                    // The first process of an engine learns whether it can be
+                    // reused; it runs confined to its own state dir and is
+                    // never reused itself.
+                    None => {
+                        let e = Self::spawn_and_handshake(spec, config, init, None).await?;
+                        pool.learn(key, e.init.extra.get("warm") == Some(&Value::Bool(true)));
+                        return Ok(e);
+                    }
+                }
+            }
+        }
+        Self::spawn_and_handshake(spec, config, init, None).await
+    }
+
+    async fn start_warm(spec: &EngineSpec, config: &DriverConfig, init: &InitializeParams, pool: Arc<pool::Pool>, key: String, root: PathBuf) -> Result<Engine, EngineFault> {
+        while let Some(mut e) = pool.take(&key) {
+            match e.reuse(spec, config, init).await {
+                Ok(()) => return Ok(e),
+                // A process that cannot be reset is replaced; a fresh one
+                // reports whatever is really wrong with the engine.
+                Err(_) => e.kill_now().await,
+            }
+        }
+        let mut e = Self::spawn_and_handshake(spec, config, init, Some(&root)).await?;
+        if e.init.extra.get("warm") == Some(&Value::Bool(true)) {
+            e.warm = Some(Warm { pool, key, runs: 1 });
+        }
+        Ok(e)
+    }
+
+    /// A parked process serves a new run: `reset` with this run's variables,
+    /// then the handshake again.
+    async fn reuse(&mut self, spec: &EngineSpec, config: &DriverConfig, init: &InitializeParams) -> Result<(), EngineFault> {
+        self.config = config.clone();
+        self.run_mark = self.stderr_mark();
+        let env: BTreeMap<&String, &String> = spec.env.iter().filter(|(k, _)| pool::PER_RUN_ENV.contains(&k.as_str())).collect();
+        let opts = CallOptions { timeout: Some(config.initialize_timeout), abort_signal: None };
+        match self.call(RESET, json!({ "env": env }), opts, &mut NoHost).await? {
+            Reply::Ok(_) => {}
+            Reply::Threw(err) => return Err(EngineFault::BadHandshake { detail: format!("reset failed: {} ({})", err.message, err.code), stderr: self.stderr_tail() }),
+        }
+        self.handshake(init).await?;
+        if let Some(w) = self.warm.as_mut() {
+            w.runs += 1;
+        }
+        Ok(())
+    }
+
+    async fn spawn_and_handshake(spec: &EngineSpec, config: &DriverConfig, init: &InitializeParams, writable_root: Option<&std::path::Path>) -> Result<Engine, EngineFault> {
         reaper::become_subreaper();
-        let spawn::Prepared { cmd, token, owned_dir } = spawn::prepare(spec, config)?;
+        let spawn::Prepared { cmd, token, owned_dir } = spawn::prepare_in(spec, config, writable_root)?;
         let mut cmd = tokio::process::Command::from(cmd);
         cmd.kill_on_drop(true);
         let child = {
@@ -117,7 +189,17 @@ impl Engine {
             dead: None,
             token,
             owned_dir,
+            warm: None,
+            run_mark: 0,
         };
+        e.handshake(init).await?;
+        Ok(e)
+    }
+
+    /// `initialize` and its checks; on failure the process is killed.
+    async fn handshake(&mut self, init: &InitializeParams) -> Result<(), EngineFault> {
+        let e = self;
+        let config = e.config.clone();
         let params = serde_json::to_value(init).expect("initialize params");
         let opts = CallOptions { timeout: Some(config.initialize_timeout), abort_signal: None };
         let reply = match e.call(method::INITIALIZE, params, opts, &mut NoHost).await {
@@ -169,7 +251,7 @@ impl Engine {
                 return Err(EngineFault::BadHandshake { detail: err.to_string(), stderr });
             }
         }
-        Ok(e)
+        Ok(())
     }
 
     /// The sandbox's state dir (its processes work there).
@@ -410,6 +492,41 @@ impl Engine {
     /// and the report says why. The group is killed in every case, so
     /// nothing the engine started outlives it.
     pub async fn shutdown(mut self) -> ShutdownReport {
+        if let Some(w) = self.warm.take() {
+            return self.park(w).await;
+        }
+        self.shutdown_process().await
+    }
+
+    /// End of a warm process's run: parked for the next run when it is
+    /// healthy (no fault, no call left running, nothing it started still
+    /// alive), otherwise shut down as usual.
+    async fn park(mut self, w: Warm) -> ShutdownReport {
+        let reusable = self.dead.is_none() && self.given_up.is_empty() && self.exit_status.is_none() && w.runs < pool::MAX_RUNS;
+        if !reusable {
+            return self.shutdown_process().await;
+        }
+        let left: Vec<reaper::Proc> = reaper::members(None, &self.token, self.jail()).into_iter().filter(|p| p.alive() && p.pid != self.pgid).collect();
+        if !left.is_empty() {
+            let mut commands: Vec<String> = left.iter().map(|p| p.comm.clone()).collect();
+            commands.sort();
+            let fault = EngineFault::LeftoverProcesses { count: left.len(), commands: commands.join(", "), stderr: self.stderr_tail() };
+            self.kill_now().await;
+            self.drain_stderr().await;
+            return ShutdownReport { exited_cleanly: false, exit_status: self.exit_status.map(describe), fault: Some(fault), stderr_tail: self.stderr_tail() };
+        }
+        self.release_locks();
+        let stderr_tail = self.stderr_tail();
+        let pool = w.pool.clone();
+        let key = w.key.clone();
+        self.warm = Some(w);
+        pool.put(key, self);
+        ShutdownReport { exited_cleanly: true, exit_status: None, fault: None, stderr_tail }
+    }
+
+    /// `shutdown` of the process itself (a warm one at the end of the command).
+    pub(super) async fn shutdown_process(mut self) -> ShutdownReport {
+        self.warm = None;
         let grace = self.config.shutdown_grace;
         let mark = self.stderr_mark();
         let answer = self.call(method::SHUTDOWN, json!({}), CallOptions { timeout: Some(grace), abort_signal: None }, &mut NoHost).await;
@@ -474,7 +591,18 @@ impl Engine {
         }
         reaper::kill_and_reap(&before);
         reaper::sweep(None, &self.token, self.jail());
+        self.release_locks();
         remove_owned(&self.owned_dir);
+    }
+
+    /// Lock files the run's databases left in the extra writable dirs (the
+    /// OpenClaw SDK's lock directory, `sandbox::openclaw_lock_dir`).
+    fn release_locks(&self) {
+        if let Some(state) = self.jail() {
+            for dir in &self.config.sandbox.extra_writable {
+                super::sandbox::remove_locks_of(dir, state);
+            }
+        }
     }
 
     /// Kill the process group now (after a fault). Never leaves a zombie.
@@ -487,7 +615,12 @@ impl Engine {
 
     /// stderr captured so far (tail).
     pub fn stderr_tail(&self) -> String {
-        self.stderr.lock().expect("stderr").tail()
+        let buf = self.stderr.lock().expect("stderr");
+        if self.run_mark == 0 {
+            buf.tail()
+        } else {
+            buf.since(self.run_mark)
+        }
     }
 
     /// The child's process id (= its process group id).

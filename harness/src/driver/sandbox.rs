@@ -44,11 +44,84 @@ pub struct Sandbox {
     /// the working directory. The runtime sets the per-run state dir; when
     /// unset the driver makes (and removes) one per engine.
     pub state_dir: Option<PathBuf>,
+    /// Directories writable besides the state dir: only the OpenClaw SDK's
+    /// hard-coded lock directory for `--plugin` runs ([`openclaw_lock_dir`]).
+    pub extra_writable: Vec<PathBuf>,
 }
 
 impl Default for Sandbox {
     fn default() -> Self {
-        Sandbox { enabled: true, pass_env: Vec::new(), state_dir: None }
+        Sandbox { enabled: true, pass_env: Vec::new(), state_dir: None, extra_writable: Vec::new() }
+    }
+}
+
+/// The directory where the real OpenClaw SDK (2026.9.6) takes the locks of
+/// its SQLite state databases: `/tmp/openclaw-state-locks-<uid>`, hard-coded
+/// (dist `managed-handoff-runtime.mjs` `resolveStateLifecycleRuntimeDirectory`
+/// returns `"/tmp"` unless a gateway-internal AsyncLocalStorage says
+/// otherwise; neither TMPDIR nor OPENCLAW_STATE_DIR moves it). A plugin that
+/// opens the transcript store through the SDK needs to write there, so
+/// clawspec creates it as the SDK would (a private, real directory of this
+/// user) and allows exactly it. Lock files are named after a hash of the
+/// database path, which is per run, so runs never share one; [`remove_locks_of`]
+/// deletes a run's. `Err` names why the directory cannot be used (another
+/// user's, a symlink): the sandbox then does not allow it and the SDK's own
+/// error shows in the run.
+pub fn openclaw_lock_dir() -> Result<PathBuf, String> {
+    use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _, PermissionsExt as _};
+    // SAFETY: getuid never fails.
+    let uid = unsafe { libc::getuid() };
+    let dir = PathBuf::from(format!("/tmp/openclaw-state-locks-{uid}"));
+    match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(format!("cannot create {}: {e}", dir.display())),
+    }
+    let meta = std::fs::symlink_metadata(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    if !meta.file_type().is_dir() {
+        return Err(format!("{} is not a real directory", dir.display()));
+    }
+    if meta.uid() != uid {
+        return Err(format!("{} belongs to another user (uid {})", dir.display(), meta.uid()));
+    }
+    if meta.mode() & 0o077 != 0 {
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    Ok(dir)
+}
+
+/// Remove the SDK lock files that belong to databases under `state_dir`
+/// (`<family>.<sha256(db path)[..8]>.lock.sqlite*`, dist
+/// `resolveLifecycleCoordinatorBase`), so a run leaves nothing behind in
+/// the shared lock directory.
+pub fn remove_locks_of(lock_dir: &Path, state_dir: &Path) {
+    use sha2::{Digest as _, Sha256};
+    let mut hashes = Vec::new();
+    let mut todo = vec![state_dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        for e in rd.flatten() {
+            let p = e.path();
+            match e.file_type() {
+                Ok(t) if t.is_dir() => todo.push(p),
+                Ok(t) if t.is_file() && p.extension().is_some_and(|x| x == "sqlite") => {
+                    let canon = std::fs::canonicalize(&p).unwrap_or(p);
+                    let hex: String = Sha256::digest(canon.to_string_lossy().as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+                    hashes.push(hex[..8].to_string());
+                }
+                _ => {}
+            }
+        }
+    }
+    if hashes.is_empty() {
+        return;
+    }
+    let Ok(rd) = std::fs::read_dir(lock_dir) else { return };
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if hashes.iter().any(|h| name.contains(&format!(".{h}.lock.sqlite"))) {
+            let _ = std::fs::remove_file(e.path());
+        }
     }
 }
 
@@ -208,7 +281,7 @@ impl Confinement {
     /// `environ` included, stays unreadable (clawspec's, its caller's, a CI
     /// runner's). Best effort: on a kernel without Landlock the confinement
     /// is empty and [`probe`] says so.
-    pub fn new(state: &Path) -> Result<Confinement, String> {
+    pub fn new(state: &Path, extra: &[PathBuf]) -> Result<Confinement, String> {
         let err = |e: &dyn std::fmt::Display| format!("landlock: {e}");
         let all = AccessFs::from_all(TARGET_ABI);
         let read = AccessFs::from_read(TARGET_ABI);
@@ -232,6 +305,8 @@ impl Confinement {
             .add_rules(path_beneath_rules(&proc_files, read))
             .map_err(|e| err(&e))?
             .add_rules(path_beneath_rules([state], all))
+            .map_err(|e| err(&e))?
+            .add_rules(path_beneath_rules(extra, all))
             .map_err(|e| err(&e))?
             .add_rules(path_beneath_rules(["/dev/null", "/dev/zero", "/dev/full"], AccessFs::ReadFile | AccessFs::WriteFile))
             .map_err(|e| err(&e))?;

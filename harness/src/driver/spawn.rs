@@ -20,6 +20,13 @@ pub struct Prepared {
 }
 
 pub fn prepare(spec: &EngineSpec, config: &DriverConfig) -> Result<Prepared, EngineFault> {
+    prepare_in(spec, config, None)
+}
+
+/// [`prepare`], writable in `writable_root` instead of the state dir alone
+/// (a warm process serves several runs' state dirs under one root, `pool`);
+/// HOME, TMPDIR and the working directory stay in the state dir.
+pub fn prepare_in(spec: &EngineSpec, config: &DriverConfig, writable_root: Option<&std::path::Path>) -> Result<Prepared, EngineFault> {
     static N: AtomicU64 = AtomicU64::new(0);
     let n = N.fetch_add(1, Ordering::Relaxed);
     let token = format!("{}-{n}", std::process::id());
@@ -45,7 +52,7 @@ pub fn prepare(spec: &EngineSpec, config: &DriverConfig) -> Result<Prepared, Eng
         let (program, args) = sandbox::absolutize(&spec.program, &spec.args, &base);
         cmd = Command::new(program);
         cmd.args(args).env_clear().envs(sandbox::environment(sb, std::env::vars_os(), &spec.env, &state)).current_dir(&state);
-        confinement = Some(Confinement::new(&state).map_err(|message| EngineFault::SpawnFailed { message })?);
+        confinement = Some(Confinement::new(writable_root.unwrap_or(&state), &sb.extra_writable).map_err(|message| EngineFault::SpawnFailed { message })?);
         sandbox::hide_own_environ();
     } else {
         cmd = Command::new(&spec.program);

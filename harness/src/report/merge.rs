@@ -96,10 +96,12 @@ pub fn merge(parts: Vec<Part>, baseline: Option<&Baseline>) -> Result<Report, St
     let mut profiles: Vec<String> = out.profiles.iter().map(|p| p.profile.clone()).collect();
     profiles.sort_by_key(|p| PROFILE_IDS.iter().position(|x| x == p).unwrap_or(usize::MAX));
     out.coverage = if coverages.iter().all(Vec::is_empty) { Vec::new() } else { super::coverage::merge(&coverages, &profiles) };
-    let sdks: Vec<(String, Option<String>)> = out.profiles.iter().map(|p| (p.profile.clone(), p.sdk.clone())).collect();
+    let sdks: Vec<(String, Option<String>, Option<String>)> = out.profiles.iter().map(|p| (p.profile.clone(), p.sdk.clone(), p.peer_range.clone())).collect();
     out.profiles = summarize(&out.verdicts, &profiles, out.strict, &|_| false, &out.coverage);
     for p in &mut out.profiles {
-        p.sdk = sdks.iter().find(|(id, _)| id == &p.profile).and_then(|(_, s)| s.clone());
+        let kept = sdks.iter().find(|(id, ..)| id == &p.profile);
+        p.sdk = kept.and_then(|(_, s, _)| s.clone());
+        p.peer_range = kept.and_then(|(.., w)| w.clone());
     }
     out.baseline = None;
     if let Some(b) = &baseline {

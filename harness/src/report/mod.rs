@@ -9,6 +9,7 @@ pub mod diff;
 pub mod host;
 pub mod junit;
 pub mod merge;
+pub mod peer;
 pub mod render;
 pub mod selection;
 
@@ -93,6 +94,11 @@ pub struct ProfileSummary {
     /// package) or `clawspec shims`. Absent for engines that do not say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sdk: Option<String>,
+    /// Set when the plugin's declared OpenClaw versions
+    /// (`peerDependencies.openclaw`, `openclaw.compat.*`) exclude this
+    /// profile's release (`peer`): failures here may be expected.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peer_range: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -169,6 +175,11 @@ fn with_sdk(mut summaries: Vec<ProfileSummary>, traces: &[Trace]) -> Vec<Profile
         seen.sort_unstable();
         seen.dedup();
         s.sdk = (!seen.is_empty()).then(|| seen.join(" + "));
+        s.peer_range = traces
+            .iter()
+            .filter(|t| t.profile == s.profile)
+            .find_map(|t| t.engine.implementation.as_ref()?.get("plugin")?.get("peer"))
+            .and_then(|peer| peer::warning(peer, &s.profile));
     }
     summaries
 }

@@ -129,6 +129,11 @@ pub fn terminal(r: &Report) -> String {
     for p in r.profiles.iter().filter(|p| p.sdk.is_some()) {
         s.push_str(&format!("plugin SDK under {}: {}\n", p.profile, p.sdk.as_deref().unwrap_or_default()));
     }
+    for p in &r.profiles {
+        if let Some(w) = &p.peer_range {
+            s.push_str(&format!("warning: {}: {w}\n", p.profile));
+        }
+    }
     if !r.coverage.is_empty() {
         s.push_str("coverage (what the engine was given to do):\n");
         for c in &r.coverage {
@@ -176,6 +181,11 @@ pub fn markdown(r: &Report) -> String {
     let sdks: Vec<String> = r.profiles.iter().filter_map(|p| Some(format!("`{}`: {}", p.profile, p.sdk.as_ref()?))).collect();
     if !sdks.is_empty() {
         s.push_str(&format!("\nPlugin SDK (`openclaw/plugin-sdk/*`): {}\n", sdks.join(" · ")));
+    }
+    for p in &r.profiles {
+        if let Some(w) = &p.peer_range {
+            s.push_str(&format!("\n> **Outside the declared range** — `{}`: {w}\n", p.profile));
+        }
     }
     if !r.coverage.is_empty() {
         s.push_str("\n### Coverage\n\n| profile | turns on engine | on legacy | quarantined ops | stored | returned | compacted | summarised | hollow |\n|---|---:|---:|---:|---:|---:|---|---|---|\n");

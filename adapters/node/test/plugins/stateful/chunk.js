@@ -1,0 +1,2 @@
+// A second ESM module of the plugin, imported relatively (a bundle's chunk).
+export const chunkSeen = [];
