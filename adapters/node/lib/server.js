@@ -2,6 +2,7 @@
 // handshake, lifecycle methods with revived params, rollback handles, and the
 // adapter's own requests (`adapter/fireHook`, `adapter/report`).
 import { runHook } from "./plugin-hooks.js";
+import { CAPABILITY as DELTA, offered as deltaOffered, VERSION as DELTA_VERSION } from "./delta.js";
 import { encode } from "./revive.js";
 
 export const VERSION = "0.1.0";
@@ -106,6 +107,8 @@ export function createServer(o) {
         implementation: { name: "clawspec-node-adapter", version: VERSION, language: "javascript", ...(loaded.pkg ? { plugin: loaded.pkg } : {}), ...(loaded.sdk ? { sdk: loaded.sdk } : {}) },
         // Plugin hooks (api.on) the host may fire with adapter/fireHook.
         hooks: [...report.hooks.keys()].sort(),
+        // Accepted whenever offered: lib/adapter.js rebuilds full arrays before dispatch.
+        ...(deltaOffered(params) ? { [DELTA]: DELTA_VERSION } : {}),
       },
     };
   }
