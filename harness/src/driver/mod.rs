@@ -64,6 +64,9 @@ pub struct DriverConfig {
     pub stderr_flood_bytes: usize,
     /// The engine sandbox (docs/protocol.md, "Sandbox").
     pub sandbox: Sandbox,
+    /// Offer `messageDelta` in the handshake (docs/protocol.md, "Message
+    /// deltas"); engines that accept it receive each message once.
+    pub message_delta: bool,
 }
 
 impl Default for DriverConfig {
@@ -77,6 +80,7 @@ impl Default for DriverConfig {
             stderr_keep_bytes: 64 * 1024,
             stderr_flood_bytes: 16 * 1024 * 1024,
             sandbox: Sandbox::default(),
+            message_delta: true,
         }
     }
 }
@@ -230,6 +234,7 @@ pub struct ShutdownReport {
     pub stderr_tail: String,
 }
 
+pub mod delta;
 mod lines;
 mod process;
 pub mod reaper;
@@ -238,5 +243,5 @@ mod spawn;
 mod spec;
 mod stderr;
 pub use sandbox::Sandbox;
-pub use process::{sandboxed_output, Engine};
+pub use process::{sandboxed_output, total_bytes_sent, Engine};
 pub use spec::{resolve_clawspec_exe, SpecError};
