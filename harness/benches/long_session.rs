@@ -2,10 +2,12 @@
 //! answer per step, a context window large enough that nothing is compacted,
 //! so every `assemble`/`afterTurn` carries the whole history) certified
 //! against `builtin:window` under openclaw-2026.9.6, then checked. Reports the
-//! trace size, the message store, peak memory and wall time per size, as
-//! ratios against the first size of the same run.
+//! trace size, the message store, peak memory, wall time and the bytes
+//! actually written to the engine per size, as ratios against the first size
+//! of the same run. `--no-delta` turns `messageDelta` off (every call then
+//! carries the whole history, as before the capability existed).
 //!
-//!     cargo bench -p clawspec --bench long_session [-- 100 500 2000]
+//!     cargo bench -p clawspec --bench long_session [-- [--no-delta] 100 500 2000]
 
 use std::path::Path;
 use std::time::Instant;
@@ -31,6 +33,19 @@ fn scenario(steps: usize) -> String {
 fn peak_kb() -> u64 {
     let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     s.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok()).unwrap_or(0)
+}
+
+/// CPU seconds (user + system) of this process, and of its reaped children
+/// (the engines): wall time means little on a shared, loaded machine.
+fn cpu() -> (f64, f64) {
+    let of = |who| {
+        // SAFETY: getrusage fills the struct it is given.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        unsafe { libc::getrusage(who, &mut u) };
+        let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 / 1e6;
+        t(u.ru_utime) + t(u.ru_stime)
+    };
+    (of(libc::RUSAGE_SELF), of(libc::RUSAGE_CHILDREN))
 }
 
 fn reset_peak() {
@@ -60,6 +75,7 @@ fn main() {
         return;
     }
     let sizes = if args.is_empty() { vec![100, 500, 2000] } else { args };
+    let delta = !std::env::args().any(|a| a == "--no-delta");
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     let profile = Profile::current_2026_9_6();
     let cfg = RunConfig {
@@ -70,17 +86,17 @@ fn main() {
             cwd: None,
             display: "builtin:window".into(),
         },
-        driver: DriverConfig::default(),
+        driver: DriverConfig { message_delta: delta, ..DriverConfig::default() },
         state_root: std::env::temp_dir().join(format!("clawspec-bench-long-{}", std::process::id())),
         engine_config: None,
         via_http: false,
     };
-    println!("long session × builtin:window × {}", profile.id);
+    println!("long session × builtin:window × {} × messageDelta {}", profile.id, if delta { "on" } else { "off" });
     println!(
-        "{:>6} {:>7} {:>9} {:>9} {:>11} {:>11} {:>10} {:>9} {:>9}",
-        "steps", "calls", "run", "checks", "trace", "format-1", "messages", "peak RSS", "verdicts"
+        "{:>6} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>11} {:>11} {:>10} {:>9} {:>9}",
+        "steps", "calls", "run", "host-cpu", "eng-cpu", "checks", "chk-cpu", "trace", "format-1", "wire", "messages", "peak RSS", "verdicts"
     );
-    let mut first: Option<(f64, f64, f64, f64, f64, f64)> = None;
+    let mut first: Option<[f64; 10]> = None;
     let mut rows = Vec::new();
     for steps in sizes {
         let src = scenario(steps);
@@ -90,39 +106,51 @@ fn main() {
             peak_kb()
         };
         let t0 = Instant::now();
+        let cpu0 = cpu();
+        let wire0 = clawspec::driver::total_bytes_sent();
         let trace = rt.block_on(async {
             let (model, _server) = clawspec::suite::model_for(&located.scenario, false).await.expect("model");
             clawspec::runtime::run(&located.scenario, &profile, &cfg, model).await
         });
         let run = t0.elapsed().as_secs_f64();
+        let cpu1 = cpu();
+        let (host_cpu, engine_cpu) = (cpu1.0 - cpu0.0, cpu1.1 - cpu0.1);
+        let wire = (clawspec::driver::total_bytes_sent() - wire0) as f64;
         let t1 = Instant::now();
         let verdicts = clawspec::check::evaluate(&trace, None, &[]);
         let checks = t1.elapsed().as_secs_f64();
+        let check_cpu = cpu().0 - cpu1.0;
         let bytes = trace.to_pretty_json().len() as f64;
         let peak = peak_kb().saturating_sub(base_rss) as f64;
         let expanded = expanded_bytes(&trace) as f64;
         assert!(matches!(trace.outcome, clawspec::trace::Outcome::Completed { .. }), "{:?}", trace.outcome);
         let calls = trace.calls().count();
         println!(
-            "{steps:>6} {calls:>7} {run:>8.2}s {checks:>8.2}s {:>9.1}MB {:>9.1}MB {:>10} {:>7.0}MB {:>9}",
+            "{steps:>6} {calls:>7} {run:>8.2}s {host_cpu:>8.2}s {engine_cpu:>8.2}s {checks:>8.2}s {check_cpu:>8.2}s {:>9.1}MB {:>9.1}MB {:>9.1}MB {:>10} {:>7.0}MB {:>9}",
             bytes / 1e6,
             expanded / 1e6,
+            wire / 1e6,
             trace.store.messages.len(),
             peak / 1024.0,
             verdicts.len()
         );
-        let f = *first.get_or_insert((steps as f64, run, checks, bytes, peak.max(1.0), expanded));
-        rows.push((steps, run / f.1, checks / f.2.max(1e-9), bytes / f.3, peak / f.4, steps as f64 / f.0, expanded / f.5));
+        let now = [steps as f64, run, checks.max(1e-9), bytes, peak.max(1.0), expanded, wire.max(1.0), host_cpu.max(1e-9), engine_cpu.max(1e-9), check_cpu.max(1e-9)];
+        let f = *first.get_or_insert(now);
+        let r: Vec<f64> = now.iter().zip(&f).map(|(a, b)| a / b).collect();
+        rows.push((steps, r));
     }
-    // The floor: what OpenClaw itself sends (format-1 = every message array
-    // written out, as on the engine's pipe) grows with the square of the
-    // session, because every assemble/afterTurn carries the whole history.
-    // Run and check time can at best follow it; trace and memory must follow
-    // the step count.
-    println!("\nratios against the first size (same run); `sent` is the floor (bytes the host sends the engine):");
-    println!("{:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}", "steps", "steps", "sent", "run", "checks", "trace", "peak");
-    for (s, run, checks, bytes, peak, k, sent) in rows {
-        println!("{s:>6} {k:>7.1}× {sent:>7.1}× {run:>7.1}× {checks:>7.1}× {bytes:>7.1}× {peak:>7.1}×");
+    // `format-1` is what OpenClaw's params weigh written out in full: it grows
+    // with the square of the session, because every assemble/afterTurn
+    // carries the whole history. `wire` is what the driver actually wrote to
+    // the engine: the same without messageDelta, linear with it. Trace and
+    // memory must follow the step count.
+    println!("\nratios against the first size (same run):");
+    println!("{:>6} {:>8} {:>9} {:>8} {:>8} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8}", "steps", "steps", "format-1", "wire", "run", "host-cpu", "eng-cpu", "checks", "chk-cpu", "trace", "peak");
+    for (s, r) in rows {
+        println!(
+            "{s:>6} {:>7.1}× {:>8.1}× {:>7.1}× {:>7.1}× {:>8.1}× {:>7.1}× {:>7.1}× {:>7.1}× {:>7.1}× {:>7.1}×",
+            r[0], r[5], r[6], r[1], r[7], r[8], r[2], r[9], r[3], r[4]
+        );
     }
     let _ = std::fs::remove_dir_all(&cfg.state_root);
 }

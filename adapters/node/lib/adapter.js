@@ -12,7 +12,8 @@ import { encode, Revival } from "./revive.js";
 import { Rpc } from "./rpc.js";
 import { seed } from "./seed.js";
 import { chooseSdk, describeSdk, installSdk } from "./sdk.js";
-import { createServer, errorFor } from "./server.js";
+import { DeltaDecoder, offered } from "./delta.js";
+import { CODE, createServer, errorFor } from "./server.js";
 import { Baseline } from "./warm.js";
 import { releaseOf } from "./surface.js";
 import { guardStdout } from "./stdout-guard.js";
@@ -47,9 +48,22 @@ export async function main(argv) {
   // One host request at a time, in arrival order, as OpenClaw awaits each
   // hook; `$/abort` and responses to our own host/ requests bypass the queue.
   let queue = Promise.resolve();
+  /** Set when the host offered `messageDelta` (the server accepts it): full arrays are rebuilt here, in arrival order. */
+  let deltas;
   const rpc = new Rpc(
     out,
     (frame) => {
+      if (frame.method === "initialize") deltas = offered(frame.params) ? new DeltaDecoder() : undefined;
+      else if (deltas) {
+        try {
+          deltas.decode(frame);
+        } catch (err) {
+          process.stderr.write(`clawspec-node-adapter: ${frame.method}: bad message delta: ${err.message}\n`);
+          const error = { code: CODE.INVALID_PARAMS, message: `bad message delta: ${err.message}` };
+          queue = queue.then(() => rpc.send({ jsonrpc: "2.0", id: frame.id, error }));
+          return;
+        }
+      }
       queue = queue.then(async () => {
         if (frame.method === "shutdown") return shutdown(frame.id);
         if (frame.method === "reset") return rpc.send(reset(frame));

@@ -2,6 +2,7 @@
 // handshake, lifecycle methods with revived params, rollback handles, and the
 // adapter's own requests (`adapter/fireHook`, `adapter/report`).
 import { runHook } from "./plugin-hooks.js";
+import { CAPABILITY as DELTA, offered as deltaOffered, VERSION as DELTA_VERSION } from "./delta.js";
 import { encode } from "./revive.js";
 import { unversioned } from "./warm.js";
 
@@ -112,6 +113,8 @@ export function createServer(o) {
         warm: loaded.warm === true,
         // Plugin hooks (api.on) the host may fire with adapter/fireHook.
         hooks: [...report.hooks.keys()].sort(),
+        // Accepted whenever offered: lib/adapter.js rebuilds full arrays before dispatch.
+        ...(deltaOffered(params) ? { [DELTA]: DELTA_VERSION } : {}),
       },
     };
   }

@@ -67,6 +67,9 @@ pub struct DriverConfig {
     /// Reuse engine processes that support it across runs (docs/protocol.md,
     /// "Warm reuse"); `None`: a fresh process per run.
     pub warm: Option<std::sync::Arc<pool::Pool>>,
+    /// Offer `messageDelta` in the handshake (docs/protocol.md, "Message
+    /// deltas"); engines that accept it receive each message once.
+    pub message_delta: bool,
 }
 
 impl Default for DriverConfig {
@@ -81,6 +84,7 @@ impl Default for DriverConfig {
             stderr_flood_bytes: 16 * 1024 * 1024,
             sandbox: Sandbox::default(),
             warm: None,
+            message_delta: true,
         }
     }
 }
@@ -234,6 +238,7 @@ pub struct ShutdownReport {
     pub stderr_tail: String,
 }
 
+pub mod delta;
 mod lines;
 mod process;
 pub mod pool;
@@ -243,5 +248,5 @@ mod spawn;
 mod spec;
 mod stderr;
 pub use sandbox::Sandbox;
-pub use process::{sandboxed_output, Engine};
+pub use process::{sandboxed_output, total_bytes_sent, Engine};
 pub use spec::{resolve_clawspec_exe, SpecError};

@@ -6,7 +6,7 @@ use std::process::ExitStatus;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use clawspec_contract::protocol::{code, method, Frame, Id, InitializeResult, Notification, Request, Response};
+use clawspec_contract::protocol::{code, method, Frame, Id, InitializeResult, Notification, Response};
 use serde_json::{json, Value};
 use tokio::io::AsyncWriteExt;
 use tokio::process::{Child, ChildStdin};
@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use tokio::time::{sleep_until, timeout_at, Instant};
 
 use super::lines::{self, LineEvent};
-use super::{pool, reaper, spawn};
+use super::{delta, pool, reaper, spawn};
 use super::stderr::{self, StderrBuf};
 use super::*;
 
@@ -59,6 +59,19 @@ pub struct Engine {
     /// stderr offset where the current run began (a warm process's earlier
     /// runs are not this run's).
     run_mark: u64,
+    /// Set when the engine accepted `messageDelta` in the handshake.
+    delta: Option<delta::Encoder>,
+    /// Bytes written to the engine's stdin.
+    sent: u64,
+}
+
+/// Bytes written to every engine's stdin by this process (benchmarks).
+static SENT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Bytes the driver has written to engines so far, all engines together
+/// (what the long-session benchmark reports as bytes on the wire).
+pub fn total_bytes_sent() -> u64 {
+    SENT.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// A reusable process's place in its pool.
@@ -191,6 +204,8 @@ impl Engine {
             owned_dir,
             warm: None,
             run_mark: 0,
+            delta: None,
+            sent: 0,
         };
         e.handshake(init).await?;
         Ok(e)
@@ -200,7 +215,15 @@ impl Engine {
     async fn handshake(&mut self, init: &InitializeParams) -> Result<(), EngineFault> {
         let e = self;
         let config = e.config.clone();
-        let params = serde_json::to_value(init).expect("initialize params");
+        let mut params = serde_json::to_value(init).expect("initialize params");
+        // A warm process negotiates again on every run: the previous run's
+        // delta state is never carried over.
+        e.delta = None;
+        if config.message_delta {
+            // Offered by the driver, not the runtime: it is a wire encoding,
+            // invisible above this layer (traces record decoded params).
+            params["offers"][delta::CAPABILITY] = json!(delta::VERSION);
+        }
         let opts = CallOptions { timeout: Some(config.initialize_timeout), abort_signal: None };
         let reply = match e.call(method::INITIALIZE, params, opts, &mut NoHost).await {
             Ok(r) => r,
@@ -245,7 +268,12 @@ impl Engine {
             _ => {}
         }
         match serde_json::from_value::<InitializeResult>(result) {
-            Ok(r) => e.init = r,
+            Ok(r) => {
+                if config.message_delta && delta::accepted(&r.extra) {
+                    e.delta = Some(delta::Encoder::default());
+                }
+                e.init = r
+            }
             Err(err) => {
                 e.kill_now().await;
                 return Err(EngineFault::BadHandshake { detail: err.to_string(), stderr });
@@ -288,6 +316,12 @@ impl Engine {
     async fn write_line(&mut self, v: &impl serde::Serialize) -> std::io::Result<()> {
         let mut bytes = serde_json::to_vec(v).expect("frame serialises");
         bytes.push(b'\n');
+        self.write_bytes(&bytes).await
+    }
+
+    async fn write_bytes(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.sent += bytes.len() as u64;
+        SENT.fetch_add(bytes.len() as u64, std::sync::atomic::Ordering::Relaxed);
         let stdin = self.stdin.as_mut().ok_or_else(|| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "stdin closed"))?;
         stdin.write_all(&bytes).await?;
         stdin.flush().await
@@ -318,6 +352,12 @@ impl Engine {
 
     /// One request/response round trip; serves host requests meanwhile.
     pub async fn call(&mut self, m: &str, params: Value, opts: CallOptions, host: &mut dyn HostHandler) -> Result<Reply, EngineFault> {
+        self.call_ref(m, &params, opts, host).await
+    }
+
+    /// [`Self::call`] on borrowed params: a caller that records them (the
+    /// runtime's trace) needs no copy of a whole history per call.
+    pub async fn call_ref(&mut self, m: &str, params: &Value, opts: CallOptions, host: &mut dyn HostHandler) -> Result<Reply, EngineFault> {
         if let Some(f) = &self.dead {
             return Err(f.clone());
         }
@@ -335,7 +375,7 @@ impl Engine {
         }
     }
 
-    async fn exchange(&mut self, m: &str, params: Value, opts: &CallOptions, host: &mut dyn HostHandler, mark: u64) -> Result<Reply, (EngineFault, Fate)> {
+    async fn exchange(&mut self, m: &str, params: &Value, opts: &CallOptions, host: &mut dyn HostHandler, mark: u64) -> Result<Reply, (EngineFault, Fate)> {
         let timeout = opts.timeout.unwrap_or(if m == method::COMPACT { self.config.compact_timeout } else { self.config.call_timeout });
         let timed_out = |s: &Self| EngineFault::Timeout { method: m.into(), timeout_ms: timeout.as_millis() as u64, stderr: s.stderr_since(mark) };
         if self.exit_status.is_some() {
@@ -347,7 +387,8 @@ impl Engine {
         let id = self.next_id;
         // A hung engine that stops reading stdin must not hang the write
         // either (a large request does not fit in the pipe buffer).
-        match timeout_at(deadline, self.write_line(&Request::new(id, m, params))).await {
+        let frame = self.request_line(id, m, params);
+        match timeout_at(deadline, self.write_bytes(&frame)).await {
             Ok(Ok(())) => {}
             Ok(Err(_)) => return Err((self.ended(m, mark, None).await, Fate::Kill)),
             Err(_) => return Err((timed_out(self), Fate::Kill)),
@@ -385,7 +426,13 @@ impl Engine {
                             Id::Num(n) if n == id => {
                                 return Ok(match r.error {
                                     Some(e) => Reply::Threw(e),
-                                    None => Reply::Ok(r.result.unwrap_or(Value::Null)),
+                                    None => {
+                                        let mut result = r.result.unwrap_or(Value::Null);
+                                        if let Some(enc) = &self.delta {
+                                            enc.decode_result(id, m, &mut result);
+                                        }
+                                        Reply::Ok(result)
+                                    }
                                 });
                             }
                             // The answer to a call that already timed out: the
@@ -465,6 +512,25 @@ impl Engine {
                 }
             }
         }
+    }
+
+    /// The request as one line, `messages` delta-encoded when the engine
+    /// accepted it (the plan is made here, for a request that is written).
+    fn request_line(&mut self, id: u64, m: &str, params: &Value) -> Vec<u8> {
+        let plan = match (&mut self.delta, params.get("messages").and_then(Value::as_array)) {
+            (Some(enc), Some(ms)) => enc.plan(id, m, ms),
+            _ => delta::Plan::Full,
+        };
+        #[derive(serde::Serialize)]
+        struct Out<'a> {
+            jsonrpc: &'static str,
+            id: u64,
+            method: &'a str,
+            params: delta::Encoded<'a>,
+        }
+        let mut bytes = serde_json::to_vec(&Out { jsonrpc: "2.0", id, method: m, params: delta::Encoded { params, plan } }).expect("frame serialises");
+        bytes.push(b'\n');
+        bytes
     }
 
     /// Send a notification (e.g. `$/abort`).
@@ -621,6 +687,16 @@ impl Engine {
         } else {
             buf.since(self.run_mark)
         }
+    }
+
+    /// Bytes written to this engine's stdin so far.
+    pub fn bytes_sent(&self) -> u64 {
+        self.sent
+    }
+
+    /// Did the engine accept `messageDelta` (docs/protocol.md)?
+    pub fn message_delta(&self) -> bool {
+        self.delta.is_some()
     }
 
     /// The child's process id (= its process group id).

@@ -16,6 +16,8 @@ use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 
 use clawspec_contract::protocol::{code, method, PROTOCOL_VERSION};
+
+use crate::driver::delta;
 use serde_json::{json, Value};
 
 /// How a handler fails: a JS-style throw (`-32000`), a method the engine does
@@ -272,6 +274,9 @@ pub fn serve_on<R: BufRead + Send + 'static>(engine: &mut dyn Engine, input: R, 
     let aborted: Aborted = Arc::default();
     let lines = spawn_reader(input, aborted.clone());
     let mut next_id = FIRST_HOST_REQUEST_ID;
+    // Set once the host offered `messageDelta` and we accepted it: handlers
+    // then see full arrays, exactly as without it.
+    let mut deltas: Option<delta::Decoder> = None;
     while let Ok(line) = lines.recv() {
         let mut req: Value = match serde_json::from_slice(&line) {
             Ok(v) => v,
@@ -300,7 +305,16 @@ pub fn serve_on<R: BufRead + Send + 'static>(engine: &mut dyn Engine, input: R, 
             }
             continue;
         };
-        let params = req.get_mut("params").map(Value::take).unwrap_or(Value::Null);
+        let mut params = req.get_mut("params").map(Value::take).unwrap_or(Value::Null);
+        if let Some(d) = deltas.as_mut() {
+            if let Err(e) = d.decode(&id, &m, &mut params) {
+                eprintln!("engine: {m}: bad message delta: {e}");
+                if write_response(out, &id, Err(error(code::INVALID_PARAMS, format!("bad message delta: {e}")))).is_err() {
+                    return 1;
+                }
+                continue;
+            }
+        }
         let outcome: Result<Value, Value> = match m.as_str() {
             method::INITIALIZE => {
                 let v = params.get("protocolVersion");
@@ -313,6 +327,10 @@ pub fn serve_on<R: BufRead + Send + 'static>(engine: &mut dyn Engine, input: R, 
                 } else {
                     let mut r = engine.initialize(&params);
                     r["protocolVersion"] = json!(PROTOCOL_VERSION);
+                    if delta::offered(&params) {
+                        r[delta::CAPABILITY] = json!(delta::VERSION);
+                        deltas = Some(delta::Decoder::default());
+                    }
                     Ok(r)
                 }
             }
@@ -326,7 +344,12 @@ pub fn serve_on<R: BufRead + Send + 'static>(engine: &mut dyn Engine, input: R, 
                 // a throw (as OpenClaw would see a JS exception) and go on.
                 let called = catch_unwind(AssertUnwindSafe(|| engine.call(&m, params, &mut link)));
                 match called {
-                    Ok(Ok(v)) => Ok(v),
+                    Ok(Ok(mut v)) => {
+                        if let Some(d) = &deltas {
+                            d.encode_result(&id, &m, &mut v);
+                        }
+                        Ok(v)
+                    }
                     Ok(Err(Fail::Threw(msg))) => Err(error(code::ENGINE_THREW, msg)),
                     Ok(Err(Fail::Aborted)) => Err(error(code::ABORTED, "This operation was aborted")),
                     Ok(Err(Fail::NotImplemented)) => Err(error(code::METHOD_NOT_FOUND, format!("method not implemented: {m}"))),

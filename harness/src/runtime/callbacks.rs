@@ -8,6 +8,7 @@ use clawspec_contract::*;
 use serde_json::{json, Value};
 
 use crate::driver::HostHandler;
+use super::transcript::Entry;
 use crate::trace::CallbackRecord;
 
 /// A transcript rewrite the runtime applies after the call returns.
@@ -20,18 +21,18 @@ pub struct CompactionPlan {
     pub tokens_after: u64,
 }
 
-pub struct Callbacks {
+pub struct Callbacks<'a> {
     pub records: Vec<CallbackRecord>,
-    /// Transcript messages (for delegated compaction).
-    pub transcript: Vec<AgentMessage>,
-    pub entry_ids: Vec<String>,
+    /// Transcript entries (for delegated compaction), borrowed: copying the
+    /// whole transcript for every call made long sessions quadratic.
+    pub entries: &'a [Entry],
     pub plan: Option<CompactionPlan>,
     pub log: Vec<String>,
 }
 
-impl Callbacks {
-    pub fn new(transcript: Vec<AgentMessage>, entry_ids: Vec<String>) -> Self {
-        Callbacks { records: Vec::new(), transcript, entry_ids, plan: None, log: Vec::new() }
+impl<'a> Callbacks<'a> {
+    pub fn new(entries: &'a [Entry]) -> Self {
+        Callbacks { records: Vec::new(), entries, plan: None, log: Vec::new() }
     }
 }
 
@@ -87,7 +88,7 @@ pub fn plan_compaction(ms: &[AgentMessage], token_budget: u64) -> Option<Compact
     Some(CompactionPlan { first_kept, summary, tokens_before: before, tokens_after: after })
 }
 
-impl HostHandler for Callbacks {
+impl HostHandler for Callbacks<'_> {
     fn request(&mut self, m: &str, params: &Value) -> Result<Value, RpcError> {
         let result = match m {
             method::HOST_LLM_COMPLETE => {
@@ -96,10 +97,11 @@ impl HostHandler for Callbacks {
             }
             method::HOST_DELEGATE_COMPACTION => {
                 let budget = params.get("tokenBudget").and_then(Value::as_u64).unwrap_or(u64::MAX / 4);
-                match plan_compaction(&self.transcript, budget) {
+                let transcript: Vec<AgentMessage> = self.entries.iter().filter(|e| !e.abandoned).map(|e| e.message.clone()).collect();
+                match plan_compaction(&transcript, budget) {
                     Some(p) => {
                         let r = json!({"ok": true, "compacted": true, "result": {
-                            "summary": p.summary, "firstKeptEntryId": self.entry_ids.get(p.first_kept),
+                            "summary": p.summary, "firstKeptEntryId": self.entries.get(p.first_kept).map(|e| &e.id),
                             "tokensBefore": p.tokens_before, "tokensAfter": p.tokens_after}});
                         self.plan = Some(p);
                         r

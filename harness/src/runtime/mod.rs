@@ -261,9 +261,9 @@ impl<'a> Sim<'a> {
                 project_host_params(m, &mut params, accepted);
             }
         }
-        let mut cb = Callbacks::new(self.transcript.messages(), self.transcript.entries.iter().map(|e| e.id.clone()).collect());
+        let mut cb = Callbacks::new(&self.transcript.entries);
         let engine = self.engine.as_mut().ok_or_else(|| Abort::Harness("engine not running".into()))?;
-        let res = engine.call(m, params.clone(), opts, &mut cb).await;
+        let res = engine.call_ref(m, &params, opts, &mut cb).await;
         let state = self.state_str();
         normalise(&mut params, &state);
         self.seq += 1;
@@ -279,8 +279,7 @@ impl<'a> Sim<'a> {
         }
         let (reply, out) = match res {
             Ok(Reply::Ok(v)) => {
-                let mut recorded = v.clone();
-                self.store.intern_field(&mut recorded);
+                let recorded = self.store.interned(&v);
                 (ReplyRecord::Ok(recorded), Ok(CallOutcome::Returned(v)))
             }
             Ok(Reply::Threw(e)) => (ReplyRecord::Threw { code: e.code, message: e.message.clone() }, Ok(CallOutcome::Threw(e.message))),

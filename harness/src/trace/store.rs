@@ -71,6 +71,25 @@ pub struct MessageStore {
     #[serde(skip)]
     #[schemars(skip)]
     parsed: OnceLock<HashMap<String, Option<Arc<AgentMessage>>>>,
+    /// The last few arrays interned, with their keys and digests: a new
+    /// array that starts like one of them reuses those by comparing values,
+    /// instead of serialising and hashing the whole history again (that
+    /// made interning every call's history cost more than the call).
+    #[serde(skip)]
+    #[schemars(skip)]
+    recent: std::collections::VecDeque<Recent>,
+}
+
+/// How many recent arrays [`MessageStore::intern_list`] compares against
+/// (a turn interns assemble's, afterTurn's and commitTurn's arrays, the
+/// params and the result of each).
+const RECENT: usize = 6;
+
+#[derive(Clone, Debug, Default)]
+struct Recent {
+    keys: Vec<String>,
+    /// `chains[i]`: the digest of the first `i + 1` messages.
+    chains: Vec<[u8; 32]>,
 }
 
 /// One message of a resolved array: shared when it came from the store.
@@ -108,19 +127,21 @@ impl MessageStore {
 
     /// Store one message, returning its key. Same JSON, same key; a (64-bit
     /// prefix) digest collision between different messages gets a longer key.
-    fn intern_message(&mut self, m: Value) -> (String, [u8; 32]) {
-        let bytes = serde_json::to_vec(&m).expect("json serialises");
+    fn intern_message(&mut self, m: &Value) -> (String, [u8; 32]) {
+        let bytes = serde_json::to_vec(m).expect("json serialises");
         let d = digest(&bytes);
         let mut k = key('m', &d);
         match self.messages.get(&k) {
-            Some(existing) if *existing != m => {
+            Some(existing) if existing != m => {
                 k = format!("m-{}", d.iter().map(|b| format!("{b:02x}")).collect::<String>());
-                self.messages.entry(k.clone()).or_insert(m);
+                if !self.messages.contains_key(&k) {
+                    self.messages.insert(k.clone(), m.clone());
+                }
                 self.parsed = OnceLock::new();
             }
             Some(_) => {}
             None => {
-                self.messages.insert(k.clone(), m);
+                self.messages.insert(k.clone(), m.clone());
                 self.parsed = OnceLock::new();
             }
         }
@@ -147,18 +168,64 @@ impl MessageStore {
         }
     }
 
+    /// The longest prefix of `arr` equal to the start of a recent array:
+    /// (index into `recent`, length).
+    /// The longest wins; among equals the most recent. Only the first
+    /// candidate is compared value by value from the start: equal keys mean
+    /// equal messages, so another candidate is compared by key up to the
+    /// best length so far, and by value only beyond it.
+    fn recent_prefix(&self, arr: &[Value]) -> Option<(usize, usize)> {
+        let same = |k: &String, v: &Value| self.messages.get(k) == Some(v);
+        let mut best: Option<(usize, usize)> = None;
+        for (r, rec) in self.recent.iter().enumerate().rev() {
+            let n = match best {
+                None => rec.keys.iter().zip(arr).take_while(|(k, v)| same(k, v)).count(),
+                Some((b, bn)) => {
+                    if rec.keys.len() <= bn || rec.keys[..bn] != self.recent[b].keys[..bn] {
+                        continue;
+                    }
+                    bn + rec.keys[bn..].iter().zip(&arr[bn.min(arr.len())..]).take_while(|(k, v)| same(k, v)).count()
+                }
+            };
+            if n > 0 && best.is_none_or(|(_, bn)| n > bn) {
+                best = Some((r, n));
+            }
+        }
+        best
+    }
+
     /// Store a message array, returning its list key.
     pub fn intern_list(&mut self, arr: Vec<Value>) -> String {
+        self.intern_slice(&arr)
+    }
+
+    /// [`Self::intern_list`] from borrowed messages: only those not already
+    /// stored are copied.
+    pub fn intern_slice(&mut self, arr: &[Value]) -> String {
         self.rebuild_prefixes();
         let mut keys = Vec::with_capacity(arr.len());
         let mut hashes = Vec::with_capacity(arr.len());
         let mut h = [0u8; 32];
-        for m in arr {
+        let reused = match self.recent_prefix(arr) {
+            Some((r, n)) => {
+                let rec = &self.recent[r];
+                keys.extend_from_slice(&rec.keys[..n]);
+                hashes.extend_from_slice(&rec.chains[..n]);
+                h = rec.chains[n - 1];
+                n
+            }
+            None => 0,
+        };
+        for m in &arr[reused..] {
             let (k, d) = self.intern_message(m);
             h = chain(&h, &d);
             keys.push(k);
             hashes.push(h);
         }
+        if self.recent.len() == RECENT {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(Recent { keys: keys.clone(), chains: hashes.clone() });
         let whole = key('l', &h);
         for id in [Some(whole.clone()), self.prefixes.get(&h).map(|(id, _)| id.clone())].into_iter().flatten() {
             if self.lists.get(&id).is_some_and(|n| n.base_len + n.items.len() == keys.len()) && self.list_items(&id, usize::MAX).into_iter().eq(keys.iter().map(String::as_str)) {
@@ -244,7 +311,7 @@ impl MessageStore {
         let Some(obj) = v.as_object_mut() else { return };
         match obj.get_mut("messages") {
             Some(Value::Array(arr)) => {
-                let id = self.intern_list(std::mem::take(arr));
+                let id = self.intern_slice(arr);
                 obj.insert("messages".into(), one(LIST_REF, Value::String(id)));
             }
             Some(m @ Value::Object(_)) if m.as_object().is_some_and(|o| o.keys().any(|k| k.starts_with('$'))) => {
@@ -252,6 +319,34 @@ impl MessageStore {
                 *m = one(LITERAL, literal);
             }
             _ => {}
+        }
+    }
+
+    /// What [`Self::intern_field`] makes of a copy of `v`, without copying
+    /// its `messages` first (a result carrying the whole history is recorded
+    /// for every call).
+    pub fn interned(&mut self, v: &Value) -> Value {
+        match v {
+            Value::Object(obj) if obj.get("messages").is_some_and(Value::is_array) => {
+                let mut out = serde_json::Map::with_capacity(obj.len());
+                for (k, x) in obj {
+                    match (k.as_str(), x) {
+                        ("messages", Value::Array(arr)) => {
+                            let id = self.intern_slice(arr);
+                            out.insert(k.clone(), one(LIST_REF, Value::String(id)));
+                        }
+                        _ => {
+                            out.insert(k.clone(), x.clone());
+                        }
+                    }
+                }
+                Value::Object(out)
+            }
+            _ => {
+                let mut owned = v.clone();
+                self.intern_field(&mut owned);
+                owned
+            }
         }
     }
 
@@ -357,6 +452,41 @@ mod tests {
         // A literal array is parsed in place.
         let lit = json!({"messages": [{"role": "user", "content": "x"}]});
         assert_eq!(s.parsed_of(&lit).unwrap()[0].as_deref().map(AgentMessage::text), Some("x".to_string()));
+    }
+
+    #[test]
+    fn interned_equals_intern_field_of_a_copy() {
+        let (mut a, mut b) = (MessageStore::default(), MessageStore::default());
+        for n in [3, 5, 5, 2, 8, 0] {
+            let v = json!({"x": 1, "messages": msgs(n), "y": [1]});
+            let mut copy = v.clone();
+            a.intern_field(&mut copy);
+            assert_eq!(b.interned(&v), copy);
+        }
+        for v in [json!({"messages": {"$messages": "l-1"}}), json!([1]), json!({"z": 2})] {
+            let mut copy = v.clone();
+            a.intern_field(&mut copy);
+            assert_eq!(b.interned(&v), copy);
+        }
+        assert_eq!(a, b);
+    }
+
+    proptest::proptest! {
+        /// Reusing the keys of recent arrays changes nothing: the same ids
+        /// and the same store as interning each array from scratch.
+        #[test]
+        fn reusing_recent_prefixes_is_invisible(lists in proptest::collection::vec(proptest::collection::vec(0usize..9, 0..12), 1..30)) {
+            let (mut warm, mut cold) = (MessageStore::default(), MessageStore::default());
+            for l in lists {
+                let arr: Vec<Value> = l.iter().map(|&i| json!({"role": "user", "content": format!("message {i}")})).collect();
+                let id = warm.intern_list(arr.clone());
+                cold.recent.clear();
+                proptest::prop_assert_eq!(&id, &cold.intern_list(arr.clone()));
+                proptest::prop_assert_eq!(warm.list(&id), arr);
+            }
+            proptest::prop_assert_eq!(&warm, &cold);
+            proptest::prop_assert_eq!(warm.prefixes, cold.prefixes);
+        }
     }
 
     #[test]

@@ -17,8 +17,7 @@ use super::volatile;
 
 /// The result of one assemble: `{messages, estimatedTokens}`.
 pub fn assemble(params: &Value, session: &Session, mutation: Mutation) -> Result<Value, String> {
-    let sent: Vec<AgentMessage> =
-        serde_json::from_value(params["messages"].clone()).map_err(|e| format!("window: cannot read messages: {e}"))?;
+    let sent = <Vec<AgentMessage> as serde::Deserialize>::deserialize(&params["messages"]).map_err(|e| format!("window: cannot read messages: {e}"))?;
     let budget = params.get("tokenBudget").and_then(Value::as_u64).unwrap_or(u64::MAX / 4);
     let (ms, origin) = with_summary(sent, session);
     let live = LiveTurn::find(&ms, &origin, params);
@@ -104,7 +103,7 @@ fn with_summary(sent: Vec<AgentMessage>, session: &Session) -> (Vec<AgentMessage
     let mut origin = Vec::with_capacity(sent.len() + 1);
     let mut summary_placed = false;
     for (i, m) in sent.into_iter().enumerate() {
-        if session.covered.contains(&fingerprint(&m)) {
+        if !session.covered.is_empty() && session.covered.contains(&fingerprint(&m)) {
             if !summary_placed {
                 if let Some(s) = &session.summary {
                     ms.push(summary_message(s));

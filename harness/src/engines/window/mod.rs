@@ -48,8 +48,11 @@ pub struct Window {
     ended: Vec<(String, String)>,
 }
 
+/// Read in place: copying the whole history first doubled the cost of every
+/// call of a long session.
 fn parse_messages(v: &Value) -> Result<Vec<AgentMessage>, Fail> {
-    serde_json::from_value(v.clone()).map_err(|e| Fail::Threw(format!("window: cannot read messages: {e}")))
+    use serde::Deserialize;
+    Vec::<AgentMessage>::deserialize(v).map_err(|e| Fail::Threw(format!("window: cannot read messages: {e}")))
 }
 
 fn str_param<'a>(params: &'a Value, key: &str) -> &'a str {
@@ -145,7 +148,7 @@ impl Engine for Window {
     }
 
     fn ingest(&mut self, params: Value, _host: &mut HostLink<'_>) -> Outcome {
-        let m: AgentMessage = serde_json::from_value(params["message"].clone()).map_err(|e| Fail::Threw(format!("window: cannot read message: {e}")))?;
+        let m = <AgentMessage as serde::Deserialize>::deserialize(&params["message"]).map_err(|e| Fail::Threw(format!("window: cannot read message: {e}")))?;
         let n = self.add(&params, vec![m])?;
         Ok(json!({"ingested": n > 0}))
     }

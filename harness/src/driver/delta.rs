@@ -1,0 +1,351 @@
+//! `messageDelta`: send each message once per engine process instead of
+//! once per call (docs/protocol.md, "Message deltas").
+//!
+//! OpenClaw hands an engine the whole history with every `assemble`,
+//! `afterTurn` and `commitTurn`, so the bytes on the pipe grow with the
+//! square of the session (2 000 steps: 2.2 GB). When both sides agree in the
+//! handshake, a request's top-level `params.messages` may instead be
+//!
+//! ```json
+//! {"$delta": {"base": 41, "keep": 812, "append": [ … ]}}
+//! ```
+//!
+//! meaning: the first `keep` messages of the `messages` array that request
+//! `41` carried (after its own decoding), then `append`. Both sides keep, for
+//! each method, the decoded `messages` of the latest request of that method
+//! that carried an array; `base` only ever names one of those requests, so
+//! an engine's memory stays bounded by the number of methods.
+//!
+//! [`Encoder`] is the host's half (the driver), [`Decoder`] the engine's (the
+//! built-in engines' server; the Node adapter and the Python example carry
+//! their own ports of it).
+
+use std::collections::BTreeMap;
+
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// The `initialize` field naming the encoding: the host offers it in
+/// `offers.messageDelta`, the engine accepts with a top-level `messageDelta`
+/// in its result. Both carry [`VERSION`].
+pub const CAPABILITY: &str = "messageDelta";
+/// The only version so far.
+pub const VERSION: u64 = 1;
+/// The key of an encoded `messages` value.
+pub const KEY: &str = "$delta";
+
+/// One remembered `messages` array: the request that carried it.
+#[derive(Clone, Debug)]
+struct Slot<I> {
+    id: I,
+    messages: Vec<Value>,
+}
+
+/// How `messages` goes on the wire for one request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Plan {
+    /// As is: no remembered array shares a prefix with it (or it has none).
+    Full,
+    /// The first `keep` messages of request `base`'s array, then the rest.
+    Delta { base: u64, keep: usize },
+}
+
+/// The host's half: chooses, per request, the remembered array sharing the
+/// longest prefix with the new one, and remembers what it sent.
+#[derive(Debug, Default)]
+pub struct Encoder {
+    slots: BTreeMap<String, Slot<u64>>,
+}
+
+fn common_prefix(a: &[Value], b: &[Value]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+impl Encoder {
+    /// Plan request `id` of `method` whose params carry `messages`, and
+    /// remember the array as that method's latest. Call it only for a
+    /// request that will be written (the engine decodes every request it
+    /// reads, in order).
+    pub fn plan(&mut self, id: u64, method: &str, messages: &[Value]) -> Plan {
+        // Longest shared prefix; among equals the most recent request.
+        let best = self.slots.values().map(|s| (common_prefix(&s.messages, messages), s.id)).max();
+        let plan = match best {
+            Some((keep, base)) if keep > 0 => Plan::Delta { base, keep },
+            _ => Plan::Full,
+        };
+        match self.slots.get_mut(method) {
+            Some(s) => {
+                s.id = id;
+                // Reuse the allocation: only the part after the shared prefix
+                // with this slot's previous array is copied.
+                let same = common_prefix(&s.messages, messages);
+                s.messages.truncate(same);
+                s.messages.extend_from_slice(&messages[same..]);
+            }
+            None => {
+                self.slots.insert(method.to_string(), Slot { id, messages: messages.to_vec() });
+            }
+        }
+        plan
+    }
+}
+
+impl Encoder {
+    /// Rebuild a result's `messages` that the engine sent as a delta on the
+    /// request it answers (`base` = that request's id), in place. Anything
+    /// else, an undecodable delta included, is left as the engine sent it
+    /// (the checks then judge it as the invalid result it is).
+    pub fn decode_result(&self, id: u64, method: &str, result: &mut Value) {
+        let Some(slot) = self.slots.get(method).filter(|s| s.id == id) else { return };
+        let Some(Value::Object(enc)) = result.get_mut("messages") else { return };
+        let Some(Value::Object(d)) = enc.get(KEY).filter(|_| enc.len() == 1) else { return };
+        let (Some(base), Some(keep), Some(Value::Array(_))) = (d.get("base").and_then(Value::as_u64), d.get("keep").and_then(Value::as_u64), d.get("append")) else { return };
+        let keep = keep as usize;
+        if base != id || keep > slot.messages.len() {
+            return;
+        }
+        let Some(Value::Object(mut d)) = enc.remove(KEY) else { return };
+        let Some(Value::Array(append)) = d.remove("append") else { return };
+        let mut full = Vec::with_capacity(keep + append.len());
+        full.extend_from_slice(&slot.messages[..keep]);
+        full.extend(append);
+        result["messages"] = Value::Array(full);
+    }
+}
+
+/// `params` serialised with `messages` written as `plan` says, without
+/// copying the params: what the driver puts on the wire.
+pub struct Encoded<'a> {
+    pub params: &'a Value,
+    pub plan: Plan,
+}
+
+#[derive(Serialize)]
+struct DeltaBody<'a> {
+    base: u64,
+    keep: usize,
+    append: &'a [Value],
+}
+
+#[derive(Serialize)]
+struct DeltaValue<'a> {
+    #[serde(rename = "$delta")]
+    delta: DeltaBody<'a>,
+}
+
+impl Serialize for Encoded<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (Plan::Delta { base, keep }, Some(obj)) = (self.plan, self.params.as_object()) else {
+            return self.params.serialize(s);
+        };
+        let mut map = s.serialize_map(Some(obj.len()))?;
+        for (k, v) in obj {
+            match (k.as_str(), v) {
+                ("messages", Value::Array(a)) => map.serialize_entry(k, &DeltaValue { delta: DeltaBody { base, keep, append: &a[keep.min(a.len())..] } })?,
+                _ => map.serialize_entry(k, v)?,
+            }
+        }
+        map.end()
+    }
+}
+
+/// The engine's half: rebuilds full arrays and remembers them per method.
+/// Ids are kept as the JSON values the host sent.
+#[derive(Debug, Default)]
+pub struct Decoder {
+    slots: BTreeMap<String, Slot<Value>>,
+}
+
+impl Decoder {
+    /// Replace an encoded `params.messages` by the full array, and remember
+    /// the array for later requests. An error is the host's protocol
+    /// violation (answer it `-32602`).
+    pub fn decode(&mut self, id: &Value, method: &str, params: &mut Value) -> Result<(), String> {
+        let Some(obj) = params.as_object_mut() else { return Ok(()) };
+        if let Some(Value::Object(enc)) = obj.get_mut("messages") {
+            if enc.len() == 1 && enc.contains_key(KEY) {
+                let full = self.rebuild(enc)?;
+                obj.insert("messages".into(), Value::Array(full));
+            }
+        }
+        if let Some(Value::Array(a)) = obj.get("messages") {
+            match self.slots.get_mut(method) {
+                Some(s) => {
+                    s.id = id.clone();
+                    let same = common_prefix(&s.messages, a);
+                    s.messages.truncate(same);
+                    s.messages.extend_from_slice(&a[same..]);
+                }
+                None => {
+                    self.slots.insert(method.to_string(), Slot { id: id.clone(), messages: a.clone() });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Encode a result's `messages` as a delta on the request `id` being
+    /// answered, when they start with that request's messages (an engine
+    /// that passes the history through, as most do, then answers in a few
+    /// bytes).
+    pub fn encode_result(&self, id: &Value, method: &str, result: &mut Value) {
+        let Some(slot) = self.slots.get(method).filter(|s| s.id == *id) else { return };
+        let Some(Value::Array(out)) = result.get_mut("messages") else { return };
+        let keep = common_prefix(&slot.messages, out);
+        if keep == 0 {
+            return;
+        }
+        let append = out.split_off(keep);
+        result["messages"] = serde_json::json!({KEY: {"base": id, "keep": keep, "append": append}});
+    }
+
+    fn rebuild(&self, enc: &mut Map<String, Value>) -> Result<Vec<Value>, String> {
+        let Some(Value::Object(d)) = enc.get_mut(KEY) else { return Err(format!("{KEY} must be an object")) };
+        let base = d.get("base").cloned().unwrap_or(Value::Null);
+        let keep = d.get("keep").and_then(Value::as_u64).ok_or_else(|| format!("{KEY}.keep must be a non-negative integer"))? as usize;
+        let Some(Value::Array(append)) = d.get_mut("append").map(Value::take) else { return Err(format!("{KEY}.append must be an array")) };
+        let slot = self.slots.values().find(|s| s.id == base).ok_or_else(|| format!("{KEY}.base {base} is not the latest request of its method that carried messages"))?;
+        if keep > slot.messages.len() {
+            return Err(format!("{KEY}.keep {keep} exceeds the {} messages of request {base}", slot.messages.len()));
+        }
+        let mut full = Vec::with_capacity(keep + append.len());
+        full.extend_from_slice(&slot.messages[..keep]);
+        full.extend(append);
+        Ok(full)
+    }
+}
+
+/// Did the engine accept the encoding in its `initialize` result?
+pub fn accepted(result_extra: &Map<String, Value>) -> bool {
+    result_extra.get(CAPABILITY).and_then(Value::as_u64) == Some(VERSION)
+}
+
+/// Did the host offer it in `initialize` params?
+pub fn offered(params: &Value) -> bool {
+    params.get("offers").and_then(|o| o.get(CAPABILITY)).and_then(Value::as_u64) == Some(VERSION)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    fn msg(n: u32) -> Value {
+        json!({"role": if n % 2 == 0 { "user" } else { "assistant" }, "content": format!("message {n}"), "timestamp": n})
+    }
+
+    /// What one call sends: a method and its `messages` (None: no array).
+    fn calls() -> impl Strategy<Value = Vec<(usize, Option<Vec<u32>>)>> {
+        // Lists built from a small alphabet so prefixes are often shared,
+        // sometimes forked, sometimes empty or absent.
+        let list = proptest::option::weighted(0.85, proptest::collection::vec(0u32..12, 0..14));
+        proptest::collection::vec((0usize..4, list), 1..40)
+    }
+
+    const METHODS: [&str; 4] = ["assemble", "afterTurn", "commitTurn", "ingestBatch"];
+
+    proptest! {
+        /// Whatever the sequence of calls, the engine decodes exactly the
+        /// params the host meant to send, through real serialisation.
+        #[test]
+        fn decoded_params_equal_full_params(seq in calls()) {
+            let (mut enc, mut dec) = (Encoder::default(), Decoder::default());
+            let mut history: Vec<u32> = Vec::new();
+            for (i, (m, list)) in seq.into_iter().enumerate() {
+                let id = i as u64 + 1;
+                let method = METHODS[m];
+                let mut params = json!({"sessionId": "s", "tokenBudget": 9});
+                if let Some(list) = list {
+                    // Grow a shared history now and then, as a session does.
+                    history.extend(list.iter().take(2));
+                    let ms: Vec<Value> = if m % 2 == 0 { history.iter().chain(&list).map(|&n| msg(n)).collect() } else { list.iter().map(|&n| msg(n)).collect() };
+                    params["messages"] = Value::Array(ms);
+                }
+                let plan = match params.get("messages").and_then(Value::as_array) {
+                    Some(a) => enc.plan(id, method, a),
+                    None => Plan::Full,
+                };
+                let wire = serde_json::to_string(&Encoded { params: &params, plan }).unwrap();
+                let mut got: Value = serde_json::from_str(&wire).unwrap();
+                if let Plan::Delta { keep, .. } = plan {
+                    prop_assert!(keep > 0);
+                    prop_assert!(got["messages"].get(KEY).is_some(), "{wire}");
+                }
+                dec.decode(&json!(id), method, &mut got).unwrap();
+                prop_assert_eq!(&got, &params);
+                prop_assert_eq!(serde_json::to_string(&got).unwrap(), serde_json::to_string(&params).unwrap(), "key order is kept");
+                // The engine answers with a prefix of what it got plus its own.
+                if let Some(ms) = params.get("messages").and_then(Value::as_array) {
+                    let cut = (id as usize * 7) % (ms.len() + 1);
+                    let mut out: Vec<Value> = ms[..cut].to_vec();
+                    out.push(msg(99));
+                    let full = json!({"messages": out, "estimatedTokens": 3});
+                    let mut answer = full.clone();
+                    dec.encode_result(&json!(id), method, &mut answer);
+                    let mut back: Value = serde_json::from_str(&serde_json::to_string(&answer).unwrap()).unwrap();
+                    enc.decode_result(id, method, &mut back);
+                    prop_assert_eq!(back, full);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_growing_history_sends_only_the_new_messages() {
+        let (mut enc, mut dec) = (Encoder::default(), Decoder::default());
+        let mut wire_bytes = 0;
+        for n in 1..=200u32 {
+            let params = json!({"messages": (0..n).map(msg).collect::<Vec<_>>()});
+            let plan = enc.plan(n as u64, "assemble", params["messages"].as_array().unwrap());
+            let wire = serde_json::to_string(&Encoded { params: &params, plan }).unwrap();
+            wire_bytes += wire.len();
+            let mut got: Value = serde_json::from_str(&wire).unwrap();
+            dec.decode(&json!(n), "assemble", &mut got).unwrap();
+            assert_eq!(got, params);
+        }
+        let full: usize = (1..=200u32).map(|n| serde_json::to_string(&json!({"messages": (0..n).map(msg).collect::<Vec<_>>()})).unwrap().len()).sum();
+        assert!(wire_bytes * 50 < full, "linear, not quadratic: {wire_bytes} vs {full}");
+    }
+
+    #[test]
+    fn a_result_delta_that_does_not_decode_is_left_as_sent() {
+        let mut enc = Encoder::default();
+        enc.plan(5, "assemble", &[msg(1), msg(2)]);
+        for bad in [
+            json!({"messages": {"$delta": {"base": 4, "keep": 1, "append": []}}}),
+            json!({"messages": {"$delta": {"base": 5, "keep": 3, "append": []}}}),
+            json!({"messages": {"$delta": {"base": 5, "keep": 1}}}),
+            json!({"messages": {"$delta": {"base": 5, "keep": 1, "append": []}, "x": 1}}),
+        ] {
+            let mut r = bad.clone();
+            enc.decode_result(5, "assemble", &mut r);
+            assert_eq!(r, bad);
+        }
+        let mut r = json!({"messages": {"$delta": {"base": 5, "keep": 1, "append": [msg(7)]}}, "estimatedTokens": 0});
+        enc.decode_result(5, "assemble", &mut r);
+        assert_eq!(r, json!({"messages": [msg(1), msg(7)], "estimatedTokens": 0}));
+    }
+
+    #[test]
+    fn bad_deltas_are_named() {
+        let mut dec = Decoder::default();
+        let mut p = json!({"messages": [msg(1), msg(2)]});
+        dec.decode(&json!(1), "assemble", &mut p).unwrap();
+        for (bad, why) in [
+            (json!({"$delta": {"base": 7, "keep": 1, "append": []}}), "base 7"),
+            (json!({"$delta": {"base": 1, "keep": 3, "append": []}}), "exceeds the 2 messages"),
+            (json!({"$delta": {"base": 1, "keep": -1, "append": []}}), "keep must be"),
+            (json!({"$delta": {"base": 1, "keep": 1}}), "append must be"),
+        ] {
+            let mut p = json!({"messages": bad});
+            let e = dec.decode(&json!(2), "afterTurn", &mut p).unwrap_err();
+            assert!(e.contains(why), "{e}");
+        }
+        // An engine-looking object with other keys is not an encoding.
+        let mut p = json!({"messages": {"$delta": 1, "x": 2}});
+        dec.decode(&json!(3), "assemble", &mut p).unwrap();
+        assert_eq!(p, json!({"messages": {"$delta": 1, "x": 2}}));
+    }
+}
