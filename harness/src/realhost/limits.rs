@@ -13,6 +13,8 @@ pub enum ReleaseLimit {
     ScriptedTools,
     /// A bare `/new` or `/reset` that runs the host's session-reset prompt turn.
     BareResetTurn,
+    /// A model context window below 16 000 tokens.
+    SmallContextWindow,
 }
 
 impl ReleaseLimit {
@@ -38,6 +40,14 @@ impl ReleaseLimit {
             // "/new" is answered by the command layer with "✅ New session started." (dist/commands.runtime-*.mjs)
             // and no agent run; docs/tools/slash-commands.md: "Standalone `/new` and `/reset` acknowledgements
             // do not start a model turn".
+            // 2026.4.26 refuses the run before any engine call (dist/context-window-guard-*.js
+            // CONTEXT_WINDOW_HARD_MIN_TOKENS = 16e3; observed: clawspec twin --scenario
+            // existing-session-bootstrap --profile openclaw-2026.4.26 --keep, "Model context window
+            // too small (3000 tokens; source=modelsConfig). Minimum is 16000.").
+            ReleaseLimit::SmallContextWindow if older => Err(NotDrivable(format!(
+                "a model context window below 16 000 tokens: openclaw@{version} fails the run before any engine call (\"Model context window too small … Minimum is 16000\", dist/context-window-guard-*.js CONTEXT_WINDOW_HARD_MIN_TOKENS); not restructured yet"
+            ))),
+            ReleaseLimit::SmallContextWindow => Ok(()),
             ReleaseLimit::BareResetTurn => Err(NotDrivable(format!(
                 "a bare /new or /reset on openclaw@{version} is acknowledged by the gateway's command layer (\"✅ New session started.\") without a model run, so the scripted reset-prompt turn does not happen on this release"
             ))),
@@ -60,6 +70,8 @@ mod tests {
         assert!(check_all(&[ReleaseLimit::BareResetTurn], "2026.4.26").unwrap_err().0.contains("carries no message"));
         assert!(check_all(&[ReleaseLimit::BareResetTurn], "2026.9.6").unwrap_err().0.contains("without a model run"));
         assert!(check_all(&[ReleaseLimit::ScriptedTools], "2026.9.6").is_ok());
+        assert!(check_all(&[ReleaseLimit::SmallContextWindow], "2026.4.26").unwrap_err().0.contains("Minimum is 16000"));
+        assert!(check_all(&[ReleaseLimit::SmallContextWindow], "2026.9.6").is_ok());
         assert!(check_all(&[ReleaseLimit::ScriptedTools, ReleaseLimit::BareResetTurn], "2026.4.26").unwrap_err().0.contains("only bundled plugins"));
     }
 }

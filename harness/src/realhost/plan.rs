@@ -100,6 +100,9 @@ pub fn plan(s: &Scenario) -> Result<Plan, NotDrivable> {
         return nd("setup.admitted_turns: false — every chat.send through the gateway is an admitted turn");
     }
     let mut p = Plan { steps: Vec::new(), replies: Vec::new(), provider_timeout_seconds: None, setup: host_setup, tool_results: Vec::new(), minted_tool_ids: 0, release_limits: Vec::new() };
+    if setup.context_window < 16_000 {
+        p.limit(super::limits::ReleaseLimit::SmallContextWindow);
+    }
     for (i, step) in s.script.iter().enumerate() {
         map_step(&mut p, i, step, s).map_err(|NotDrivable(why)| NotDrivable(format!("step {i} ({}): {why}", step_kind(step))))?;
     }
