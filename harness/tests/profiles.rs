@@ -70,7 +70,10 @@ fn classic_2026_4_26() {
     // Overflow retry: the same prompt again (no continuation prompt in 4.26).
     let retry: Vec<_> = calls(&t, "assemble").into_iter().filter(|c| c.turn == 3).collect();
     assert_eq!(retry.len(), 2);
-    assert_eq!(retry[1].params["prompt"], "And now?");
+    // The 4.26 WebChat entry: the client's Sender block, then the stamped body (runtime::entry).
+    let p = retry[1].params["prompt"].as_str().unwrap();
+    assert!(p.starts_with("Sender (untrusted metadata):\n") && p.ends_with(" UTC] And now?"), "{p}");
+    assert_eq!(retry[0].params["prompt"], retry[1].params["prompt"]);
 }
 
 #[test]
