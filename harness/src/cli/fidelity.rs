@@ -226,8 +226,15 @@ impl Halt {
 /// SIGINT/SIGTERM, watched for the whole table: every gateway and engine a
 /// cancelled row started is swept (they re-parent to this process, a child
 /// subreaper) and the work dirs removed, so an interrupted CI job leaves
-/// nothing running.
-fn interruptible() -> tokio::sync::watch::Receiver<i32> {
+/// nothing running. Installed once, as early as `twin --fidelity` starts: a
+/// background job of a non-interactive shell starts with SIGINT ignored, so
+/// a signal before this is lost, not fatal.
+pub fn interruptible() -> tokio::sync::watch::Receiver<i32> {
+    static STOP: std::sync::OnceLock<tokio::sync::watch::Receiver<i32>> = std::sync::OnceLock::new();
+    STOP.get_or_init(install_interruption).clone()
+}
+
+fn install_interruption() -> tokio::sync::watch::Receiver<i32> {
     crate::driver::reaper::become_subreaper();
     let (tx, rx) = tokio::sync::watch::channel(0);
     match super::certify::interruption() {

@@ -148,6 +148,9 @@ pub async fn twin_one(s: &Scenario, profile: &Profile, spec: &EngineSpec, engine
 }
 
 pub async fn main(a: Args) -> u8 {
+    if a.fidelity.is_some() {
+        super::fidelity::interruptible();
+    }
     let all = match crate::scenario::load_dir(&a.scenarios) {
         Ok(l) => l,
         Err(errs) => {
