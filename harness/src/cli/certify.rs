@@ -124,7 +124,9 @@ async fn run(a: Args) -> Result<u8, String> {
     let (traces, interrupted): (Vec<Trace>, bool) =
         suite::run_jobs_until(jobs, &cfg, a.jobs.unwrap_or_else(suite::default_parallelism), move |t| on_done.finished(t), stop).await;
     progress.finish();
-    if let Some(pool) = &pool {
+    if let Some(pool) = pool.as_ref().filter(|_| interrupted) {
+        pool.abandon();
+    } else if let Some(pool) = &pool {
         // Parked processes end here; how they shut down is not any run's
         // verdict, but never silent.
         for f in pool.drain().await {

@@ -89,6 +89,12 @@ impl Pool {
         self.idle.lock().unwrap_or_else(|p| p.into_inner()).values().map(Vec::len).sum()
     }
 
+    /// Kill every parked process now (an interrupted command: no grace).
+    pub fn abandon(&self) {
+        // Dropping an engine kills its process group (`Engine`'s Drop).
+        drop(std::mem::take(&mut *self.idle.lock().unwrap_or_else(|p| p.into_inner())));
+    }
+
     /// Shut every parked process down (`shutdown`, exit, no descendants left),
     /// returning the faults of those that did not end cleanly.
     pub async fn drain(&self) -> Vec<super::EngineFault> {
