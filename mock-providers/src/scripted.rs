@@ -133,6 +133,24 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_subagent_model_takes_only_the_replies_addressed_to_it() {
+        let r = |text: &str, model: Option<&str>| Reply { text: text.into(), model: model.map(str::to_string), ..Default::default() };
+        // The child's reply sits between the parent's two calls, as a spawn turn scripts it.
+        let script = vec![r("spawning", None), r("child result", Some("child")), r("parent done", None)];
+        let m = MockProvider::start_scripted_for_model(Provider::Anthropic, Default::default(), script, "main").await;
+        let url = format!("{}{}", m.uri(), Provider::Anthropic.path());
+        let ask = |model: &'static str| {
+            let url = url.clone();
+            async move { tokio::task::spawn_blocking(move || crate::client::post_json(&url, &json!({"model":model,"max_tokens":16,"messages":[{"role":"user","content":"hi"}]}), &[]).unwrap().1["content"][0]["text"].as_str().unwrap_or_default().to_string()).await.unwrap() }
+        };
+        assert_eq!(ask("main").await, "spawning");
+        assert_eq!(ask("main").await, "parent done", "the agent model skips the child's reply");
+        assert_eq!(ask("child").await, "child result");
+        assert_eq!(ask("child").await, "ok", "a child reply is used once");
+        assert_eq!(ask("utility").await, "ok", "a model nothing is addressed to gets the default");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn step_markers_keep_each_steps_replies_to_that_step() {
         let r = |text: &str, step| Reply { text: text.into(), step: Some(step), ..Default::default() };
         let script = vec![r("a0", 0), r("b0-unused", 0), r("a1", 1), r("a2", 2)];

@@ -53,6 +53,12 @@ pub struct Reply {
     /// The scenario step this reply belongs to ([`STEP_PATH`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step: Option<usize>,
+    /// Answers a request for this model id instead of the script's model:
+    /// a subagent's run, when the host gives its children their own model
+    /// (`agents.defaults.subagents.model`). Such replies are taken in order
+    /// among themselves; the agent model's replies skip them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 /// `POST {"step": n}` here before driving step `n`: replies of earlier steps
@@ -140,7 +146,14 @@ impl Respond for Validating {
         let for_script = st.script_model.as_deref().is_none_or(|m| body["model"].as_str() == Some(m));
         let current = st.step;
         let in_step = |r: &Reply| matches!((current, r.step), (Some(c), Some(s)) if s > c);
-        let scripted = if for_script && !st.script.front().is_some_and(in_step) { st.script.pop_front().map(|r| serde_json::to_value(r).unwrap()) } else { None };
+        // The script's model takes replies without a model of their own; another
+        // model (a subagent's) only the replies addressed to it.
+        let addressed = if for_script { None } else { body["model"].as_str() };
+        let next = st.script.iter().position(|r| r.model.as_deref() == addressed).filter(|_| for_script || addressed.is_some());
+        let scripted = match next {
+            Some(i) if !in_step(&st.script[i]) => st.script.remove(i).map(|r| serde_json::to_value(r).unwrap()),
+            _ => None,
+        };
         let mut reply: Value = scripted
             .or_else(|| req.headers.get(REPLY_HEADER).and_then(|h| h.to_str().ok()).and_then(|s| serde_json::from_str(s).ok()))
             .unwrap_or_else(|| json!({"text": "ok"}));
