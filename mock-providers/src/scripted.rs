@@ -133,21 +133,22 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_subagent_model_takes_only_the_replies_addressed_to_it() {
-        let r = |text: &str, model: Option<&str>| Reply { text: text.into(), model: model.map(str::to_string), ..Default::default() };
+    async fn a_subagent_run_takes_only_the_replies_addressed_to_it() {
+        let r = |text: &str, to: Option<&str>| Reply { text: text.into(), addressed_to: to.map(str::to_string), ..Default::default() };
         // The child's reply sits between the parent's two calls, as a spawn turn scripts it.
-        let script = vec![r("spawning", None), r("child result", Some("child")), r("parent done", None)];
+        let script = vec![r("spawning", None), r("child result", Some("[Subagent Task]\n\nresearch")), r("parent done", None)];
         let m = MockProvider::start_scripted_for_model(Provider::Anthropic, Default::default(), script, "main").await;
         let url = format!("{}{}", m.uri(), Provider::Anthropic.path());
-        let ask = |model: &'static str| {
+        let ask = |model: &'static str, content: serde_json::Value| {
             let url = url.clone();
-            async move { tokio::task::spawn_blocking(move || crate::client::post_json(&url, &json!({"model":model,"max_tokens":16,"messages":[{"role":"user","content":"hi"}]}), &[]).unwrap().1["content"][0]["text"].as_str().unwrap_or_default().to_string()).await.unwrap() }
+            async move { tokio::task::spawn_blocking(move || crate::client::post_json(&url, &json!({"model":model,"max_tokens":16,"messages":[{"role":"user","content":content}]}), &[]).unwrap().1["content"][0]["text"].as_str().unwrap_or_default().to_string()).await.unwrap() }
         };
-        assert_eq!(ask("main").await, "spawning");
-        assert_eq!(ask("main").await, "parent done", "the agent model skips the child's reply");
-        assert_eq!(ask("child").await, "child result");
-        assert_eq!(ask("child").await, "ok", "a child reply is used once");
-        assert_eq!(ask("utility").await, "ok", "a model nothing is addressed to gets the default");
+        let child = || json!([{"type": "text", "text": "[Subagent Context] …\n\n[Subagent Task]\n\nresearch the pricing page"}]);
+        assert_eq!(ask("main", json!("go")).await, "spawning");
+        assert_eq!(ask("main", child()).await, "child result", "the child's request takes its addressed reply first");
+        assert_eq!(ask("main", child()).await, "ok", "and, its replies used up, never the parent's");
+        assert_eq!(ask("main", json!("research")).await, "parent done", "text without the whole address is the parent's");
+        assert_eq!(ask("utility", child()).await, "ok");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -49,6 +49,7 @@ export async function turn(client, step, index) {
   const runId = `clawspec-run-${index + 1}`;
   const attachments = step.attachments?.length ? { attachments: step.attachments } : {};
   const sent = await client.request("chat.send", { sessionKey: step.sessionKey, message: step.message, deliver: false, timeoutMs: step.timeoutMs, idempotencyKey: runId, ...attachments });
+  client.runs?.claim(sent?.runId ?? runId);
   const waited = await client.request("agent.wait", { runId: sent?.runId ?? runId, timeoutMs: step.timeoutMs }, step.timeoutMs + 10_000);
   return { send: sent?.status ?? null, wait: waited?.status ?? null, error: waited?.error ?? null };
 }
@@ -61,12 +62,24 @@ export async function turn(client, step, index) {
 export async function command(client, step, index) {
   const runId = `clawspec-cmd-${index + 1}`;
   const sent = await client.request("chat.send", { sessionKey: step.sessionKey, message: step.message, deliver: false, timeoutMs: step.timeoutMs, idempotencyKey: runId });
+  client.runs?.claim(sent?.runId ?? runId);
   const waited = await client.request("agent.wait", { runId: sent?.runId ?? runId, timeoutMs: step.timeoutMs }, step.timeoutMs + 10_000);
   return { send: sent?.status ?? null, wait: waited?.status ?? null, error: waited?.error ?? null, command: step.message.split(/\s/, 1)[0] };
 }
 
+/**
+ * A run the host starts by itself in the session (a subagent completion
+ * announce, lib/runs.js): wait for it to appear, then agent.wait it.
+ */
+export async function awaitRun(client, step) {
+  if (!client.runs) throw new Error("awaitRun needs the runner's host-run observer");
+  const runId = await client.runs.next(step.sessionKey, step.timeoutMs);
+  const waited = await client.request("agent.wait", { runId, timeoutMs: step.timeoutMs }, step.timeoutMs + 10_000);
+  return { wait: waited?.status ?? null, error: waited?.error ?? null, hostRun: true };
+}
+
 /** Plan step kind → driver. */
-export const DRIVERS = { turn, command };
+export const DRIVERS = { turn, command, awaitRun };
 
 export async function drive(client, step, index) {
   const driver = DRIVERS[step.kind];

@@ -16,6 +16,7 @@ pub mod measure;
 pub mod plan;
 pub mod record;
 pub mod seed;
+pub mod spawn;
 pub mod tools;
 
 use std::path::{Path, PathBuf};
@@ -153,6 +154,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
         },
         "hostSetup": plan.setup,
         "toolResults": plan.tool_results,
+        "subagents": plan.spawns.runner_config(),
         "steps": plan.steps,
     });
     let plan_path = work.join("plan.json");

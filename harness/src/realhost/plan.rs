@@ -26,6 +26,13 @@ pub enum PlanStep {
     /// [instructions]`) through `chat.send`; waits for the command's run.
     #[serde(rename_all = "camelCase")]
     Command { step: usize, session_key: String, message: String, timeout_ms: u64 },
+    /// A run the host starts by itself in `session_key` — a subagent's
+    /// completion announce after a `sessions_spawn` tool call of an earlier
+    /// turn (docs/tools/subagents/announce.md: top-level requesters get a
+    /// follow-up `agent` call): the runner waits for the next run of that
+    /// session it did not start, then `agent.wait`s it.
+    #[serde(rename_all = "camelCase")]
+    AwaitRun { step: usize, session_key: String, timeout_ms: u64 },
 }
 
 /// A chat.send attachment: the scenario's inline image (`turn.image`), the
@@ -68,6 +75,9 @@ pub struct Plan {
     minted_tool_ids: u64,
     /// What the steps need of the release (`realhost::limits`).
     pub release_limits: Vec<super::limits::ReleaseLimit>,
+    /// Subagent runs the scenario starts (`realhost::spawn`): children get
+    /// their own model id so the mock answers them with their scripted reply.
+    pub spawns: super::spawn::Spawns,
 }
 
 /// Provider timeout set when a scenario scripts a timeout; the mock holds a
@@ -99,12 +109,16 @@ pub fn plan(s: &Scenario) -> Result<Plan, NotDrivable> {
     if !setup.admitted_turns {
         return nd("setup.admitted_turns: false — every chat.send through the gateway is an admitted turn");
     }
-    let mut p = Plan { steps: Vec::new(), replies: Vec::new(), provider_timeout_seconds: None, setup: host_setup, tool_results: Vec::new(), minted_tool_ids: 0, release_limits: Vec::new() };
+    let mut p = Plan { steps: Vec::new(), replies: Vec::new(), provider_timeout_seconds: None, setup: host_setup, tool_results: Vec::new(), minted_tool_ids: 0, release_limits: Vec::new(), spawns: Default::default() };
     for (i, step) in s.script.iter().enumerate() {
         map_step(&mut p, i, step, s).map_err(|NotDrivable(why)| NotDrivable(format!("step {i} ({}): {why}", step_kind(step))))?;
     }
     if p.steps.is_empty() {
         return nd("the script has no step");
+    }
+    if !p.spawns.spawns.is_empty() && !setup.tools.iter().any(|t| t == "sessions_spawn") {
+        // tools.allow comes from setup.tools (realhost/seed.rs): without it the host answers "Tool sessions_spawn not found".
+        return nd("a sessions_spawn tool call while setup.tools does not offer sessions_spawn");
     }
     Ok(p)
 }
@@ -121,7 +135,7 @@ fn map_step(p: &mut Plan, i: usize, step: &Step, s: &Scenario) -> Result<(), Not
                 p.limit(super::limits::ReleaseLimit::BareResetTurn);
             }
             for r in &t.model {
-                let planned = reply(r, p, setup.context_window)?;
+                let planned = model_reply(r, p, setup.context_window)?;
                 p.replies.push(PlannedReply { step: Some(i), ..planned });
             }
             let attachments = if t.image { vec![image_attachment()] } else { Vec::new() };
@@ -147,7 +161,8 @@ fn map_step(p: &mut Plan, i: usize, step: &Step, s: &Scenario) -> Result<(), Not
         // Scripted tool calls reach real tools now (realhost::tools), but the
         // library scripts these host events without the tool call that starts
         // them on the real host, and with ids and stats the host mints itself.
-        Step::Announce(_) | Step::Collect(_) => nd(ANNOUNCE_NOT_MAPPED),
+        Step::Announce(a) => super::spawn::announce(p, i, a, s),
+        Step::Collect(_) => nd(ANNOUNCE_NOT_MAPPED),
         Step::Spawn(_) | Step::SubagentEnded(_) => nd(SPAWN_NOT_MAPPED),
         Step::InterSession(_) => nd(INTER_SESSION_NOT_MAPPED),
     }
@@ -227,7 +242,7 @@ fn is_reset_command(user: &str) -> bool {
     ["/new", "/reset"].iter().any(|c| t.strip_prefix(c).is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_whitespace)))
 }
 
-fn reply(r: &ModelReply, p: &mut Plan, context_window: u64) -> Result<PlannedReply, NotDrivable> {
+pub(super) fn model_reply(r: &ModelReply, p: &mut Plan, context_window: u64) -> Result<PlannedReply, NotDrivable> {
     use clawspec_mock_providers::scripted::{Failure, FailureKind};
     let m = match r {
         ModelReply::Text(t) => return Ok(PlannedReply { text: t.clone(), ..Default::default() }),
@@ -267,8 +282,12 @@ fn reply(r: &ModelReply, p: &mut Plan, context_window: u64) -> Result<PlannedRep
                 super::tools::reference_tool_id(p.minted_tool_ids)
             }
         };
-        p.tool_results.push(super::tools::scripted(c, id.clone())?);
-        p.limit(super::limits::ReleaseLimit::ScriptedTools);
+        if super::spawn::is_host_tool(&c.name) {
+            super::spawn::host_tool_call(p, c, &id)?;
+        } else {
+            p.tool_results.push(super::tools::scripted(c, id.clone())?);
+            p.limit(super::limits::ReleaseLimit::ScriptedTools);
+        }
         out.tool_calls.push(serde_json::json!({"id": id, "name": c.name, "arguments": if c.arguments.is_null() { serde_json::json!({}) } else { c.arguments.clone() }}));
     }
     Ok(out)
@@ -396,6 +415,7 @@ mod tests {
         let p = plan(&scenario("  - compact: {instructions: \"Keep the test name.\"}\n  - compact: {}\n  - turn: {user: go, model: [ok]}\n")).unwrap();
         let msgs: Vec<_> = p.steps.iter().map(|s| match s {
             PlanStep::Command { message, .. } | PlanStep::Turn { message, .. } => message.as_str(),
+            PlanStep::AwaitRun { .. } => "",
         }).collect();
         assert_eq!(msgs, ["/compact Keep the test name.", "/compact", "go"]);
         assert!(matches!(p.steps[0], PlanStep::Command { step: 0, .. }));
