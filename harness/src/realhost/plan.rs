@@ -162,20 +162,25 @@ fn map_step(p: &mut Plan, i: usize, step: &Step, s: &Scenario) -> Result<(), Not
         // library scripts these host events without the tool call that starts
         // them on the real host, and with ids and stats the host mints itself.
         Step::Announce(a) => super::spawn::announce(p, i, a, s),
-        Step::Collect(_) => nd(ANNOUNCE_NOT_MAPPED),
+        Step::Collect(_) => nd(COLLECT_NOT_MAPPED),
         Step::Spawn(_) | Step::SubagentEnded(_) => nd(SPAWN_NOT_MAPPED),
         Step::InterSession(_) => nd(INTER_SESSION_NOT_MAPPED),
     }
 }
 
-/// openclaw dist/builtin-openclaw-*.mjs: an announce is the real child run's
-/// completion (the task-completion block carries the child session key and
-/// its measured runtime/token stats).
-pub const ANNOUNCE_NOT_MAPPED: &str = "a completion announce needs a live child run started by a sessions_spawn tool call earlier in this run (the scenario has the spawn only as seeded history or a separate spawn step), and the real announce names the host-minted child key and measured runtime/token stats where the scenario scripts fixed ones; not mapped yet";
+/// An announce is the real child run's completion (realhost::spawn): it is
+/// drivable when an earlier turn of the script calls sessions_spawn with the
+/// same task.
+pub const ANNOUNCE_NOT_MAPPED: &str = "a completion announce needs a live child run started by a sessions_spawn tool call (same task) of an earlier turn in this run; the scenario has the spawn only as seeded history or a separate spawn step";
+
+/// A collect batch is several completions queued while the parent run is busy.
+pub const COLLECT_NOT_MAPPED: &str = "a collect batch needs several children's completions to queue while the parent's run is still busy, so that the host batches them; that needs the mock to hold the parent's model answer until the children finish (not mapped yet)";
 
 /// On the real host prepareSubagentSpawn / onSubagentEnded follow a
-/// sessions_spawn tool call inside a parent turn's tool loop.
-pub const SPAWN_NOT_MAPPED: &str = "a spawn is a step between turns in the scenario, but on the real host it happens inside a parent turn's sessions_spawn tool call (the scripted parent reply carries none) and the host mints the child key (agent:<id>:subagent:<uuid>) where the scenario scripts its own; not mapped yet";
+/// sessions_spawn tool call inside a parent turn's tool loop; realhost::spawn
+/// drives that shape (a turn whose scripted reply calls sessions_spawn, then
+/// an announce step), the bare step form cannot be.
+pub const SPAWN_NOT_MAPPED: &str = "a spawn (or subagent_ended) step between turns: on the real host prepareSubagentSpawn happens inside a parent turn's sessions_spawn tool call, with a child key the host mints (agent:<id>:subagent:<uuid>), and onSubagentEnded when the host cleans the child up; script the spawn as a turn whose model reply calls sessions_spawn (drivable), not as a step";
 
 /// The gateway's sessions.send RPC sends as the operator (no inter-session
 /// provenance, docs/gateway/protocol/rpc-session-control.md).

@@ -18,6 +18,34 @@
 //! (`mock-providers` `Reply::addressed_to`): parent and child replies cannot
 //! take each other's place, whatever order the host asks in.
 
+//! What 2026.9.6 does with that shape (observed: `clawspec twin --scenarios
+//! DIR --scenario … --engine builtin:window --keep`, a turn calling
+//! sessions_spawn then an announce step; trace.ndjson, provider-requests.ndjson):
+//!
+//! - parent turn: bootstrap, maintain(bootstrap), assemble; in the tool call a
+//!   new engine instance gets `prepareSubagentSpawn {parentSessionKey,
+//!   childSessionKey, contextMode: "isolated", parentSessionFile = parent key,
+//!   childSessionFile = child key}` (no ttlMs without runTimeoutSeconds) and
+//!   is disposed; the tool result is the host's JSON (`status: "accepted"`,
+//!   `childSessionKey`, `runId`, `mode`, `note`, `resolvedModel` …); then
+//!   commitTurn, maintain, dispose.
+//! - child run (its own session): assemble (prompt = the `[Subagent Context]
+//!   … [Subagent Task]` message), commitTurn, maintain, dispose — no bootstrap.
+//! - announce run in the parent session (run id `announce:v1:<childKey>:<childRunId>`):
+//!   bootstrap, maintain, assemble with `prompt` = `[Inter-session message]
+//!   sourceSession=<childKey> sourceChannel=internal sourceTool=subagent_announce
+//!   isUser=false` + the explanation + the whole `<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>`
+//!   completion block (audit item 1: the annotated prompt, not `Continue the
+//!   OpenClaw runtime event.`), dispose; no afterTurn or commitTurn.
+//! - then, on its own instance, `onSubagentEnded {childSessionKey, reason,
+//!   agentDir, workspaceDir}` and dispose.
+//!
+//! The completion block names the child's minted session id, `Stats: runtime
+//! Ns • tokens unknown` (the mock reports no usage), and `Model route changed:
+//! anthropic/<model> → anthropic/mock.` because the mock answers with model
+//! `mock` (dist/openclaw-state-db-read-connection-*.mjs `formatAgentRunRouteChange`
+//! compares the requested model with the response's `responseModel`).
+
 use serde::Serialize;
 use serde_json::{json, Value};
 

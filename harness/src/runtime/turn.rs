@@ -63,6 +63,11 @@ pub struct TurnInput {
     pub commit_conflict: bool,
     /// Model-fallback candidate for a failover error (user turns).
     pub fallback: Option<crate::scenario::model::SwitchModelSpec>,
+    /// `assemble.prompt` when it is not `prompt`: 2026.9.6 assembles with the
+    /// attempt prompt already annotated. The budget keeps `prompt`: the twin
+    /// (realhost::spawn) showed neither the plain nor the annotated prompt
+    /// reproduces the real announce budget yet (12 544 / 12 073 vs 12 273).
+    pub assemble_prompt: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -196,7 +201,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             (Mode::Durable, true) => vec![AgentMessage::user_text(prompt.clone())],
             _ => vec![],
         };
-        let assembled = assemble_attempt(sim, &history, &prompt, &pending).await?;
+        let assembled = assemble_attempt(sim, &history, inp.assemble_prompt.as_deref().unwrap_or(&prompt), &pending).await?;
         let (mut session, spa, authority) = match assembled {
             Ok(a) => a,
             Err(crash) => {
