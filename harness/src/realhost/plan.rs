@@ -234,7 +234,7 @@ fn is_bare_reset(user: &str) -> bool {
 }
 
 impl Plan {
-    fn limit(&mut self, l: super::limits::ReleaseLimit) {
+    pub(super) fn limit(&mut self, l: super::limits::ReleaseLimit) {
         if !self.release_limits.contains(&l) {
             self.release_limits.push(l);
         }

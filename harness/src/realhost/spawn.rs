@@ -110,6 +110,7 @@ pub fn host_tool_call(p: &mut Plan, c: &ToolCallSpec, id: &str) -> Result<(), No
         return Err(NotDrivable("tool call sessions_spawn with a scripted result: the real host answers the call itself (its result names the child key it mints), so the scenario must leave `result` empty".into()));
     }
     p.spawns.spawns.push(PlannedSpawn { tool_call_id: id.to_string(), task: task.to_string(), announced: false });
+    p.limit(super::limits::ReleaseLimit::HostSpawn);
     Ok(())
 }
 
@@ -164,7 +165,8 @@ mod tests {
     fn a_spawn_turn_and_its_announce_are_a_real_tool_call_a_child_reply_and_a_host_run() {
         let p = plan(&scenario("exec, sessions_spawn", &format!("{SPAWN_TURN}{ANNOUNCE}"))).expect("drivable");
         // The parent's tool call goes to the real tool: no scripted result, no middleware needed.
-        assert!(p.tool_results.is_empty() && p.release_limits.is_empty());
+        assert!(p.tool_results.is_empty());
+        assert_eq!(p.release_limits, [super::super::limits::ReleaseLimit::HostSpawn], "no tool-result middleware needed; the release must run spawns");
         assert_eq!(p.replies[0].tool_calls[0]["name"], "sessions_spawn");
         assert_eq!(p.replies[0].tool_calls[0]["arguments"], serde_json::json!({"task": "count lines"}));
         // The child's answer is addressed to its task message and bound to no step (it runs when the host runs it).
