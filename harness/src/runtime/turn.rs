@@ -75,10 +75,6 @@ enum Mode {
     Classic,
     Durable,
     OnLegacy,
-    /// 2026.9.6 announce run on a fencing engine: the logical-turn lease is
-    /// taken (bootstrap, maintain, assemble as usual) but nothing is admitted
-    /// and nothing finalizes it: no afterTurn, no commitTurn, no maintain(turn).
-    Leased,
 }
 
 pub async fn run_turn(sim: &mut Sim<'_>, mut inp: TurnInput) -> Result<(), Abort> {
@@ -113,20 +109,6 @@ pub async fn run_turn(sim: &mut Sim<'_>, mut inp: TurnInput) -> Result<(), Abort
 /// `info.id` says: an engine calling itself "legacy" without fencing is
 /// degraded like any other (the real host does, `clawspec twin`).
 async fn route(sim: &mut Sim<'_>, inp: &TurnInput) -> Result<Mode, Abort> {
-    // A subagent completion's announce run takes the logical-turn lease too
-    // (observed with `clawspec twin` on a real sessions_spawn + announce,
-    // realhost::spawn, docs/openclaw-facts.md §4.5): an engine without fencing
-    // is degraded to legacy for it (gateway log "degraded to \"legacy\" for
-    // this logical turn", no engine call); a fencing engine gets bootstrap,
-    // maintain and assemble, and no afterTurn or commitTurn.
-    if sim.profile.durable_turns && inp.kind == TurnKind::Announce {
-        if !(sim.info.durable_turns() && sim.has("commitTurn")) {
-            let id = sim.info.id.clone();
-            sim.note("turn-on-legacy", format!("context engine \"{id}\" does not declare transcriptSemantics {{currentTurnFence, turnAdvancementIdempotency}} and implement commitTurn: this announce run runs on legacy"));
-            return Ok(Mode::OnLegacy);
-        }
-        return Ok(Mode::Leased);
-    }
     if !(sim.profile.durable_turns && inp.admitted) {
         return Ok(Mode::Classic);
     }
@@ -814,10 +796,6 @@ async fn finalize(
 ) -> Result<(), Abort> {
     match mode {
         Mode::OnLegacy => Ok(()),
-        Mode::Leased => {
-            sim.note("announce-not-finalized", "an announce run admits no turn: no afterTurn, commitTurn or maintain(turn)");
-            Ok(())
-        }
         Mode::Durable => {
             if errored {
                 sim.note("durable-discard", "the attempt failed: the turn intent is discarded, commitTurn not called");
