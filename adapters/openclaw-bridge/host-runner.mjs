@@ -15,6 +15,7 @@ import fs from "node:fs";
 import path from "node:path";
 
 import { compileCacheWarm, connect, freePort, freezeTrace, gatewayEnv, groupCpuMs, markCompileCacheWarm, packagedCompileCacheDir, startGateway as startGateway_, stopGateway } from "./lib/gateway.js";
+import { HostRuns } from "./lib/runs.js";
 import { drive, markStep, withStartupRetry } from "./lib/steps.js";
 import { prepareStandIns } from "./lib/tools.js";
 
@@ -105,6 +106,11 @@ function config(port, token) {
     logging: { file: `${work}/openclaw.log` },
     // Scenario setup that is plain config (tools.allow, memory.citations; realhost/seed.rs).
     ...(plan.hostSetup?.config ?? {}),
+    // A scripted sessions_spawn is a direct tool call: with tools.toolSearch unset, 2026.9 defers
+    // non-core tool schemas behind tool_search/tool_call and a direct call answers "Tool
+    // sessions_spawn not found" (docs/tools/tool-search.md: "Set `tools.toolSearch: false` to restore
+    // direct schemas"; observed with twin --keep). 2026.4.x has no such key.
+    ...(plan.subagents?.directTools && HAS_UTILITY_MODEL ? { tools: { ...(plan.hostSetup?.config?.tools ?? {}), toolSearch: false } } : {}),
   };
 }
 
@@ -166,7 +172,10 @@ try {
   result.timing.gatewayStartMs = Date.now() - t0;
   result.timing.gatewayStartCpuMs = groupCpuMs(gw.child.pid);
   // The WebSocket handshake is refused while startup sidecars initialise (lib/steps.js).
-  const client = await withStartupRetry(() => connect(gw));
+  // Runs the host starts by itself (subagent announces) are found by their gateway events (lib/runs.js).
+  const runs = new HostRuns({ log: (e) => fs.appendFileSync(`${work}/events.ndjson`, `${JSON.stringify(e)}\n`) });
+  const client = await withStartupRetry(() => connect(gw, (frame) => runs.observe(frame)));
+  client.runs = runs;
   for (const [index, step] of plan.steps.entries()) {
     const ts = Date.now();
     mark({ kind: "step", step: step.step });

@@ -31,6 +31,16 @@
 //! 8. **Session file names**: the file stem of a `sessionFile` ending in
 //!    `.jsonl` (2026.4.x names the transcript `<sessionId>.jsonl`) is a
 //!    session id (rule 1's `session` family); the directory is compared as is.
+//! 9. **Subagent session keys**: inside any string, the child part of
+//!    `agent:<agentId>:subagent:<id>` (the host mints a UUID,
+//!    docs/tools/subagents.md; a scenario scripts its own) becomes
+//!    `<child:N>`, counted like rule 1; the agent id and the rest of the
+//!    string are kept, so another agent or key shape still differs.
+//! 10. **Measured completion stats**: in a subagent completion's text, the
+//!    `session_id: <id>` line (the child's minted session id, counted in the
+//!    `session` family of rule 1) and the `Stats: runtime …` line (measured
+//!    runtime and token usage; docs/tools/subagents/announce.md "Stats line")
+//!    read `<session:N>` and `Stats: <measured>`.
 //!
 //! Inputs the reference runtime does not model are taken from the real run
 //! before the reference runs (`cli::twin`): the system prompt text the host
@@ -186,6 +196,7 @@ impl Normaliser {
             if let Some(erased) = erase_envelope_times(s) {
                 *s = erased;
             }
+            self.measured_text(s);
         }
         match v {
             Value::String(s) if WORKSPACE_PATHS.iter().any(|w| s == w || s.starts_with(&format!("{w}/"))) => {
@@ -212,6 +223,76 @@ impl Normaliser {
             }
             _ => {}
         }
+    }
+}
+
+/// `agent:<agentId>:subagent:` — a subagent session key's fixed part (rule 7).
+const SUBAGENT_KEY_INFIX: &str = ":subagent:";
+/// The completion block's lines rule 8 rewrites.
+const SESSION_ID_LINE: &str = "session_id: ";
+const STATS_LINE: &str = "Stats: runtime ";
+
+impl Normaliser {
+    fn counted(&mut self, fam: &'static str, raw: &str) -> String {
+        let ids = self.seen.entry(fam).or_default();
+        let n = ids.len() + 1;
+        let n = *ids.entry(raw.to_string()).or_insert(n);
+        format!("<{fam}:{n}>")
+    }
+
+    /// Rules 7 and 8 inside one string.
+    fn measured_text(&mut self, s: &mut String) {
+        if s.contains(SUBAGENT_KEY_INFIX) {
+            *s = self.child_keys(s);
+        }
+        if s.contains(SESSION_ID_LINE) && s.contains("[Internal task completion event]") {
+            *s = self.rewrite_line_values(s, SESSION_ID_LINE, |n, id| n.counted("session", id));
+        }
+        if s.contains(STATS_LINE) {
+            *s = self.rewrite_line_values(s, STATS_LINE, |_, _| "<measured>".to_string()).replace("Stats: runtime <measured>", "Stats: <measured>");
+        }
+    }
+
+    fn child_keys(&mut self, s: &str) -> String {
+        let is_agent = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+        let mut out = String::with_capacity(s.len());
+        let mut rest = s;
+        while let Some(at) = rest.find(SUBAGENT_KEY_INFIX) {
+            let (head, tail) = rest.split_at(at);
+            let agent_start = head.rfind(|c: char| !is_agent(c)).map_or(0, |i| i + 1);
+            let id_len = tail[SUBAGENT_KEY_INFIX.len()..].find(|c: char| !(c.is_ascii_alphanumeric() || c == '-')).unwrap_or(tail.len() - SUBAGENT_KEY_INFIX.len());
+            let is_key = head[..agent_start].ends_with("agent:") && agent_start < head.len() && id_len > 0;
+            out.push_str(head);
+            if is_key {
+                let id = &tail[SUBAGENT_KEY_INFIX.len()..SUBAGENT_KEY_INFIX.len() + id_len];
+                let n = self.counted("child", id);
+                out.push_str(SUBAGENT_KEY_INFIX);
+                out.push_str(&n);
+                rest = &tail[SUBAGENT_KEY_INFIX.len() + id_len..];
+            } else {
+                out.push_str(SUBAGENT_KEY_INFIX);
+                rest = &tail[SUBAGENT_KEY_INFIX.len()..];
+            }
+        }
+        out.push_str(rest);
+        out
+    }
+
+    /// Replace the value after each `label` up to the line's end (a newline,
+    /// an escaped `\n` inside JSON-quoted conversation data, or a quote).
+    fn rewrite_line_values(&mut self, s: &str, label: &str, mut f: impl FnMut(&mut Self, &str) -> String) -> String {
+        let mut out = String::with_capacity(s.len());
+        let mut rest = s;
+        while let Some(at) = rest.find(label) {
+            let start = at + label.len();
+            out.push_str(&rest[..start]);
+            let value = &rest[start..];
+            let end = [value.find('\n'), value.find("\\n"), value.find('"')].into_iter().flatten().min().unwrap_or(value.len());
+            out.push_str(&f(self, &value[..end]));
+            rest = &value[end..];
+        }
+        out.push_str(rest);
+        out
     }
 }
 
@@ -415,6 +496,31 @@ mod tests {
         assert!(diff(&reference, &other).unwrap().contains("<session:2>"));
         let moved = trace(vec![("bootstrap", json!({"sessionId": "9f3d-uuid", "sessionFile": "$STATE/sessions/9f3d-uuid.jsonl"}))]);
         assert!(diff(&reference, &moved).is_some());
+    }
+
+    #[test]
+    fn a_host_minted_child_key_and_a_scripted_one_normalise_equal() {
+        let minted = "agent:main:subagent:6e22f1fa-560b-4f60-8759-98e6fad6742a";
+        let text = |key: &str, sid: &str, stats: &str| format!("\"[Internal task completion event]\\nsource: subagent\\nsession_key: {key}\\nsession_id: {sid}\\ntask: t\\n\\n{stats}\"");
+        let reference = trace(vec![("prepareSubagentSpawn", json!({"childSessionKey": "agent:main:subagent:21", "parentSessionKey": "agent:main:main"})), ("assemble", json!({"prompt": text("agent:main:subagent:21", "child-0001", "Stats: runtime 1s • tokens 10 (in 5 / out 5)")}))]);
+        let real = trace(vec![("prepareSubagentSpawn", json!({"childSessionKey": minted, "parentSessionKey": "agent:main:main"})), ("assemble", json!({"prompt": text(minted, "602ce8e7-3e12-4d3e-a8da-2b946cabdea0", "Stats: runtime 8s • tokens unknown")}))]);
+        assert_eq!(diff(&reference, &real), None);
+        // Two children stay two, and the agent id and key shape still count.
+        let two = trace(vec![("prepareSubagentSpawn", json!({"childSessionKey": "agent:main:subagent:a", "parentSessionKey": "agent:main:main"})), ("assemble", json!({"prompt": text("agent:main:subagent:b", "child-0001", "Stats: runtime 1s")}))]);
+        assert!(diff(&reference, &two).unwrap().contains("<child:2>"));
+        let other_agent = trace(vec![("prepareSubagentSpawn", json!({"childSessionKey": "agent:ops:subagent:21", "parentSessionKey": "agent:main:main"})), ("assemble", json!({"prompt": text("agent:ops:subagent:21", "child-0001", "Stats: runtime 1s")}))]);
+        assert!(diff(&reference, &other_agent).unwrap().contains("agent:ops:subagent:<child:1>"));
+        let other_shape = trace(vec![("prepareSubagentSpawn", json!({"childSessionKey": "agent:main:cron:21", "parentSessionKey": "agent:main:main"})), ("assemble", json!({"prompt": text("agent:main:subagent:21", "child-0001", "Stats: runtime 1s")}))]);
+        assert!(diff(&reference, &other_shape).unwrap().contains("agent:main:cron:21"));
+    }
+
+    #[test]
+    fn only_completion_stats_and_ids_are_measured() {
+        // A session_id line outside a completion block and the announce's other lines are compared as they are.
+        let reference = trace(vec![("assemble", json!({"prompt": "session_id: a\n[Internal task completion event]\nstatus: completed\nStats: runtime 1s"}))]);
+        let real = trace(vec![("assemble", json!({"prompt": "session_id: a\n[Internal task completion event]\nstatus: failed\nStats: runtime 9s"}))]);
+        let d = diff(&reference, &real).unwrap();
+        assert!(d.contains("status: failed") && !d.contains("9s"), "{d}");
     }
 
     #[test]

@@ -130,9 +130,12 @@ fn current_2026_9_6() {
     // The announce reaches the engine only as the runtime-event prompt; the
     // event itself travels in a hidden carrier that hooks never see
     // (buildAgentInternalEventContext, resolveRuntimeContextPromptParts).
+    // assemble gets the attempt prompt already annotated (twin-observed,
+    // docs/openclaw-facts.md §4.5; audit item 1).
     let announce = calls(&t, "assemble").into_iter().find(|c| c.turn == 2).expect("announce assemble");
-    assert_eq!(announce.params["prompt"], "Continue the OpenClaw runtime event.");
-    assert!(t.calls().all(|c| !t.params(c).to_string().contains("[Internal task completion event]")));
+    let prompt = announce.params["prompt"].as_str().unwrap();
+    assert!(prompt.starts_with("[Inter-session message] sourceSession=agent:main:subagent:7 sourceChannel=internal sourceTool=subagent_announce isUser=false\n"), "{prompt}");
+    assert!(t.calls().filter(|c| !std::ptr::eq(*c, announce)).all(|c| !t.params(c).to_string().contains("[Internal task completion event]")));
     // Overflow retry: the continuation prompt, not persisted (session-prompt-state.ts).
     let retry: Vec<_> = calls(&t, "assemble").into_iter().filter(|c| c.turn == 3).collect();
     assert_eq!(retry.len(), 2);

@@ -185,6 +185,25 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_subagent_run_takes_only_the_replies_addressed_to_it() {
+        let r = |text: &str, to: Option<&str>| Reply { text: text.into(), addressed_to: to.map(str::to_string), ..Default::default() };
+        // The child's reply sits between the parent's two calls, as a spawn turn scripts it.
+        let script = vec![r("spawning", None), r("child result", Some("[Subagent Task]\n\nresearch")), r("parent done", None)];
+        let m = MockProvider::start_scripted_for_model(Provider::Anthropic, Default::default(), script, "main").await;
+        let url = format!("{}{}", m.uri(), Provider::Anthropic.path());
+        let ask = |model: &'static str, content: serde_json::Value| {
+            let url = url.clone();
+            async move { tokio::task::spawn_blocking(move || crate::client::post_json(&url, &json!({"model":model,"max_tokens":16,"messages":[{"role":"user","content":content}]}), &[]).unwrap().1["content"][0]["text"].as_str().unwrap_or_default().to_string()).await.unwrap() }
+        };
+        let child = || json!([{"type": "text", "text": "[Subagent Context] …\n\n[Subagent Task]\n\nresearch the pricing page"}]);
+        assert_eq!(ask("main", json!("go")).await, "spawning");
+        assert_eq!(ask("main", child()).await, "child result", "the child's request takes its addressed reply first");
+        assert_eq!(ask("main", child()).await, "ok", "and, its replies used up, never the parent's");
+        assert_eq!(ask("main", json!("research")).await, "parent done", "text without the whole address is the parent's");
+        assert_eq!(ask("utility", child()).await, "ok");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn step_markers_keep_each_steps_replies_to_that_step() {
         let r = |text: &str, step| Reply { text: text.into(), step: Some(step), ..Default::default() };
         let script = vec![r("a0", 0), r("b0-unused", 0), r("a1", 1), r("a2", 2)];

@@ -56,6 +56,32 @@ pub struct Reply {
     /// The answer waits for the driver's release ([`crate::hold`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hold: Option<u64>,
+    /// Answers only a request whose message text contains this string — a
+    /// subagent's run, recognised by the task message the host gives the
+    /// child — in order among the replies addressed alike. A request that
+    /// contains any addressed string never takes an unaddressed reply (it
+    /// gets the default answer when its own are used up), so a child run
+    /// cannot consume the parent's script, whatever order the host asks in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub addressed_to: Option<String>,
+}
+
+/// The text of a request's messages (string contents and text blocks), where
+/// [`Reply::addressed_to`] is looked for.
+fn message_text(body: &Value) -> String {
+    let mut out = String::new();
+    for m in body["messages"].as_array().into_iter().flatten() {
+        match &m["content"] {
+            Value::String(s) => out.push_str(s),
+            Value::Array(blocks) => blocks.iter().filter_map(|b| b["text"].as_str()).for_each(|t| {
+                out.push_str(t);
+                out.push('\n');
+            }),
+            _ => {}
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// `POST {"step": n}` here before driving step `n`: replies of earlier steps
@@ -100,6 +126,8 @@ struct State {
     script_model: Option<String>,
     /// The step being driven ([`STEP_PATH`]); `None` = no step alignment.
     step: Option<usize>,
+    /// Every [`Reply::addressed_to`] of the script, kept after its replies are used.
+    addressed: Vec<String>,
     options: ServeOptions,
     log: VecDeque<LoggedRequest>,
     received: u64,
@@ -148,7 +176,17 @@ impl Respond for Validating {
         let for_script = st.script_model.as_deref().is_none_or(|m| model == m);
         let current = st.step;
         let in_step = |r: &Reply| matches!((current, r.step), (Some(c), Some(s)) if s > c);
-        let scripted = if for_script && !st.script.front().is_some_and(in_step) { st.script.pop_front().map(|r| serde_json::to_value(r).unwrap()) } else { None };
+        // A request carrying an addressed string takes only replies addressed to it.
+        let text = message_text(&body);
+        let addressed = st.addressed.iter().find(|a| text.contains(a.as_str())).cloned();
+        let next = match &addressed {
+            Some(a) => st.script.iter().position(|r| r.addressed_to.as_ref() == Some(a)),
+            None => st.script.iter().position(|r| r.addressed_to.is_none()).filter(|_| for_script),
+        };
+        let scripted = match next {
+            Some(i) if !in_step(&st.script[i]) => st.script.remove(i).map(|r| serde_json::to_value(r).unwrap()),
+            _ => None,
+        };
         let mut reply: Value = scripted
             .or_else(|| req.headers.get(REPLY_HEADER).and_then(|h| h.to_str().ok()).and_then(|s| serde_json::from_str(s).ok()))
             .unwrap_or_else(|| json!({"text": "ok"}));
@@ -319,7 +357,9 @@ impl MockProvider {
 
     async fn mount(server: MockServer, provider: Provider, rules: Rules, script: Vec<Reply>, script_model: Option<String>, options: ServeOptions) -> MockProvider {
         let aligned = script_model.is_some();
-        let state = Arc::new(Mutex::new(State { rules, script: script.into(), minted: 0, script_model, step: None, options, log: VecDeque::new(), received: 0 }));
+        let mut addressed: Vec<String> = script.iter().filter_map(|r| r.addressed_to.clone()).collect();
+        addressed.dedup();
+        let state = Arc::new(Mutex::new(State { rules, script: script.into(), minted: 0, script_model, step: None, addressed, options, log: VecDeque::new(), received: 0 }));
         if aligned {
             Mock::given(method("POST")).and(path(STEP_PATH)).respond_with(StepMarker(state.clone())).mount(&server).await;
         }

@@ -195,7 +195,7 @@ export async function startGateway({ openclawRoot, work, env, port, token, start
 }
 
 /** The gateway's WebSocket client protocol (openclaw docs/gateway/protocol.md): connect, then req/res frames. */
-export async function connect({ port, token }) {
+export async function connect({ port, token }, onEvent) {
   const ws = new WebSocket(`ws://127.0.0.1:${port}`);
   const pending = new Map();
   let n = 0;
@@ -229,6 +229,7 @@ export async function connect({ port, token }) {
         }).then(resolve, reject);
         return;
       }
+      if (frame.type === "event") onEvent?.(frame);
       if (frame.type !== "res") return;
       const p = pending.get(frame.id);
       if (!p) return;

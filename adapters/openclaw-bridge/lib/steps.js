@@ -60,6 +60,7 @@ export async function turn(client, step, index, ctx = {}) {
   }
   const sent = await client.request("chat.send", { sessionKey: step.sessionKey, message: step.message, deliver: false, timeoutMs: step.timeoutMs, idempotencyKey: runId, ...attachments });
   const run = sent?.runId ?? runId;
+  client.runs?.claim(run);
   const inFlight = step.inFlight?.length ? await runInFlight(client, step, run, index, ctx) : null;
   const waited = await client.request("agent.wait", { runId: run, timeoutMs: step.timeoutMs }, step.timeoutMs + 10_000);
   for (const other of inFlight?.startedRuns ?? []) await client.request("agent.wait", { runId: other, timeoutMs: step.timeoutMs }, step.timeoutMs + 10_000);
@@ -74,6 +75,7 @@ export async function turn(client, step, index, ctx = {}) {
 export async function command(client, step, index) {
   const runId = `clawspec-cmd-${index + 1}`;
   const sent = await client.request("chat.send", { sessionKey: step.sessionKey, message: step.message, deliver: false, timeoutMs: step.timeoutMs, idempotencyKey: runId });
+  client.runs?.claim(sent?.runId ?? runId);
   const waited = await client.request("agent.wait", { runId: sent?.runId ?? runId, timeoutMs: step.timeoutMs }, step.timeoutMs + 10_000);
   return { send: sent?.status ?? null, wait: waited?.status ?? null, error: waited?.error ?? null, command: step.message.split(/\s/, 1)[0] };
 }
@@ -88,8 +90,19 @@ export async function switchModel(client, step) {
   return { patched: patched?.resolved ?? patched?.entry?.model ?? null, model: step.model };
 }
 
+/**
+ * A run the host starts by itself in the session (a subagent completion
+ * announce, lib/runs.js): wait for it to appear, then agent.wait it.
+ */
+export async function awaitRun(client, step) {
+  if (!client.runs) throw new Error("awaitRun needs the runner's host-run observer");
+  const runId = await client.runs.next(step.sessionKey, step.timeoutMs);
+  const waited = await client.request("agent.wait", { runId, timeoutMs: step.timeoutMs }, step.timeoutMs + 10_000);
+  return { wait: waited?.status ?? null, error: waited?.error ?? null, hostRun: true };
+}
+
 /** Plan step kind → driver. */
-export const DRIVERS = { turn, command, switchModel };
+export const DRIVERS = { turn, command, switchModel, awaitRun };
 
 /** `ctx.holdUrl`: the mock provider's hold front, for in-flight actions. */
 export async function drive(client, step, index, ctx = {}) {

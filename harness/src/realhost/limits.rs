@@ -16,6 +16,8 @@ pub enum ReleaseLimit {
     /// The model's context window (`setup.context_window`), which the host's
     /// context-window guard must accept.
     ContextWindow(u64),
+    /// A real `sessions_spawn` tool call and its completion announce (`realhost::spawn`).
+    HostSpawn,
 }
 
 impl ReleaseLimit {
@@ -50,6 +52,13 @@ impl ReleaseLimit {
                 }
                 Ok(())
             }
+            // Observed (clawspec twin --scenarios DIR --keep, a sessions_spawn turn + announce, 2026-11-23):
+            // the first turn's chat.send was accepted, then no model request and no engine call came
+            // before agent.wait gave up after 370 s, so the 4.26 spawn/announce flow is unverified.
+            ReleaseLimit::HostSpawn if older => Err(NotDrivable(format!(
+                "a sessions_spawn turn and its announce on openclaw@{version}: not verified — in the one attempt the first turn made no model request and no engine call within 370 s (twin --keep)"
+            ))),
+            ReleaseLimit::HostSpawn => Ok(()),
             // Observed on openclaw@2026.9.6 (clawspec twin --keep, provider-requests.ndjson): chat.send
             // "/new" is answered by the command layer with "✅ New session started." (dist/commands.runtime-*.mjs)
             // and no agent run; docs/tools/slash-commands.md: "Standalone `/new` and `/reset` acknowledgements
@@ -79,6 +88,8 @@ mod tests {
         assert!(check_all(&[ReleaseLimit::BareResetTurn], "2026.4.26").unwrap_err().0.contains("carries no message"));
         assert!(check_all(&[ReleaseLimit::BareResetTurn], "2026.9.6").unwrap_err().0.contains("without a model run"));
         assert!(check_all(&[ReleaseLimit::ScriptedTools], "2026.9.6").is_ok());
+        assert!(check_all(&[ReleaseLimit::HostSpawn], "2026.9.6").is_ok());
+        assert!(check_all(&[ReleaseLimit::HostSpawn], "2026.4.26").unwrap_err().0.contains("not verified"));
         assert!(check_all(&[ReleaseLimit::ScriptedTools, ReleaseLimit::BareResetTurn], "2026.4.26").unwrap_err().0.contains("only bundled plugins"));
         assert!(check_all(&[ReleaseLimit::ContextWindow(4_000)], "2026.9.6").is_ok());
         assert!(check_all(&[ReleaseLimit::ContextWindow(3_999)], "2026.9.6").unwrap_err().0.contains("under 4000 tokens"));

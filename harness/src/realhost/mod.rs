@@ -18,6 +18,7 @@ pub mod plan;
 pub mod providers;
 pub mod record;
 pub mod seed;
+pub mod spawn;
 pub mod tools;
 
 use std::path::{Path, PathBuf};
@@ -175,6 +176,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
         },
         "hostSetup": plan.setup,
         "toolResults": plan.tool_results,
+        "subagents": plan.spawns.runner_config(),
         "steps": plan.steps,
     });
     let plan_path = work.join("plan.json");

@@ -38,6 +38,13 @@ pub enum PlanStep {
     /// `sessions.patch {key, model}` (`realhost::providers::ModelSwitch`).
     #[serde(rename_all = "camelCase")]
     SwitchModel { step: usize, session_key: String, model: String },
+    /// A run the host starts by itself in `session_key` — a subagent's
+    /// completion announce after a `sessions_spawn` tool call of an earlier
+    /// turn (docs/tools/subagents/announce.md: top-level requesters get a
+    /// follow-up `agent` call): the runner waits for the next run of that
+    /// session it did not start, then `agent.wait`s it.
+    #[serde(rename_all = "camelCase")]
+    AwaitRun { step: usize, session_key: String, timeout_ms: u64 },
 }
 
 /// A host action taken while the run's model call `hold` is in flight: the
@@ -110,6 +117,9 @@ pub struct Plan {
     pub model_switches: Vec<super::providers::ModelSwitch>,
     /// Hold ids handed out so far (`InFlight`); the run needs the hold front when > 0.
     pub holds: u64,
+    /// Subagent runs the scenario starts (`realhost::spawn`): children get
+    /// their own model id so the mock answers them with their scripted reply.
+    pub spawns: super::spawn::Spawns,
 }
 
 /// Provider timeout set when a scenario scripts a timeout; the mock holds a
@@ -136,13 +146,17 @@ pub fn plan(s: &Scenario) -> Result<Plan, NotDrivable> {
     if !setup.admitted_turns {
         return nd("setup.admitted_turns: false — every chat.send through the gateway is an admitted turn");
     }
-    let mut p = Plan { steps: Vec::new(), replies: Vec::new(), provider_timeout_seconds: None, setup: host_setup, tool_results: Vec::new(), minted_tool_ids: 0, release_limits: Vec::new(), model_switches: Vec::new(), holds: 0 };
+    let mut p = Plan { steps: Vec::new(), replies: Vec::new(), provider_timeout_seconds: None, setup: host_setup, tool_results: Vec::new(), minted_tool_ids: 0, release_limits: Vec::new(), model_switches: Vec::new(), holds: 0, spawns: Default::default() };
     p.limit(super::limits::ReleaseLimit::ContextWindow(setup.context_window));
     for (i, step) in s.script.iter().enumerate() {
         map_step(&mut p, i, step, s).map_err(|NotDrivable(why)| NotDrivable(format!("step {i} ({}): {why}", step_kind(step))))?;
     }
     if p.steps.is_empty() {
         return nd("the script has no step");
+    }
+    if !p.spawns.spawns.is_empty() && !setup.tools.iter().any(|t| t == "sessions_spawn") {
+        // tools.allow comes from setup.tools (realhost/seed.rs): without it the host answers "Tool sessions_spawn not found".
+        return nd("a sessions_spawn tool call while setup.tools does not offer sessions_spawn");
     }
     Ok(p)
 }
@@ -163,7 +177,7 @@ fn map_step(p: &mut Plan, i: usize, step: &Step, s: &Scenario) -> Result<(), Not
             }
             let first = p.replies.len();
             for r in &t.model {
-                let planned = reply(r, p, setup.context_window)?;
+                let planned = model_reply(r, p, setup.context_window)?;
                 p.replies.push(PlannedReply { step: Some(i), ..planned });
             }
             let in_flight = super::in_flight::plan_turn(p, t, first)?;
@@ -196,20 +210,26 @@ fn map_step(p: &mut Plan, i: usize, step: &Step, s: &Scenario) -> Result<(), Not
         // Scripted tool calls reach real tools now (realhost::tools), but the
         // library scripts these host events without the tool call that starts
         // them on the real host, and with ids and stats the host mints itself.
-        Step::Announce(_) | Step::Collect(_) => nd(ANNOUNCE_NOT_MAPPED),
+        Step::Announce(a) => super::spawn::announce(p, i, a, s),
+        Step::Collect(_) => nd(COLLECT_NOT_MAPPED),
         Step::Spawn(_) | Step::SubagentEnded(_) => nd(SPAWN_NOT_MAPPED),
         Step::InterSession(_) => nd(INTER_SESSION_NOT_MAPPED),
     }
 }
 
-/// openclaw dist/builtin-openclaw-*.mjs: an announce is the real child run's
-/// completion (the task-completion block carries the child session key and
-/// its measured runtime/token stats).
-pub const ANNOUNCE_NOT_MAPPED: &str = "a completion announce needs a live child run started by a sessions_spawn tool call earlier in this run (the scenario has the spawn only as seeded history or a separate spawn step), and the real announce names the host-minted child key and measured runtime/token stats where the scenario scripts fixed ones; not mapped yet";
+/// An announce is the real child run's completion (realhost::spawn): it is
+/// drivable when an earlier turn of the script calls sessions_spawn with the
+/// same task.
+pub const ANNOUNCE_NOT_MAPPED: &str = "a completion announce needs a live child run started by a sessions_spawn tool call (same task) of an earlier turn in this run; the scenario has the spawn only as seeded history or a separate spawn step";
+
+/// A collect batch is several completions queued while the parent run is busy.
+pub const COLLECT_NOT_MAPPED: &str = "a collect batch needs several children's completions to queue while the parent's run is still busy, so that the host batches them; that needs the mock to hold the parent's model answer until the children finish (not mapped yet)";
 
 /// On the real host prepareSubagentSpawn / onSubagentEnded follow a
-/// sessions_spawn tool call inside a parent turn's tool loop.
-pub const SPAWN_NOT_MAPPED: &str = "a spawn is a step between turns in the scenario, but on the real host it happens inside a parent turn's sessions_spawn tool call (the scripted parent reply carries none) and the host mints the child key (agent:<id>:subagent:<uuid>) where the scenario scripts its own; not mapped yet";
+/// sessions_spawn tool call inside a parent turn's tool loop; realhost::spawn
+/// drives that shape (a turn whose scripted reply calls sessions_spawn, then
+/// an announce step), the bare step form cannot be.
+pub const SPAWN_NOT_MAPPED: &str = "a spawn (or subagent_ended) step between turns: on the real host prepareSubagentSpawn happens inside a parent turn's sessions_spawn tool call, with a child key the host mints (agent:<id>:subagent:<uuid>), and onSubagentEnded when the host cleans the child up; script the spawn as a turn whose model reply calls sessions_spawn (drivable), not as a step";
 
 /// The gateway's sessions.send RPC sends as the operator (no inter-session
 /// provenance, docs/gateway/protocol/rpc-session-control.md).
@@ -286,7 +306,7 @@ fn is_bare_reset(user: &str) -> bool {
 }
 
 impl Plan {
-    fn limit(&mut self, l: super::limits::ReleaseLimit) {
+    pub(super) fn limit(&mut self, l: super::limits::ReleaseLimit) {
         if !self.release_limits.contains(&l) {
             self.release_limits.push(l);
         }
@@ -299,7 +319,7 @@ fn is_reset_command(user: &str) -> bool {
     ["/new", "/reset"].iter().any(|c| t.strip_prefix(c).is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_whitespace)))
 }
 
-fn reply(r: &ModelReply, p: &mut Plan, context_window: u64) -> Result<PlannedReply, NotDrivable> {
+pub(super) fn model_reply(r: &ModelReply, p: &mut Plan, context_window: u64) -> Result<PlannedReply, NotDrivable> {
     use clawspec_mock_providers::scripted::{Failure, FailureKind};
     let m = match r {
         ModelReply::Text(t) => return Ok(PlannedReply { text: t.clone(), ..Default::default() }),
@@ -340,8 +360,12 @@ fn reply(r: &ModelReply, p: &mut Plan, context_window: u64) -> Result<PlannedRep
                 super::tools::reference_tool_id(p.minted_tool_ids)
             }
         };
-        p.tool_results.push(super::tools::scripted(c, id.clone())?);
-        p.limit(super::limits::ReleaseLimit::ScriptedTools);
+        if super::spawn::is_host_tool(&c.name) {
+            super::spawn::host_tool_call(p, c, &id)?;
+        } else {
+            p.tool_results.push(super::tools::scripted(c, id.clone())?);
+            p.limit(super::limits::ReleaseLimit::ScriptedTools);
+        }
         out.tool_calls.push(serde_json::json!({"id": id, "name": c.name, "arguments": if c.arguments.is_null() { serde_json::json!({}) } else { c.arguments.clone() }}));
     }
     Ok(out)
@@ -479,6 +503,7 @@ mod tests {
         let msgs: Vec<_> = p.steps.iter().map(|s| match s {
             PlanStep::Command { message, .. } | PlanStep::Turn { message, .. } => message.as_str(),
             PlanStep::SwitchModel { model, .. } => model.as_str(),
+            PlanStep::AwaitRun { .. } => "",
         }).collect();
         assert_eq!(msgs, ["/compact Keep the test name.", "/compact", "go"]);
         assert!(matches!(p.steps[0], PlanStep::Command { step: 0, .. }));

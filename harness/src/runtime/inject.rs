@@ -20,6 +20,15 @@ pub fn announce_reply_instruction(texts: PromptTexts, announce_type: &str) -> St
     }
 }
 
+/// 2026.9.6 `buildAnnounceReplyInstruction`, `expectsCompletionMessage`
+/// branch (dist/subagent-announce-*.mjs): a child started by sessions_spawn
+/// expects its completion message by default (the tool's answer says
+/// `"expectsCompletionMessage": true`; observed with `clawspec twin`,
+/// realhost::spawn), so a subagent's announce gets this variant.
+pub fn announce_reply_instruction_expecting(announce_type: &str) -> String {
+    format!("A completed {announce_type} is ready for parent review. {SUBAGENT_COMPLETION_OUTCOME_INSTRUCTION} Otherwise send a truthful user-facing update. Keep this internal context private (don't mention system/log/stats/session details or announce type). Reply ONLY: {NO_REPLY} only when this exact result is already visible to the user in this same turn.")
+}
+
 /// statusLabel (openclaw `src/agents/subagent-announce.ts`): 2026.4.26 says
 /// "completed successfully" and drops the timeout detail.
 fn status_label(texts: PromptTexts, status: &str, error: Option<&str>) -> String {
@@ -65,7 +74,10 @@ pub fn task_completion_event(texts: PromptTexts, a: &AnnounceSpec) -> AgentInter
         attachments: None,
         media_urls: None,
         stats_line: a.stats.clone(),
-        reply_instruction: announce_reply_instruction(texts, announce_type),
+        reply_instruction: match (texts, source) {
+            (PromptTexts::V2026_9_6, TaskCompletionSource::Subagent) => announce_reply_instruction_expecting(announce_type),
+            _ => announce_reply_instruction(texts, announce_type),
+        },
         extra: Extra::new(),
     })
 }
@@ -120,6 +132,15 @@ pub fn format_internal_events(p: &Profile, events: &[AgentInternalEvent]) -> Str
         bodies.join("\n\n---\n\n"),
         p.marker(INTERNAL_CONTEXT_END)
     )
+}
+
+/// The 2026.9.6 `assemble.prompt` of an announce run: `[Inter-session
+/// message] sourceSession=<child> sourceChannel=internal
+/// sourceTool=subagent_announce isUser=false`, the 219-char explanation and
+/// the events' internal-context block, one per line (observed on the real
+/// host with `clawspec twin`, realhost::spawn).
+pub fn annotated_announce_prompt(p: &Profile, prov: &InputProvenance, events: &[AgentInternalEvent]) -> String {
+    format!("{}\n{INTER_SESSION_EXPLANATION}\n{}", inter_session_header(p, prov), format_internal_events(p, events))
 }
 
 /// Title, the six fields and a blank line: the head of every task-completion
@@ -257,4 +278,35 @@ pub fn carrier(p: &Profile, fragments: &[(&str, String)], ts: u64) -> AgentMessa
         "timestamp": ts,
     }))
     .expect("carrier shape")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn announce() -> AnnounceSpec {
+        serde_json::from_value(json!({"child": "agent:main:subagent:21", "task": "research the pricing page", "result": "Pro plan is $20/month."})).unwrap()
+    }
+
+    /// The shape of the real 2026.9.6 announce run's assemble.prompt (observed
+    /// with `clawspec twin` on a sessions_spawn + announce, realhost::spawn).
+    #[test]
+    fn the_announce_assemble_prompt_is_annotated_as_on_the_real_host() {
+        let p = Profile::by_id("openclaw-2026.9.6").unwrap();
+        let prov = announce_provenance("agent:main:subagent:21");
+        let events = [task_completion_event(p.prompt_texts, &announce())];
+        let prompt = annotated_announce_prompt(&p, &prov, &events);
+        let lines: Vec<&str> = prompt.lines().collect();
+        assert_eq!(lines[0], "[Inter-session message] sourceSession=agent:main:subagent:21 sourceChannel=internal sourceTool=subagent_announce isUser=false");
+        assert_eq!(lines[1], INTER_SESSION_EXPLANATION);
+        assert_eq!(lines[2], "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>");
+        assert!(prompt.contains("[Internal task completion event]\nsource: subagent\nsession_key: agent:main:subagent:21\n"));
+        assert!(prompt.contains("<prompt-data>\nPro plan is $20/month.\n</prompt-data>"));
+        assert!(prompt.ends_with("<<<END_OPENCLAW_INTERNAL_CONTEXT>>>"));
+        // A sessions_spawn child expects its completion message: the instruction's variant says so.
+        assert!(prompt.contains("Reply ONLY: NO_REPLY only when this exact result is already visible to the user in this same turn.\n<<<END"), "{prompt}");
+        let cron: AnnounceSpec = serde_json::from_value(json!({"child": "c", "task": "t", "source": "cron"})).unwrap();
+        let AgentInternalEvent::TaskCompletion(e) = task_completion_event(p.prompt_texts, &cron);
+        assert_eq!(e.reply_instruction, markers::announce_reply_instruction("cron job"), "cron keeps the default branch");
+    }
 }

@@ -156,6 +156,7 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
         commit_conflict: t.commit_conflict,
         fallback: t.fallback.clone(),
         next_turn_context,
+        assemble_prompt: None,
     };
     turn::run_turn(sim, input).await
 }
@@ -172,9 +173,17 @@ async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[
     let events: Vec<AgentInternalEvent> = announces.iter().map(|a| task_completion_event(texts, a)).collect();
     let prov = announce_provenance(&announces[0].child);
     let ts = sim.clock.now();
+    // 2026.9.6 assembles with the attempt prompt annotated as the embedded
+    // attempt builds it: the inter-session header and explanation, then the
+    // events' internal-context block; the model gets only the runtime-event
+    // prompt and the carrier (observed with `clawspec twin` on a real
+    // sessions_spawn + announce, realhost::spawn; audit item 1; dist
+    // builtin-openclaw-*.mjs prepareEmbeddedAttemptPromptAssembly).
+    let mut assemble_prompt = None;
     let (prompt, carriers) = if sim.profile.announce_runtime_context {
         let mut frags = inject::event_fragments(sim.profile, &events);
         frags.extend(inject::origin_fragments(sim.profile, &prov));
+        assemble_prompt = Some(inject::annotated_announce_prompt(sim.profile, &prov, &events));
         (markers::RUNTIME_EVENT_PROMPT.to_string(), vec![inject::carrier(sim.profile, &frags, ts)])
     } else if announces.len() > 1 {
         let items: Vec<String> = events.iter().map(|e| format_internal_events(sim.profile, std::slice::from_ref(e))).collect();
@@ -212,6 +221,7 @@ async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[
         commit_conflict: false,
         fallback: None,
         next_turn_context: None,
+        assemble_prompt,
     };
     turn::run_turn(sim, input).await
 }
@@ -251,6 +261,7 @@ async fn inter_session_turn(sim: &mut Sim<'_>, x: &InterSessionSpec) -> Result<(
         commit_conflict: false,
         fallback: None,
         next_turn_context: None,
+        assemble_prompt: None,
     };
     turn::run_turn(sim, input).await
 }
@@ -290,6 +301,7 @@ async fn heartbeat_turn(sim: &mut Sim<'_>, h: &HeartbeatSpec) -> Result<(), Abor
         commit_conflict: false,
         fallback: None,
         next_turn_context: None,
+        assemble_prompt: None,
     };
     turn::run_turn(sim, input).await
 }

@@ -72,6 +72,11 @@ pub struct TurnInput {
     /// 2026.4.26: the `openclaw.runtime-context` message queued for the next
     /// turn, persisted right after the user message (`runtime::entry`).
     pub next_turn_context: Option<AgentMessage>,
+    /// `assemble.prompt` when it is not `prompt`: 2026.9.6 assembles with the
+    /// attempt prompt already annotated. The budget keeps `prompt`: the twin
+    /// (realhost::spawn) showed neither the plain nor the annotated prompt
+    /// reproduces the real announce budget yet (12 544 / 12 073 vs 12 273).
+    pub assemble_prompt: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -206,7 +211,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             (Mode::Durable, true) => vec![AgentMessage::user_text(prompt.clone())],
             _ => vec![],
         };
-        let assembled = assemble_attempt(sim, &history, &prompt, &pending).await?;
+        let assembled = assemble_attempt(sim, &history, inp.assemble_prompt.as_deref().unwrap_or(&prompt), &pending).await?;
         let (mut session, spa, authority) = match assembled {
             Ok(a) => a,
             Err(crash) => {

@@ -1,0 +1,60 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { HostRuns, runOf } from "../lib/runs.js";
+import { drive } from "../lib/steps.js";
+
+const agentEvent = (runId, sessionKey, extra = {}) => ({ type: "event", event: "agent", payload: { runId, sessionKey, stream: "lifecycle", data: { phase: "start" }, ...extra } });
+
+test("only agent events with a run id and a session key name a run", () => {
+  assert.deepEqual(runOf(agentEvent("r1", "agent:main:main")), { runId: "r1", sessionKey: "agent:main:main" });
+  assert.equal(runOf({ type: "event", event: "chat", payload: { runId: "r1", sessionKey: "agent:main:main" } }), null);
+  assert.equal(runOf({ type: "event", event: "agent", payload: { runId: "r1" } }), null);
+  assert.equal(runOf({ type: "event", event: "tick", payload: {} }), null);
+});
+
+test("the next host run of a session skips the runs the runner claimed and other sessions' runs", async () => {
+  const runs = new HostRuns();
+  runs.claim("clawspec-run-1");
+  runs.observe(agentEvent("clawspec-run-1", "agent:main:main"));
+  runs.observe(agentEvent("child-run", "agent:main:subagent:abc"));
+  const waiting = runs.next("agent:main:main", 1000);
+  runs.observe(agentEvent("announce:v1:agent:main:subagent:abc:child-run", "agent:main:main"));
+  assert.equal(await waiting, "announce:v1:agent:main:subagent:abc:child-run");
+  // Claimed once: a second wait needs another run.
+  await assert.rejects(runs.next("agent:main:main", 20), /no host-started run in session agent:main:main within 20 ms/);
+});
+
+test("a run seen before the wait starts is found at once", async () => {
+  const runs = new HostRuns();
+  runs.observe(agentEvent("early", "agent:main:main"));
+  runs.observe(agentEvent("early", "agent:main:main", { stream: "assistant" }));
+  assert.equal(await runs.next("agent:main:main", 10), "early");
+});
+
+test("awaitRun agent.waits the host's run; turns claim theirs", async () => {
+  const calls = [];
+  const client = {
+    runs: new HostRuns(),
+    async request(method, params) {
+      calls.push({ method, params });
+      if (method === "chat.send") {
+        client.runs.observe(agentEvent(params.idempotencyKey, params.sessionKey));
+        return { runId: params.idempotencyKey, status: "started" };
+      }
+      return { status: "ok" };
+    },
+  };
+  await drive(client, { kind: "turn", sessionKey: "agent:main:main", message: "go", timeoutMs: 1000 }, 0);
+  client.runs.observe(agentEvent("announce-1", "agent:main:main"));
+  const out = await drive(client, { kind: "awaitRun", sessionKey: "agent:main:main", timeoutMs: 1000 }, 1);
+  assert.deepEqual(out, { wait: "ok", error: null, hostRun: true });
+  assert.deepEqual(calls.at(-1), { method: "agent.wait", params: { runId: "announce-1", timeoutMs: 1000 } });
+});
+
+test("the event log is bounded", () => {
+  const logged = [];
+  const runs = new HostRuns({ log: (e) => logged.push(e), maxLogged: 2 });
+  for (let i = 0; i < 5; i++) runs.observe({ type: "event", event: "tick", payload: { ts: i } });
+  assert.equal(logged.length, 2);
+});

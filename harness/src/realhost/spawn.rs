@@ -1,0 +1,205 @@
+//! Subagent spawns and their completion announces on the real host.
+//!
+//! On OpenClaw a subagent starts inside a parent turn: the model calls the
+//! real `sessions_spawn` tool, the host mints the child session
+//! (`agent:<agentId>:subagent:<uuid>`, docs/tools/subagents.md) and runs it on
+//! the `subagent` lane, and when the child's run ends the host announces its
+//! result to the requester with a follow-up `agent` run in the parent
+//! session (docs/tools/subagents/announce.md "Top-level requester sessions use
+//! a follow-up `agent` call"). A scenario scripts that as a turn whose model
+//! reply calls `sessions_spawn`, followed by an `announce` step whose `result`
+//! is the child's final answer.
+//!
+//! The child's model calls go to the same mock provider, on the same model
+//! (a child on another model would change the announce: 9.6 adds a "Model
+//! route changed" notice). The mock tells them apart by the task message the
+//! host gives the child (`[Subagent Task]` + task, dist/sessions-spawn-tool-*.mjs
+//! `buildSubagentTaskMessage`) and answers it with the child's scripted reply
+//! (`mock-providers` `Reply::addressed_to`): parent and child replies cannot
+//! take each other's place, whatever order the host asks in.
+
+//! What 2026.9.6 does with that shape (observed: `clawspec twin --scenarios
+//! DIR --scenario … --engine builtin:window --keep`, a turn calling
+//! sessions_spawn then an announce step; trace.ndjson, provider-requests.ndjson):
+//!
+//! - parent turn: bootstrap, maintain(bootstrap), assemble; in the tool call a
+//!   new engine instance gets `prepareSubagentSpawn {parentSessionKey,
+//!   childSessionKey, contextMode: "isolated", parentSessionFile = parent key,
+//!   childSessionFile = child key}` (no ttlMs without runTimeoutSeconds) and
+//!   is disposed; the tool result is the host's JSON (`status: "accepted"`,
+//!   `childSessionKey`, `runId`, `mode`, `note`, `resolvedModel` …); then
+//!   commitTurn, maintain, dispose.
+//! - child run (its own session): assemble (prompt = the `[Subagent Context]
+//!   … [Subagent Task]` message), commitTurn, maintain, dispose — no bootstrap.
+//! - announce run in the parent session (run id `announce:v1:<childKey>:<childRunId>`):
+//!   bootstrap, maintain, assemble with `prompt` = `[Inter-session message]
+//!   sourceSession=<childKey> sourceChannel=internal sourceTool=subagent_announce
+//!   isUser=false` + the explanation + the whole `<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>`
+//!   completion block (audit item 1: the annotated prompt, not `Continue the
+//!   OpenClaw runtime event.`), dispose; no afterTurn or commitTurn.
+//! - then, on its own instance, `onSubagentEnded {childSessionKey, reason,
+//!   agentDir, workspaceDir}` and dispose.
+//!
+//! The completion block names the child's minted session id, `Stats: runtime
+//! Ns • tokens unknown` (the mock reports no usage), and `Model route changed:
+//! anthropic/<model> → anthropic/mock.` because the mock answers with model
+//! `mock` (dist/openclaw-state-db-read-connection-*.mjs `formatAgentRunRouteChange`
+//! compares the requested model with the response's `responseModel`).
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::plan::{NotDrivable, Plan, PlanStep, PlannedReply};
+use crate::scenario::model::{AnnounceSpec, Scenario, ToolCallSpec};
+
+/// What the mock looks for in a child's model request: the task message
+/// (dist/sessions-spawn-tool-*.mjs `buildSubagentTaskMessage`: `"[Subagent Task]"`
+/// and the trimmed task joined by a blank line).
+pub fn child_task_address(task: &str) -> String {
+    format!("[Subagent Task]\n\n{}\n\n", task.trim())
+}
+
+/// How long the runner waits for a host-started run (child run + announce).
+const ANNOUNCE_TIMEOUT_MS: u64 = 90_000;
+
+/// Tools the real host executes itself on a scripted call: the script gives
+/// their arguments, and the host's own result (ids it mints) goes back to
+/// the model.
+pub fn is_host_tool(name: &str) -> bool {
+    name == "sessions_spawn"
+}
+
+/// A `sessions_spawn` call of a scripted parent turn.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlannedSpawn {
+    pub tool_call_id: String,
+    pub task: String,
+    /// Whether an announce step has claimed this child's completion.
+    #[serde(skip)]
+    announced: bool,
+}
+
+/// The scenario's spawns, in call order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Spawns {
+    pub spawns: Vec<PlannedSpawn>,
+}
+
+impl Spawns {
+    /// The runner's `subagents` config: `null` when nothing is spawned.
+    /// `directTools`: the model calls sessions_spawn directly, so the host
+    /// must offer its schema directly (host-runner.mjs `tools.toolSearch`).
+    pub fn runner_config(&self) -> Value {
+        if self.spawns.is_empty() {
+            return Value::Null;
+        }
+        json!({"directTools": true})
+    }
+}
+
+/// A scripted host-tool call: checked against the tool's schema as the host
+/// checks it (a call failing validation never runs the tool:
+/// dist/agent-core-*.mjs prepareToolCall).
+pub fn host_tool_call(p: &mut Plan, c: &ToolCallSpec, id: &str) -> Result<(), NotDrivable> {
+    // sessions_spawn: `task` is the only required parameter (docs/tools/subagents/tool-reference.md #param-task).
+    let Some(task) = c.arguments.get("task").and_then(Value::as_str).filter(|t| !t.trim().is_empty()) else {
+        return Err(NotDrivable("tool call sessions_spawn without a non-empty string `task` argument: the real tool requires it".into()));
+    };
+    if !c.result.is_empty() || c.is_error || c.image {
+        return Err(NotDrivable("tool call sessions_spawn with a scripted result: the real host answers the call itself (its result names the child key it mints), so the scenario must leave `result` empty".into()));
+    }
+    p.spawns.spawns.push(PlannedSpawn { tool_call_id: id.to_string(), task: task.to_string(), announced: false });
+    p.limit(super::limits::ReleaseLimit::HostSpawn);
+    Ok(())
+}
+
+/// An `announce` step: the completion of a child an earlier turn spawned.
+/// The child's scripted answer is `result`; the parent's announce run gets
+/// the step's model replies.
+pub fn announce(p: &mut Plan, i: usize, a: &AnnounceSpec, s: &Scenario) -> Result<(), NotDrivable> {
+    if a.source != "subagent" {
+        return Err(NotDrivable(format!("a {} announce: only subagent completions are started through a real tool call (sessions_spawn) so far", a.source)));
+    }
+    let Some(spawn) = p.spawns.spawns.iter_mut().find(|sp| !sp.announced && sp.task == a.task) else {
+        return Err(NotDrivable(super::plan::ANNOUNCE_NOT_MAPPED.into()));
+    };
+    if a.status != "ok" || a.error.is_some() {
+        return Err(NotDrivable(format!("announce status {}: the child's outcome is the host's (a failing child needs the mock to fail the child's model call); not mapped yet", a.status)));
+    }
+    if a.private {
+        return Err(NotDrivable("a private completion needs sessions_spawn completionTarget \"parent\"; not mapped yet".into()));
+    }
+    if a.stats.is_some() || a.child_session_id.is_some() {
+        return Err(NotDrivable("an announce with scripted stats or child session id: the host measures and mints them".into()));
+    }
+    if a.model.is_empty() {
+        return Err(NotDrivable("an announce without a scripted model reply for the parent's announce run".into()));
+    }
+    spawn.announced = true;
+    // Step-free: the child runs while the parent's turn (or the next step) is being driven.
+    p.replies.push(PlannedReply { text: a.result.clone(), addressed_to: Some(child_task_address(&spawn.task)), ..Default::default() });
+    for r in &a.model {
+        let planned = super::plan::model_reply(r, p, s.setup.context_window)?;
+        p.replies.push(PlannedReply { step: Some(i), ..planned });
+    }
+    p.steps.push(PlanStep::AwaitRun { step: i, session_key: s.setup.session_key.clone(), timeout_ms: ANNOUNCE_TIMEOUT_MS });
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::plan::{plan, PlanStep};
+    use super::*;
+    use rstest::rstest;
+
+    fn scenario(tools: &str, script: &str) -> Scenario {
+        let src = format!("id: t\ntitle: t\ndescription: t\nsetup:\n  tools: [{tools}]\nscript:\n{script}");
+        crate::scenario::load::parse(std::path::Path::new("t.yaml"), &src).expect("test scenario parses").scenario
+    }
+
+    const SPAWN_TURN: &str = "  - turn: {user: go, model: [{tool_calls: [{name: sessions_spawn, arguments: {task: \"count lines\"}}]}, Spawned.]}\n";
+    const ANNOUNCE: &str = "  - announce: {child: \"agent:main:subagent:7\", task: \"count lines\", result: \"120 lines.\", model: [\"The count is 120.\"]}\n";
+
+    #[test]
+    fn a_spawn_turn_and_its_announce_are_a_real_tool_call_a_child_reply_and_a_host_run() {
+        let p = plan(&scenario("exec, sessions_spawn", &format!("{SPAWN_TURN}{ANNOUNCE}"))).expect("drivable");
+        // The parent's tool call goes to the real tool: no scripted result, no middleware needed.
+        assert!(p.tool_results.is_empty());
+        assert_eq!(p.release_limits, [super::super::limits::ReleaseLimit::HostSpawn], "no tool-result middleware needed; the release must run spawns");
+        assert_eq!(p.replies[0].tool_calls[0]["name"], "sessions_spawn");
+        assert_eq!(p.replies[0].tool_calls[0]["arguments"], serde_json::json!({"task": "count lines"}));
+        // The child's answer is addressed to its task message and bound to no step (it runs when the host runs it).
+        let child = p.replies.iter().find(|r| r.addressed_to.is_some()).expect("a child reply");
+        assert_eq!((child.text.as_str(), child.addressed_to.as_deref(), child.step), ("120 lines.", Some("[Subagent Task]\n\ncount lines\n\n"), None));
+        // The parent's announce run takes the announce step's reply.
+        let last = p.replies.last().unwrap();
+        assert_eq!((last.text.as_str(), last.step, last.addressed_to.is_none()), ("The count is 120.", Some(1), true));
+        assert!(matches!(&p.steps[1], PlanStep::AwaitRun { step: 1, session_key, .. } if session_key == "agent:main:main"));
+        assert_eq!(p.spawns.runner_config(), serde_json::json!({"directTools": true}));
+        assert_eq!(plan(&scenario("exec", "  - turn: {user: hi, model: [ok]}\n")).unwrap().spawns.runner_config(), Value::Null);
+    }
+
+    #[test]
+    fn the_address_is_the_hosts_task_message() {
+        // dist/sessions-spawn-tool-*.mjs buildSubagentTaskMessage: [..., "[Subagent Task]", task.trim(), "Begin. …"].join("\n\n")
+        let msg = ["[Subagent Context] You are running as a subagent (depth 1/5).", "[Subagent Task]", "count lines", "Begin. Execute the assigned task to completion."].join("\n\n");
+        assert!(msg.contains(&child_task_address("  count lines ")));
+        assert!(!msg.contains(&child_task_address("count")), "a task that is a prefix of another is not its address");
+    }
+
+    #[rstest]
+    #[case::no_task("exec, sessions_spawn", "  - turn: {user: go, model: [{tool_calls: [{name: sessions_spawn, arguments: {}}]}, ok]}\n", "without a non-empty string `task`")]
+    #[case::scripted_result("exec, sessions_spawn", "  - turn: {user: go, model: [{tool_calls: [{name: sessions_spawn, arguments: {task: x}, result: done}]}, ok]}\n", "scripted result")]
+    #[case::tool_not_offered("exec", SPAWN_TURN, "setup.tools does not offer sessions_spawn")]
+    #[case::announce_without_spawn("exec, sessions_spawn", ANNOUNCE, "needs a live child run")]
+    #[case::other_task("exec, sessions_spawn", &format!("{SPAWN_TURN}  - announce: {{child: c, task: other, result: r, model: [ok]}}\n"), "needs a live child run")]
+    #[case::announced_twice("exec, sessions_spawn", &format!("{SPAWN_TURN}{ANNOUNCE}{ANNOUNCE}"), "needs a live child run")]
+    #[case::scripted_stats("exec, sessions_spawn", &format!("{SPAWN_TURN}  - announce: {{child: c, task: count lines, result: r, stats: \"Stats: runtime 1s\", model: [ok]}}\n"), "host measures and mints")]
+    #[case::failed_child("exec, sessions_spawn", &format!("{SPAWN_TURN}  - announce: {{child: c, task: count lines, status: error, error: boom, model: [ok]}}\n"), "announce status error")]
+    #[case::cron("exec, sessions_spawn", &format!("{SPAWN_TURN}  - announce: {{child: c, task: count lines, source: cron, model: [ok]}}\n"), "a cron announce")]
+    fn what_a_spawn_cannot_script_says_why(#[case] tools: &str, #[case] script: &str, #[case] reason: &str) {
+        let why = plan(&scenario(tools, script)).expect_err("not drivable").0;
+        assert!(why.contains(reason), "{why}");
+    }
+}
