@@ -39,7 +39,16 @@ pub fn plan(session: &Session, params: &Value, mutation: Mutation) -> Plan {
     // When the host reports more than the engine estimates (it overflowed
     // anyway), halving what the engine holds is the most it can do.
     let goal = if threshold { before_est / 2 } else { (budget / 2).min(before_est / 2) };
-    let gs = fit::groups(&live);
+    let mut gs = fit::groups(&live);
+    // A trailing custom message (2026.4.26's `openclaw.runtime-context`,
+    // persisted right after the user message it describes: runtime::entry)
+    // belongs to the message before it: kept apart, the current prompt would
+    // be summarised while only its context stayed (mutants test, 4.26
+    // overflow-three-compactions with ownsCompaction).
+    if gs.len() >= 2 && gs.last().is_some_and(|g| g.iter().all(|&i| matches!(live[i], AgentMessage::Custom(_)))) {
+        let last = gs.pop().expect("two groups");
+        gs.last_mut().expect("one group left").extend(last);
+    }
     let mut kept_from = live.len();
     let mut used = 0;
     for g in gs.iter().rev() {
@@ -145,6 +154,16 @@ mod tests {
     fn a_single_group_is_never_compacted() {
         let s = session(&turns(1)[..1]);
         assert_eq!(plan(&s, &json!({"tokenBudget": 1}), Mutation::None), Plan::Nothing { reason: "nothing to compact" });
+    }
+
+    #[test]
+    fn a_trailing_runtime_context_message_stays_with_its_prompt() {
+        let mut ms = turns(4);
+        ms.push(json!({"role": "user", "content": TEN, "timestamp": 100}));
+        ms.push(json!({"role": "custom", "customType": "openclaw.runtime-context", "content": TEN, "display": false, "timestamp": 100}));
+        let s = session(&ms);
+        let Plan::Cover { kept_from, .. } = plan(&s, &json!({"tokenBudget": 1}), Mutation::None) else { panic!("should compact") };
+        assert_eq!(kept_from, 8, "the prompt (index 8) is kept with its context, not summarised");
     }
 
     #[rstest]
