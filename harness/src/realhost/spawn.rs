@@ -166,7 +166,7 @@ mod tests {
         let p = plan(&scenario("exec, sessions_spawn", &format!("{SPAWN_TURN}{ANNOUNCE}"))).expect("drivable");
         // The parent's tool call goes to the real tool: no scripted result, no middleware needed.
         assert!(p.tool_results.is_empty());
-        assert_eq!(p.release_limits, [super::super::limits::ReleaseLimit::HostSpawn], "no tool-result middleware needed; the release must run spawns");
+        assert_eq!(p.release_limits, [super::super::limits::ReleaseLimit::ContextWindow(32_000), super::super::limits::ReleaseLimit::HostSpawn], "no tool-result middleware needed; the release must run spawns");
         assert_eq!(p.replies[0].tool_calls[0]["name"], "sessions_spawn");
         assert_eq!(p.replies[0].tool_calls[0]["arguments"], serde_json::json!({"task": "count lines"}));
         // The child's answer is addressed to its task message and bound to no step (it runs when the host runs it).
