@@ -20,6 +20,11 @@ pub const GATEWAY_CLIENT_NAME: &str = "clawspec twin";
 /// The message surface of a gateway `chat.send` (`messageProvider`).
 pub const WEBCHAT: &str = "webchat";
 
+/// Elevated exec with the default tools policy on a gateway turn (both releases).
+fn gateway_bash_elevated() -> Value {
+    json!({"allowed": false, "defaultLevel": "off", "enabled": true, "fullAccessAvailable": false, "fullAccessBlockedReason": "host-policy"})
+}
+
 /// The inbound-meta JSON of a direct WebChat message, as both releases print
 /// it: `JSON.stringify(payload, null, 2)` in the payload's own key order.
 fn webchat_inbound_payload() -> String {
@@ -182,11 +187,7 @@ impl Sim<'_> {
         c.insert("senderId".into(), json!(GATEWAY_CLIENT_ID));
         c.insert("thinkLevel".into(), json!("off"));
         c.insert("reasoningLevel".into(), json!("off"));
-        // Elevated exec with the default tools policy on a gateway turn.
-        c.insert(
-            "bashElevated".into(),
-            json!({"allowed": false, "defaultLevel": "off", "enabled": true, "fullAccessAvailable": false, "fullAccessBlockedReason": "host-policy"}),
-        );
+        c.insert("bashElevated".into(), gateway_bash_elevated());
         c.insert("extraSystemPrompt".into(), json!(webchat_extra_system_prompt()));
         c.insert("transcriptStorage".into(), json!({"kind": "sqlite"}));
     }
@@ -205,10 +206,7 @@ impl Sim<'_> {
         c.insert("senderIsOwner".into(), json!(true));
         c.insert("thinkLevel".into(), json!("adaptive"));
         c.insert("reasoningLevel".into(), json!("off"));
-        c.insert(
-            "bashElevated".into(),
-            json!({"allowed": false, "defaultLevel": "off", "enabled": true, "fullAccessAvailable": false, "fullAccessBlockedReason": "host-policy"}),
-        );
+        c.insert("bashElevated".into(), gateway_bash_elevated());
         c.insert("extraSystemPrompt".into(), json!(webchat_extra_system_prompt_2026_4()));
         if let Some(at) = self.run_cache_touch {
             c.insert(
