@@ -98,6 +98,12 @@ export async function stopGateway(child, { graceMs = 10_000 } = {}) {
   } catch {}
   // Reaped before we return: no zombie left behind either.
   await within(5000);
+  // SIGKILL is delivered to the group at once but its other members (the
+  // launcher's helpers) die asynchronously: wait until none is left running,
+  // so "stopped" means nothing of the group still uses the machine.
+  for (const t0 = Date.now(); groupCpuMs(child.pid) !== null && Date.now() - t0 < 5000; ) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
   return how;
 }
 
