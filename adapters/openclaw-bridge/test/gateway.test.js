@@ -3,11 +3,17 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { test } from "node:test";
+import { after, test } from "node:test";
 
 import { compileCacheWarm, freezeTrace, gatewayEnv, groupCpuMs, markCompileCacheWarm, packagedCompileCacheDir, startGateway, stopGateway } from "../lib/gateway.js";
 
-const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), "clawspec-gateway-test-"));
+const made = [];
+const tmp = () => {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), "clawspec-gateway-test-"));
+  made.push(d);
+  return d;
+};
+after(() => made.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 /** Running (a killed process whose parent has not reaped it yet is a zombie: state Z, not running). */
 const alive = (pid) => {
   try {
@@ -52,7 +58,6 @@ test("stop: a gateway that exits on SIGTERM exits by itself, and nothing of its 
   const { child, helper } = await fakeGateway(SPAWNS_HELPER("() => process.exit(0)"));
   assert.equal(await stopGateway(child, { graceMs: 5000 }), "sigterm");
   assert.equal(child.exitCode, 0, "its own shutdown path ran (Node writes the compile cache on a normal exit)");
-  await new Promise((r) => setTimeout(r, 100));
   assert.equal(alive(helper), false, "the helper it started is killed with the group");
 });
 
@@ -61,7 +66,6 @@ test("stop: a gateway that ignores SIGTERM is killed after the grace period, wit
   const t0 = Date.now();
   assert.equal(await stopGateway(child, { graceMs: 300 }), "sigkill-after-grace");
   assert.ok(Date.now() - t0 < 5000);
-  await new Promise((r) => setTimeout(r, 200));
   assert.equal(alive(child.pid), false);
   assert.equal(alive(helper), false);
 });
@@ -70,7 +74,6 @@ test("stop without a grace period is an immediate SIGKILL of the group", async (
   const { child, helper } = await fakeGateway(SPAWNS_HELPER("() => process.exit(0)"));
   assert.equal(await stopGateway(child, { graceMs: 0 }), "sigkill");
   assert.equal(child.signalCode, "SIGKILL");
-  await new Promise((r) => setTimeout(r, 200));
   assert.equal(alive(helper), false);
 });
 
