@@ -371,21 +371,31 @@ const LABELS: [&str; 4] = ["equal", "differs", "not drivable", "error"];
 
 /// Totals from the row lines of the sections (fresh or kept).
 fn totals(sections: &[(String, String)]) -> String {
-    let mut md = String::from("| profile | engine | rows | drivable | equal | differs | not drivable | error |\n|---|---|---|---|---|---|---|---|\n");
+    let mut md = String::from("| profile | engine | rows | drivable | equal | of which the engine was called | differs | not drivable | error |\n|---|---|---|---|---|---|---|---|---|\n");
     for (pid, text) in sections {
         for engine in ENGINES {
-            let verdicts: Vec<&str> = text
+            // (verdict, engine calls on the real host: a number, or "–" when it did not run)
+            let verdicts: Vec<(&str, &str)> = text
                 .lines()
                 .filter_map(|l| {
                     let c: Vec<&str> = l.split('|').map(str::trim).collect();
-                    (c.len() >= 6 && c[2] == pid && c[3].trim_matches('`') == *engine && LABELS.contains(&c[4])).then(|| c[4])
+                    (c.len() >= 7 && c[2] == pid && c[3].trim_matches('`') == *engine && LABELS.contains(&c[4])).then(|| (c[4], c[5]))
                 })
                 .collect();
             if verdicts.is_empty() {
                 continue;
             }
-            let n = |l: &str| verdicts.iter().filter(|v| **v == l).count();
-            md += &format!("| {pid} | `{engine}` | {} | {} | {} | {} | {} | {} |\n", verdicts.len(), verdicts.len() - n("not drivable"), n("equal"), n("differs"), n("not drivable"), n("error"));
+            let n = |l: &str| verdicts.iter().filter(|v| v.0 == l).count();
+            let called = verdicts.iter().filter(|v| v.0 == "equal" && v.1.parse::<usize>().is_ok_and(|n| n > 0)).count();
+            md += &format!(
+                "| {pid} | `{engine}` | {} | {} | {} | {called} | {} | {} | {} |\n",
+                verdicts.len(),
+                verdicts.len() - n("not drivable"),
+                n("equal"),
+                n("differs"),
+                n("not drivable"),
+                n("error")
+            );
         }
     }
     md
@@ -403,6 +413,9 @@ fn render(sections: &[(String, String)], total_ms: u64) -> String {
          host built it, boundary markers included) and tool catalogue the real host used are given to the\n\
          reference run).\n\
          *not drivable* rows say which step the real host cannot be driven to reproduce yet.\n\
+         *engine calls* counts the lifecycle calls the real host made to the engine: an *equal* row with 0\n\
+         shows only that both hosts kept the engine out of every turn (2026.9.6 runs its own legacy engine\n\
+         in place of an engine that does not own compaction, such as `builtin:legacy`), not what an engine receives.\n\
          Each release has its own section, regenerated whole when that release is run\n\
          (`cargo xtask fidelity -- --profile P` keeps the other sections as they are).\n\n## Totals\n\n",
     );
@@ -418,14 +431,15 @@ fn render(sections: &[(String, String)], total_ms: u64) -> String {
 }
 
 fn render_section(pid: &str, rows: &[Row], timing: &SectionTiming) -> String {
-    let mut md = format!("{}\n## {pid}\n\n### Rows\n\n| scenario | profile | engine | verdict | why / first difference |\n|---|---|---|---|---|\n", begin(pid));
+    let mut md = format!("{}\n## {pid}\n\n### Rows\n\n| scenario | profile | engine | verdict | engine calls (real host) | why / first difference |\n|---|---|---|---|---|---|\n", begin(pid));
     for r in rows {
         let why = match &r.verdict {
             Verdict::NotDrivable(w) | Verdict::Error(w) => w.replace('|', "\\|").replace('\n', " "),
             Verdict::Differs(d) => format!("{} changed lines (diff below)", d.lines().filter(|l| l.starts_with('+') || l.starts_with('-')).count().saturating_sub(2)),
             Verdict::Equal => String::new(),
         };
-        md += &format!("| `{}` | {} | `{}` | {} | {why} |\n", r.scenario, r.profile, r.engine, label(&r.verdict));
+        let calls = r.engine_calls.map_or("–".to_string(), |n| n.to_string());
+        md += &format!("| `{}` | {} | `{}` | {} | {calls} | {why} |\n", r.scenario, r.profile, r.engine, label(&r.verdict));
     }
     md += "\n### Differences\n\n";
     for r in rows {
@@ -579,7 +593,7 @@ mod tests {
     }
 
     fn row(s: &str, p: &str, e: &str, v: Verdict) -> Row {
-        Row { scenario: s.into(), profile: p.into(), engine: e.into(), verdict: v, real_ms: Some(20_000), gateway_start_ms: Some(15_000), gateway_start_cpu_ms: Some(9_000) }
+        Row { scenario: s.into(), profile: p.into(), engine: e.into(), verdict: v, real_ms: Some(20_000), gateway_start_ms: Some(15_000), gateway_start_cpu_ms: Some(9_000), engine_calls: Some(3) }
     }
 
     #[test]
@@ -594,8 +608,18 @@ mod tests {
         assert_eq!(kept, old426);
         let new96 = render_section("openclaw-2026.9.6", &[row("a", "openclaw-2026.9.6", "builtin:legacy", Verdict::Equal)], &SectionTiming { install: None, total_ms: 1, jobs: 1 });
         let new = render(&[("openclaw-2026.4.26".into(), kept), ("openclaw-2026.9.6".into(), new96)], 5_000);
-        assert!(new.contains("| openclaw-2026.4.26 | `builtin:legacy` | 1 | 1 | 1 | 0 | 0 | 0 |"), "{new}");
-        assert!(new.contains("| openclaw-2026.9.6 | `builtin:legacy` | 1 | 1 | 1 | 0 | 0 | 0 |"), "{new}");
+        assert!(new.contains("| openclaw-2026.4.26 | `builtin:legacy` | 1 | 1 | 1 | 1 | 0 | 0 | 0 |"), "{new}");
+        assert!(new.contains("| openclaw-2026.9.6 | `builtin:legacy` | 1 | 1 | 1 | 1 | 0 | 0 | 0 |"), "{new}");
+        assert_eq!(previously_equal(&new).len(), 2);
+        // An equal row whose engine the real host never called is counted apart.
+        let mut quiet = row("b", "openclaw-2026.9.6", "builtin:legacy", Verdict::Equal);
+        quiet.engine_calls = Some(0);
+        let undriven = row("c", "openclaw-2026.9.6", "builtin:legacy", Verdict::NotDrivable("why".into()));
+        let s96 = render_section("openclaw-2026.9.6", &[row("a", "openclaw-2026.9.6", "builtin:legacy", Verdict::Equal), quiet, Row { engine_calls: None, ..undriven }], &SectionTiming { install: None, total_ms: 1, jobs: 1 });
+        assert!(s96.contains("| `b` | openclaw-2026.9.6 | `builtin:legacy` | equal | 0 |  |"), "{s96}");
+        assert!(s96.contains("| `c` | openclaw-2026.9.6 | `builtin:legacy` | not drivable | – | why |"), "{s96}");
+        let t96 = render(&[("openclaw-2026.9.6".into(), s96)], 1);
+        assert!(t96.contains("| openclaw-2026.9.6 | `builtin:legacy` | 3 | 2 | 2 | 1 | 0 | 1 | 0 |"), "{t96}");
         assert_eq!(previously_equal(&new).len(), 2);
         // A release never run gets a note, not rows.
         let none = render(&[("openclaw-2026.4.26".into(), section_of("", "openclaw-2026.4.26").unwrap_or_else(|| not_run("openclaw-2026.4.26")))], 0);

@@ -75,10 +75,15 @@ pub struct Row {
     /// CPU time the gateway's process group used until ready (ms; Linux):
     /// moved far less than the wall clock by other load on the machine.
     pub gateway_start_cpu_ms: Option<u64>,
+    /// Engine calls the real host made (the bridge's trace), when it ran: an
+    /// *equal* row with none only shows that both hosts kept the engine out
+    /// of every turn (2026.9.6 runs its own legacy engine instead of an
+    /// engine that does not own compaction), not what an engine receives.
+    pub engine_calls: Option<usize>,
 }
 
 pub async fn twin_one(s: &Scenario, profile: &Profile, spec: &EngineSpec, engine_args: &EngineArgs, keep: bool) -> Row {
-    let mut row = Row { scenario: s.id.clone(), profile: profile.id.clone(), engine: spec.display.clone(), verdict: Verdict::Equal, real_ms: None, gateway_start_ms: None, gateway_start_cpu_ms: None };
+    let mut row = Row { scenario: s.id.clone(), profile: profile.id.clone(), engine: spec.display.clone(), verdict: Verdict::Equal, real_ms: None, gateway_start_ms: None, gateway_start_cpu_ms: None, engine_calls: None };
     let version = match HostVersion::for_profile(profile) {
         Ok(v) => v,
         Err(e) => {
@@ -113,6 +118,7 @@ pub async fn twin_one(s: &Scenario, profile: &Profile, spec: &EngineSpec, engine
     row.real_ms = real.runner["timing"]["totalMs"].as_u64();
     row.gateway_start_ms = real.runner["timing"]["gatewayStartMs"].as_u64();
     row.gateway_start_cpu_ms = real.runner["timing"]["gatewayStartCpuMs"].as_u64();
+    row.engine_calls = Some(real.trace.calls().count());
     let mut s = s.clone();
     if let Some(sys) = &real.system_prompt {
         s.setup.system_prompt = Some(sys.clone());
@@ -192,8 +198,10 @@ pub async fn main(a: Args) -> u8 {
         }
     };
     let row = twin_one(&s, &profile, &spec, &a.engine, a.keep).await;
-    // The row removed its own state root; the per-process parent is left empty.
+    // The row removed its own state root and (without --keep) its work dir;
+    // the per-process parents are left empty (remove_dir keeps a kept one).
     let _ = std::fs::remove_dir(state_root());
+    let _ = std::fs::remove_dir(crate::realhost::work_root());
     match row.verdict {
         Verdict::Equal => {
             println!("twins agree: {} · {} · {}", row.scenario, row.profile, row.engine);
