@@ -140,7 +140,9 @@ pub fn read_session_file(text: &str) -> (Vec<AgentMessage>, usize) {
 /// `<state>/agents/<agentId>/agent/openclaw-agent.sqlite` as the SDK resolves
 /// it, `<state>` being `$CLAWSPEC_OPENCLAW_STATE_DIR` (the reference runtime)
 /// or `$OPENCLAW_STATE_DIR`. Returns the messages, how many were unreadable,
-/// and the database path.
+/// and the database path. The engine reads through [`super::boot::Reader`],
+/// which is tested equal to this whole read.
+#[cfg(test)]
 pub fn read_sqlite_session(params: &Value) -> Result<(Vec<AgentMessage>, usize, String), String> {
     use crate::runtime::sqlite_store::read_visible_messages;
     let (db, session_id) = sqlite_db(params)?;
