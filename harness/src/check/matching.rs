@@ -40,6 +40,41 @@ fn timestamp(m: &AgentMessage) -> Option<Value> {
 /// the first one not matched yet, so repeated identical messages pair up in
 /// order instead of all pointing at the first.
 pub fn match_output<M: Borrow<AgentMessage>>(input: &[M], output: &[M]) -> Vec<Option<usize>> {
+    // An output that starts the input, message for message (an engine that
+    // passes the history through), matches position for position: output k
+    // has input k's identity and timestamp, and inputs 0..k were taken by
+    // outputs 0..k, so k is the first candidate left. Skips building every
+    // input's identity, which made each assemble of a long session cost its
+    // whole history in allocations.
+    if passes_through(input, output) {
+        return (0..output.len()).map(Some).collect();
+    }
+    match_output_general(input, output)
+}
+
+/// Whether `output` is a prefix of `input`, message for message (the same
+/// shared parse, or equal messages).
+pub fn passes_through<M: Borrow<AgentMessage>>(input: &[M], output: &[M]) -> bool {
+    shortcuts() && output.len() <= input.len() && output.iter().zip(input).all(|(o, i)| std::ptr::eq(o.borrow(), i.borrow()) || o.borrow() == i.borrow())
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests turn the shortcuts off to compare verdicts with the general
+    /// path (check/tests.rs, every golden trace).
+    pub(crate) static SHORTCUTS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// Whether the checks may take shortcuts proven equal to the general path.
+pub fn shortcuts() -> bool {
+    #[cfg(test)]
+    return SHORTCUTS.with(std::cell::Cell::get);
+    #[cfg(not(test))]
+    true
+}
+
+/// [`match_output`] without the pass-through shortcut.
+fn match_output_general<M: Borrow<AgentMessage>>(input: &[M], output: &[M]) -> Vec<Option<usize>> {
     let mut by_identity: std::collections::HashMap<String, Vec<usize>> = std::collections::HashMap::new();
     for (i, m) in input.iter().enumerate() {
         by_identity.entry(identity(m.borrow())).or_default().push(i);
@@ -160,5 +195,35 @@ mod tests {
     #[case::user(user("hi there", Some(3)), "user @3 \"hi there\"")]
     fn describes_with_ids(#[case] m: AgentMessage, #[case] expected: &str) {
         assert_eq!(describe(&m), expected);
+    }
+
+    proptest::proptest! {
+        /// The pass-through shortcut gives what the general matcher gives,
+        /// on inputs full of repeats (same identity, same or no timestamp).
+        #[test]
+        fn the_shortcut_equals_the_general_matcher(
+            input in proptest::collection::vec((0u8..3, 0u8..3, proptest::option::of(0u64..3)), 0..12),
+            cut in 0usize..13,
+            tail in proptest::collection::vec((0u8..3, 0u8..3, proptest::option::of(0u64..3)), 0..3),
+        ) {
+            let mk = |&(role, text, ts): &(u8, u8, Option<u64>)| {
+                let mut v = match role {
+                    0 => json!({"role": "user", "content": format!("t{text}")}),
+                    1 => json!({"role": "assistant", "content": [{"type": "text", "text": format!("t{text}")}]}),
+                    _ => json!({"role": "toolResult", "toolCallId": format!("c{text}"), "content": [{"type": "text", "text": "ok"}]}),
+                };
+                if let Some(ts) = ts {
+                    v["timestamp"] = json!(ts);
+                }
+                msg(v)
+            };
+            let input: Vec<AgentMessage> = input.iter().map(mk).collect();
+            let prefix: Vec<AgentMessage> = input[..cut.min(input.len())].to_vec();
+            let mut other = prefix.clone();
+            other.extend(tail.iter().map(mk));
+            for output in [&prefix, &other, &input] {
+                proptest::prop_assert_eq!(match_output(&input, output), match_output_general(&input, output));
+            }
+        }
     }
 }

@@ -43,6 +43,41 @@ pub struct Ctx<'a> {
     pub owns_compaction: bool,
     /// For rfc-82137 runs: the openclaw-2026.9.6 trace of the same scenario.
     pub sibling: Option<&'a Trace>,
+    /// Every successful assemble with its messages, materialised once for
+    /// all clauses: a dozen clauses read them, and resolving each call's
+    /// whole history per clause made the checks' constant a dozen times
+    /// what it needs to be on long sessions.
+    assembled: std::sync::OnceLock<Vec<rules::Assembled<'a>>>,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(trace: &'a Trace, owns_compaction: bool, sibling: Option<&'a Trace>) -> Ctx<'a> {
+        Ctx { trace, owns_compaction, sibling, assembled: Default::default() }
+    }
+
+    /// assemble calls that returned a well-formed messages array, parsed, in
+    /// call order.
+    pub fn assembled(&self) -> &[rules::Assembled<'a>] {
+        self.assembled.get_or_init(|| {
+            self.trace.calls().filter(|x| x.method == "assemble").filter_map(|call| Some((call, call.input(self.trace)?, call.output(self.trace)?))).collect()
+        })
+    }
+
+    /// One assemble call's (input, output), when it returned a readable array.
+    pub fn assembled_of(&self, call: &crate::trace::CallRecord) -> Option<(&rules::Msgs, &rules::Msgs)> {
+        if call.method != "assemble" {
+            return None;
+        }
+        let a = self.assembled();
+        // Calls are recorded in seq order; a trace that breaks that (hand
+        // edited) is searched linearly.
+        let found = a.binary_search_by_key(&call.seq, |(c, _, _)| c.seq).ok().filter(|&i| std::ptr::eq(a[i].0, call));
+        let (_, input, output) = match found {
+            Some(i) => &a[i],
+            None => a.iter().find(|(c, _, _)| std::ptr::eq(*c, call))?,
+        };
+        Some((input, output))
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
@@ -106,7 +141,7 @@ fn applies(c: &Clause, profile: &str) -> bool {
 pub fn evaluate(trace: &Trace, sibling: Option<&Trace>, only: &[String]) -> Vec<Verdict> {
     let methods = &trace.engine.methods;
     let owns = trace.engine.info.as_ref().and_then(|i| i.get("ownsCompaction")).and_then(|v| v.as_bool()) == Some(true);
-    let ctx = Ctx { trace, owns_compaction: owns, sibling };
+    let ctx = Ctx::new(trace, owns, sibling);
     let mut out = Vec::new();
     for c in catalogue::CLAUSES {
         if !only.is_empty() && !only.iter().any(|o| o == c.id) {

@@ -14,6 +14,7 @@ use clawspec_contract::*;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::matching::passes_through;
 use super::Ctx;
 use crate::trace::{CallRecord, ReplyRecord};
 
@@ -52,8 +53,11 @@ fn all_threw(cs: &[&CallRecord]) -> Result<(), Skip> {
 /// A call's messages, parsed once per trace and shared (`CallRecord::input`).
 pub type Msgs = Vec<Arc<AgentMessage>>;
 
+/// One successful assemble: the call, what the host sent, what came back.
+pub type Assembled<'a> = (&'a CallRecord, Msgs, Msgs);
+
 /// Successful assembles, or why there are none.
-fn assembled_or_skip<'a>(c: &'a Ctx<'_>) -> Result<Vec<(&'a CallRecord, Msgs, Msgs)>, Skip> {
+fn assembled_or_skip<'a, 't>(c: &'a Ctx<'t>) -> Result<&'a [Assembled<'t>], Skip> {
     all_threw(&calls(c, "assemble"))?;
     let a = assembled(c);
     none_if_empty(&a, "successful assemble")?;
@@ -83,9 +87,10 @@ fn none_if_empty<T>(v: &[T], what: &str) -> Result<(), String> {
     }
 }
 
-/// assemble calls that returned a well-formed messages array, parsed.
-fn assembled<'a>(c: &'a Ctx<'_>) -> Vec<(&'a CallRecord, Msgs, Msgs)> {
-    calls(c, "assemble").into_iter().filter_map(|call| Some((call, call.input(c.trace)?, call.output(c.trace)?))).collect()
+/// assemble calls that returned a well-formed messages array, parsed
+/// (once per trace, shared by the clauses).
+fn assembled<'a, 't>(c: &'a Ctx<'t>) -> &'a [Assembled<'t>] {
+    c.assembled()
 }
 
 /// One line per message, ids included (a tool-call-only message is not blank).
@@ -216,7 +221,7 @@ pub fn asm_tool_pairing(c: &Ctx<'_>) -> Outcome {
 pub fn asm_order(c: &Ctx<'_>) -> Outcome {
     let a = assembled_or_skip(c)?;
     let mut out = Vec::new();
-    for (call, input, output) in &a {
+    for (call, input, output) in a {
         let matched = super::matching::match_output(input, output);
         // (output index, input index) of the last message taken from the input.
         let mut last: Option<(usize, usize)> = None;
@@ -243,12 +248,15 @@ pub fn asm_current_turn(c: &Ctx<'_>) -> Outcome {
     let a = assembled(c);
     let mut relevant = 0;
     let mut out = Vec::new();
-    for (call, input, output) in &a {
+    for (call, input, output) in a {
         let Some(b) = call.meta.boundary else { continue };
         if b >= input.len() {
             continue; // the current turn travels in `prompt`
         }
         relevant += 1;
+        if output.len() == input.len() && passes_through(input, output) {
+            continue; // every input message came back
+        }
         let kept: std::collections::BTreeSet<String> = output.iter().map(|m| text_key(m)).collect();
         let mut here = Vec::new();
         for (i, m) in input.iter().enumerate().skip(b) {
@@ -270,7 +278,7 @@ pub fn asm_current_turn(c: &Ctx<'_>) -> Outcome {
 pub fn asm_budget(c: &Ctx<'_>) -> Outcome {
     let a = assembled_or_skip(c)?;
     let mut out = Vec::new();
-    for (call, _, output) in &a {
+    for (call, _, output) in a {
         let v = returned(call).unwrap();
         if v.get("promptAuthority").and_then(Value::as_str) == Some("preassembly_may_overflow") {
             continue;
@@ -302,11 +310,14 @@ pub fn vol_kept(c: &Ctx<'_>) -> Outcome {
     let a = assembled(c);
     let mut relevant = 0;
     let mut out = Vec::new();
-    for (call, input, output) in &a {
+    for (call, input, output) in a {
         if call.meta.volatile.is_empty() {
             continue;
         }
         relevant += 1;
+        if output.len() == input.len() && passes_through(input, output) {
+            continue; // every input message came back
+        }
         let kept: std::collections::BTreeSet<String> = output.iter().map(|m| text_key(m)).collect();
         let mut here = Vec::new();
         for &i in &call.meta.volatile {
@@ -329,7 +340,7 @@ pub fn vol_provenance_kept(c: &Ctx<'_>) -> Outcome {
     let a = assembled(c);
     let mut relevant = 0;
     let mut out = Vec::new();
-    for (call, input, output) in &a {
+    for (call, input, output) in a {
         for &i in &call.meta.volatile {
             let Some(m) = input.get(i) else { continue };
             let Some(p) = m.provenance() else { continue };
@@ -352,11 +363,14 @@ pub fn per_no_resurrection(c: &Ctx<'_>) -> Outcome {
     let a = assembled(c);
     let mut relevant = 0;
     let mut out = Vec::new();
-    for (call, input, output) in &a {
+    for (call, input, output) in a {
         if call.meta.unpersisted.is_empty() {
             continue;
         }
         relevant += 1;
+        if passes_through(input, output) {
+            continue; // every output message was sent
+        }
         let sent: std::collections::BTreeSet<String> = input.iter().map(|m| m.text()).collect();
         for m in output {
             let t = m.text();
@@ -378,7 +392,7 @@ pub fn per_no_invention(c: &Ctx<'_>) -> Outcome {
     let mut fed = 0usize;
     let all: Vec<&CallRecord> = c.trace.calls().collect();
     let mut out = Vec::new();
-    for (call, input, output) in &a {
+    for (call, input, output) in a {
         // Everything the engine received up to and including this call.
         while fed < all.len() && all[fed].seq <= call.seq {
             received.feed_call(c.trace, all[fed]);
@@ -624,7 +638,7 @@ pub fn host_unknown_params(c: &Ctx<'_>) -> Outcome {
 pub fn host_fields_kept(c: &Ctx<'_>) -> Outcome {
     let a = assembled_or_skip(c)?;
     let mut out = Vec::new();
-    for (call, input, _) in &a {
+    for (call, input, _) in a {
         let raw_in = c.trace.store.messages_ref(&call.params).unwrap_or_default();
         let result = returned(call).unwrap_or(&Value::Null);
         let raw_out = c.trace.store.messages_ref(result).unwrap_or_default();
@@ -639,6 +653,9 @@ pub fn host_fields_kept(c: &Ctx<'_>) -> Outcome {
         for ((oi, om), from) in parsed.iter().zip(&matched) {
             let Some(ii) = *from else { continue };
             let (Some(io), Some(oo)) = (raw_in.get(ii).and_then(|v| v.as_object()), raw_out[*oi].as_object()) else { continue };
+            if std::ptr::eq(io, oo) && super::matching::shortcuts() {
+                continue; // the same stored message: nothing lost
+            }
             let lost: Vec<&String> = io.keys().filter(|k| !oo.contains_key(*k)).collect();
             if lost.is_empty() {
                 continue;
@@ -719,7 +736,7 @@ pub fn prov_not_laundered(c: &Ctx<'_>) -> Outcome {
     let a = assembled(c);
     let mut relevant = 0;
     let mut out = Vec::new();
-    for (call, input, _) in &a {
+    for (call, input, _) in a {
         let untrusted: Vec<String> = input
             .iter()
             .filter(|m| m.provenance().is_some_and(|p| p.kind == ProvenanceKind::InterSession) || m.text().contains("(untrusted"))

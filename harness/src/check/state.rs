@@ -16,10 +16,11 @@ use crate::trace::CallRecord;
 
 use super::rules::{at, compacted, returned as ok};
 
-/// (input, output) of an assemble that returned a readable messages array.
-fn parsed(t: &crate::trace::Trace, call: &CallRecord) -> Option<(super::rules::Msgs, super::rules::Msgs)> {
+/// (input, output) of an assemble that returned a readable messages array
+/// (parsed once per trace: [`Ctx::assembled_of`]).
+fn parsed<'a>(c: &'a Ctx<'_>, call: &CallRecord) -> Option<(&'a super::rules::Msgs, &'a super::rules::Msgs)> {
     ok(call)?;
-    Some((call.input(t)?, call.output(t)?))
+    c.assembled_of(call)
 }
 
 fn text_key(m: &impl Borrow<AgentMessage>) -> String {
@@ -65,7 +66,7 @@ pub fn cmp_reflected(c: &Ctx<'_>) -> Outcome {
     let mut out = Vec::new();
     let mut judged = 0;
     for (compact, next) in pairs {
-        let Some((input, output)) = parsed(c.trace, next) else { continue };
+        let Some((input, output)) = parsed(c, next) else { continue };
         judged += 1;
         if input.iter().any(is_summary) || compact.callbacks.iter().any(|cb| cb.method == "host/delegateCompaction") {
             continue;
@@ -107,7 +108,7 @@ pub fn cmp_keeps_tail(c: &Ctx<'_>) -> Outcome {
         if !turns_judged.insert(compact.turn) {
             continue;
         }
-        let Some((input, output)) = parsed(c.trace, next) else { continue };
+        let Some((input, output)) = parsed(c, next) else { continue };
         let volatile = &next.meta.volatile;
         let newest = input.iter().enumerate().rev().find(|(i, m)| !volatile.contains(i) && !is_summary(*m));
         let Some((i, last)) = newest else { continue };
@@ -134,13 +135,13 @@ pub fn asm_repeats_kept(c: &Ctx<'_>) -> Outcome {
     let mut relevant = 0;
     let mut out = Vec::new();
     for call in calls {
-        let Some((input, output)) = parsed(c.trace, call) else { continue };
+        let Some((input, output)) = parsed(c, call) else { continue };
         let mut count_in: BTreeMap<String, usize> = BTreeMap::new();
-        for m in &input {
+        for m in input.iter() {
             *count_in.entry(text_key(m)).or_default() += 1;
         }
         let mut count_out: BTreeMap<String, usize> = BTreeMap::new();
-        for m in &output {
+        for m in output.iter() {
             *count_out.entry(text_key(m)).or_default() += 1;
         }
         let from = input
@@ -192,13 +193,16 @@ pub fn asm_nothing_lost_with_room(c: &Ctx<'_>) -> Outcome {
             continue;
         }
         let Some(budget) = call.params.get("tokenBudget").and_then(Value::as_u64) else { continue };
-        let Some((input, output)) = parsed(c.trace, call) else { continue };
+        let Some((input, output)) = parsed(c, call) else { continue };
         if input.is_empty() || estimate_messages(&input) * 2 > budget {
             continue;
         }
         relevant += 1;
+        if output.len() == input.len() && super::matching::passes_through(input, output) {
+            continue; // everything came back, nothing was made up
+        }
         let mut left: BTreeMap<String, usize> = BTreeMap::new();
-        for m in &output {
+        for m in output.iter() {
             *left.entry(text_key(m)).or_default() += 1;
         }
         let mut lost = Vec::new();
@@ -212,7 +216,7 @@ pub fn asm_nothing_lost_with_room(c: &Ctx<'_>) -> Outcome {
             out.push(format!("{}: ~{} of {budget} budget tokens used, yet {} of the host's messages did not come back: {}", at(call), estimate_messages(&input), lost.len(), lost.join(", ")));
         }
         let mut sent: BTreeMap<String, usize> = BTreeMap::new();
-        for m in &input {
+        for m in input.iter() {
             *sent.entry(text_key(m)).or_default() += 1;
         }
         for (j, m) in output.iter().enumerate() {

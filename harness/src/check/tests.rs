@@ -445,3 +445,41 @@ fn catalogue_ids_are_unique_stable_and_prefixed() {
         }
     }
 }
+
+/// The checks' shortcuts (pass-through matching, skipping identical stored
+/// messages) give exactly the verdicts of the general path on every golden
+/// trace of the library, and are taken on them (long sessions are made of
+/// such calls).
+#[test]
+fn shortcuts_keep_every_golden_verdict() {
+    use super::matching::{passes_through, SHORTCUTS};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../golden");
+    let mut taken = 0usize;
+    let mut judged = 0usize;
+    for engine in std::fs::read_dir(&root).unwrap().flatten() {
+        let mut traces: Vec<Trace> = Vec::new();
+        for scenario in std::fs::read_dir(engine.path()).unwrap().flatten() {
+            for f in std::fs::read_dir(scenario.path()).unwrap().flatten() {
+                let name = f.file_name().to_string_lossy().into_owned();
+                if !name.ends_with(".json") || name.ends_with(".digest.json") {
+                    continue;
+                }
+                let t: Trace = serde_json::from_str(&std::fs::read_to_string(f.path()).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", f.path().display()));
+                taken += t.calls().filter(|c| c.method == "assemble").filter(|c| matches!((c.input(&t), c.output(&t)), (Some(i), Some(o)) if passes_through(&i, &o))).count();
+                traces.push(t);
+            }
+        }
+        traces.sort_by(|a, b| (&a.scenario, &a.profile).cmp(&(&b.scenario, &b.profile)));
+        let fast = evaluate_all(&traces, &[]);
+        SHORTCUTS.with(|s| s.set(false));
+        let general = evaluate_all(&traces, &[]);
+        SHORTCUTS.with(|s| s.set(true));
+        judged += fast.len();
+        assert_eq!(fast.len(), general.len());
+        for (f, g) in fast.iter().zip(&general) {
+            assert_eq!(f, g, "{}", engine.path().display());
+        }
+    }
+    assert!(judged > 1000, "the goldens were read: {judged} verdicts");
+    assert!(taken > 100, "the shortcut is exercised: {taken} assembles");
+}

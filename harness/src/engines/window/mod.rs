@@ -15,6 +15,7 @@
 //! switches in exactly one defect for the mutant engines.
 
 mod assemble;
+mod boot;
 mod compact;
 mod fit;
 mod mutation;
@@ -46,6 +47,8 @@ pub struct Window {
     next_handle: u64,
     /// (childSessionKey, reason) of every `onSubagentEnded`, in order.
     ended: Vec<(String, String)>,
+    /// What earlier bootstraps read from the SQLite transcript store.
+    boot: boot::Reader,
 }
 
 /// Read in place: copying the whole history first doubled the cost of every
@@ -69,6 +72,7 @@ impl Window {
             spawned: BTreeMap::new(),
             next_handle: 0,
             ended: vec![],
+            boot: boot::Reader::default(),
         }
     }
 
@@ -201,8 +205,10 @@ impl Engine for Window {
     /// `sessionFile` is the session key), else the JSONL `sessionFile`.
     fn bootstrap(&mut self, params: Value, _host: &mut HostLink<'_>) -> Outcome {
         let (ms, skipped, source) = if params["runtimeContext"]["transcriptStorage"]["kind"] == "sqlite" {
-            match store::read_sqlite_session(&params) {
-                Ok(read) => read,
+            // Only what the last bootstrap of this session did not import
+            // (the rest would be known already: boot.rs).
+            match self.boot.read(&params, !self.policy().allow_duplicates) {
+                Ok(read) => (read.new, read.skipped, read.source),
                 Err(e) => return Ok(json!({"bootstrapped": false, "reason": format!("cannot read the transcript store: {e}")})),
             }
         } else {

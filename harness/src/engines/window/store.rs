@@ -140,9 +140,27 @@ pub fn read_session_file(text: &str) -> (Vec<AgentMessage>, usize) {
 /// `<state>/agents/<agentId>/agent/openclaw-agent.sqlite` as the SDK resolves
 /// it, `<state>` being `$CLAWSPEC_OPENCLAW_STATE_DIR` (the reference runtime)
 /// or `$OPENCLAW_STATE_DIR`. Returns the messages, how many were unreadable,
-/// and the database path.
+/// and the database path. The engine reads through [`super::boot::Reader`],
+/// which is tested equal to this whole read.
+#[cfg(test)]
 pub fn read_sqlite_session(params: &Value) -> Result<(Vec<AgentMessage>, usize, String), String> {
-    use crate::runtime::sqlite_store::{agent_db_path, read_visible_messages};
+    use crate::runtime::sqlite_store::read_visible_messages;
+    let (db, session_id) = sqlite_db(params)?;
+    let mut ms = Vec::new();
+    let mut skipped = 0;
+    for v in read_visible_messages(&db, &session_id)? {
+        match serde_json::from_value::<AgentMessage>(v) {
+            Ok(m) if m.is_runtime_context_carrier() => {}
+            Ok(m) => ms.push(m),
+            Err(_) => skipped += 1,
+        }
+    }
+    Ok((ms, skipped, db.display().to_string()))
+}
+
+/// The database and the session id [`read_sqlite_session`] reads.
+pub fn sqlite_db(params: &Value) -> Result<(std::path::PathBuf, String), String> {
+    use crate::runtime::sqlite_store::agent_db_path;
     let target = &params["sessionTarget"];
     let session_id = target["sessionId"].as_str().or_else(|| params["sessionId"].as_str()).ok_or("no sessionId")?;
     let agent = target["agentId"].as_str().map(str::to_string).or_else(|| {
@@ -163,16 +181,7 @@ pub fn read_sqlite_session(params: &Value) -> Result<(Vec<AgentMessage>, usize, 
             Some(agent_db_path(std::path::Path::new(&state), agent.as_deref()?))
         })
         .ok_or("no sessionTarget.storePath naming an existing store, and no OPENCLAW_STATE_DIR")?;
-    let mut ms = Vec::new();
-    let mut skipped = 0;
-    for v in read_visible_messages(&db, session_id)? {
-        match serde_json::from_value::<AgentMessage>(v) {
-            Ok(m) if m.is_runtime_context_carrier() => {}
-            Ok(m) => ms.push(m),
-            Err(_) => skipped += 1,
-        }
-    }
-    Ok((ms, skipped, db.display().to_string()))
+    Ok((db, session_id.to_string()))
 }
 
 #[cfg(test)]
