@@ -18,6 +18,9 @@ pub enum ReleaseLimit {
     ContextWindow(u64),
     /// A real `sessions_spawn` tool call and its completion announce (`realhost::spawn`).
     HostSpawn,
+    /// An event-free heartbeat poll run on demand through the heartbeat
+    /// monitor automation job (`realhost::heartbeat`).
+    HeartbeatMonitor,
 }
 
 impl ReleaseLimit {
@@ -59,6 +62,14 @@ impl ReleaseLimit {
                 "a sessions_spawn turn and its announce on openclaw@{version}: not verified — in the one attempt the first turn made no model request and no engine call within 370 s (twin --keep)"
             ))),
             ReleaseLimit::HostSpawn => Ok(()),
+            // 2026.4.26 has no heartbeat monitor job: its cadence is the heartbeat runner's own
+            // timer (dist/heartbeat-runner-*.js startHeartbeatRunner), and its on-demand triggers
+            // carry an event text (`wake` requires a non-empty `text`, dist/protocol-*.js
+            // WakeParamsSchema; `cron.run` of a main-session job enqueues its systemEvent text).
+            ReleaseLimit::HeartbeatMonitor if older => Err(NotDrivable(format!(
+                "a plain heartbeat poll on openclaw@{version}: the release has no heartbeat monitor automation job to run on demand (its cadence is the heartbeat runner's own timer, agents.defaults.heartbeat.every), and its on-demand triggers (wake, cron.run of a main-session job) always carry an event text"
+            ))),
+            ReleaseLimit::HeartbeatMonitor => Ok(()),
             // Observed on openclaw@2026.9.6 (clawspec twin --keep, provider-requests.ndjson): chat.send
             // "/new" is answered by the command layer with "✅ New session started." (dist/commands.runtime-*.mjs)
             // and no agent run; docs/tools/slash-commands.md: "Standalone `/new` and `/reset` acknowledgements
@@ -89,6 +100,8 @@ mod tests {
         assert!(check_all(&[ReleaseLimit::BareResetTurn], "2026.9.6").unwrap_err().0.contains("without a model run"));
         assert!(check_all(&[ReleaseLimit::ScriptedTools], "2026.9.6").is_ok());
         assert!(check_all(&[ReleaseLimit::HostSpawn], "2026.9.6").is_ok());
+        assert!(check_all(&[ReleaseLimit::HeartbeatMonitor], "2026.9.6").is_ok());
+        assert!(check_all(&[ReleaseLimit::HeartbeatMonitor], "2026.4.26").unwrap_err().0.contains("no heartbeat monitor"));
         assert!(check_all(&[ReleaseLimit::HostSpawn], "2026.4.26").unwrap_err().0.contains("not verified"));
         assert!(check_all(&[ReleaseLimit::ScriptedTools, ReleaseLimit::BareResetTurn], "2026.4.26").unwrap_err().0.contains("only bundled plugins"));
         assert!(check_all(&[ReleaseLimit::ContextWindow(4_000)], "2026.9.6").is_ok());
