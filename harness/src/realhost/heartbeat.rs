@@ -56,6 +56,13 @@ pub fn plan_step(p: &mut Plan, i: usize, h: &HeartbeatSpec, s: &Scenario) -> Res
     Ok(())
 }
 
+/// Whether a provider request body is a heartbeat run's: its prompt is the
+/// 2026.9.6 heartbeat prompt (the transcript keeps only `[OpenClaw heartbeat
+/// poll]`, so later requests do not carry it).
+pub fn is_heartbeat_request(body: &serde_json::Value) -> bool {
+    body.to_string().contains(clawspec_contract::markers::HEARTBEAT_PROMPT)
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::limits::ReleaseLimit;
@@ -76,6 +83,13 @@ mod tests {
         assert_eq!(texts, [(Some(0), "NO_REPLY"), (Some(1), "stuck deploy"), (Some(2), "ok")], "the 2026.9.6 ack by default, the scripted reply otherwise");
         assert!(p.release_limits.contains(&ReleaseLimit::HeartbeatMonitor));
         assert_eq!(p.setup.agent_defaults["heartbeat"], json!({"every": "24h", "target": "none"}));
+    }
+
+    #[test]
+    fn heartbeat_requests_are_told_by_their_prompt() {
+        let hb = json!({"messages": [{"role": "user", "content": format!("{}\nCurrent time: x", clawspec_contract::markers::HEARTBEAT_PROMPT)}]});
+        assert!(is_heartbeat_request(&hb));
+        assert!(!is_heartbeat_request(&json!({"messages": [{"role": "user", "content": "[OpenClaw heartbeat poll]"}, {"role": "user", "content": "Which deploy?"}]})));
     }
 
     #[test]

@@ -78,6 +78,9 @@ pub struct RealRun {
     /// The system prompt of the host's first agent attempt, as the host built it
     /// (rebuilt from the request its transport sent: `providers::system_prompt`).
     pub system_prompt: Option<String>,
+    /// The system prompt of the host's first heartbeat run, if any
+    /// (`realhost::heartbeat::is_heartbeat_request`).
+    pub heartbeat_system_prompt: Option<String>,
 }
 
 /// The bridge plugin directory: env `CLAWSPEC_OPENCLAW_BRIDGE`, else the
@@ -208,9 +211,14 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     trace.engine.display = engine.display.clone();
     let mut runner = runner;
     runner["timing"]["clawspecMs"] = json!(started.elapsed().as_millis() as u64);
-    // The agent run's system prompt (utility calls go to another model id).
-    let system_prompt = mock.log().iter().zip(&bodies).find(|(r, b)| providers::request_model(b, &r.path) == Some(setup.model.as_str())).and_then(|(_, b)| providers::system_prompt(wire, b));
-    Ok(RealRun { trace, runner, work_dir: work, system_prompt })
+    // The agent runs' system prompts (utility calls go to another model id): an
+    // ordinary run's, and a heartbeat run's, which the host builds for another entry point.
+    let log = mock.log();
+    let agent_requests: Vec<&Value> = log.iter().zip(&bodies).filter(|(r, b)| providers::request_model(b, &r.path) == Some(setup.model.as_str())).map(|(_, b)| b).collect();
+    let first = |heartbeat: bool| agent_requests.iter().find(|b| heartbeat::is_heartbeat_request(b) == heartbeat).and_then(|b| providers::system_prompt(wire, b));
+    let heartbeat_system_prompt = first(true);
+    let system_prompt = first(false).or_else(|| heartbeat_system_prompt.clone());
+    Ok(RealRun { trace, runner, work_dir: work, system_prompt, heartbeat_system_prompt })
 }
 
 /// Where the gateway's Node keeps compiled module code between runs

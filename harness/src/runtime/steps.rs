@@ -271,12 +271,26 @@ async fn inter_session_turn(sim: &mut Sim<'_>, x: &InterSessionSpec) -> Result<(
 /// `resolveInternalTurnTranscript`, with `internal_system` provenance), the
 /// model gets the release's `HEARTBEAT_PROMPT`; the default answer is its ack
 /// token (`HEARTBEAT_OK` / `NO_REPLY`).
+///
+/// 2026.9.6 runs the poll as an admitted logical turn (bootstrap, assemble,
+/// commitTurn with `isHeartbeat: true`), like a gateway turn but entered
+/// through the heartbeat runner (dist/heartbeat-runner-run-*.mjs
+/// `heartbeatContext`): the body is the prompt with the cron-style current
+/// time line (`appendCronStyleCurrentTimeLine`), the stored user message has
+/// the run's idempotency key and `__openclaw.senderIsOwner: false`, the
+/// attempt context has no channel or sender (`runtime::entry`), the system
+/// prompt is the heartbeat run's own (`setup.heartbeat_system_prompt`), and
+/// no `openclaw:bootstrap-context:full` event follows the run
+/// (dist/builtin-openclaw-*.mjs resolveAttemptBootstrapContext:
+/// `!isHeartbeatLifecycleRun`). Twinned:
+/// heartbeat-reply, heartbeat-ok on builtin:window (`realhost::heartbeat`).
 async fn heartbeat_turn(sim: &mut Sim<'_>, h: &HeartbeatSpec) -> Result<(), Abort> {
     let ts = sim.clock.now();
+    let v2026_9 = sim.profile.prompt_texts == PromptTexts::V2026_9_6;
     let (prompt, ack, provenance) = match sim.profile.prompt_texts {
-        PromptTexts::V2026_4_26 => (markers::HEARTBEAT_PROMPT_2026_4, markers::HEARTBEAT_OK, None),
+        PromptTexts::V2026_4_26 => (markers::HEARTBEAT_PROMPT_2026_4.to_string(), markers::HEARTBEAT_OK, None),
         PromptTexts::V2026_9_6 => (
-            markers::HEARTBEAT_PROMPT,
+            prompt::with_cron_time_line(sim.profile.prompt_texts, markers::HEARTBEAT_PROMPT, ts),
             markers::NO_REPLY,
             Some(InputProvenance::internal_system("heartbeat")),
         ),
@@ -284,14 +298,19 @@ async fn heartbeat_turn(sim: &mut Sim<'_>, h: &HeartbeatSpec) -> Result<(), Abor
     let user = |text: &str| {
         AgentMessage::User(UserMessage { content: MessageContent::Text(text.into()), timestamp: Some(ts.into()), provenance: provenance.clone(), idempotency_key: None, extra: Extra::new() })
     };
+    let mut message = user(markers::HEARTBEAT_WAKE_PROMPT);
+    if let (true, AgentMessage::User(u)) = (v2026_9, &mut message) {
+        u.idempotency_key = Some(format!("run-{:04}:user", sim.turn + 1));
+        u.extra.insert("__openclaw".into(), json!({"senderIsOwner": false}));
+    }
     let reply = h.reply.clone().unwrap_or_else(|| ack.to_string());
     let input = TurnInput {
         kind: TurnKind::Heartbeat,
-        prompt: prompt.into(),
-        message: user(markers::HEARTBEAT_WAKE_PROMPT),
-        model_message: Some(user(prompt)),
+        prompt: prompt.clone(),
+        message,
+        model_message: Some(user(&prompt)),
         persist: true,
-        admitted: false,
+        admitted: v2026_9,
         is_heartbeat: true,
         carriers: Vec::new(),
         persist_carriers: true,
@@ -303,7 +322,18 @@ async fn heartbeat_turn(sim: &mut Sim<'_>, h: &HeartbeatSpec) -> Result<(), Abor
         next_turn_context: None,
         assemble_prompt: None,
     };
-    turn::run_turn(sim, input).await
+    sim.heartbeat_run = v2026_9;
+    // The host builds a heartbeat run's system prompt for its own entry point.
+    let ordinary = match (v2026_9, sim.setup.heartbeat_system_prompt.clone()) {
+        (true, Some(p)) => Some(std::mem::replace(&mut sim.setup.system_prompt, Some(p))),
+        _ => None,
+    };
+    let result = turn::run_turn(sim, input).await;
+    if let Some(p) = ordinary {
+        sim.setup.system_prompt = p;
+    }
+    sim.heartbeat_run = false;
+    result
 }
 
 /// Manual `/compact`: `force: true`, `compactionTarget: "threshold"`,

@@ -991,7 +991,9 @@ fn host_event_after_tool_results(sim: &mut Sim<'_>, all: &[AgentMessage]) {
 /// custom event after its last message (real store, `clawspec twin`; also
 /// after a failed attempt, before the retry's messages).
 fn host_event_after_attempt(sim: &mut Sim<'_>) {
-    if !sim.transcript.is_sqlite() {
+    // Not after a heartbeat run (dist/builtin-openclaw-*.mjs resolveAttemptBootstrapContext:
+    // `shouldRecordCompletedBootstrapTurn` requires `!isHeartbeatLifecycleRun`).
+    if !sim.transcript.is_sqlite() || sim.heartbeat_run {
         return;
     }
     let ts = sim.clock.now();
