@@ -43,7 +43,7 @@ pub async fn run_script(sim: &mut Sim<'_>) -> Result<(), Abort> {
         // Steps that resolve an engine instance: agent runs, and a manual
         // /compact (2026.9.6 disposes the command's instance too: `clawspec twin
         // compaction-timeout` shows compact → dispose before the next run).
-        let run = matches!(step, Step::Turn(_) | Step::Announce(_) | Step::Collect(_) | Step::InterSession(_) | Step::Heartbeat(_) | Step::Compact(_));
+        let run = matches!(step, Step::Turn(_) | Step::Announce(_) | Step::Collect(_) | Step::InterSession(_) | Step::Heartbeat(_) | Step::Compact(_)) && !acknowledged_reset(sim, step);
         match step {
             Step::Turn(t) => user_turn(sim, t).await?,
             Step::Announce(a) => announce_turn(sim, std::slice::from_ref(a), &a.model, a.private).await?,
@@ -87,6 +87,12 @@ pub async fn run_script(sim: &mut Sim<'_>) -> Result<(), Abort> {
     Ok(())
 }
 
+/// A bare `/new` or `/reset` the release answers without an agent run, so
+/// without an engine instance to dispose (`command::acknowledges_bare_reset`).
+fn acknowledged_reset(sim: &Sim<'_>, step: &Step) -> bool {
+    matches!(step, Step::Turn(t) if prompt::is_bare_reset(&t.user)) && super::command::acknowledges_bare_reset(sim.profile)
+}
+
 fn message_ts(m: &AgentMessage) -> Option<u64> {
     serde_json::to_value(m).ok()?.get("timestamp")?.as_u64()
 }
@@ -112,6 +118,10 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
     let body = prompt::build_with_sender(sim.profile, t, is_new, sim.clock.now(), sender.as_deref());
     if body.session_reset {
         sim.fire_hook("before_reset").await?;
+        if super::command::acknowledges_bare_reset(sim.profile) {
+            // 2026.9.6: the command layer answers, no agent run (runtime::command).
+            return super::command::acknowledge_bare_reset(sim, &t.user);
+        }
         sim.new_session();
         sim.note("session-reset", format!("/new: session reset to {}", sim.transcript.session_id));
     }
