@@ -63,6 +63,12 @@ pub fn is_heartbeat_request(body: &serde_json::Value) -> bool {
     body.to_string().contains(clawspec_contract::markers::HEARTBEAT_PROMPT)
 }
 
+/// Whether a request opens a heartbeat run: its last message is the poll's
+/// prompt (later model calls of the same run end with tool results).
+pub fn opens_heartbeat_run(body: &serde_json::Value) -> bool {
+    body["messages"].as_array().and_then(|m| m.last()).is_some_and(|m| m.to_string().contains(clawspec_contract::markers::HEARTBEAT_PROMPT))
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::limits::ReleaseLimit;
@@ -89,6 +95,9 @@ mod tests {
     fn heartbeat_requests_are_told_by_their_prompt() {
         let hb = json!({"messages": [{"role": "user", "content": format!("{}\nCurrent time: x", clawspec_contract::markers::HEARTBEAT_PROMPT)}]});
         assert!(is_heartbeat_request(&hb));
+        assert!(opens_heartbeat_run(&hb));
+        let follow_up = json!({"messages": [hb["messages"][0].clone(), {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "x"}]}]});
+        assert!(is_heartbeat_request(&follow_up) && !opens_heartbeat_run(&follow_up), "a later call of the same run");
         assert!(!is_heartbeat_request(&json!({"messages": [{"role": "user", "content": "[OpenClaw heartbeat poll]"}, {"role": "user", "content": "Which deploy?"}]})));
     }
 

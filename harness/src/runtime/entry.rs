@@ -48,9 +48,17 @@ pub fn webchat_extra_system_prompt() -> String {
 /// inbound context has a chat type but no Provider/Surface/channel
 /// (dist/heartbeat-runner-run-*.mjs `heartbeatContext`), so the metadata
 /// names only the schema and chat type, and there is no direct-chat line
-/// (twinned: heartbeat-reply on builtin:window).
-pub fn heartbeat_extra_system_prompt() -> String {
-    inbound_meta_system_prompt(&inbound_payload(&[("schema", "openclaw.inbound_meta.v2"), ("chat_type", "direct")]))
+/// (twinned: heartbeat-reply on builtin:window). Once an agent run has
+/// written the session entry (its `chatType` "direct"), the heartbeat's
+/// delivery context carries that chat type and `buildDirectChatContext`
+/// (dist/get-reply-*.mjs) adds its line, with "chat" for the missing
+/// provider label (twinned: the second heartbeat of regression-a8-all-filtered).
+pub fn heartbeat_extra_system_prompt(session_has_run: bool) -> String {
+    let meta = inbound_meta_system_prompt(&inbound_payload(&[("schema", "openclaw.inbound_meta.v2"), ("chat_type", "direct")]));
+    if !session_has_run {
+        return meta;
+    }
+    format!("{meta}\n\nYou are in a chat direct conversation. Your replies are automatically sent to this conversation unless the current-turn context says final replies stay private.")
 }
 
 fn inbound_meta_system_prompt(payload: &str) -> String {
@@ -207,7 +215,8 @@ impl Sim<'_> {
         c.insert("thinkLevel".into(), json!("off"));
         c.insert("reasoningLevel".into(), json!("off"));
         c.insert("bashElevated".into(), gateway_bash_elevated());
-        let extra = if self.heartbeat_run { heartbeat_extra_system_prompt() } else { webchat_extra_system_prompt() };
+        // An agent run of this session wrote its thinking-level event (see `command_session_entry`).
+        let extra = if self.heartbeat_run { heartbeat_extra_system_prompt(self.transcript.has_marker("thinking_level_change", None)) } else { webchat_extra_system_prompt() };
         c.insert("extraSystemPrompt".into(), json!(extra));
         c.insert("transcriptStorage".into(), json!({"kind": "sqlite"}));
     }

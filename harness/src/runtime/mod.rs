@@ -121,6 +121,8 @@ pub struct Sim<'a> {
     /// The current run is a 2026.9.6 heartbeat poll, which comes in through
     /// the heartbeat runner rather than a gateway client (`runtime::entry`).
     pub heartbeat_run: bool,
+    /// Heartbeat runs so far (`setup.heartbeat_system_prompts` is per run).
+    pub heartbeats: usize,
     pub created_at: u64,
     pub session_counter: u32,
     /// Transcript entries rewritten in place or replaced (compaction summary,
@@ -463,6 +465,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         last_prompt_tokens: 0,
         run_cache_touch: None,
         heartbeat_run: false,
+        heartbeats: 0,
         attempt_budget: None,
         failed_prompt_tokens: 0,
         created_at: clock::EPOCH_MS,

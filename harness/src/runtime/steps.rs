@@ -289,7 +289,7 @@ async fn inter_session_turn(sim: &mut Sim<'_>, x: &InterSessionSpec) -> Result<(
 /// time line (`appendCronStyleCurrentTimeLine`), the stored user message has
 /// the run's idempotency key and `__openclaw.senderIsOwner: false`, the
 /// attempt context has no channel or sender (`runtime::entry`), the system
-/// prompt is the heartbeat run's own (`setup.heartbeat_system_prompt`), and
+/// prompt is the heartbeat run's own (`setup.heartbeat_system_prompts`), and
 /// no `openclaw:bootstrap-context:full` event follows the run
 /// (dist/builtin-openclaw-*.mjs resolveAttemptBootstrapContext:
 /// `!isHeartbeatLifecycleRun`). Twinned:
@@ -333,8 +333,12 @@ async fn heartbeat_turn(sim: &mut Sim<'_>, h: &HeartbeatSpec) -> Result<(), Abor
         assemble_prompt: None,
     };
     sim.heartbeat_run = v2026_9;
-    // The host builds a heartbeat run's system prompt for its own entry point.
-    let ordinary = match (v2026_9, sim.setup.heartbeat_system_prompt.clone()) {
+    // The host builds each heartbeat run's system prompt for its own entry point
+    // (the second one of a session differs again: a direct-chat line, no silent-reply section).
+    let nth = sim.heartbeats;
+    sim.heartbeats += 1;
+    let own = sim.setup.heartbeat_system_prompts.get(nth).or(sim.setup.heartbeat_system_prompts.last()).cloned();
+    let ordinary = match (v2026_9, own) {
         (true, Some(p)) => Some(std::mem::replace(&mut sim.setup.system_prompt, Some(p))),
         _ => None,
     };
