@@ -39,10 +39,11 @@ pub fn format_utc(ms: u64) -> String {
 
 /// `formatUserTime(date, "UTC", "12")` (openclaw dist/date-time-*.mjs, both
 /// releases): `Thursday, January 1st, 2026 - 12:00 AM`. The host runs in UTC,
-/// and `resolveUserTimeFormat(undefined)` (the cron-style time line never
-/// passes the config's preference, dist/current-time-*.mjs) detects the
-/// system's clock: on Linux `Intl.DateTimeFormat().resolvedOptions().hour12`,
-/// which is 12-hour for Node's default en-US locale (no LANG in the gateway's
+/// and `resolveUserTimeFormat` (2026.9.6 dist/current-time-*.mjs passes no
+/// preference; 2026.4.26 current-time-*.js passes `agents.defaults.timeFormat`,
+/// unset here) detects the system's clock from Node's default locale (9.6:
+/// `Intl.DateTimeFormat().resolvedOptions().hour12`; 4.26: whether 13:00
+/// formats with "13"), 12-hour for en-US (no LANG in the gateway's
 /// environment; seen on the real 2026.9.6 heartbeat prompt: "12:01 AM").
 pub fn format_user_time(ms: u64) -> String {
     const DAYS: [&str; 7] = ["Thursday", "Friday", "Saturday", "Sunday", "Monday", "Tuesday", "Wednesday"];
