@@ -41,6 +41,14 @@
 //!    `session` family of rule 1) and the `Stats: runtime …` line (measured
 //!    runtime and token usage; docs/tools/subagents/announce.md "Stats line")
 //!    read `<session:N>` and `Stats: <measured>`.
+//! 11. **Current-time lines**: the wall-clock line OpenClaw appends to a
+//!    cron-style prompt (the heartbeat poll, the bare-reset prompt; dist
+//!    current-time-*.mjs `appendCronStyleCurrentTimeLine`), a line
+//!    `Current time: <local time> (UTC)` (2026.4.26: ` / <utc>` after it)
+//!    and 2026.9.6's `Reference UTC: YYYY-MM-DD HH:MM UTC`, reads
+//!    `Current time: <current time> (UTC)` and `Reference UTC: <current
+//!    time>`. The local time's format follows the host's locale (12 or
+//!    24 hours) and is erased with it; the rest of the string is compared.
 //!
 //! Inputs the reference runtime does not model are taken from the real run
 //! before the reference runs (`cli::twin`): the system prompt text the host
@@ -156,6 +164,34 @@ pub fn erase_envelope_times(s: &str) -> Option<String> {
     Some(out)
 }
 
+/// Rule 11: `Current time: … (UTC)` / `Reference UTC: … UTC` lines in `s`.
+pub fn erase_current_time_lines(s: &str) -> Option<String> {
+    if !s.contains("Current time: ") && !s.contains("Reference UTC: ") {
+        return None;
+    }
+    let mut changed = false;
+    let lines: Vec<String> = s
+        .split('\n')
+        .map(|line| {
+            if let Some(rest) = line.strip_prefix("Current time: ") {
+                if let Some(at) = rest.find(" (UTC)") {
+                    let tail = &rest[at + " (UTC)".len()..];
+                    // 2026.4.26 adds ` / YYYY-MM-DD HH:MM UTC` on the same line.
+                    let tail = if tail.starts_with(" / ") && tail.ends_with(" UTC") { " / <current time>" } else { tail };
+                    changed = true;
+                    return format!("Current time: <current time> (UTC){tail}");
+                }
+            }
+            if line.starts_with("Reference UTC: ") && line.ends_with(" UTC") {
+                changed = true;
+                return "Reference UTC: <current time>".to_string();
+            }
+            line.to_string()
+        })
+        .collect();
+    changed.then(|| lines.join("\n"))
+}
+
 #[derive(Default)]
 struct Normaliser {
     seen: BTreeMap<&'static str, BTreeMap<String, usize>>,
@@ -194,6 +230,9 @@ impl Normaliser {
         }
         if let Value::String(s) = v {
             if let Some(erased) = erase_envelope_times(s) {
+                *s = erased;
+            }
+            if let Some(erased) = erase_current_time_lines(s) {
                 *s = erased;
             }
             self.measured_text(s);
@@ -480,6 +519,19 @@ mod tests {
         assert_eq!(erase_envelope_times("[Thu 2026-01-01 00:00 UTC] a [Fri 2026-01-02 10:11 UTC] é"), Some("[<envelope time>] a [<envelope time>] é".into()));
         assert_eq!(erase_envelope_times("[Xyz 2026-01-01 00:00 UTC] a"), None);
         assert_eq!(erase_envelope_times("System: [2026-01-01 00:00:01 UTC] Cron"), None);
+    }
+
+    #[test]
+    fn current_time_lines_read_as_placeholders() {
+        let real = "Reply NO_REPLY.\nCurrent time: Tuesday, November 24th, 2026 - 12:01 AM (UTC)\nReference UTC: 2026-11-24 00:01 UTC";
+        let reference = "Reply NO_REPLY.\nCurrent time: Thursday, January 1st, 2026 - 00:00 (UTC)\nReference UTC: 2026-01-01 00:00 UTC";
+        assert_eq!(erase_current_time_lines(real), erase_current_time_lines(reference));
+        assert_eq!(erase_current_time_lines(real).as_deref(), Some("Reply NO_REPLY.\nCurrent time: <current time> (UTC)\nReference UTC: <current time>"));
+        assert_eq!(erase_current_time_lines("Current time: Thursday, January 1st, 2026 - 00:00 (UTC) / 2026-01-01 00:00 UTC").as_deref(), Some("Current time: <current time> (UTC) / <current time>"));
+        // Only whole lines of that shape: another prompt text stays as it is.
+        assert_eq!(erase_current_time_lines("Reply NO_REPLY."), None);
+        assert_eq!(erase_current_time_lines("Current time: soon"), None);
+        assert_ne!(erase_current_time_lines(&real.replace("Reply NO_REPLY.", "Reply HEARTBEAT_OK.")), erase_current_time_lines(reference));
         let reference = trace(vec![("assemble", json!({"prompt": "[Thu 2026-01-01 00:00 UTC] Hello."}))]);
         let real = trace(vec![("assemble", json!({"prompt": "[Mon 2026-11-23 20:55 UTC] Hello."}))]);
         assert_eq!(diff(&reference, &real), None);

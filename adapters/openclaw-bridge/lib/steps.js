@@ -6,6 +6,7 @@
 // or rejects with an Error carrying the frame's error fields (code,
 // retryable, retryAfterMs, details).
 
+import { heartbeat } from "./heartbeat.js";
 import { runInFlight } from "./in-flight.js";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -102,7 +103,7 @@ export async function awaitRun(client, step) {
 }
 
 /** Plan step kind → driver. */
-export const DRIVERS = { turn, command, switchModel, awaitRun };
+export const DRIVERS = { turn, command, switchModel, awaitRun, heartbeat };
 
 /** `ctx.holdUrl`: the mock provider's hold front, for in-flight actions. */
 export async function drive(client, step, index, ctx = {}) {

@@ -18,6 +18,9 @@ pub enum ReleaseLimit {
     ContextWindow(u64),
     /// A real `sessions_spawn` tool call and its completion announce (`realhost::spawn`).
     HostSpawn,
+    /// An event-free heartbeat poll run on demand through the heartbeat
+    /// monitor automation job (`realhost::heartbeat`).
+    HeartbeatMonitor,
 }
 
 impl ReleaseLimit {
@@ -59,16 +62,18 @@ impl ReleaseLimit {
                 "a sessions_spawn turn and its announce on openclaw@{version}: not verified — in the one attempt the first turn made no model request and no engine call within 370 s (twin --keep)"
             ))),
             ReleaseLimit::HostSpawn => Ok(()),
-            // Observed on openclaw@2026.9.6 (clawspec twin --keep, provider-requests.ndjson): chat.send
-            // "/new" is answered by the command layer with "✅ New session started." (dist/commands.runtime-*.mjs)
-            // and no agent run; docs/tools/slash-commands.md: "Standalone `/new` and `/reset` acknowledgements
-            // do not start a model turn". Twinned with this limit lifted (prompt-bare-new, builtin:window):
-            // no engine call in the /new step, and the new session's first turn sees `/new` itself as its
-            // history (assemble messages [user "/new"], activeMessagePosition 4, rawSeq 6) where the
-            // reference runtime has "[OpenClaw session new]" plus the scripted reset-prompt reply.
-            ReleaseLimit::BareResetTurn => Err(NotDrivable(format!(
-                "a bare /new or /reset on openclaw@{version} is acknowledged by the gateway's command layer (\"✅ New session started.\") without a model run, and the new session starts with the `/new` message as its history; the reference runtime still runs the scripted reset-prompt turn (not modelled yet)"
+            // 2026.4.26 has no heartbeat monitor job: its cadence is the heartbeat runner's own
+            // timer (dist/heartbeat-runner-*.js startHeartbeatRunner), and its on-demand triggers
+            // carry an event text (`wake` requires a non-empty `text`, dist/protocol-*.js
+            // WakeParamsSchema; `cron.run` of a main-session job enqueues its systemEvent text).
+            ReleaseLimit::HeartbeatMonitor if older => Err(NotDrivable(format!(
+                "a plain heartbeat poll on openclaw@{version}: the release has no heartbeat monitor automation job to run on demand (its cadence is the heartbeat runner's own timer, agents.defaults.heartbeat.every), and its on-demand triggers (wake, cron.run of a main-session job) always carry an event text"
             ))),
+            ReleaseLimit::HeartbeatMonitor => Ok(()),
+            // openclaw@2026.9.6 acknowledges a bare /new or /reset in its command layer ("✅ New
+            // session started.", dist/commands.runtime-*.mjs) without an agent run, and the reference
+            // runtime's 2026.9.6 profile does the same (runtime::command::acknowledges_bare_reset).
+            ReleaseLimit::BareResetTurn => Ok(()),
         }
     }
 }
@@ -86,9 +91,11 @@ mod tests {
     fn each_limit_names_the_releases_it_holds_for() {
         assert!(check_all(&[], "2026.9.6").is_ok());
         assert!(check_all(&[ReleaseLimit::BareResetTurn], "2026.4.26").unwrap_err().0.contains("carries no message"));
-        assert!(check_all(&[ReleaseLimit::BareResetTurn], "2026.9.6").unwrap_err().0.contains("without a model run"));
+        assert!(check_all(&[ReleaseLimit::BareResetTurn], "2026.9.6").is_ok());
         assert!(check_all(&[ReleaseLimit::ScriptedTools], "2026.9.6").is_ok());
         assert!(check_all(&[ReleaseLimit::HostSpawn], "2026.9.6").is_ok());
+        assert!(check_all(&[ReleaseLimit::HeartbeatMonitor], "2026.9.6").is_ok());
+        assert!(check_all(&[ReleaseLimit::HeartbeatMonitor], "2026.4.26").unwrap_err().0.contains("no heartbeat monitor"));
         assert!(check_all(&[ReleaseLimit::HostSpawn], "2026.4.26").unwrap_err().0.contains("not verified"));
         assert!(check_all(&[ReleaseLimit::ScriptedTools, ReleaseLimit::BareResetTurn], "2026.4.26").unwrap_err().0.contains("only bundled plugins"));
         assert!(check_all(&[ReleaseLimit::ContextWindow(4_000)], "2026.9.6").is_ok());

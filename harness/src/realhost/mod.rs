@@ -10,6 +10,7 @@
 //! scenario's provider speaks: [`providers`]), runs `host-runner.mjs` under that Node, and reads back the
 //! bridge's NDJSON into a [`Trace`].
 
+pub mod heartbeat;
 pub mod in_flight;
 pub mod install;
 pub mod limits;
@@ -77,6 +78,9 @@ pub struct RealRun {
     /// The system prompt of the host's first agent attempt, as the host built it
     /// (rebuilt from the request its transport sent: `providers::system_prompt`).
     pub system_prompt: Option<String>,
+    /// The system prompt of each heartbeat run of the host, in order
+    /// (`realhost::heartbeat::opens_heartbeat_run`).
+    pub heartbeat_system_prompts: Vec<String>,
 }
 
 /// The bridge plugin directory: env `CLAWSPEC_OPENCLAW_BRIDGE`, else the
@@ -207,9 +211,13 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     trace.engine.display = engine.display.clone();
     let mut runner = runner;
     runner["timing"]["clawspecMs"] = json!(started.elapsed().as_millis() as u64);
-    // The agent run's system prompt (utility calls go to another model id).
-    let system_prompt = mock.log().iter().zip(&bodies).find(|(r, b)| providers::request_model(b, &r.path) == Some(setup.model.as_str())).and_then(|(_, b)| providers::system_prompt(wire, b));
-    Ok(RealRun { trace, runner, work_dir: work, system_prompt })
+    // The agent runs' system prompts (utility calls go to another model id): an
+    // ordinary run's, and a heartbeat run's, which the host builds for another entry point.
+    let log = mock.log();
+    let agent_requests: Vec<&Value> = log.iter().zip(&bodies).filter(|(r, b)| providers::request_model(b, &r.path) == Some(setup.model.as_str())).map(|(_, b)| b).collect();
+    let heartbeat_system_prompts: Vec<String> = agent_requests.iter().filter(|b| heartbeat::opens_heartbeat_run(b)).filter_map(|b| providers::system_prompt(wire, b)).collect();
+    let system_prompt = agent_requests.iter().find(|b| !heartbeat::is_heartbeat_request(b)).and_then(|b| providers::system_prompt(wire, b)).or_else(|| heartbeat_system_prompts.first().cloned());
+    Ok(RealRun { trace, runner, work_dir: work, system_prompt, heartbeat_system_prompts })
 }
 
 /// Where the gateway's Node keeps compiled module code between runs

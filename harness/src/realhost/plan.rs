@@ -45,6 +45,11 @@ pub enum PlanStep {
     /// session it did not start, then `agent.wait`s it.
     #[serde(rename_all = "camelCase")]
     AwaitRun { step: usize, session_key: String, timeout_ms: u64 },
+    /// An event-free scheduled heartbeat poll, run now: `cron.run {mode:
+    /// "force"}` of the agent's system-owned heartbeat monitor job, then the
+    /// run's outcome from `cron.runs` (`realhost::heartbeat`).
+    #[serde(rename_all = "camelCase")]
+    Heartbeat { step: usize, agent_id: String, session_key: String, timeout_ms: u64 },
 }
 
 /// A host action taken while the run's model call `hold` is in flight: the
@@ -205,7 +210,7 @@ fn map_step(p: &mut Plan, i: usize, step: &Step, s: &Scenario) -> Result<(), Not
             p.model_switches.push(switch);
             Ok(())
         }
-        Step::Heartbeat(_) => nd(HEARTBEAT_NOT_PLAIN),
+        Step::Heartbeat(h) => super::heartbeat::plan_step(p, i, h, s),
         Step::OrphanUser(_) => nd("an orphan user message is left by a host crash mid-run; the gateway's client protocol has no way to persist a user message without starting its run"),
         // Scripted tool calls reach real tools now (realhost::tools), but the
         // library scripts these host events without the tool call that starts
@@ -234,18 +239,6 @@ pub const SPAWN_NOT_MAPPED: &str = "a spawn (or subagent_ended) step between tur
 /// The gateway's sessions.send RPC sends as the operator (no inter-session
 /// provenance, docs/gateway/protocol/rpc-session-control.md).
 pub const INTER_SESSION_NOT_MAPPED: &str = "an inter-session message needs a sessions_send tool call from a turn in the source session, a turn the scenario does not script (and whose engine calls the reference runtime does not make); the gateway's sessions.send RPC sends as the operator, without inter-session provenance; not mapped yet";
-
-/// The gateway's on-demand heartbeat triggers carry an event text: `wake`
-/// requires a non-empty `text` (dist/src-*.mjs WakeParamsSchema) and
-/// `system-event {wake: true}` enqueues its text (dist/system-*.mjs), so the
-/// run is not the event-free poll the scenario scripts. An event-free poll is
-/// only the scheduled cadence (docs/gateway/heartbeat.md): `agents.defaults.heartbeat.every`
-/// (a duration string, default unit minutes) with `target: "none"` (no owner
-/// route is needed then), cron enabled, and `set-heartbeats` to switch the
-/// cadence on for the step and off again; the host's own guards (busy
-/// deferral, 30 s between event turns) decide when it fires. A driver for that
-/// (enable, wait on `last-heartbeat`, disable) is not written yet.
-pub const HEARTBEAT_NOT_PLAIN: &str = "a plain heartbeat poll: the gateway's on-demand triggers (wake, system-event wake) always carry an event text, and an event-free poll is only the wall-clock cadence (agents.defaults.heartbeat.every with target none, toggled by set-heartbeats); no driver for the cadence yet";
 
 fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
     let unsupported = [
@@ -436,7 +429,6 @@ mod tests {
     #[case::other_command("  - turn: {user: /status, model: [x]}\n", "other than /compact")]
     #[case::newish("  - turn: {user: /newsletter, model: [x]}\n", "other than /compact")]
     #[case::reset_text("  - turn: {user: \"/reset start over\", model: [x]}\n", "trailing text")]
-    #[case::heartbeat("  - heartbeat: {}\n", "step 0 (heartbeat): a plain heartbeat poll")]
     #[case::switch_to_bedrock("  - switch_model: {provider: amazon-bedrock, model: m, api: bedrock-converse-stream}\n", "step 0 (switch_model): switch to amazon-bedrock/m: amazon-bedrock/bedrock-converse-stream: openclaw@2026.9.6 has no bundled Bedrock transport")]
     #[case::orphan("  - orphan_user: hello\n", "host crash")]
     #[case::commit_conflict("  - turn: {user: hi, commit_conflict: true, model: [ok]}\n", "second writer")]
@@ -503,7 +495,7 @@ mod tests {
         let msgs: Vec<_> = p.steps.iter().map(|s| match s {
             PlanStep::Command { message, .. } | PlanStep::Turn { message, .. } => message.as_str(),
             PlanStep::SwitchModel { model, .. } => model.as_str(),
-            PlanStep::AwaitRun { .. } => "",
+            PlanStep::AwaitRun { .. } | PlanStep::Heartbeat { .. } => "",
         }).collect();
         assert_eq!(msgs, ["/compact Keep the test name.", "/compact", "go"]);
         assert!(matches!(p.steps[0], PlanStep::Command { step: 0, .. }));

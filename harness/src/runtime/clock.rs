@@ -37,9 +37,14 @@ pub fn format_utc(ms: u64) -> String {
     format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}", rem / 3600, (rem % 3600) / 60, rem % 60)
 }
 
-/// `formatUserTime(date, "UTC", "24")` (openclaw `src/agents/date-time.ts`):
-/// `Thursday, January 1st, 2026 - 00:00`. The simulated host runs in UTC with a
-/// 24-hour clock, so the text is deterministic.
+/// `formatUserTime(date, "UTC", "12")` (openclaw dist/date-time-*.mjs, both
+/// releases): `Thursday, January 1st, 2026 - 12:00 AM`. The host runs in UTC,
+/// and `resolveUserTimeFormat` (2026.9.6 dist/current-time-*.mjs passes no
+/// preference; 2026.4.26 current-time-*.js passes `agents.defaults.timeFormat`,
+/// unset here) detects the system's clock from Node's default locale (9.6:
+/// `Intl.DateTimeFormat().resolvedOptions().hour12`; 4.26: whether 13:00
+/// formats with "13"), 12-hour for en-US (no LANG in the gateway's
+/// environment; seen on the real 2026.9.6 heartbeat prompt: "12:01 AM").
 pub fn format_user_time(ms: u64) -> String {
     const DAYS: [&str; 7] = ["Thursday", "Friday", "Saturday", "Sunday", "Monday", "Tuesday", "Wednesday"];
     const MONTHS: [&str; 12] = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
@@ -55,7 +60,9 @@ pub fn format_user_time(ms: u64) -> String {
         (3, _) => "rd",
         _ => "th",
     };
-    format!("{weekday}, {} {d}{suffix}, {y} - {:02}:{:02}", MONTHS[(m - 1) as usize], rem / 3600, (rem % 3600) / 60)
+    let (h, min) = (rem / 3600, (rem % 3600) / 60);
+    let (h12, period) = (if h % 12 == 0 { 12 } else { h % 12 }, if h < 12 { "AM" } else { "PM" });
+    format!("{weekday}, {} {d}{suffix}, {y} - {h12}:{min:02} {period}", MONTHS[(m - 1) as usize])
 }
 
 /// `YYYY-MM-DD HH:MM UTC` (`new Date(ms).toISOString().replace("T"," ").slice(0,16) + " UTC"`).
@@ -104,9 +111,11 @@ mod tests {
     }
     #[test]
     fn user_time_is_cron_style() {
-        assert_eq!(format_user_time(EPOCH_MS), "Thursday, January 1st, 2026 - 00:00");
-        assert_eq!(format_user_time(EPOCH_MS + 86_400_000 * 21 + 3_661_000), "Thursday, January 22nd, 2026 - 01:01");
-        assert_eq!(format_user_time(EPOCH_MS + 86_400_000 * 11), "Monday, January 12th, 2026 - 00:00");
+        assert_eq!(format_user_time(EPOCH_MS), "Thursday, January 1st, 2026 - 12:00 AM");
+        assert_eq!(format_user_time(EPOCH_MS + 86_400_000 * 21 + 3_661_000), "Thursday, January 22nd, 2026 - 1:01 AM");
+        assert_eq!(format_user_time(EPOCH_MS + 86_400_000 * 11), "Monday, January 12th, 2026 - 12:00 AM");
+        assert_eq!(format_user_time(EPOCH_MS + 13 * 3_600_000 + 5 * 60_000), "Thursday, January 1st, 2026 - 1:05 PM");
+        assert_eq!(format_user_time(EPOCH_MS + 12 * 3_600_000), "Thursday, January 1st, 2026 - 12:00 PM");
         assert_eq!(format_utc_minutes(EPOCH_MS + 61_000), "2026-01-01 00:01 UTC");
     }
     #[test]

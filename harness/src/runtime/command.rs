@@ -183,6 +183,47 @@ pub fn is_transcript_only_assistant(m: &clawspec_contract::AgentMessage) -> bool
         if a.provider.as_deref() == Some("openclaw") && matches!(a.model.as_deref(), Some("gateway-injected" | "delivery-mirror")))
 }
 
+/// Whether the release answers a bare `/new` or `/reset` in its command layer,
+/// without a model run: 2026.9.6 (dist/commands.runtime-*.mjs, the reset
+/// command without a tail replies "✅ New session started." / "✅ Session
+/// reset." with `shouldContinue: false`; docs/tools/slash-commands.md
+/// "Standalone `/new` and `/reset` acknowledgements do not start a model
+/// turn"). 2026.4.26 runs the bare reset prompt turn instead.
+pub fn acknowledges_bare_reset(profile: &super::profile::Profile) -> bool {
+    profile.prompt_texts == super::profile::PromptTexts::V2026_9_6
+}
+
+/// The command layer's acknowledgement of a bare reset (see [`acknowledges_bare_reset`]).
+pub fn bare_reset_ack(command: &str) -> &'static str {
+    if command.trim() == "/reset" {
+        "✅ Session reset."
+    } else {
+        "✅ New session started."
+    }
+}
+
+/// A bare `/new` or `/reset` on 2026.9.6: the session keeps its id and its
+/// event log; the session manager appends a `reset` boundary (dist
+/// session-manager-*.mjs `appendResetBoundary`, `reason` the command's
+/// action), then the command turn is persisted after it ("/new" and the
+/// gateway-injected acknowledgement). The model's history starts at the
+/// boundary (`Transcript::context_start`); the engine's own reading of the
+/// session and message positions still count every message. Twinned:
+/// prompt-bare-new on builtin:window (real store: message, message, reset,
+/// "/new", "✅ New session started.", then the next turn; its assemble
+/// history is [`/new`], its bootstrap imports all five messages).
+pub fn acknowledge_bare_reset(sim: &mut Sim<'_>, user: &str) -> Result<(), super::Abort> {
+    sim.turn += 1;
+    sim.attempt = 0;
+    let command = user.trim().to_string();
+    let reason = if command == "/reset" { "reset" } else { "new" };
+    let ts = sim.clock.now();
+    sim.transcript.append_marker(json!({"type": "reset", "reason": reason}), ts);
+    sim.persist_command_turn(&command, bare_reset_ack(&command));
+    sim.note("reset-acknowledged", "the gateway's command layer acknowledged the bare reset without a model run; the scripted reply is not used");
+    Ok(())
+}
+
 impl Sim<'_> {
     /// 2026.9.6 keeps a gateway command in the transcript: the user's
     /// command text, then the reply as a gateway-injected assistant message
@@ -279,6 +320,14 @@ mod tests {
         assert_eq!(compact_reply_text(&done, 1_000_000), "⚙️ Compacted (12k → 950) • Context 950/1.0m (0%)");
         assert_eq!(compact_reply_text(&json!({"ok": false, "compacted": false, "reason": "boom"}), 4000), "⚙️ Compaction failed: boom • Context ?/4.0k");
         assert_eq!((format_token_count(9_500), format_token_count(999_999)), ("9.5k".to_string(), "1.0m".to_string()));
+    }
+
+    #[test]
+    fn only_2026_9_acknowledges_a_bare_reset_without_a_model_run() {
+        use super::super::profile::Profile;
+        assert!(acknowledges_bare_reset(&Profile::current_2026_9_6()));
+        assert!(!acknowledges_bare_reset(&Profile::classic_2026_4_26()));
+        assert_eq!((bare_reset_ack("/new"), bare_reset_ack("  /reset  ")), ("✅ New session started.", "✅ Session reset."));
     }
 
     #[test]

@@ -118,6 +118,11 @@ pub struct Sim<'a> {
     /// When the current run's last model call answered (2026.4.26
     /// `runtimeContext.promptCache.lastCacheTouchAt`); reset per run.
     pub run_cache_touch: Option<u64>,
+    /// The current run is a 2026.9.6 heartbeat poll, which comes in through
+    /// the heartbeat runner rather than a gateway client (`runtime::entry`).
+    pub heartbeat_run: bool,
+    /// Heartbeat runs so far (`setup.heartbeat_system_prompts` is per run).
+    pub heartbeats: usize,
     pub created_at: u64,
     pub session_counter: u32,
     /// Transcript entries rewritten in place or replaced (compaction summary,
@@ -459,6 +464,8 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         failed_turns: Vec::new(),
         last_prompt_tokens: 0,
         run_cache_touch: None,
+        heartbeat_run: false,
+        heartbeats: 0,
         attempt_budget: None,
         failed_prompt_tokens: 0,
         created_at: clock::EPOCH_MS,

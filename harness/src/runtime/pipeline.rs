@@ -33,13 +33,26 @@ pub fn run(profile: &Profile, transcript: &[AgentMessage], hide_orphan_user: boo
         .filter(|m| !excluded(m))
         .cloned()
         .collect();
+    let orphan_note = ("orphan-user-hidden", "the transcript ended with a user message that has no reply; branching to its parent".to_string());
+    // 2026.9.6 repairs an orphaned trailing user on the session itself, before
+    // the replay sanitiser and the heartbeat filter (dist/builtin-openclaw-*.mjs
+    // prepareEmbeddedAttemptHistory: `orphanRepair` of the session boundary,
+    // then sanitizeSessionHistory, validateReplayTurns, the filter).
+    let v2026_9 = profile.prompt_texts == PromptTexts::V2026_9_6;
+    if v2026_9 {
+        if hide_orphan_user && matches!(ms.last(), Some(AgentMessage::User(_))) {
+            ms.pop();
+            notes.push(orphan_note.clone());
+        }
+        ms = merge_consecutive_users(drop_silent_replies(ms));
+    }
     ms = filter_heartbeat_artifacts(profile, ms);
     if profile.inter_session_visible_prefix {
         ms = ms.iter().map(|m| prefix_inter_session_history(profile, m)).collect();
     }
-    if hide_orphan_user && matches!(ms.last(), Some(AgentMessage::User(_))) {
+    if !v2026_9 && hide_orphan_user && matches!(ms.last(), Some(AgentMessage::User(_))) {
         ms.pop();
-        notes.push(("orphan-user-hidden", "the transcript ended with a user message that has no reply; branching to its parent".into()));
+        notes.push(orphan_note);
     }
     // 2026.9.6: gateway-injected command replies stay in the transcript but
     // never reach the model (after the orphan check: they answer the command).
@@ -112,34 +125,80 @@ pub fn filter_heartbeat_artifacts(p: &Profile, ms: Vec<AgentMessage>) -> Vec<Age
                     i += 2;
                     continue;
                 }
-            } else {
-                let mut j = i + 1;
-                let mut terminal = false;
-                while let Some(m) = ms.get(j) {
-                    match m {
-                        AgentMessage::User(_) => break,
-                        AgentMessage::Assistant(a) if is_ack(p, m) => {
-                            let _ = a;
-                            terminal = true;
-                            j += 1;
-                            while matches!(ms.get(j), Some(AgentMessage::ToolResult(_))) {
-                                j += 1;
-                            }
-                            break;
-                        }
-                        AgentMessage::Assistant(a) if a.content.iter().any(|b| matches!(b, ContentBlock::ToolCall(_))) => j += 1,
-                        AgentMessage::ToolResult(_) => j += 1,
-                        _ => break,
-                    }
-                }
-                if terminal {
-                    i = j;
-                    continue;
-                }
+            } else if let Some(end) = heartbeat_span_end(p, &ms, i) {
+                i = end;
+                continue;
             }
         }
         out.push(ms[i].clone());
         i += 1;
+    }
+    out
+}
+
+/// 2026.9.6 `resolveHeartbeatArtifactSpanEnd` (dist/heartbeat-filter-*.mjs):
+/// from the heartbeat message up to the next user message, everything after
+/// a terminal ack, tool calls and results; the span is kept (None) when it
+/// has a plain reply and no ack, or meets another kind of message. A
+/// heartbeat prompt followed by no assistant output at all is dropped too
+/// (twinned: heartbeat-ok, whose `NO_REPLY` ack the replay sanitiser
+/// already removed, see [`drop_silent_replies`]).
+fn heartbeat_span_end(p: &Profile, ms: &[AgentMessage], start: usize) -> Option<usize> {
+    let (mut j, mut terminal, mut plain) = (start + 1, false, false);
+    while let Some(m) = ms.get(j) {
+        match m {
+            AgentMessage::User(_) => break,
+            _ if is_ack(p, m) => terminal = true,
+            _ if terminal => {}
+            AgentMessage::ToolResult(_) => {}
+            AgentMessage::Assistant(a) if a.content.iter().any(|b| matches!(b, ContentBlock::ToolCall(_))) => {}
+            AgentMessage::Assistant(_) => plain = true,
+            _ => return None,
+        }
+        j += 1;
+    }
+    (!(plain && !terminal)).then_some(j)
+}
+
+/// 2026.9.6 `normalizeAssistantReplayContent` (dist/builtin-openclaw-*.mjs,
+/// run by `sanitizeSessionHistory` before the heartbeat filter): an
+/// assistant message whose text blocks are all the silent `NO_REPLY` (and
+/// nothing else) is not replayed.
+pub fn drop_silent_replies(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    ms.into_iter()
+        .filter(|m| {
+            let AgentMessage::Assistant(a) = m else { return true };
+            !(!a.content.is_empty() && a.content.iter().all(|b| matches!(b, ContentBlock::Text(t) if t.text.trim() == markers::NO_REPLY)))
+        })
+        .collect()
+}
+
+/// 2026.9.6 `validateReplayTurns` → `mergeConsecutiveUserTurns`
+/// (dist/embedded-agent-helpers-*.mjs): consecutive user messages become one,
+/// their contents as text blocks in order, the later message's other fields
+/// kept (`{...current, content, timestamp: current.timestamp ?? previous.timestamp}`);
+/// before the heartbeat filter, so two heartbeat prompts whose silent acks
+/// were dropped merge into one message the filter no longer recognises
+/// (twinned: regression-a8-all-filtered).
+pub fn merge_consecutive_users(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    let mut out: Vec<AgentMessage> = Vec::with_capacity(ms.len());
+    for m in ms {
+        if let (Some(AgentMessage::User(prev)), AgentMessage::User(cur)) = (out.last_mut(), &m) {
+            let blocks = |c: &MessageContent| match c {
+                MessageContent::Text(t) => vec![text_block(t)],
+                MessageContent::Blocks(b) => b.clone(),
+            };
+            let mut content = blocks(&prev.content);
+            content.extend(blocks(&cur.content));
+            let mut merged = cur.clone();
+            merged.content = MessageContent::Blocks(content);
+            if merged.timestamp.is_none() {
+                merged.timestamp = prev.timestamp.clone();
+            }
+            *prev = merged;
+            continue;
+        }
+        out.push(m);
     }
     out
 }
@@ -279,5 +338,52 @@ mod tests {
         let out = filter_heartbeat_artifacts(&p, input);
         assert_eq!(out.len(), 3);
         assert_eq!(out[2].text(), "The build is red.");
+    }
+
+    #[test]
+    fn a_2026_9_heartbeat_prompt_without_any_answer_is_dropped_but_a_plain_reply_keeps_it() {
+        let p = Profile::current_2026_9_6();
+        let wake = markers::HEARTBEAT_WAKE_PROMPT;
+        let lone = msgs(json!([{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"text","text":"yo"}]},{"role":"user","content": wake},{"role":"user","content":"next"}]));
+        assert_eq!(filter_heartbeat_artifacts(&p, lone).iter().map(|m| m.text()).collect::<Vec<_>>(), ["hi", "yo", "next"]);
+        let at_end = msgs(json!([{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"text","text":"yo"}]},{"role":"user","content": wake}]));
+        assert_eq!(filter_heartbeat_artifacts(&p, at_end).len(), 2);
+        let replied = msgs(json!([{"role":"user","content": wake},{"role":"assistant","content":[{"type":"text","text":"Deploy stuck."}]}]));
+        assert_eq!(filter_heartbeat_artifacts(&p, replied).len(), 2);
+        // 2026.4.26 needs the ack right after the prompt.
+        let lone_426 = msgs(json!([{"role":"user","content": wake},{"role":"user","content":"next"}]));
+        assert_eq!(filter_heartbeat_artifacts(&Profile::classic_2026_4_26(), lone_426).len(), 2);
+    }
+
+    #[test]
+    fn silent_replies_go_then_consecutive_users_merge_keeping_the_later_fields() {
+        let input = msgs(json!([
+            {"role":"user","content":"a","timestamp":1,"idempotencyKey":"k1"},
+            {"role":"assistant","content":[{"type":"text","text":" NO_REPLY "}]},
+            {"role":"user","content":[{"type":"text","text":"b"}],"timestamp":2,"idempotencyKey":"k2"},
+            {"role":"assistant","content":[{"type":"text","text":"NO_REPLY"},{"type":"text","text":"but also this"}]}
+        ]));
+        let out = merge_consecutive_users(drop_silent_replies(input));
+        assert_eq!(out.len(), 2, "only the all-silent assistant goes: {out:?}");
+        let AgentMessage::User(u) = &out[0] else { panic!() };
+        assert_eq!(serde_json::to_value(&u.content).unwrap(), json!([{"type":"text","text":"a"},{"type":"text","text":"b"}]));
+        assert_eq!((serde_json::to_value(u).unwrap()["timestamp"].clone(), u.idempotency_key.as_deref()), (json!(2), Some("k2")));
+    }
+
+    #[test]
+    fn two_silent_heartbeats_merge_into_a_message_the_2026_9_filter_keeps() {
+        // regression-a8-all-filtered on the real 2026.9.6 gateway (clawspec twin).
+        let wake = markers::HEARTBEAT_WAKE_PROMPT;
+        let t = msgs(json!([
+            {"role":"user","content": wake},{"role":"assistant","content":[{"type":"text","text":"NO_REPLY"}]},
+            {"role":"user","content": wake},{"role":"assistant","content":[{"type":"text","text":"NO_REPLY"}]}
+        ]));
+        let out = run(&Profile::current_2026_9_6(), &t, true).messages;
+        assert_eq!(out.len(), 1);
+        assert_eq!(serde_json::to_value(&out[0]).unwrap()["content"], json!([{"type":"text","text": wake},{"type":"text","text": wake}]));
+        assert!(run(&Profile::classic_2026_4_26(), &t.iter().cloned().map(|m| m).collect::<Vec<_>>(), true).messages.len() == 4, "4.26: NO_REPLY is no ack there and nothing is merged");
+        // The orphan check looks at the session before the sanitiser: a trailing silent ack is not an orphan.
+        let orphan = msgs(json!([{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"text","text":"yo"}]},{"role":"user","content":"lost"}]));
+        assert_eq!(run(&Profile::current_2026_9_6(), &orphan, true).messages.len(), 2);
     }
 }

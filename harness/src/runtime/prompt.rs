@@ -45,13 +45,18 @@ pub fn is_bare_reset(raw: &str) -> bool {
 /// `src/agents/current-time.ts`): 2026.4.26 one line `Current time: … (UTC) / … UTC`,
 /// 2026.9.6 a second line `Reference UTC: … UTC`.
 pub fn reset_prompt(texts: PromptTexts, now_ms: u64) -> String {
+    with_cron_time_line(texts, markers::BARE_SESSION_RESET_PROMPT, now_ms)
+}
+
+/// `appendCronStyleCurrentTimeLine` (see [`reset_prompt`]) after `text`.
+pub fn with_cron_time_line(texts: PromptTexts, text: &str, now_ms: u64) -> String {
     let local = clock::format_user_time(now_ms);
     let utc = clock::format_utc_minutes(now_ms);
     let line = match texts {
         PromptTexts::V2026_4_26 => format!("Current time: {local} (UTC) / {utc}"),
         PromptTexts::V2026_9_6 => format!("Current time: {local} (UTC)\nReference UTC: {utc}"),
     };
-    format!("{}\n{line}", markers::BARE_SESSION_RESET_PROMPT)
+    format!("{text}\n{line}")
 }
 
 /// `[label, "```json", JSON.stringify(payload, null, 2), "```"]`; 2026.9.6 labels
@@ -226,7 +231,7 @@ mod tests {
     fn bare_reset_substitutes_prompt_with_time_line() {
         let p = build(&v4(), &turn("/new"), true, EPOCH_MS);
         assert!(p.session_reset);
-        assert_eq!(p.text, format!("{}\nCurrent time: Thursday, January 1st, 2026 - 00:00 (UTC) / 2026-01-01 00:00 UTC", markers::BARE_SESSION_RESET_PROMPT));
+        assert_eq!(p.text, format!("{}\nCurrent time: Thursday, January 1st, 2026 - 12:00 AM (UTC) / 2026-01-01 00:00 UTC", markers::BARE_SESSION_RESET_PROMPT));
         let p = build(&v9(), &turn("/reset"), true, EPOCH_MS);
         assert!(p.text.ends_with("(UTC)\nReference UTC: 2026-01-01 00:00 UTC"));
         assert_eq!(p.transcript, "[OpenClaw session reset]");

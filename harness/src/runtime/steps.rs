@@ -43,7 +43,7 @@ pub async fn run_script(sim: &mut Sim<'_>) -> Result<(), Abort> {
         // Steps that resolve an engine instance: agent runs, and a manual
         // /compact (2026.9.6 disposes the command's instance too: `clawspec twin
         // compaction-timeout` shows compact → dispose before the next run).
-        let run = matches!(step, Step::Turn(_) | Step::Announce(_) | Step::Collect(_) | Step::InterSession(_) | Step::Heartbeat(_) | Step::Compact(_));
+        let run = matches!(step, Step::Turn(_) | Step::Announce(_) | Step::Collect(_) | Step::InterSession(_) | Step::Heartbeat(_) | Step::Compact(_)) && !acknowledged_reset(sim, step);
         match step {
             Step::Turn(t) => user_turn(sim, t).await?,
             Step::Announce(a) => announce_turn(sim, std::slice::from_ref(a), &a.model, a.private).await?,
@@ -87,6 +87,12 @@ pub async fn run_script(sim: &mut Sim<'_>) -> Result<(), Abort> {
     Ok(())
 }
 
+/// A bare `/new` or `/reset` the release answers without an agent run, so
+/// without an engine instance to dispose (`command::acknowledges_bare_reset`).
+fn acknowledged_reset(sim: &Sim<'_>, step: &Step) -> bool {
+    matches!(step, Step::Turn(t) if prompt::is_bare_reset(&t.user)) && super::command::acknowledges_bare_reset(sim.profile)
+}
+
 fn message_ts(m: &AgentMessage) -> Option<u64> {
     serde_json::to_value(m).ok()?.get("timestamp")?.as_u64()
 }
@@ -112,6 +118,10 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
     let body = prompt::build_with_sender(sim.profile, t, is_new, sim.clock.now(), sender.as_deref());
     if body.session_reset {
         sim.fire_hook("before_reset").await?;
+        if super::command::acknowledges_bare_reset(sim.profile) {
+            // 2026.9.6: the command layer answers, no agent run (runtime::command).
+            return super::command::acknowledge_bare_reset(sim, &t.user);
+        }
         sim.new_session();
         sim.note("session-reset", format!("/new: session reset to {}", sim.transcript.session_id));
     }
@@ -271,12 +281,26 @@ async fn inter_session_turn(sim: &mut Sim<'_>, x: &InterSessionSpec) -> Result<(
 /// `resolveInternalTurnTranscript`, with `internal_system` provenance), the
 /// model gets the release's `HEARTBEAT_PROMPT`; the default answer is its ack
 /// token (`HEARTBEAT_OK` / `NO_REPLY`).
+///
+/// 2026.9.6 runs the poll as an admitted logical turn (bootstrap, assemble,
+/// commitTurn with `isHeartbeat: true`), like a gateway turn but entered
+/// through the heartbeat runner (dist/heartbeat-runner-run-*.mjs
+/// `heartbeatContext`): the body is the prompt with the cron-style current
+/// time line (`appendCronStyleCurrentTimeLine`), the stored user message has
+/// the run's idempotency key and `__openclaw.senderIsOwner: false`, the
+/// attempt context has no channel or sender (`runtime::entry`), the system
+/// prompt is the heartbeat run's own (`setup.heartbeat_system_prompts`), and
+/// no `openclaw:bootstrap-context:full` event follows the run
+/// (dist/builtin-openclaw-*.mjs resolveAttemptBootstrapContext:
+/// `!isHeartbeatLifecycleRun`). Twinned:
+/// heartbeat-reply, heartbeat-ok on builtin:window (`realhost::heartbeat`).
 async fn heartbeat_turn(sim: &mut Sim<'_>, h: &HeartbeatSpec) -> Result<(), Abort> {
     let ts = sim.clock.now();
+    let v2026_9 = sim.profile.prompt_texts == PromptTexts::V2026_9_6;
     let (prompt, ack, provenance) = match sim.profile.prompt_texts {
-        PromptTexts::V2026_4_26 => (markers::HEARTBEAT_PROMPT_2026_4, markers::HEARTBEAT_OK, None),
+        PromptTexts::V2026_4_26 => (markers::HEARTBEAT_PROMPT_2026_4.to_string(), markers::HEARTBEAT_OK, None),
         PromptTexts::V2026_9_6 => (
-            markers::HEARTBEAT_PROMPT,
+            prompt::with_cron_time_line(sim.profile.prompt_texts, markers::HEARTBEAT_PROMPT, ts),
             markers::NO_REPLY,
             Some(InputProvenance::internal_system("heartbeat")),
         ),
@@ -284,14 +308,19 @@ async fn heartbeat_turn(sim: &mut Sim<'_>, h: &HeartbeatSpec) -> Result<(), Abor
     let user = |text: &str| {
         AgentMessage::User(UserMessage { content: MessageContent::Text(text.into()), timestamp: Some(ts.into()), provenance: provenance.clone(), idempotency_key: None, extra: Extra::new() })
     };
+    let mut message = user(markers::HEARTBEAT_WAKE_PROMPT);
+    if let (true, AgentMessage::User(u)) = (v2026_9, &mut message) {
+        u.idempotency_key = Some(format!("run-{:04}:user", sim.turn + 1));
+        u.extra.insert("__openclaw".into(), json!({"senderIsOwner": false}));
+    }
     let reply = h.reply.clone().unwrap_or_else(|| ack.to_string());
     let input = TurnInput {
         kind: TurnKind::Heartbeat,
-        prompt: prompt.into(),
-        message: user(markers::HEARTBEAT_WAKE_PROMPT),
-        model_message: Some(user(prompt)),
+        prompt: prompt.clone(),
+        message,
+        model_message: Some(user(&prompt)),
         persist: true,
-        admitted: false,
+        admitted: v2026_9,
         is_heartbeat: true,
         carriers: Vec::new(),
         persist_carriers: true,
@@ -303,7 +332,22 @@ async fn heartbeat_turn(sim: &mut Sim<'_>, h: &HeartbeatSpec) -> Result<(), Abor
         next_turn_context: None,
         assemble_prompt: None,
     };
-    turn::run_turn(sim, input).await
+    sim.heartbeat_run = v2026_9;
+    // The host builds each heartbeat run's system prompt for its own entry point
+    // (the second one of a session differs again: a direct-chat line, no silent-reply section).
+    let nth = sim.heartbeats;
+    sim.heartbeats += 1;
+    let own = sim.setup.heartbeat_system_prompts.get(nth).or(sim.setup.heartbeat_system_prompts.last()).cloned();
+    let ordinary = match (v2026_9, own) {
+        (true, Some(p)) => Some(std::mem::replace(&mut sim.setup.system_prompt, Some(p))),
+        _ => None,
+    };
+    let result = turn::run_turn(sim, input).await;
+    if let Some(p) = ordinary {
+        sim.setup.system_prompt = p;
+    }
+    sim.heartbeat_run = false;
+    result
 }
 
 /// Manual `/compact`: `force: true`, `compactionTarget: "threshold"`,

@@ -130,6 +130,12 @@ impl Transcript {
         i + 1 + self.markers.iter().filter(|m| m.before <= i).count()
     }
 
+    /// The entry index the model's history starts at: after the last `reset`
+    /// boundary (2026.9.6 bare `/new` / `/reset`, `runtime::command`), else 0.
+    pub fn context_start(&self) -> usize {
+        self.markers.iter().rev().find(|m| m.event["type"] == "reset").map_or(0, |m| m.before)
+    }
+
     /// The active branch.
     pub fn messages(&self) -> Vec<AgentMessage> {
         self.entries.iter().filter(|e| !e.abandoned).map(|e| e.message.clone()).collect()

@@ -195,9 +195,11 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             sim.call("maintain", p, CallMeta::reason("bootstrap"), CallOptions::default()).await?;
         }
         // 2. history pipeline
+        // The model's history starts at the last reset boundary (`Transcript::context_start`).
+        let from = sim.transcript.context_start();
         let source: Vec<AgentMessage> = match admission {
-            Some((idx, _)) if !continuation => sim.transcript.entries[..idx].iter().map(|e| e.message.clone()).collect(),
-            _ => sim.transcript.messages(),
+            Some((idx, _)) if !continuation => sim.transcript.entries[from.min(idx)..idx].iter().map(|e| e.message.clone()).collect(),
+            _ => sim.transcript.entries[from..].iter().filter(|e| !e.abandoned).map(|e| e.message.clone()).collect(),
         };
         // A continuation keeps the persisted user turn: it is not an orphan.
         let piped = pipeline::run(sim.profile, &source, !continuation);
@@ -991,7 +993,9 @@ fn host_event_after_tool_results(sim: &mut Sim<'_>, all: &[AgentMessage]) {
 /// custom event after its last message (real store, `clawspec twin`; also
 /// after a failed attempt, before the retry's messages).
 fn host_event_after_attempt(sim: &mut Sim<'_>) {
-    if !sim.transcript.is_sqlite() {
+    // Not after a heartbeat run (dist/builtin-openclaw-*.mjs resolveAttemptBootstrapContext:
+    // `shouldRecordCompletedBootstrapTurn` requires `!isHeartbeatLifecycleRun`).
+    if !sim.transcript.is_sqlite() || sim.heartbeat_run {
         return;
     }
     let ts = sim.clock.now();

@@ -71,6 +71,14 @@ pub struct Setup {
     /// assistant prompt). Its size counts against the 2026.9.6 assemble budget;
     /// `clawspec twin` sets it to the prompt the real host sent.
     pub system_prompt: Option<String>,
+    /// The system prompts of 2026.9.6 heartbeat runs, in order, which the host
+    /// builds for another entry point (no channel, no pending workspace
+    /// bootstrap, dist/bootstrap-mode-*.mjs; a later one with the direct-chat
+    /// context); default `system_prompt`. Not a scenario field: only `clawspec
+    /// twin` sets it, from the heartbeat runs of the real host.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub heartbeat_system_prompts: Vec<String>,
 }
 
 impl Default for Setup {
@@ -94,6 +102,7 @@ impl Default for Setup {
             compaction_timeout_ms: None,
             http_provider: None,
             system_prompt: None,
+            heartbeat_system_prompts: Vec::new(),
         }
     }
 }

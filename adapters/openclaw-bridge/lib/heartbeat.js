@@ -1,0 +1,46 @@
+// A plain heartbeat poll, run now through the gateway's automation RPCs
+// (harness/src/realhost/heartbeat.rs says why this is the event-free
+// scheduled poll): find the agent's system-owned heartbeat monitor job
+// (`cron.list`, payload kind `heartbeat`: openclaw
+// docs/automation/cron-jobs/payloads.md), force-run it (`cron.run`, which
+// answers `{ok, enqueued, runId}` once the run is queued: docs/cli/cron.md
+// "Manual runs"), then poll that run's history row (`cron.runs {id, runId}`)
+// until it has a terminal status, as `openclaw automations run --wait` does.
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** The heartbeat monitor job of `agentId` in a `cron.list` page. */
+export function monitorJob(page, agentId) {
+  const jobs = page?.jobs ?? page?.entries ?? [];
+  return jobs.find((j) => j?.payload?.kind === "heartbeat" && (j.agentId === undefined || j.agentId === agentId)) ?? null;
+}
+
+/** The finished row of `runId` in a `cron.runs` page, if any. */
+export function finishedRun(page, runId) {
+  return (page?.entries ?? []).find((e) => e?.runId === runId && typeof e.status === "string") ?? null;
+}
+
+export async function heartbeat(client, step, index, { pollMs = 200 } = {}) {
+  const until = Date.now() + step.timeoutMs;
+  // The gateway writes the monitor row when its automation service starts
+  // (dist/server-cron-*.mjs reconcileSystemJobs → heartbeat-monitor-*.mjs),
+  // which may finish after the client connected: wait for it.
+  let job = null;
+  for (;;) {
+    job = monitorJob(await client.request("cron.list", { includeDisabled: true, agentId: step.agentId }), step.agentId);
+    if (job) break;
+    if (Date.now() >= until) throw new Error(`step ${step.step}: no heartbeat monitor job for agent ${step.agentId} in cron.list within ${step.timeoutMs} ms (is agents.defaults.heartbeat enabled?)`);
+    await sleep(pollMs);
+  }
+  const queued = await client.request("cron.run", { id: job.id, mode: "force" });
+  if (!queued?.runId) throw new Error(`step ${step.step}: cron.run of the heartbeat monitor ${job.id} queued no run: ${JSON.stringify(queued)}`);
+  for (;;) {
+    const row = finishedRun(await client.request("cron.runs", { id: job.id, runId: queued.runId, limit: 5 }), queued.runId);
+    if (row) {
+      // A skipped or failed poll is a result, not an error: the trace shows what the host did.
+      return { heartbeat: { status: row.status, error: row.error ?? null, summary: row.summary ?? null, sessionKey: row.sessionKey ?? null }, hostRun: true };
+    }
+    if (Date.now() >= until) throw new Error(`step ${step.step}: heartbeat run ${queued.runId} did not finish within ${step.timeoutMs} ms`);
+    await sleep(pollMs);
+  }
+}

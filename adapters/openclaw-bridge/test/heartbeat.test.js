@@ -1,0 +1,64 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { finishedRun, heartbeat, monitorJob } from "../lib/heartbeat.js";
+import { drive } from "../lib/steps.js";
+
+/** A client that records requests and answers from a table (a function answers per call). */
+function fakeClient(answers) {
+  const calls = [];
+  return {
+    calls,
+    async request(method, params) {
+      calls.push({ method, params });
+      const a = answers[method];
+      return typeof a === "function" ? a(params, calls) : a;
+    },
+  };
+}
+
+const step = { kind: "heartbeat", step: 0, agentId: "main", sessionKey: "agent:main:main", timeoutMs: 2000 };
+const monitor = { id: "hb-1", agentId: "main", payload: { kind: "heartbeat" }, name: "heartbeat-main" };
+
+test("the monitor job is the heartbeat-payload job of the agent", () => {
+  const other = { id: "dream", agentId: "main", payload: { kind: "agentTurn" } };
+  assert.equal(monitorJob({ jobs: [other, monitor] }, "main"), monitor);
+  assert.equal(monitorJob({ jobs: [other, { ...monitor, agentId: "ops" }] }, "main"), null);
+  assert.equal(monitorJob({ jobs: [] }, "main"), null);
+});
+
+test("a finished run is the run id's row with a status", () => {
+  assert.equal(finishedRun({ entries: [{ runId: "r-1" }] }, "r-1"), null, "no status yet");
+  assert.deepEqual(finishedRun({ entries: [{ runId: "r-0", status: "ok" }, { runId: "r-1", status: "skipped" }] }, "r-1"), { runId: "r-1", status: "skipped" });
+});
+
+test("a heartbeat waits for the monitor row, force-runs it and polls its run to the end", async () => {
+  let lists = 0;
+  let polls = 0;
+  const c = fakeClient({
+    // The gateway writes the monitor row when its automation service starts.
+    "cron.list": () => ({ jobs: ++lists < 3 ? [] : [monitor] }),
+    "cron.run": { ok: true, enqueued: true, runId: "run-9" },
+    "cron.runs": () => ({ entries: ++polls < 2 ? [] : [{ runId: "run-9", status: "ok", summary: "heartbeat completed" }] }),
+  });
+  const out = await drive(c, step, 0);
+  assert.deepEqual(out, { heartbeat: { status: "ok", error: null, summary: "heartbeat completed", sessionKey: null }, hostRun: true });
+  const run = c.calls.find((x) => x.method === "cron.run");
+  assert.deepEqual(run.params, { id: "hb-1", mode: "force" });
+  assert.deepEqual(c.calls.filter((x) => x.method === "cron.runs").at(-1).params, { id: "hb-1", runId: "run-9", limit: 5 });
+  assert.equal(lists, 3);
+});
+
+test("a skipped poll is reported, not hidden", async () => {
+  const c = fakeClient({ "cron.list": { jobs: [monitor] }, "cron.run": { ok: true, runId: "r" }, "cron.runs": { entries: [{ runId: "r", status: "skipped", error: "heartbeat skipped: no-route" }] } });
+  const out = await heartbeat(c, step, 0);
+  assert.equal(out.heartbeat.status, "skipped");
+  assert.match(out.heartbeat.error, /no-route/);
+});
+
+test("no monitor job, no queued run, or no end within the step's time are errors naming the step", async () => {
+  const short = { ...step, timeoutMs: 30 };
+  await assert.rejects(heartbeat(fakeClient({ "cron.list": { jobs: [] } }), short, 0, { pollMs: 5 }), /step 0: no heartbeat monitor job for agent main/);
+  await assert.rejects(heartbeat(fakeClient({ "cron.list": { jobs: [monitor] }, "cron.run": { ok: true, ran: false, reason: "invalid-spec" } }), short, 0), /queued no run/);
+  await assert.rejects(heartbeat(fakeClient({ "cron.list": { jobs: [monitor] }, "cron.run": { runId: "r" }, "cron.runs": { entries: [] } }), short, 0, { pollMs: 5 }), /did not finish within 30 ms/);
+});

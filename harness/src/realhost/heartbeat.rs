@@ -1,0 +1,115 @@
+//! A scripted `heartbeat` step on the real host: an event-free scheduled
+//! heartbeat poll, run now through the gateway's own automation RPC.
+//!
+//! openclaw 2026.9.6 owns the heartbeat cadence in its automation scheduler:
+//! one system-owned job per heartbeat-enabled agent whose payload kind is
+//! `heartbeat` (docs/gateway/heartbeat.md "Under the hood";
+//! docs/automation/cron-jobs/payloads.md "System-owned monitor jobs"). A
+//! manual `cron.run {id, mode: "force"}` of that job (docs/cli/cron.md
+//! "Manual runs"; dist/src-*.mjs CronRunParamsSchema) executes the job's
+//! payload as its scheduled tick does: dist/service-*.mjs (`payload.kind ===
+//! "heartbeat"`) requests the heartbeat with `{source: "interval", intent:
+//! "scheduled", reason: "interval", scheduledEveryMs}` and no event text, and
+//! dist/heartbeat-runner-scheduler-*.mjs never defers such an authoritative
+//! tick on cooldown (`nextDueMs: now`; only the flood guard, five runs in
+//! 60 s, would). So it is the plain poll the scenario scripts, at a moment
+//! the driver chooses, where the on-demand `wake` / `system-event` triggers
+//! always carry an event text.
+//!
+//! The host config enables heartbeats for the step (`agents.defaults.heartbeat`:
+//! a cadence far beyond the run, so no tick fires by itself, and `target:
+//! "none"` so the poll is not skipped as `no-route` for want of an owner DM,
+//! docs/gateway/heartbeat.md "Defaults"). The poll runs in the agent's main
+//! session (docs/gateway/heartbeat.md: "Scheduled polls use the configured
+//! heartbeat session, which is the agent's main session by default").
+
+use serde_json::json;
+
+use super::plan::{NotDrivable, Plan, PlanStep, PlannedReply};
+use crate::scenario::model::{HeartbeatSpec, Scenario};
+
+/// The heartbeat cadence configured for a scenario with heartbeat steps:
+/// long enough that no scheduled tick fires during a run.
+pub const HEARTBEAT_EVERY: &str = "24h";
+
+/// How long a heartbeat step may take (the cron run plus its agent run).
+const HEARTBEAT_TIMEOUT_MS: u64 = 60_000;
+
+/// Map one `heartbeat` script step: the plan step, its scripted model answer,
+/// the heartbeat config, and the release limit.
+pub fn plan_step(p: &mut Plan, i: usize, h: &HeartbeatSpec, s: &Scenario) -> Result<(), NotDrivable> {
+    let main = format!("agent:{}:main", s.setup.agent_id);
+    if s.setup.session_key != main {
+        return Err(NotDrivable(format!(
+            "a heartbeat in session {:?}: the scheduled poll runs in the agent's main session {main:?} (docs/gateway/heartbeat.md)",
+            s.setup.session_key
+        )));
+    }
+    // The default answer is 2026.9.6's acknowledgement (the default prompt says
+    // "reply NO_REPLY", dist/heartbeat-*.mjs); only releases with the heartbeat
+    // monitor job get here (`ReleaseLimit::HeartbeatMonitor`), all of them 2026.9+.
+    let reply = h.reply.clone().unwrap_or_else(|| clawspec_contract::markers::NO_REPLY.to_string());
+    p.replies.push(PlannedReply { step: Some(i), text: reply, ..Default::default() });
+    p.limit(super::limits::ReleaseLimit::HeartbeatMonitor);
+    p.setup.agent_defaults.insert("heartbeat".into(), json!({"every": HEARTBEAT_EVERY, "target": "none"}));
+    p.steps.push(PlanStep::Heartbeat { step: i, agent_id: s.setup.agent_id.clone(), session_key: main, timeout_ms: HEARTBEAT_TIMEOUT_MS });
+    Ok(())
+}
+
+/// Whether a provider request body is a heartbeat run's: its prompt is the
+/// 2026.9.6 heartbeat prompt (the transcript keeps only `[OpenClaw heartbeat
+/// poll]`, so later requests do not carry it).
+pub fn is_heartbeat_request(body: &serde_json::Value) -> bool {
+    body.to_string().contains(clawspec_contract::markers::HEARTBEAT_PROMPT)
+}
+
+/// Whether a request opens a heartbeat run: its last message is the poll's
+/// prompt (later model calls of the same run end with tool results).
+pub fn opens_heartbeat_run(body: &serde_json::Value) -> bool {
+    body["messages"].as_array().and_then(|m| m.last()).is_some_and(|m| m.to_string().contains(clawspec_contract::markers::HEARTBEAT_PROMPT))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::limits::ReleaseLimit;
+    use super::super::plan::plan;
+    use super::*;
+
+    fn scenario(extra_setup: &str, script: &str) -> Scenario {
+        let src = format!("id: t\ntitle: t\ndescription: t\n{extra_setup}script:\n{script}");
+        crate::scenario::load::parse(std::path::Path::new("t.yaml"), &src).expect("test scenario parses").scenario
+    }
+
+    #[test]
+    fn a_heartbeat_is_a_forced_run_of_the_monitor_job_with_its_scripted_answer() {
+        let p = plan(&scenario("", "  - heartbeat: {}\n  - heartbeat: {reply: stuck deploy}\n  - turn: {user: hi, model: [ok]}\n")).expect("drivable");
+        let json = serde_json::to_value(&p.steps[0]).unwrap();
+        assert_eq!((json["kind"].as_str(), json["sessionKey"].as_str(), json["agentId"].as_str()), (Some("heartbeat"), Some("agent:main:main"), Some("main")));
+        let texts: Vec<_> = p.replies.iter().map(|r| (r.step, r.text.as_str())).collect();
+        assert_eq!(texts, [(Some(0), "NO_REPLY"), (Some(1), "stuck deploy"), (Some(2), "ok")], "the 2026.9.6 ack by default, the scripted reply otherwise");
+        assert!(p.release_limits.contains(&ReleaseLimit::HeartbeatMonitor));
+        assert_eq!(p.setup.agent_defaults["heartbeat"], json!({"every": "24h", "target": "none"}));
+    }
+
+    #[test]
+    fn heartbeat_requests_are_told_by_their_prompt() {
+        let hb = json!({"messages": [{"role": "user", "content": format!("{}\nCurrent time: x", clawspec_contract::markers::HEARTBEAT_PROMPT)}]});
+        assert!(is_heartbeat_request(&hb));
+        assert!(opens_heartbeat_run(&hb));
+        let follow_up = json!({"messages": [hb["messages"][0].clone(), {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "x"}]}]});
+        assert!(is_heartbeat_request(&follow_up) && !opens_heartbeat_run(&follow_up), "a later call of the same run");
+        assert!(!is_heartbeat_request(&json!({"messages": [{"role": "user", "content": "[OpenClaw heartbeat poll]"}, {"role": "user", "content": "Which deploy?"}]})));
+    }
+
+    #[test]
+    fn turns_alone_leave_heartbeats_unconfigured() {
+        let p = plan(&scenario("", "  - turn: {user: hi, model: [ok]}\n")).expect("drivable");
+        assert!(!p.setup.agent_defaults.contains_key("heartbeat"));
+    }
+
+    #[test]
+    fn a_heartbeat_outside_the_main_session_says_why() {
+        let why = plan(&scenario("setup: {session_key: 'agent:main:work'}\n", "  - heartbeat: {}\n")).unwrap_err().0;
+        assert!(why.contains("main session"), "{why}");
+    }
+}
