@@ -17,7 +17,7 @@ import path from "node:path";
 import { compileCacheWarm, connect, freePort, freezeTrace, gatewayEnv, groupCpuMs, markCompileCacheWarm, packagedCompileCacheDir, startGateway as startGateway_, stopGateway } from "./lib/gateway.js";
 import { HostRuns } from "./lib/runs.js";
 import { drive, markStep, withStartupRetry } from "./lib/steps.js";
-import { prepareStandIns } from "./lib/tools.js";
+import { prepareResultFiles, prepareStandIns } from "./lib/tools.js";
 
 const plan = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
 const started = Date.now();
@@ -54,6 +54,8 @@ function config(port, token) {
             trace: plan.trace,
             openclawRoot: plan.openclawRoot,
             ...(plan.toolResults?.length ? { toolResults: plan.toolResults } : {}),
+            // 2026.4.x opens no tool-result middleware to plugins: results come from workspace files (lib/tools.js).
+            ...(plan.toolResults?.length && RELEASE_4X ? { toolRoute: "workspace" } : {}),
             ...(plan.provider.holdUrl ? { holdUrl: plan.provider.holdUrl } : {}),
           },
         },
@@ -132,7 +134,7 @@ async function startGateway() {
   fs.mkdirSync(env.TMPDIR, { recursive: true });
   fs.writeFileSync(env.NPM_CONFIG_USERCONFIG, "");
   if (plan.hostSetup?.seed) result.seeded = seedSession(env);
-  if (plan.toolResults?.length) prepareStandIns(fs, dirs.workspace);
+  if (plan.toolResults?.length) (RELEASE_4X ? prepareResultFiles(fs, dirs.workspace, plan.toolResults) : prepareStandIns(fs, dirs.workspace));
   let child = null;
   process.on("exit", () => {
     try {

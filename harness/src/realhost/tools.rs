@@ -92,6 +92,26 @@ pub fn scripted(call: &ToolCallSpec, id: String) -> Result<ScriptedToolResult, N
     })
 }
 
+/// What a release must reproduce for one scripted call (`limits::ReleaseLimit::ScriptedTool`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScriptedToolNeed {
+    /// One of [`STAND_IN_TOOLS`].
+    pub tool: &'static str,
+    pub is_error: bool,
+    pub image: bool,
+}
+
+impl ScriptedToolNeed {
+    pub fn of(r: &ScriptedToolResult) -> Self {
+        let tool = STAND_IN_TOOLS.iter().copied().find(|t| *t == r.tool_name).unwrap_or("");
+        ScriptedToolNeed { tool, is_error: r.is_error, image: r.image_png_base64.is_some() }
+    }
+}
+
+/// Tools the 2026.4.x workspace route drives (`lib/tools.js` WORKSPACE_ROUTE_TOOLS).
+pub const WORKSPACE_ROUTE_TOOLS: &[&str] = &["read"];
+
 /// openclaw@2026.4.26 lets only bundled plugins register tool-result
 /// middleware (dist/loader-*.js `registerAgentToolResultMiddleware`: "only
 /// bundled plugins can register agent tool result middleware"); 2026.9.6
@@ -99,25 +119,45 @@ pub fn scripted(call: &ToolCallSpec, id: String) -> Result<ScriptedToolResult, N
 /// `contracts.agentToolResultMiddleware` (dist/loader-runtime-load-*.mjs
 /// `canRegisterInstalledTrustedHook`).
 ///
-/// The other 2026.4.26 seams were checked and do not give the engine the
-/// scripted result: `tool_result_persist` (dist/compaction-successor-transcript-*.js
-/// `guardSessionManager`) rewrites only the copy the session manager writes to
-/// disk, while the run's in-memory messages, which `ingest`/`afterTurn` receive,
-/// keep the real output; `after_tool_call` is a void hook (dist
-/// hook-runner-global-*.js `runAfterToolCall`); a stand-in `read` of a prepared
-/// file would return the scripted text, but without `details` (the host's
-/// @mariozechner/pi-coding-agent dist/core/tools/read.js resolves `{content,
-/// details: undefined}` for a small file) where the reference records `{}`,
-/// an `exec` stand-in's details carry its exit code and duration, and a
-/// scripted failure cannot be made to carry the scripted text. Not changed
-/// without a twin diff.
-pub fn release_supports_scripted_tools(version: &str) -> Result<(), NotDrivable> {
-    if version.starts_with("2026.4.") {
-        return Err(NotDrivable(format!(
-            "tool calls on openclaw@{version}: only bundled plugins may register tool-result middleware in this release, so a real tool's output cannot be replaced by the scripted result before the model and the transcript see it"
-        )));
+/// On 2026.4.x the bridge takes the *workspace route* instead (`lib/tools.js`
+/// WorkspaceTools): the host runner writes the scripted text into a file of
+/// the agent's workspace and `before_tool_call`, which 2026.4.26 runs for
+/// every plugin (dist/pi-tools.before-tool-call-*.js `runBeforeToolCallHook`,
+/// `hookResult.params`), points the scripted `read` at it. The real read tool
+/// returns a small text file's content unchanged and no details
+/// (@mariozechner/pi-coding-agent dist/core/tools/read.js; OpenClaw's wrapper
+/// dist/openclaw-tools-*.js `createOpenClawReadTool` only pages, strips
+/// truncation details and sanitizes images). What that route cannot
+/// reproduce stays not drivable:
+/// - a scripted failure: a failing tool reaches the model as OpenClaw's JSON
+///   envelope `{"status":"error","tool":…,"error":…}` (dist/pi-tool-definition-adapter-*.js
+///   `buildToolExecutionErrorResult`), never as the scripted text;
+/// - `exec`: its output carries `details` {status, exitCode, durationMs,
+///   aggregated, cwd} (dist/bash-tools-*.js `buildExecForegroundResult`);
+/// - `write`: the real tool answers "Successfully wrote N bytes to PATH"
+///   (pi-coding-agent dist/core/tools/write.js), not the scripted text;
+/// - an image block after the text: a read returns text or an image, not both.
+pub fn release_supports_scripted_tools(need: ScriptedToolNeed, version: &str) -> Result<(), NotDrivable> {
+    if !version.starts_with("2026.4.") {
+        return Ok(());
     }
-    Ok(())
+    let why = if need.is_error {
+        "a scripted failure reaches the model as OpenClaw's JSON error envelope ({\"status\":\"error\",…}, dist/pi-tool-definition-adapter-*.js buildToolExecutionErrorResult), not as the scripted text"
+    } else if need.image {
+        "a read returns a file's text or an image, never text followed by an image block"
+    } else if !WORKSPACE_ROUTE_TOOLS.contains(&need.tool) {
+        match need.tool {
+            "exec" => "the real exec's result carries details {status, exitCode, durationMs, aggregated, cwd} (dist/bash-tools-*.js buildExecForegroundResult) that the scripted result has not",
+            "write" => "the real write answers \"Successfully wrote N bytes to PATH\" (pi-coding-agent dist/core/tools/write.js), not the scripted text",
+            _ => "only a real read of a prepared workspace file returns exactly the scripted text",
+        }
+    } else {
+        return Ok(());
+    };
+    Err(NotDrivable(format!(
+        "tool call {} on openclaw@{version}: only bundled plugins may register tool-result middleware in this release, so the scripted result must be a real tool's own output (a read of a workspace file holding it); {why}",
+        if need.tool.is_empty() { "(not a core tool)" } else { need.tool }
+    )))
 }
 
 #[cfg(test)]
@@ -141,9 +181,25 @@ mod tests {
         assert!(scripted(&legacy, "x".into()).unwrap_err().0.contains("without a string `command` argument"));
     }
 
+    #[rstest::rstest]
+    #[case::read("read", false, false, "2026.9.6", None)]
+    #[case::failing_exec("exec", true, false, "2026.9.6", None)]
+    #[case::read_workspace_route("read", false, false, "2026.4.26", None)]
+    #[case::failing_read("read", true, false, "2026.4.26", Some("JSON error envelope"))]
+    #[case::read_with_image("read", false, true, "2026.4.26", Some("never text followed by an image"))]
+    #[case::exec("exec", false, false, "2026.4.26", Some("durationMs"))]
+    #[case::write("write", false, false, "2026.4.26", Some("Successfully wrote"))]
+    fn what_each_release_reproduces(#[case] tool: &'static str, #[case] is_error: bool, #[case] image: bool, #[case] version: &str, #[case] why: Option<&str>) {
+        let got = release_supports_scripted_tools(ScriptedToolNeed { tool, is_error, image }, version);
+        match why {
+            None => assert!(got.is_ok(), "{got:?}"),
+            Some(w) => assert!(got.unwrap_err().0.contains(w)),
+        }
+    }
+
     #[test]
-    fn only_releases_that_open_tool_result_middleware_to_plugins() {
-        assert!(release_supports_scripted_tools("2026.9.6").is_ok());
-        assert!(release_supports_scripted_tools("2026.4.26").unwrap_err().0.contains("only bundled plugins"));
+    fn a_need_names_its_core_tool() {
+        let r = scripted(&call("read", false, true), "x".into()).unwrap();
+        assert_eq!(ScriptedToolNeed::of(&r), ScriptedToolNeed { tool: "read", is_error: false, image: true });
     }
 }
