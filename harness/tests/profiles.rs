@@ -201,3 +201,22 @@ fn steered_announce_is_persisted_in_2026_4_26_only() {
         assert_eq!(last.meta.unpersisted.is_empty(), persisted, "{profile}: {:?}", last.meta.unpersisted);
     }
 }
+
+#[test]
+fn a_scripted_read_result_has_no_details_in_2026_4_26_only() {
+    // The library scenario: its read result reaches the 2026.4.26 engine through a
+    // real read tool (twinned: thinking-signed, builtin:window, no `details`).
+    for (profile, details) in [("openclaw-2026.4.26", None), ("openclaw-2026.9.6", Some(serde_json::json!({})))] {
+        let t = run("window", profile, "../../../../scenarios/thinking-signed");
+        // However the profile hands the result over (ingest, afterTurn or a later assemble).
+        let seen: Vec<Value> = t
+            .calls()
+            .flat_map(|c| c.messages(&t).unwrap_or_default().into_iter().chain(c.params.get("message").cloned()))
+            .filter(|m| m["role"] == "toolResult")
+            .collect();
+        assert!(!seen.is_empty(), "{profile}: the engine received the tool result");
+        for result in seen {
+            assert_eq!(result.get("details").cloned(), details, "{profile}: {result}");
+        }
+    }
+}

@@ -146,6 +146,14 @@ pub struct Profile {
     /// runtime-context-prompt-*.js `queueRuntimeContextForNextTurn`, audit item 4).
     /// The assistant message carries the provider's usage and `responseId`.
     pub webchat_entry_v2026_4: bool,
+    /// A scripted `read` result is what 2026.4.26's real read tool returns for a
+    /// small text file: the text and no `details` (@mariozechner/pi-coding-agent
+    /// dist/core/tools/read.js resolves `{content, details: undefined}`; OpenClaw's
+    /// dist/openclaw-tools-*.js createOpenClawReadTool adds none). 2026.4.26 lets no
+    /// installed plugin replace a tool's result, so the twin drives these results
+    /// through a real read (realhost::tools workspace route); `clawspec twin
+    /// thinking-signed` showed the engine's toolResult without `details`.
+    pub read_results_without_details: bool,
     pub transcript_store: TranscriptStore,
 }
 
@@ -196,6 +204,7 @@ impl Profile {
             attempt_runtime_context_v2026_9: false,
             bootstrap_runtime_context: false,
             webchat_entry_v2026_4: true,
+            read_results_without_details: true,
             transcript_store: TranscriptStore::Jsonl,
         }
     }
@@ -233,6 +242,7 @@ impl Profile {
             attempt_runtime_context_v2026_9: true,
             bootstrap_runtime_context: true,
             webchat_entry_v2026_4: false,
+            read_results_without_details: false,
             transcript_store: TranscriptStore::Sqlite,
         }
     }

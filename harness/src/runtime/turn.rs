@@ -688,7 +688,7 @@ async fn model_loop(
                         tool_name: Some(call.name.clone()),
                         content,
                         is_error: Some(call.is_error),
-                        details: Some(json!({})),
+                        details: scripted_result_details(sim.profile, &call.name),
                         timestamp: Some(sim.clock.tick().into()),
                         extra,
                     });
@@ -699,6 +699,16 @@ async fn model_loop(
             }
         }
     }
+}
+
+/// The `details` of a scripted tool result as the engine receives it: `{}` as the
+/// 2026.9 host's tool-result middleware sets it, none for a 2026.4.26 read
+/// (`Profile::read_results_without_details`).
+fn scripted_result_details(profile: &super::profile::Profile, tool: &str) -> Option<serde_json::Value> {
+    if profile.read_results_without_details && tool == "read" {
+        return None;
+    }
+    Some(json!({}))
 }
 
 fn steer_message(sim: &mut Sim<'_>, st: &SteerSpec) -> AgentMessage {
