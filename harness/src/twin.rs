@@ -41,6 +41,9 @@
 //!    `session` family of rule 1) and the `Stats: runtime …` line (measured
 //!    runtime and token usage; docs/tools/subagents/announce.md "Stats line")
 //!    read `<session:N>` and `Stats: <measured>`.
+//! 11. **Measured tool durations**: a number at `durationMs` (a real tool's
+//!    run time, e.g. 2026.4.26 exec details, dist/bash-tools-*.js
+//!    `buildExecForegroundResult`) becomes `<duration>`.
 //!
 //! Inputs the reference runtime does not model are taken from the real run
 //! before the reference runs (`cli::twin`): the system prompt text the host
@@ -189,6 +192,10 @@ impl Normaliser {
             }
             if TIME_KEYS.contains(&k) && v.is_number() {
                 *v = json!("<time>");
+                return;
+            }
+            if k == "durationMs" && v.is_number() {
+                *v = json!("<duration>");
                 return;
             }
         }
@@ -403,6 +410,14 @@ mod tests {
         assert_eq!(diff(&reference, &real), None);
         let elsewhere = trace(vec![("bootstrap", json!({"runtimeContext": {"cwd": "$WORK/workspace-2", "workspaceDir": "$WORK/workspace", "currentMessageId": "clawspec-run-1", "agentDir": "$STATE/agents/main/agent"}}))]);
         assert!(diff(&reference, &elsewhere).unwrap().contains("workspace-2"));
+    }
+
+    #[test]
+    fn measured_tool_durations_normalise_but_the_rest_of_the_details_do_not() {
+        let details = |ms: u64, out: &str| json!({"message": {"role": "toolResult", "details": {"status": "completed", "exitCode": 0, "durationMs": ms, "aggregated": out}}});
+        let reference = trace(vec![("ingest", details(0, "30G /var/log"))]);
+        assert_eq!(diff(&reference, &trace(vec![("ingest", details(17, "30G /var/log"))])), None);
+        assert!(diff(&reference, &trace(vec![("ingest", details(17, "31G /var/log"))])).unwrap().contains("31G"));
     }
 
     #[test]

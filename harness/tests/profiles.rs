@@ -220,3 +220,25 @@ fn a_scripted_read_result_has_no_details_in_2026_4_26_only() {
         }
     }
 }
+
+#[test]
+fn a_scripted_exec_result_has_the_real_execs_details_in_2026_4_26_only() {
+    for (profile, real) in [("openclaw-2026.4.26", true), ("openclaw-2026.9.6", false)] {
+        let t = run("window", profile, "../../../../scenarios/regression-a8-empty-tool-name");
+        let details: Vec<Value> = t
+            .calls()
+            .flat_map(|c| c.messages(&t).unwrap_or_default().into_iter().chain(c.params.get("message").cloned()))
+            .filter(|m| m["role"] == "toolResult" && m["content"].to_string().contains("CET"))
+            .map(|m| m["details"].clone())
+            .collect();
+        assert!(!details.is_empty(), "{profile}: the engine received the scripted exec result");
+        for d in details {
+            if real {
+                assert_eq!((d["status"].as_str(), d["exitCode"].as_i64(), d["aggregated"].as_str()), (Some("completed"), Some(0), Some("Tue 02:14 CET")), "{d}");
+                assert!(d["cwd"].as_str().is_some_and(|c| c.ends_with("/workspace")), "{d}");
+            } else {
+                assert_eq!(d, serde_json::json!({}), "{profile}");
+            }
+        }
+    }
+}

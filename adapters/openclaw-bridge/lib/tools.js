@@ -26,7 +26,7 @@
 // into a file of the agent's workspace, and `before_tool_call` (open to every
 // plugin in 2026.4.26: dist/pi-tools.before-tool-call-*.js
 // runBeforeToolCallHook → `hookResult.params`) points the scripted `read` at
-// that file. The real read tool returns the file's text unchanged
+// that file (a scripted `exec` runs `cat` on it). The real read tool returns the file's text unchanged
 // (@mariozechner/pi-coding-agent dist/core/tools/read.js: `{content:[{type:
 // "text", text}], details: undefined}` below its 2000-line / 50 KB limit).
 //
@@ -132,7 +132,17 @@ export function resultFile(index) {
 }
 
 /** Tools the workspace route can drive: their real output is a file's text (realhost/tools.rs WORKSPACE_ROUTE_TOOLS). */
-export const WORKSPACE_ROUTE_TOOLS = ["read"];
+export const WORKSPACE_ROUTE_TOOLS = ["read", "exec"];
+
+/**
+ * The real call that outputs result file `file`: a read of it, or an exec of
+ * `cat` on it (exec runs in the agent workspace without approval by default
+ * on 2026.4.26: docs/tools/exec.md "No-approval host exec is the default";
+ * its text is the trimmed output, dist/bash-tools-*.js buildExecForegroundResult).
+ */
+function realCall(tool, file) {
+  return tool === "exec" ? { command: `cat ${file}` } : { path: file };
+}
 
 /** Write every scripted result the workspace route drives into the workspace, before the gateway starts. */
 export function prepareResultFiles(fs, workspace, results = []) {
@@ -159,11 +169,11 @@ export class WorkspaceTools {
     return this.byId.size;
   }
 
-  /** before_tool_call: the real read of the result's file, else nothing. */
+  /** before_tool_call: the real read (or cat) of the result's file, else nothing. */
   standIn(event) {
     const r = this.byId.get(event?.toolCallId);
     if (!r || event.toolName !== r.toolName || !WORKSPACE_ROUTE_TOOLS.includes(r.toolName)) return undefined;
-    const out = { params: { path: r.file } };
+    const out = { params: realCall(r.toolName, r.file) };
     // The hook is awaited before the tool runs: a held call stays running until released.
     return r.hold == null ? out : this.pause(this.holdUrl, r.hold).then(() => out);
   }

@@ -75,8 +75,9 @@ test("the workspace route (2026.4.x) writes each read result to its own file and
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "clawspec-tools-"));
   const rs = [
     { toolCallId: "a", toolName: "read", text: "p99 up 20%", isError: false },
-    { toolCallId: "b", toolName: "exec", text: "never a file", isError: false },
+    { toolCallId: "b", toolName: "write", text: "never a file", isError: false },
     { toolCallId: "c", toolName: "read", text: "a = 1\nb = 2", isError: false, hold: 1 },
+    { toolCallId: "d", toolName: "exec", text: "30G /var/log", isError: false },
   ];
   prepareResultFiles(fs, dir, rs);
   assert.equal(fs.readFileSync(path.join(dir, resultFile(0)), "utf8"), "p99 up 20%");
@@ -85,8 +86,10 @@ test("the workspace route (2026.4.x) writes each read result to its own file and
   const held = [];
   const t = new WorkspaceTools(rs, { holdUrl: "http://hold", pause: async (url, n) => held.push([url, n]) });
   assert.deepEqual(t.standIn({ toolCallId: "a", toolName: "read", params: { path: "metrics.txt" } }), { params: { path: resultFile(0) } });
+  assert.equal(fs.readFileSync(path.join(dir, resultFile(3)), "utf8"), "30G /var/log");
+  assert.deepEqual(t.standIn({ toolCallId: "d", toolName: "exec", params: { command: "du -sh /var/*" } }), { params: { command: `cat ${resultFile(3)}` } });
   // Not a workspace-route tool, a renamed tool, an unknown call: the host's own.
-  assert.equal(t.standIn({ toolCallId: "b", toolName: "exec" }), undefined);
+  assert.equal(t.standIn({ toolCallId: "b", toolName: "write" }), undefined);
   assert.equal(t.standIn({ toolCallId: "a", toolName: "write" }), undefined);
   assert.equal(t.standIn({ toolCallId: "zz", toolName: "read" }), undefined);
   assert.deepEqual(await t.standIn({ toolCallId: "c", toolName: "read" }), { params: { path: resultFile(2) } });

@@ -88,13 +88,13 @@ mod tests {
         assert!(check_all(&[], "2026.9.6").is_ok());
         assert!(check_all(&[ReleaseLimit::BareResetTurn], "2026.4.26").unwrap_err().0.contains("carries no message"));
         assert!(check_all(&[ReleaseLimit::BareResetTurn], "2026.9.6").unwrap_err().0.contains("without a model run"));
-        let exec = ReleaseLimit::ScriptedTool(crate::realhost::tools::ScriptedToolNeed { tool: "exec", is_error: false, image: false });
-        let read = ReleaseLimit::ScriptedTool(crate::realhost::tools::ScriptedToolNeed { tool: "read", is_error: false, image: false });
-        assert!(check_all(&[exec, read], "2026.9.6").is_ok());
+        let write = ReleaseLimit::ScriptedTool(crate::realhost::tools::ScriptedToolNeed { tool: "write", is_error: false, image: false, untrimmed: false });
+        let read = ReleaseLimit::ScriptedTool(crate::realhost::tools::ScriptedToolNeed { tool: "read", is_error: false, image: false, untrimmed: false });
+        assert!(check_all(&[write, read], "2026.9.6").is_ok());
         assert!(check_all(&[read], "2026.4.26").is_ok());
         assert!(check_all(&[ReleaseLimit::HostSpawn], "2026.9.6").is_ok());
         assert!(check_all(&[ReleaseLimit::HostSpawn], "2026.4.26").unwrap_err().0.contains("not verified"));
-        assert!(check_all(&[exec, ReleaseLimit::BareResetTurn], "2026.4.26").unwrap_err().0.contains("only bundled plugins"));
+        assert!(check_all(&[write, ReleaseLimit::BareResetTurn], "2026.4.26").unwrap_err().0.contains("only bundled plugins"));
         assert!(check_all(&[ReleaseLimit::ContextWindow(4_000)], "2026.9.6").is_ok());
         assert!(check_all(&[ReleaseLimit::ContextWindow(3_999)], "2026.9.6").unwrap_err().0.contains("under 4000 tokens"));
         assert!(check_all(&[ReleaseLimit::ContextWindow(8_000)], "2026.4.26").unwrap_err().0.contains("under 16000 tokens"));

@@ -485,7 +485,7 @@ mod tests {
         let steps_only = |l: &[ReleaseLimit]| l.iter().copied().filter(|l| !matches!(l, ReleaseLimit::ContextWindow(_))).collect::<Vec<_>>();
         assert_eq!(steps_only(&p.release_limits), [ReleaseLimit::BareResetTurn], "listed once");
         let tools = plan(&scenario("  - turn: {user: go, model: [{tool_calls: [{name: read, arguments: {path: a}, result: A}]}, ok]}\n")).unwrap();
-        let read = crate::realhost::tools::ScriptedToolNeed { tool: "read", is_error: false, image: false };
+        let read = crate::realhost::tools::ScriptedToolNeed { tool: "read", is_error: false, image: false, untrimmed: false };
         assert_eq!(steps_only(&tools.release_limits), [ReleaseLimit::ScriptedTool(read)]);
         assert_eq!(plan(&scenario("  - turn: {user: hi, model: [ok]}\n")).unwrap().release_limits, [ReleaseLimit::ContextWindow(32_000)], "only the model's window");
     }

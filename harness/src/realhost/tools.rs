@@ -100,17 +100,21 @@ pub struct ScriptedToolNeed {
     pub tool: &'static str,
     pub is_error: bool,
     pub image: bool,
+    /// The text has leading/trailing whitespace or is empty (a real exec trims its output
+    /// and prints "(no output)" for none).
+    pub untrimmed: bool,
 }
 
 impl ScriptedToolNeed {
     pub fn of(r: &ScriptedToolResult) -> Self {
         let tool = STAND_IN_TOOLS.iter().copied().find(|t| *t == r.tool_name).unwrap_or("");
-        ScriptedToolNeed { tool, is_error: r.is_error, image: r.image_png_base64.is_some() }
+        let untrimmed = r.text.trim() != r.text || r.text.is_empty();
+        ScriptedToolNeed { tool, is_error: r.is_error, image: r.image_png_base64.is_some(), untrimmed }
     }
 }
 
 /// Tools the 2026.4.x workspace route drives (`lib/tools.js` WORKSPACE_ROUTE_TOOLS).
-pub const WORKSPACE_ROUTE_TOOLS: &[&str] = &["read"];
+pub const WORKSPACE_ROUTE_TOOLS: &[&str] = &["read", "exec"];
 
 /// openclaw@2026.4.26 lets only bundled plugins register tool-result
 /// middleware (dist/loader-*.js `registerAgentToolResultMiddleware`: "only
@@ -123,7 +127,10 @@ pub const WORKSPACE_ROUTE_TOOLS: &[&str] = &["read"];
 /// WorkspaceTools): the host runner writes the scripted text into a file of
 /// the agent's workspace and `before_tool_call`, which 2026.4.26 runs for
 /// every plugin (dist/pi-tools.before-tool-call-*.js `runBeforeToolCallHook`,
-/// `hookResult.params`), points the scripted `read` at it. The real read tool
+/// `hookResult.params`), points the scripted `read` at it, or makes the
+/// scripted `exec` a `cat` of it (its text is the trimmed output, its details
+/// {status, exitCode, durationMs, aggregated, cwd}: dist/bash-tools-*.js
+/// `buildExecForegroundResult`, modelled by the 2026.4.26 reference). The real read tool
 /// returns a small text file's content unchanged and no details
 /// (@mariozechner/pi-coding-agent dist/core/tools/read.js; OpenClaw's wrapper
 /// dist/openclaw-tools-*.js `createOpenClawReadTool` only pages, strips
@@ -132,8 +139,8 @@ pub const WORKSPACE_ROUTE_TOOLS: &[&str] = &["read"];
 /// - a scripted failure: a failing tool reaches the model as OpenClaw's JSON
 ///   envelope `{"status":"error","tool":…,"error":…}` (dist/pi-tool-definition-adapter-*.js
 ///   `buildToolExecutionErrorResult`), never as the scripted text;
-/// - `exec`: its output carries `details` {status, exitCode, durationMs,
-///   aggregated, cwd} (dist/bash-tools-*.js `buildExecForegroundResult`);
+/// - an `exec` result with leading or trailing whitespace: the real exec
+///   trims its output (dist/bash-tools.exec-runtime-*.js `aggregated.trim()`);
 /// - `write`: the real tool answers "Successfully wrote N bytes to PATH"
 ///   (pi-coding-agent dist/core/tools/write.js), not the scripted text;
 /// - an image block after the text: a read returns text or an image, not both.
@@ -145,9 +152,10 @@ pub fn release_supports_scripted_tools(need: ScriptedToolNeed, version: &str) ->
         "a scripted failure reaches the model as OpenClaw's JSON error envelope ({\"status\":\"error\",…}, dist/pi-tool-definition-adapter-*.js buildToolExecutionErrorResult), not as the scripted text"
     } else if need.image {
         "a read returns a file's text or an image, never text followed by an image block"
+    } else if need.tool == "exec" && need.untrimmed {
+        "the real exec trims its output and says \"(no output)\" for none (dist/bash-tools-*.js buildExecForegroundResult), so an untrimmed or empty scripted text cannot come back as is"
     } else if !WORKSPACE_ROUTE_TOOLS.contains(&need.tool) {
         match need.tool {
-            "exec" => "the real exec's result carries details {status, exitCode, durationMs, aggregated, cwd} (dist/bash-tools-*.js buildExecForegroundResult) that the scripted result has not",
             "write" => "the real write answers \"Successfully wrote N bytes to PATH\" (pi-coding-agent dist/core/tools/write.js), not the scripted text",
             _ => "only a real read of a prepared workspace file returns exactly the scripted text",
         }
@@ -155,7 +163,7 @@ pub fn release_supports_scripted_tools(need: ScriptedToolNeed, version: &str) ->
         return Ok(());
     };
     Err(NotDrivable(format!(
-        "tool call {} on openclaw@{version}: only bundled plugins may register tool-result middleware in this release, so the scripted result must be a real tool's own output (a read of a workspace file holding it); {why}",
+        "tool call {} on openclaw@{version}: only bundled plugins may register tool-result middleware in this release, so the scripted result must be a real tool's own output (a read, or an exec of `cat`, of a workspace file holding it); {why}",
         if need.tool.is_empty() { "(not a core tool)" } else { need.tool }
     )))
 }
@@ -187,10 +195,10 @@ mod tests {
     #[case::read_workspace_route("read", false, false, "2026.4.26", None)]
     #[case::failing_read("read", true, false, "2026.4.26", Some("JSON error envelope"))]
     #[case::read_with_image("read", false, true, "2026.4.26", Some("never text followed by an image"))]
-    #[case::exec("exec", false, false, "2026.4.26", Some("durationMs"))]
+    #[case::exec_workspace_route("exec", false, false, "2026.4.26", None)]
     #[case::write("write", false, false, "2026.4.26", Some("Successfully wrote"))]
     fn what_each_release_reproduces(#[case] tool: &'static str, #[case] is_error: bool, #[case] image: bool, #[case] version: &str, #[case] why: Option<&str>) {
-        let got = release_supports_scripted_tools(ScriptedToolNeed { tool, is_error, image }, version);
+        let got = release_supports_scripted_tools(ScriptedToolNeed { tool, is_error, image, untrimmed: false }, version);
         match why {
             None => assert!(got.is_ok(), "{got:?}"),
             Some(w) => assert!(got.unwrap_err().0.contains(w)),
@@ -200,6 +208,11 @@ mod tests {
     #[test]
     fn a_need_names_its_core_tool() {
         let r = scripted(&call("read", false, true), "x".into()).unwrap();
-        assert_eq!(ScriptedToolNeed::of(&r), ScriptedToolNeed { tool: "read", is_error: false, image: true });
+        assert_eq!(ScriptedToolNeed::of(&r), ScriptedToolNeed { tool: "read", is_error: false, image: true, untrimmed: false });
+        let mut padded = call("exec", false, false);
+        padded.result = "out\n".into();
+        let need = ScriptedToolNeed::of(&scripted(&padded, "x".into()).unwrap());
+        assert!(need.untrimmed);
+        assert!(release_supports_scripted_tools(need, "2026.4.26").unwrap_err().0.contains("trims its output"));
     }
 }

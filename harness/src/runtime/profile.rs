@@ -146,14 +146,16 @@ pub struct Profile {
     /// runtime-context-prompt-*.js `queueRuntimeContextForNextTurn`, audit item 4).
     /// The assistant message carries the provider's usage and `responseId`.
     pub webchat_entry_v2026_4: bool,
-    /// A scripted `read` result is what 2026.4.26's real read tool returns for a
-    /// small text file: the text and no `details` (@mariozechner/pi-coding-agent
+    /// A scripted `read` or `exec` result is what 2026.4.26's real tool returns
+    /// with that output. read: the text and no `details` (@mariozechner/pi-coding-agent
     /// dist/core/tools/read.js resolves `{content, details: undefined}`; OpenClaw's
-    /// dist/openclaw-tools-*.js createOpenClawReadTool adds none). 2026.4.26 lets no
-    /// installed plugin replace a tool's result, so the twin drives these results
-    /// through a real read (realhost::tools workspace route); `clawspec twin
-    /// thinking-signed` showed the engine's toolResult without `details`.
-    pub read_results_without_details: bool,
+    /// dist/openclaw-tools-*.js createOpenClawReadTool adds none). exec: details
+    /// `{status: "completed", exitCode: 0, durationMs, aggregated, cwd}` with the
+    /// agent workspace as cwd (dist/bash-tools-*.js buildExecForegroundResult).
+    /// 2026.4.26 lets no installed plugin replace a tool's result, so the twin
+    /// drives these results through the real tools (realhost::tools workspace
+    /// route); `clawspec twin thinking-signed` showed the read without `details`.
+    pub real_tool_result_details: bool,
     pub transcript_store: TranscriptStore,
 }
 
@@ -204,7 +206,7 @@ impl Profile {
             attempt_runtime_context_v2026_9: false,
             bootstrap_runtime_context: false,
             webchat_entry_v2026_4: true,
-            read_results_without_details: true,
+            real_tool_result_details: true,
             transcript_store: TranscriptStore::Jsonl,
         }
     }
@@ -242,7 +244,7 @@ impl Profile {
             attempt_runtime_context_v2026_9: true,
             bootstrap_runtime_context: true,
             webchat_entry_v2026_4: false,
-            read_results_without_details: false,
+            real_tool_result_details: false,
             transcript_store: TranscriptStore::Sqlite,
         }
     }
