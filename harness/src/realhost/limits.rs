@@ -88,8 +88,8 @@ mod tests {
         assert!(check_all(&[], "2026.9.6").is_ok());
         assert!(check_all(&[ReleaseLimit::BareResetTurn], "2026.4.26").unwrap_err().0.contains("carries no message"));
         assert!(check_all(&[ReleaseLimit::BareResetTurn], "2026.9.6").unwrap_err().0.contains("without a model run"));
-        let write = ReleaseLimit::ScriptedTool(crate::realhost::tools::ScriptedToolNeed { tool: "write", is_error: false, image: false, untrimmed: false });
-        let read = ReleaseLimit::ScriptedTool(crate::realhost::tools::ScriptedToolNeed { tool: "read", is_error: false, image: false, untrimmed: false });
+        let write = ReleaseLimit::ScriptedTool(crate::realhost::tools::ScriptedToolNeed { tool: "write", is_error: false, image: false, untrimmed: false, real_write_answer: false });
+        let read = ReleaseLimit::ScriptedTool(crate::realhost::tools::ScriptedToolNeed { tool: "read", is_error: false, image: false, untrimmed: false, real_write_answer: false });
         assert!(check_all(&[write, read], "2026.9.6").is_ok());
         assert!(check_all(&[read], "2026.4.26").is_ok());
         assert!(check_all(&[ReleaseLimit::HostSpawn], "2026.9.6").is_ok());

@@ -364,7 +364,7 @@ pub(super) fn model_reply(r: &ModelReply, p: &mut Plan, context_window: u64) -> 
             super::spawn::host_tool_call(p, c, &id)?;
         } else {
             let r = super::tools::scripted(c, id.clone())?;
-            p.limit(super::limits::ReleaseLimit::ScriptedTool(super::tools::ScriptedToolNeed::of(&r)));
+            p.limit(super::limits::ReleaseLimit::ScriptedTool(super::tools::ScriptedToolNeed::of(&r, c)));
             p.tool_results.push(r);
         }
         out.tool_calls.push(serde_json::json!({"id": id, "name": c.name, "arguments": if c.arguments.is_null() { serde_json::json!({}) } else { c.arguments.clone() }}));
@@ -485,7 +485,7 @@ mod tests {
         let steps_only = |l: &[ReleaseLimit]| l.iter().copied().filter(|l| !matches!(l, ReleaseLimit::ContextWindow(_))).collect::<Vec<_>>();
         assert_eq!(steps_only(&p.release_limits), [ReleaseLimit::BareResetTurn], "listed once");
         let tools = plan(&scenario("  - turn: {user: go, model: [{tool_calls: [{name: read, arguments: {path: a}, result: A}]}, ok]}\n")).unwrap();
-        let read = crate::realhost::tools::ScriptedToolNeed { tool: "read", is_error: false, image: false, untrimmed: false };
+        let read = crate::realhost::tools::ScriptedToolNeed { tool: "read", is_error: false, image: false, untrimmed: false, real_write_answer: false };
         assert_eq!(steps_only(&tools.release_limits), [ReleaseLimit::ScriptedTool(read)]);
         assert_eq!(plan(&scenario("  - turn: {user: hi, model: [ok]}\n")).unwrap().release_limits, [ReleaseLimit::ContextWindow(32_000)], "only the model's window");
     }

@@ -103,13 +103,19 @@ pub struct ScriptedToolNeed {
     /// The text has leading/trailing whitespace or is empty (a real exec trims its output
     /// and prints "(no output)" for none).
     pub untrimmed: bool,
+    /// A `write` whose scripted text is the real write's own answer for its
+    /// arguments, "Successfully wrote {content.length} bytes to {path}"
+    /// (pi-coding-agent dist/core/tools/write.js; `length` counts UTF-16 units).
+    pub real_write_answer: bool,
 }
 
 impl ScriptedToolNeed {
-    pub fn of(r: &ScriptedToolResult) -> Self {
+    pub fn of(r: &ScriptedToolResult, call: &ToolCallSpec) -> Self {
         let tool = STAND_IN_TOOLS.iter().copied().find(|t| *t == r.tool_name).unwrap_or("");
         let untrimmed = r.text.trim() != r.text || r.text.is_empty();
-        ScriptedToolNeed { tool, is_error: r.is_error, image: r.image_png_base64.is_some(), untrimmed }
+        let arg = |k: &str| call.arguments.get(k).and_then(serde_json::Value::as_str);
+        let real_write_answer = tool == "write" && arg("content").zip(arg("path")).is_some_and(|(c, p)| r.text == format!("Successfully wrote {} bytes to {p}", c.encode_utf16().count()));
+        ScriptedToolNeed { tool, is_error: r.is_error, image: r.image_png_base64.is_some(), untrimmed, real_write_answer }
     }
 }
 
@@ -141,8 +147,10 @@ pub const WORKSPACE_ROUTE_TOOLS: &[&str] = &["read", "exec"];
 ///   `buildToolExecutionErrorResult`), never as the scripted text;
 /// - an `exec` result with leading or trailing whitespace: the real exec
 ///   trims its output (dist/bash-tools.exec-runtime-*.js `aggregated.trim()`);
-/// - `write`: the real tool answers "Successfully wrote N bytes to PATH"
-///   (pi-coding-agent dist/core/tools/write.js), not the scripted text;
+/// - `write` with any other text than the real tool's answer, "Successfully
+///   wrote N bytes to PATH" (pi-coding-agent dist/core/tools/write.js); a
+///   write scripted with exactly that answer runs for real, with the scripted
+///   arguments, into the run's workspace;
 /// - an image block after the text: a read returns text or an image, not both.
 pub fn release_supports_scripted_tools(need: ScriptedToolNeed, version: &str) -> Result<(), NotDrivable> {
     if !version.starts_with("2026.4.") {
@@ -154,9 +162,12 @@ pub fn release_supports_scripted_tools(need: ScriptedToolNeed, version: &str) ->
         "a read returns a file's text or an image, never text followed by an image block"
     } else if need.tool == "exec" && need.untrimmed {
         "the real exec trims its output and says \"(no output)\" for none (dist/bash-tools-*.js buildExecForegroundResult), so an untrimmed or empty scripted text cannot come back as is"
+    } else if need.tool == "write" && need.real_write_answer {
+        // The real write runs with the scripted arguments (a file in the run's workspace).
+        return Ok(());
     } else if !WORKSPACE_ROUTE_TOOLS.contains(&need.tool) {
         match need.tool {
-            "write" => "the real write answers \"Successfully wrote N bytes to PATH\" (pi-coding-agent dist/core/tools/write.js), not the scripted text",
+            "write" => "the real write answers \"Successfully wrote N bytes to PATH\" (pi-coding-agent dist/core/tools/write.js), not the scripted text (script that answer to drive it)",
             _ => "only a real read of a prepared workspace file returns exactly the scripted text",
         }
     } else {
@@ -198,7 +209,7 @@ mod tests {
     #[case::exec_workspace_route("exec", false, false, "2026.4.26", None)]
     #[case::write("write", false, false, "2026.4.26", Some("Successfully wrote"))]
     fn what_each_release_reproduces(#[case] tool: &'static str, #[case] is_error: bool, #[case] image: bool, #[case] version: &str, #[case] why: Option<&str>) {
-        let got = release_supports_scripted_tools(ScriptedToolNeed { tool, is_error, image, untrimmed: false }, version);
+        let got = release_supports_scripted_tools(ScriptedToolNeed { tool, is_error, image, untrimmed: false, real_write_answer: false }, version);
         match why {
             None => assert!(got.is_ok(), "{got:?}"),
             Some(w) => assert!(got.unwrap_err().0.contains(w)),
@@ -208,11 +219,20 @@ mod tests {
     #[test]
     fn a_need_names_its_core_tool() {
         let r = scripted(&call("read", false, true), "x".into()).unwrap();
-        assert_eq!(ScriptedToolNeed::of(&r), ScriptedToolNeed { tool: "read", is_error: false, image: true, untrimmed: false });
+        let c = call("read", false, true);
+        assert_eq!(ScriptedToolNeed::of(&r, &c), ScriptedToolNeed { tool: "read", is_error: false, image: true, untrimmed: false, real_write_answer: false });
         let mut padded = call("exec", false, false);
         padded.result = "out\n".into();
-        let need = ScriptedToolNeed::of(&scripted(&padded, "x".into()).unwrap());
+        let need = ScriptedToolNeed::of(&scripted(&padded, "x".into()).unwrap(), &padded);
         assert!(need.untrimmed);
         assert!(release_supports_scripted_tools(need, "2026.4.26").unwrap_err().0.contains("trims its output"));
+        // A write scripted with the real write's answer ("x" is 1 UTF-16 unit) runs for real.
+        let mut w = call("write", false, false);
+        w.result = "Successfully wrote 1 bytes to p".into();
+        let need = ScriptedToolNeed::of(&scripted(&w, "x".into()).unwrap(), &w);
+        assert!(need.real_write_answer && release_supports_scripted_tools(need, "2026.4.26").is_ok());
+        w.result = "written".into();
+        let need = ScriptedToolNeed::of(&scripted(&w, "x".into()).unwrap(), &w);
+        assert!(release_supports_scripted_tools(need, "2026.4.26").unwrap_err().0.contains("Successfully wrote"));
     }
 }

@@ -146,8 +146,8 @@ pub struct Profile {
     /// runtime-context-prompt-*.js `queueRuntimeContextForNextTurn`, audit item 4).
     /// The assistant message carries the provider's usage and `responseId`.
     pub webchat_entry_v2026_4: bool,
-    /// A scripted `read` or `exec` result is what 2026.4.26's real tool returns
-    /// with that output. read: the text and no `details` (@mariozechner/pi-coding-agent
+    /// A scripted `read`, `exec` or `write` result is what 2026.4.26's real tool returns
+    /// with that output. read and write: the text and no `details` (@mariozechner/pi-coding-agent
     /// dist/core/tools/read.js resolves `{content, details: undefined}`; OpenClaw's
     /// dist/openclaw-tools-*.js createOpenClawReadTool adds none). exec: details
     /// `{status: "completed", exitCode: 0, durationMs, aggregated, cwd}` with the

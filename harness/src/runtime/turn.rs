@@ -707,7 +707,8 @@ async fn model_loop(
 /// `durationMs` is 0 — a measured value, erased by the twin's rule 11).
 fn scripted_result_details(profile: &super::profile::Profile, tool: &str, text: &str, workspace: &str) -> Option<serde_json::Value> {
     match (profile.real_tool_result_details, tool) {
-        (true, "read") => None,
+        // pi-coding-agent dist/core/tools/write.js resolves `details: undefined` too.
+        (true, "read" | "write") => None,
         (true, "exec") => Some(json!({"status": "completed", "exitCode": 0, "durationMs": 0, "aggregated": text, "cwd": workspace})),
         _ => Some(json!({})),
     }
