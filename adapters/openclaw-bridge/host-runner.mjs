@@ -11,13 +11,14 @@
 // Output: the plan's `result` file (JSON), and the plan's `trace` NDJSON.
 
 import { spawnSync } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 
 import { compileCacheWarm, connect, freePort, freezeTrace, gatewayEnv, groupCpuMs, markCompileCacheWarm, packagedCompileCacheDir, startGateway as startGateway_, stopGateway } from "./lib/gateway.js";
 import { HostRuns } from "./lib/runs.js";
 import { drive, markStep, withStartupRetry } from "./lib/steps.js";
-import { prepareStandIns } from "./lib/tools.js";
+import { prepareResultFiles, prepareStandIns } from "./lib/tools.js";
 
 const plan = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
 const started = Date.now();
@@ -36,14 +37,48 @@ const HAS_UTILITY_MODEL = !/^2026\.[1-4]\./.test(HOST_VERSION);
 const RELEASE_4X = /^2026\.[1-4]\./.test(HOST_VERSION);
 const zeroCost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
 
+/**
+ * 2026.4.x enables the bundled plugin of each configured model provider at
+ * gateway start and writes that into the config (observed: openclaw.json
+ * gains `plugins.entries.anthropic.enabled: true` after start). The config
+ * says so from the start, so the plugin policy the persisted registry was
+ * built for (persistPluginRegistry) is the one the gateway runs with.
+ */
+function providerPluginEntries() {
+  if (!RELEASE_4X) return {};
+  const ids = [plan.provider.id, ...(plan.extraProviders ?? []).map((x) => x.id)];
+  return Object.fromEntries(ids.map((id) => [id, { enabled: true }]));
+}
+
+/**
+ * 2026.4.x: the plugins the gateway loads anyway (its start line: "8 plugins:
+ * acpx, bonjour, browser, clawspec-bridge, device-pair, memory-core,
+ * phone-control, talk-voice") plus the model providers' own plugins, as
+ * `plugins.allow`. Without an allowlist, gateway start (server.impl-*.js
+ * prewarmConfiguredPrimaryModel → models-config-*.js resolveImplicitProviders)
+ * runs the catalog of every one of the ~100 bundled provider plugins, each
+ * deriving the plugin index anew (stack sampled from a twin's gateway:
+ * resolveProviderApiKey → loadPluginRegistrySnapshot → loadInstalledPluginIndex);
+ * with it only the allowed providers' catalogs run. The loaded plugin set,
+ * and so what the engine sees, stays the same.
+ */
+const LOADED_4X_PLUGINS = ["acpx", "bonjour", "browser", "device-pair", "memory-core", "phone-control", "talk-voice"];
+function pluginAllowlist() {
+  if (!RELEASE_4X) return {};
+  const providers = Object.keys(providerPluginEntries());
+  return { allow: ["clawspec-bridge", ...LOADED_4X_PLUGINS, ...providers] };
+}
+
 function config(port, token) {
   const p = plan.provider;
   const ref = `${p.id}/${p.model}`;
   return {
     plugins: {
       load: { paths: [plan.bridge.dir] },
+      ...pluginAllowlist(),
       slots: { contextEngine: plan.bridge.engineId },
       entries: {
+        ...providerPluginEntries(),
         "clawspec-bridge": {
           enabled: true,
           config: {
@@ -54,6 +89,8 @@ function config(port, token) {
             trace: plan.trace,
             openclawRoot: plan.openclawRoot,
             ...(plan.toolResults?.length ? { toolResults: plan.toolResults } : {}),
+            // 2026.4.x opens no tool-result middleware to plugins: results come from workspace files (lib/tools.js).
+            ...(plan.toolResults?.length && RELEASE_4X ? { toolRoute: "workspace" } : {}),
             ...(plan.provider.holdUrl ? { holdUrl: plan.provider.holdUrl } : {}),
           },
         },
@@ -123,6 +160,46 @@ function seedSession(env) {
   return JSON.parse(r.stdout);
 }
 
+/**
+ * 2026.4.x: give the run's state dir the persisted plugin registry
+ * (`<state>/plugins/installs.json`) that the host's own
+ * `openclaw plugins registry --refresh` writes (dist/plugins-cli-*.js). Without
+ * it every plugin lookup derives the index again — a discovery plus a
+ * manifest read of all ~110 bundled plugins (dist/plugin-registry-*.js
+ * loadPluginRegistrySnapshotWithMetadata: "Persisted plugin registry is
+ * missing or invalid; using derived plugin index", cached only for
+ * DERIVED_SNAPSHOT_CACHE_MS = 1 s, and the manifest registry under it with
+ * `cache: false`, dist/installed-plugin-index-store-*.js) — which is where a
+ * 4.26 turn spent its minutes (strace of a twin's gateway). The index depends
+ * on the package, the plugin load paths and the plugin policy
+ * (resolveInstalledPluginIndexPolicyHash: enabled/allow/deny/slots/entries'
+ * enabled flags), so the CLI runs once per such key and later runs copy its
+ * output from the stage dir. Returns what it did, for the run's timing.
+ */
+function persistPluginRegistry(env, configPath) {
+  const cfg = JSON.parse(fs.readFileSync(configPath, "utf8"));
+  const p = cfg.plugins ?? {};
+  // A load path's manifest and package.json are part of its index record (manifestHash, packageJson.hash).
+  const read = (f) => (fs.existsSync(f) ? fs.readFileSync(f, "utf8") : null);
+  const loadPaths = (p.load?.paths ?? []).map((d) => [d, read(path.join(d, "openclaw.plugin.json")), read(path.join(d, "package.json"))]);
+  const policy = { version: HOST_VERSION, root: plan.openclawRoot, loadPaths, slots: p.slots ?? {}, allow: p.allow ?? null, deny: p.deny ?? null, entries: Object.fromEntries(Object.entries(p.entries ?? {}).map(([k, v]) => [k, v?.enabled ?? null])) };
+  const key = crypto.createHash("sha256").update(JSON.stringify(policy)).digest("hex").slice(0, 16);
+  const cached = path.join(plan.stageDir, ".plugin-registry", `${key}.json`);
+  const target = path.join(dirs.state, "plugins", "installs.json");
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  if (fs.existsSync(cached)) {
+    fs.copyFileSync(cached, target);
+    return "copied";
+  }
+  const r = spawnSync(process.execPath, [path.join(plan.openclawRoot, "openclaw.mjs"), "plugins", "registry", "--refresh"], { env, cwd: work, encoding: "utf8", timeout: 600_000 });
+  if (r.status !== 0 || !fs.existsSync(target)) throw new Error(`openclaw plugins registry --refresh failed: ${(r.stderr || r.stdout || String(r.error ?? "")).trim()}`);
+  fs.mkdirSync(path.dirname(cached), { recursive: true });
+  const tmp = `${cached}.${process.pid}.tmp`;
+  fs.copyFileSync(target, tmp);
+  fs.renameSync(tmp, cached);
+  return "refreshed";
+}
+
 async function startGateway() {
   const port = await freePort();
   const token = `clawspec-${process.pid}-${port}`;
@@ -132,7 +209,12 @@ async function startGateway() {
   fs.mkdirSync(env.TMPDIR, { recursive: true });
   fs.writeFileSync(env.NPM_CONFIG_USERCONFIG, "");
   if (plan.hostSetup?.seed) result.seeded = seedSession(env);
-  if (plan.toolResults?.length) prepareStandIns(fs, dirs.workspace);
+  if (RELEASE_4X && plan.stageDir) {
+    const t = Date.now();
+    result.pluginRegistry = persistPluginRegistry(env, configPath);
+    result.timing.pluginRegistryMs = Date.now() - t;
+  }
+  if (plan.toolResults?.length) (RELEASE_4X ? prepareResultFiles(fs, dirs.workspace, plan.toolResults) : prepareStandIns(fs, dirs.workspace));
   let child = null;
   process.on("exit", () => {
     try {
@@ -185,7 +267,10 @@ try {
     // 2026.4.x prepares plugins inside the first turn (minutes on a loaded
     // machine: plugin manifest rescans, plugin-sdk alias checks per plugin load).
     const margin = RELEASE_4X ? 900_000 : plan.stageDir ? 300_000 : 0;
-    const outcome = await drive(client, margin ? { ...step, timeoutMs: step.timeoutMs + margin } : step, index, { holdUrl: plan.provider.holdUrl });
+    // 2026.4.x may take minutes to accept a chat.send with an image attachment on a loaded
+    // machine (http-anthropic: no answer within 30 s while the gateway was otherwise idle).
+    const slow = RELEASE_4X ? { sendTimeoutMs: 300_000 } : {};
+    const outcome = await drive(client, margin ? { ...step, ...slow, timeoutMs: step.timeoutMs + margin } : step, index, { holdUrl: plan.provider.holdUrl });
     // 2026.4.x answers agent.wait when the run's lifecycle ends, while the
     // legacy-mode ingests of the attempt's messages may still be on their way
     // to the engine (seen in the first 4.26 twins: turn 1's ingests recorded

@@ -16,7 +16,7 @@ import { pathToFileURL } from "node:url";
 
 import { CallEncoding } from "./lib/encode.js";
 import { EngineProcess } from "./lib/engine-process.js";
-import { ScriptedTools } from "./lib/tools.js";
+import { ScriptedTools, WorkspaceTools } from "./lib/tools.js";
 
 const REQUIRED = ["ingest", "assemble", "compact"];
 const OPTIONAL = ["bootstrap", "maintain", "ingestBatch", "afterTurn", "commitTurn", "prepareSubagentSpawn", "onSubagentEnded", "dispose"];
@@ -159,6 +159,8 @@ export default {
     const bridge = (globalThis.__clawspecBridge ??= new Bridge(config, api.logger));
     api.registerContextEngine(config.engineId, (ctx) => bridge.instance(ctx));
     // The scenario's scripted tool results (lib/tools.js).
-    new ScriptedTools(config.toolResults, { holdUrl: config.holdUrl }).register(api, api.logger);
+    // 2026.4.x: real tools read the results from workspace files (host-runner prepareResultFiles).
+    const Route = config.toolRoute === "workspace" ? WorkspaceTools : ScriptedTools;
+    new Route(config.toolResults, { holdUrl: config.holdUrl }).register(api, api.logger);
   },
 };

@@ -49,6 +49,9 @@
 //!    `Current time: <current time> (UTC)` and `Reference UTC: <current
 //!    time>`. The local time's format follows the host's locale (12 or
 //!    24 hours) and is erased with it; the rest of the string is compared.
+//! 12. **Measured tool durations**: a number at `durationMs` (a real tool's
+//!    run time, e.g. 2026.4.26 exec details, dist/bash-tools-*.js
+//!    `buildExecForegroundResult`) becomes `<duration>`.
 //!
 //! Inputs the reference runtime does not model are taken from the real run
 //! before the reference runs (`cli::twin`): the system prompt text the host
@@ -225,6 +228,10 @@ impl Normaliser {
             }
             if TIME_KEYS.contains(&k) && v.is_number() {
                 *v = json!("<time>");
+                return;
+            }
+            if k == "durationMs" && v.is_number() {
+                *v = json!("<duration>");
                 return;
             }
         }
@@ -442,6 +449,14 @@ mod tests {
         assert_eq!(diff(&reference, &real), None);
         let elsewhere = trace(vec![("bootstrap", json!({"runtimeContext": {"cwd": "$WORK/workspace-2", "workspaceDir": "$WORK/workspace", "currentMessageId": "clawspec-run-1", "agentDir": "$STATE/agents/main/agent"}}))]);
         assert!(diff(&reference, &elsewhere).unwrap().contains("workspace-2"));
+    }
+
+    #[test]
+    fn measured_tool_durations_normalise_but_the_rest_of_the_details_do_not() {
+        let details = |ms: u64, out: &str| json!({"message": {"role": "toolResult", "details": {"status": "completed", "exitCode": 0, "durationMs": ms, "aggregated": out}}});
+        let reference = trace(vec![("ingest", details(0, "30G /var/log"))]);
+        assert_eq!(diff(&reference, &trace(vec![("ingest", details(17, "30G /var/log"))])), None);
+        assert!(diff(&reference, &trace(vec![("ingest", details(17, "31G /var/log"))])).unwrap().contains("31G"));
     }
 
     #[test]

@@ -201,3 +201,44 @@ fn steered_announce_is_persisted_in_2026_4_26_only() {
         assert_eq!(last.meta.unpersisted.is_empty(), persisted, "{profile}: {:?}", last.meta.unpersisted);
     }
 }
+
+#[test]
+fn a_scripted_read_result_has_no_details_in_2026_4_26_only() {
+    // The library scenario: its read result reaches the 2026.4.26 engine through a
+    // real read tool (twinned: thinking-signed, builtin:window, no `details`).
+    for (profile, details) in [("openclaw-2026.4.26", None), ("openclaw-2026.9.6", Some(serde_json::json!({})))] {
+        let t = run("window", profile, "../../../../scenarios/thinking-signed");
+        // However the profile hands the result over (ingest, afterTurn or a later assemble).
+        let seen: Vec<Value> = t
+            .calls()
+            .flat_map(|c| c.messages(&t).unwrap_or_default().into_iter().chain(c.params.get("message").cloned()))
+            .filter(|m| m["role"] == "toolResult")
+            .collect();
+        assert!(!seen.is_empty(), "{profile}: the engine received the tool result");
+        for result in seen {
+            assert_eq!(result.get("details").cloned(), details, "{profile}: {result}");
+        }
+    }
+}
+
+#[test]
+fn a_scripted_exec_result_has_the_real_execs_details_in_2026_4_26_only() {
+    for (profile, real) in [("openclaw-2026.4.26", true), ("openclaw-2026.9.6", false)] {
+        let t = run("window", profile, "../../../../scenarios/regression-a8-empty-tool-name");
+        let details: Vec<Value> = t
+            .calls()
+            .flat_map(|c| c.messages(&t).unwrap_or_default().into_iter().chain(c.params.get("message").cloned()))
+            .filter(|m| m["role"] == "toolResult" && m["content"].to_string().contains("CET"))
+            .map(|m| m["details"].clone())
+            .collect();
+        assert!(!details.is_empty(), "{profile}: the engine received the scripted exec result");
+        for d in details {
+            if real {
+                assert_eq!((d["status"].as_str(), d["exitCode"].as_i64(), d["aggregated"].as_str()), (Some("completed"), Some(0), Some("Tue 02:14 CET")), "{d}");
+                assert!(d["cwd"].as_str().is_some_and(|c| c.ends_with("/workspace")), "{d}");
+            } else {
+                assert_eq!(d, serde_json::json!({}), "{profile}");
+            }
+        }
+    }
+}

@@ -59,7 +59,8 @@ export async function turn(client, step, index, ctx = {}) {
   for (const [j, text] of (step.systemEvents ?? []).entries()) {
     await client.request("system-event", { text, sessionKey: step.sessionKey, idempotencyKey: `clawspec-event-${index + 1}-${j + 1}` });
   }
-  const sent = await client.request("chat.send", { sessionKey: step.sessionKey, message: step.message, deliver: false, timeoutMs: step.timeoutMs, idempotencyKey: runId, ...attachments });
+  // `sendTimeoutMs`: how long the gateway may take to accept the send (host-runner sets it for 2026.4.x).
+  const sent = await client.request("chat.send", { sessionKey: step.sessionKey, message: step.message, deliver: false, timeoutMs: step.timeoutMs, idempotencyKey: runId, ...attachments }, step.sendTimeoutMs);
   const run = sent?.runId ?? runId;
   client.runs?.claim(run);
   const inFlight = step.inFlight?.length ? await runInFlight(client, step, run, index, ctx) : null;

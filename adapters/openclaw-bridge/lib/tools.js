@@ -18,6 +18,18 @@
 //    (`event.isError || isToolResultError(input) || isToolResultError(output)`),
 //    so the stand-in's own success or failure carries `is_error`.
 //
+// 2026.4.x has neither seam 2 for plugins (dist/loader-*.js
+// registerAgentToolResultMiddleware: "only bundled plugins can register agent
+// tool result middleware") — there the *workspace route* (WorkspaceTools
+// below) gets the scripted text to the model and the transcript by a real
+// tool's own output instead: the host runner writes each scripted result
+// into a file of the agent's workspace, and `before_tool_call` (open to every
+// plugin in 2026.4.26: dist/pi-tools.before-tool-call-*.js
+// runBeforeToolCallHook → `hookResult.params`) points the scripted `read` at
+// that file (a scripted `exec` runs `cat` on it). The real read tool returns the file's text unchanged
+// (@mariozechner/pi-coding-agent dist/core/tools/read.js: `{content:[{type:
+// "text", text}], details: undefined}` below its 2000-line / 50 KB limit).
+//
 // A result with a `hold` keeps its call running until the driver releases
 // the hold (lib/in-flight.js), so a steer lands after the call, as the
 // scenario scripts it.
@@ -108,5 +120,68 @@ export class ScriptedTools {
     api.on("before_tool_call", (event) => this.standIn(event));
     api.registerAgentToolResultMiddleware((event) => this.result(event), { runtimes: ["openclaw"] });
     logger?.info?.(`clawspec bridge: ${this.size} scripted tool result(s)`);
+  }
+}
+
+/** Workspace-relative directory of the workspace route's result files. */
+export const RESULTS_DIR = "clawspec-results";
+
+/** The workspace file holding scripted result `index` (the plan's order). */
+export function resultFile(index) {
+  return `${RESULTS_DIR}/${index}.txt`;
+}
+
+/** Tools the workspace route can drive: their real output is a file's text (realhost/tools.rs WORKSPACE_ROUTE_TOOLS). */
+export const WORKSPACE_ROUTE_TOOLS = ["read", "exec"];
+
+/**
+ * The real call that outputs result file `file`: a read of it, or an exec of
+ * `cat` on it (exec runs in the agent workspace without approval by default
+ * on 2026.4.26: docs/tools/exec.md "No-approval host exec is the default";
+ * its text is the trimmed output, dist/bash-tools-*.js buildExecForegroundResult).
+ */
+function realCall(tool, file) {
+  return tool === "exec" ? { command: `cat ${file}` } : { path: file };
+}
+
+/** Write every scripted result the workspace route drives into the workspace, before the gateway starts. */
+export function prepareResultFiles(fs, workspace, results = []) {
+  fs.mkdirSync(`${workspace}/${RESULTS_DIR}`, { recursive: true });
+  results.forEach((r, i) => {
+    if (WORKSPACE_ROUTE_TOOLS.includes(r.toolName)) fs.writeFileSync(`${workspace}/${resultFile(i)}`, r.text);
+  });
+}
+
+/**
+ * The workspace route (2026.4.x): `before_tool_call` points a scripted read at
+ * the file holding its scripted text; the real tool does the rest. The plan
+ * only lets through calls this route reproduces exactly (realhost/tools.rs
+ * release_supports_scripted_tools).
+ */
+export class WorkspaceTools {
+  constructor(results = [], { holdUrl, pause = pauseOnHold } = {}) {
+    this.byId = new Map(results.map((r, i) => [r.toolCallId, { ...r, file: resultFile(i) }]));
+    this.holdUrl = holdUrl;
+    this.pause = pause;
+  }
+
+  get size() {
+    return this.byId.size;
+  }
+
+  /** before_tool_call: the real read (or cat) of the result's file, else nothing. */
+  standIn(event) {
+    const r = this.byId.get(event?.toolCallId);
+    if (!r || event.toolName !== r.toolName || !WORKSPACE_ROUTE_TOOLS.includes(r.toolName)) return undefined;
+    const out = { params: realCall(r.toolName, r.file) };
+    // The hook is awaited before the tool runs: a held call stays running until released.
+    return r.hold == null ? out : this.pause(this.holdUrl, r.hold).then(() => out);
+  }
+
+  register(api, logger) {
+    if (this.size === 0) return;
+    if (typeof api.on !== "function") throw new Error("clawspec bridge: scripted tool results need api.on (before_tool_call)");
+    api.on("before_tool_call", (event) => this.standIn(event));
+    logger?.info?.(`clawspec bridge: ${this.size} scripted tool result(s) through workspace files`);
   }
 }

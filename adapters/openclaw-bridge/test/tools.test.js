@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 
-import { prepareStandIns, ScriptedTools, STAND_IN_DIR, STAND_IN_FILE, STAND_INS } from "../lib/tools.js";
+import { prepareResultFiles, prepareStandIns, resultFile, ScriptedTools, STAND_IN_DIR, STAND_IN_FILE, STAND_INS, WorkspaceTools } from "../lib/tools.js";
 
 const results = [
   { toolCallId: "toolu_0001", toolName: "exec", text: "permission denied", isError: true },
@@ -69,4 +69,33 @@ test("a held scripted result finishes only after its hold is released", async ()
   assert.equal(finished, false, "still running before the release");
   release();
   assert.deepEqual((await pending).result.content, [{ type: "text", text: "done" }]);
+});
+
+test("the workspace route (2026.4.x) writes each read result to its own file and points the real read at it", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "clawspec-tools-"));
+  const rs = [
+    { toolCallId: "a", toolName: "read", text: "p99 up 20%", isError: false },
+    { toolCallId: "b", toolName: "write", text: "never a file", isError: false },
+    { toolCallId: "c", toolName: "read", text: "a = 1\nb = 2", isError: false, hold: 1 },
+    { toolCallId: "d", toolName: "exec", text: "30G /var/log", isError: false },
+  ];
+  prepareResultFiles(fs, dir, rs);
+  assert.equal(fs.readFileSync(path.join(dir, resultFile(0)), "utf8"), "p99 up 20%");
+  assert.equal(fs.readFileSync(path.join(dir, resultFile(2)), "utf8"), "a = 1\nb = 2");
+  assert.equal(fs.existsSync(path.join(dir, resultFile(1))), false);
+  const held = [];
+  const t = new WorkspaceTools(rs, { holdUrl: "http://hold", pause: async (url, n) => held.push([url, n]) });
+  assert.deepEqual(t.standIn({ toolCallId: "a", toolName: "read", params: { path: "metrics.txt" } }), { params: { path: resultFile(0) } });
+  assert.equal(fs.readFileSync(path.join(dir, resultFile(3)), "utf8"), "30G /var/log");
+  assert.deepEqual(t.standIn({ toolCallId: "d", toolName: "exec", params: { command: "du -sh /var/*" } }), { params: { command: `cat ${resultFile(3)}` } });
+  // Not a workspace-route tool, a renamed tool, an unknown call: the host's own.
+  assert.equal(t.standIn({ toolCallId: "b", toolName: "write" }), undefined);
+  assert.equal(t.standIn({ toolCallId: "a", toolName: "write" }), undefined);
+  assert.equal(t.standIn({ toolCallId: "zz", toolName: "read" }), undefined);
+  assert.deepEqual(await t.standIn({ toolCallId: "c", toolName: "read" }), { params: { path: resultFile(2) } });
+  assert.deepEqual(held, [["http://hold", 1]]);
+  const seen = [];
+  t.register({ on: (name) => seen.push(name), registerAgentToolResultMiddleware: () => seen.push("mw") });
+  assert.deepEqual(seen, ["before_tool_call"]);
+  fs.rmSync(dir, { recursive: true });
 });

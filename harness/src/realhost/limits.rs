@@ -9,8 +9,9 @@ use super::plan::NotDrivable;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum ReleaseLimit {
-    /// Scripted tool results need plugin tool-result middleware (`realhost::tools`).
-    ScriptedTools,
+    /// A scripted tool result (`realhost::tools`): tool-result middleware on
+    /// 2026.9, a real tool reading a workspace file on 2026.4.x.
+    ScriptedTool(super::tools::ScriptedToolNeed),
     /// A bare `/new` or `/reset` that runs the host's session-reset prompt turn.
     BareResetTurn,
     /// The model's context window (`setup.context_window`), which the host's
@@ -27,7 +28,7 @@ impl ReleaseLimit {
     pub fn check(self, version: &str) -> Result<(), NotDrivable> {
         let older = version.starts_with("2026.4.");
         match self {
-            ReleaseLimit::ScriptedTools => super::tools::release_supports_scripted_tools(version),
+            ReleaseLimit::ScriptedTool(need) => super::tools::release_supports_scripted_tools(need, version),
             // 2026.4.26 has no such acknowledgement and runs the bare reset prompt turn
             // (dist/get-reply-*.js isBareSessionReset → BARE_SESSION_RESET_PROMPT), but its
             // transcript prompt is empty (`softResetTail`), so resolveRuntimeContextPromptParts
@@ -92,12 +93,15 @@ mod tests {
         assert!(check_all(&[], "2026.9.6").is_ok());
         assert!(check_all(&[ReleaseLimit::BareResetTurn], "2026.4.26").unwrap_err().0.contains("carries no message"));
         assert!(check_all(&[ReleaseLimit::BareResetTurn], "2026.9.6").is_ok());
-        assert!(check_all(&[ReleaseLimit::ScriptedTools], "2026.9.6").is_ok());
+        let write = ReleaseLimit::ScriptedTool(crate::realhost::tools::ScriptedToolNeed { tool: "write", is_error: false, image: false, untrimmed: false, real_write_answer: false });
+        let read = ReleaseLimit::ScriptedTool(crate::realhost::tools::ScriptedToolNeed { tool: "read", is_error: false, image: false, untrimmed: false, real_write_answer: false });
+        assert!(check_all(&[write, read], "2026.9.6").is_ok());
+        assert!(check_all(&[read], "2026.4.26").is_ok());
         assert!(check_all(&[ReleaseLimit::HostSpawn], "2026.9.6").is_ok());
         assert!(check_all(&[ReleaseLimit::HeartbeatMonitor], "2026.9.6").is_ok());
         assert!(check_all(&[ReleaseLimit::HeartbeatMonitor], "2026.4.26").unwrap_err().0.contains("no heartbeat monitor"));
         assert!(check_all(&[ReleaseLimit::HostSpawn], "2026.4.26").unwrap_err().0.contains("not verified"));
-        assert!(check_all(&[ReleaseLimit::ScriptedTools, ReleaseLimit::BareResetTurn], "2026.4.26").unwrap_err().0.contains("only bundled plugins"));
+        assert!(check_all(&[write, ReleaseLimit::BareResetTurn], "2026.4.26").unwrap_err().0.contains("only bundled plugins"));
         assert!(check_all(&[ReleaseLimit::ContextWindow(4_000)], "2026.9.6").is_ok());
         assert!(check_all(&[ReleaseLimit::ContextWindow(3_999)], "2026.9.6").unwrap_err().0.contains("under 4000 tokens"));
         assert!(check_all(&[ReleaseLimit::ContextWindow(8_000)], "2026.4.26").unwrap_err().0.contains("under 16000 tokens"));

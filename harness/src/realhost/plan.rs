@@ -356,8 +356,9 @@ pub(super) fn model_reply(r: &ModelReply, p: &mut Plan, context_window: u64) -> 
         if super::spawn::is_host_tool(&c.name) {
             super::spawn::host_tool_call(p, c, &id)?;
         } else {
-            p.tool_results.push(super::tools::scripted(c, id.clone())?);
-            p.limit(super::limits::ReleaseLimit::ScriptedTools);
+            let r = super::tools::scripted(c, id.clone())?;
+            p.limit(super::limits::ReleaseLimit::ScriptedTool(super::tools::ScriptedToolNeed::of(&r, c)));
+            p.tool_results.push(r);
         }
         out.tool_calls.push(serde_json::json!({"id": id, "name": c.name, "arguments": if c.arguments.is_null() { serde_json::json!({}) } else { c.arguments.clone() }}));
     }
@@ -476,7 +477,8 @@ mod tests {
         let steps_only = |l: &[ReleaseLimit]| l.iter().copied().filter(|l| !matches!(l, ReleaseLimit::ContextWindow(_))).collect::<Vec<_>>();
         assert_eq!(steps_only(&p.release_limits), [ReleaseLimit::BareResetTurn], "listed once");
         let tools = plan(&scenario("  - turn: {user: go, model: [{tool_calls: [{name: read, arguments: {path: a}, result: A}]}, ok]}\n")).unwrap();
-        assert_eq!(steps_only(&tools.release_limits), [ReleaseLimit::ScriptedTools]);
+        let read = crate::realhost::tools::ScriptedToolNeed { tool: "read", is_error: false, image: false, untrimmed: false, real_write_answer: false };
+        assert_eq!(steps_only(&tools.release_limits), [ReleaseLimit::ScriptedTool(read)]);
         assert_eq!(plan(&scenario("  - turn: {user: hi, model: [ok]}\n")).unwrap().release_limits, [ReleaseLimit::ContextWindow(32_000)], "only the model's window");
     }
 

@@ -92,6 +92,36 @@ pub fn scripted(call: &ToolCallSpec, id: String) -> Result<ScriptedToolResult, N
     })
 }
 
+/// What a release must reproduce for one scripted call (`limits::ReleaseLimit::ScriptedTool`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScriptedToolNeed {
+    /// One of [`STAND_IN_TOOLS`].
+    pub tool: &'static str,
+    pub is_error: bool,
+    pub image: bool,
+    /// The text has leading/trailing whitespace or is empty (a real exec trims its output
+    /// and prints "(no output)" for none).
+    pub untrimmed: bool,
+    /// A `write` whose scripted text is the real write's own answer for its
+    /// arguments, "Successfully wrote {content.length} bytes to {path}"
+    /// (pi-coding-agent dist/core/tools/write.js; `length` counts UTF-16 units).
+    pub real_write_answer: bool,
+}
+
+impl ScriptedToolNeed {
+    pub fn of(r: &ScriptedToolResult, call: &ToolCallSpec) -> Self {
+        let tool = STAND_IN_TOOLS.iter().copied().find(|t| *t == r.tool_name).unwrap_or("");
+        let untrimmed = r.text.trim() != r.text || r.text.is_empty();
+        let arg = |k: &str| call.arguments.get(k).and_then(serde_json::Value::as_str);
+        let real_write_answer = tool == "write" && arg("content").zip(arg("path")).is_some_and(|(c, p)| r.text == format!("Successfully wrote {} bytes to {p}", c.encode_utf16().count()));
+        ScriptedToolNeed { tool, is_error: r.is_error, image: r.image_png_base64.is_some(), untrimmed, real_write_answer }
+    }
+}
+
+/// Tools the 2026.4.x workspace route drives (`lib/tools.js` WORKSPACE_ROUTE_TOOLS).
+pub const WORKSPACE_ROUTE_TOOLS: &[&str] = &["read", "exec"];
+
 /// openclaw@2026.4.26 lets only bundled plugins register tool-result
 /// middleware (dist/loader-*.js `registerAgentToolResultMiddleware`: "only
 /// bundled plugins can register agent tool result middleware"); 2026.9.6
@@ -99,25 +129,54 @@ pub fn scripted(call: &ToolCallSpec, id: String) -> Result<ScriptedToolResult, N
 /// `contracts.agentToolResultMiddleware` (dist/loader-runtime-load-*.mjs
 /// `canRegisterInstalledTrustedHook`).
 ///
-/// The other 2026.4.26 seams were checked and do not give the engine the
-/// scripted result: `tool_result_persist` (dist/compaction-successor-transcript-*.js
-/// `guardSessionManager`) rewrites only the copy the session manager writes to
-/// disk, while the run's in-memory messages, which `ingest`/`afterTurn` receive,
-/// keep the real output; `after_tool_call` is a void hook (dist
-/// hook-runner-global-*.js `runAfterToolCall`); a stand-in `read` of a prepared
-/// file would return the scripted text, but without `details` (the host's
-/// @mariozechner/pi-coding-agent dist/core/tools/read.js resolves `{content,
-/// details: undefined}` for a small file) where the reference records `{}`,
-/// an `exec` stand-in's details carry its exit code and duration, and a
-/// scripted failure cannot be made to carry the scripted text. Not changed
-/// without a twin diff.
-pub fn release_supports_scripted_tools(version: &str) -> Result<(), NotDrivable> {
-    if version.starts_with("2026.4.") {
-        return Err(NotDrivable(format!(
-            "tool calls on openclaw@{version}: only bundled plugins may register tool-result middleware in this release, so a real tool's output cannot be replaced by the scripted result before the model and the transcript see it"
-        )));
+/// On 2026.4.x the bridge takes the *workspace route* instead (`lib/tools.js`
+/// WorkspaceTools): the host runner writes the scripted text into a file of
+/// the agent's workspace and `before_tool_call`, which 2026.4.26 runs for
+/// every plugin (dist/pi-tools.before-tool-call-*.js `runBeforeToolCallHook`,
+/// `hookResult.params`), points the scripted `read` at it, or makes the
+/// scripted `exec` a `cat` of it (its text is the trimmed output, its details
+/// {status, exitCode, durationMs, aggregated, cwd}: dist/bash-tools-*.js
+/// `buildExecForegroundResult`, modelled by the 2026.4.26 reference). The real read tool
+/// returns a small text file's content unchanged and no details
+/// (@mariozechner/pi-coding-agent dist/core/tools/read.js; OpenClaw's wrapper
+/// dist/openclaw-tools-*.js `createOpenClawReadTool` only pages, strips
+/// truncation details and sanitizes images). What that route cannot
+/// reproduce stays not drivable:
+/// - a scripted failure: a failing tool reaches the model as OpenClaw's JSON
+///   envelope `{"status":"error","tool":…,"error":…}` (dist/pi-tool-definition-adapter-*.js
+///   `buildToolExecutionErrorResult`), never as the scripted text;
+/// - an `exec` result with leading or trailing whitespace: the real exec
+///   trims its output (dist/bash-tools.exec-runtime-*.js `aggregated.trim()`);
+/// - `write` with any other text than the real tool's answer, "Successfully
+///   wrote N bytes to PATH" (pi-coding-agent dist/core/tools/write.js); a
+///   write scripted with exactly that answer runs for real, with the scripted
+///   arguments, into the run's workspace;
+/// - an image block after the text: a read returns text or an image, not both.
+pub fn release_supports_scripted_tools(need: ScriptedToolNeed, version: &str) -> Result<(), NotDrivable> {
+    if !version.starts_with("2026.4.") {
+        return Ok(());
     }
-    Ok(())
+    let why = if need.is_error {
+        "a scripted failure reaches the model as OpenClaw's JSON error envelope ({\"status\":\"error\",…}, dist/pi-tool-definition-adapter-*.js buildToolExecutionErrorResult), not as the scripted text"
+    } else if need.image {
+        "a read returns a file's text or an image, never text followed by an image block"
+    } else if need.tool == "exec" && need.untrimmed {
+        "the real exec trims its output and says \"(no output)\" for none (dist/bash-tools-*.js buildExecForegroundResult), so an untrimmed or empty scripted text cannot come back as is"
+    } else if need.tool == "write" && need.real_write_answer {
+        // The real write runs with the scripted arguments (a file in the run's workspace).
+        return Ok(());
+    } else if !WORKSPACE_ROUTE_TOOLS.contains(&need.tool) {
+        match need.tool {
+            "write" => "the real write answers \"Successfully wrote N bytes to PATH\" (pi-coding-agent dist/core/tools/write.js), not the scripted text (script that answer to drive it)",
+            _ => "only a real read of a prepared workspace file returns exactly the scripted text",
+        }
+    } else {
+        return Ok(());
+    };
+    Err(NotDrivable(format!(
+        "tool call {} on openclaw@{version}: only bundled plugins may register tool-result middleware in this release, so the scripted result must be a real tool's own output (a read, or an exec of `cat`, of a workspace file holding it); {why}",
+        if need.tool.is_empty() { "(not a core tool)" } else { need.tool }
+    )))
 }
 
 #[cfg(test)]
@@ -141,9 +200,39 @@ mod tests {
         assert!(scripted(&legacy, "x".into()).unwrap_err().0.contains("without a string `command` argument"));
     }
 
+    #[rstest::rstest]
+    #[case::read("read", false, false, "2026.9.6", None)]
+    #[case::failing_exec("exec", true, false, "2026.9.6", None)]
+    #[case::read_workspace_route("read", false, false, "2026.4.26", None)]
+    #[case::failing_read("read", true, false, "2026.4.26", Some("JSON error envelope"))]
+    #[case::read_with_image("read", false, true, "2026.4.26", Some("never text followed by an image"))]
+    #[case::exec_workspace_route("exec", false, false, "2026.4.26", None)]
+    #[case::write("write", false, false, "2026.4.26", Some("Successfully wrote"))]
+    fn what_each_release_reproduces(#[case] tool: &'static str, #[case] is_error: bool, #[case] image: bool, #[case] version: &str, #[case] why: Option<&str>) {
+        let got = release_supports_scripted_tools(ScriptedToolNeed { tool, is_error, image, untrimmed: false, real_write_answer: false }, version);
+        match why {
+            None => assert!(got.is_ok(), "{got:?}"),
+            Some(w) => assert!(got.unwrap_err().0.contains(w)),
+        }
+    }
+
     #[test]
-    fn only_releases_that_open_tool_result_middleware_to_plugins() {
-        assert!(release_supports_scripted_tools("2026.9.6").is_ok());
-        assert!(release_supports_scripted_tools("2026.4.26").unwrap_err().0.contains("only bundled plugins"));
+    fn a_need_names_its_core_tool() {
+        let r = scripted(&call("read", false, true), "x".into()).unwrap();
+        let c = call("read", false, true);
+        assert_eq!(ScriptedToolNeed::of(&r, &c), ScriptedToolNeed { tool: "read", is_error: false, image: true, untrimmed: false, real_write_answer: false });
+        let mut padded = call("exec", false, false);
+        padded.result = "out\n".into();
+        let need = ScriptedToolNeed::of(&scripted(&padded, "x".into()).unwrap(), &padded);
+        assert!(need.untrimmed);
+        assert!(release_supports_scripted_tools(need, "2026.4.26").unwrap_err().0.contains("trims its output"));
+        // A write scripted with the real write's answer ("x" is 1 UTF-16 unit) runs for real.
+        let mut w = call("write", false, false);
+        w.result = "Successfully wrote 1 bytes to p".into();
+        let need = ScriptedToolNeed::of(&scripted(&w, "x".into()).unwrap(), &w);
+        assert!(need.real_write_answer && release_supports_scripted_tools(need, "2026.4.26").is_ok());
+        w.result = "written".into();
+        let need = ScriptedToolNeed::of(&scripted(&w, "x".into()).unwrap(), &w);
+        assert!(release_supports_scripted_tools(need, "2026.4.26").unwrap_err().0.contains("Successfully wrote"));
     }
 }

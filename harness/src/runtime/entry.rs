@@ -233,15 +233,19 @@ impl Sim<'_> {
         c.insert("config".into(), json!({}));
         c.insert("senderId".into(), json!(GATEWAY_CLIENT_ID));
         c.insert("senderIsOwner".into(), json!(true));
-        c.insert("thinkLevel".into(), json!("adaptive"));
+        c.insert("thinkLevel".into(), json!(think_level_2026_4(&self.setup.provider, &self.setup.model)));
         c.insert("reasoningLevel".into(), json!("off"));
         c.insert("bashElevated".into(), gateway_bash_elevated());
         c.insert("extraSystemPrompt".into(), json!(webchat_extra_system_prompt_2026_4()));
         if let Some(at) = self.run_cache_touch {
-            c.insert(
-                "promptCache".into(),
-                json!({"retention": "short", "lastCallUsage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}, "lastCacheTouchAt": at}),
-            );
+            let mut cache = json!({"lastCallUsage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}, "lastCacheTouchAt": at});
+            // dist/extra-params-*.js resolveCacheRetention: "short" by default only for the
+            // Anthropic-direct family; none for others without a configured retention
+            // (twinned: regression-a8-empty-tool-name on Gemini has no `retention`).
+            if self.setup.provider == "anthropic" {
+                cache["retention"] = json!("short");
+            }
+            c.insert("promptCache".into(), cache);
         }
     }
 
@@ -252,9 +256,32 @@ impl Sim<'_> {
     }
 }
 
+/// 2026.4.26's default think level for the run's model (dist/model-selection-*.js
+/// resolveThinkingDefault → dist/thinking-*.js resolveThinkingDefaultForModel): the
+/// Anthropic provider's profile makes Claude 4.6 "adaptive"; a model the catalog does
+/// not mark as reasoning is "off" (the mock's models are `reasoning: false`). Twinned:
+/// "adaptive" on anthropic/claude-sonnet-4-6, "off" on google/gemini-2.5-pro.
+fn think_level_2026_4(provider: &str, model: &str) -> &'static str {
+    if provider == "anthropic" && (model.starts_with("claude-sonnet-4-6") || model.starts_with("claude-opus-4-6")) {
+        "adaptive"
+    } else {
+        "off"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[rstest::rstest]
+    #[case("anthropic", "claude-sonnet-4-6", "adaptive")]
+    #[case("anthropic", "claude-opus-4-6", "adaptive")]
+    #[case("anthropic", "claude-opus-4-7", "off")]
+    #[case("google", "gemini-2.5-pro", "off")]
+    #[case("openai", "gpt-5", "off")]
+    fn the_2026_4_default_think_level_depends_on_the_model(#[case] provider: &str, #[case] model: &str, #[case] level: &str) {
+        assert_eq!(think_level_2026_4(provider, model), level);
+    }
 
     #[test]
     fn the_2026_4_webchat_prompt_is_the_one_the_real_gateway_sent() {

@@ -284,7 +284,11 @@ impl<'a> Sim<'a> {
         }
         let (reply, out) = match res {
             Ok(Reply::Ok(v)) => {
-                let recorded = self.store.interned(&v);
+                // A reply may echo a path under the state dir (a 2026.4.26 exec
+                // result's `cwd`); the trace records it as `$STATE` like params.
+                let mut shown = v.clone();
+                normalise(&mut shown, &state);
+                let recorded = self.store.interned(&shown);
                 (ReplyRecord::Ok(recorded), Ok(CallOutcome::Returned(v)))
             }
             Ok(Reply::Threw(e)) => (ReplyRecord::Threw { code: e.code, message: e.message.clone() }, Ok(CallOutcome::Threw(e.message))),

@@ -146,6 +146,16 @@ pub struct Profile {
     /// runtime-context-prompt-*.js `queueRuntimeContextForNextTurn`, audit item 4).
     /// The assistant message carries the provider's usage and `responseId`.
     pub webchat_entry_v2026_4: bool,
+    /// A scripted `read`, `exec` or `write` result is what 2026.4.26's real tool returns
+    /// with that output. read and write: the text and no `details` (@mariozechner/pi-coding-agent
+    /// dist/core/tools/read.js resolves `{content, details: undefined}`; OpenClaw's
+    /// dist/openclaw-tools-*.js createOpenClawReadTool adds none). exec: details
+    /// `{status: "completed", exitCode: 0, durationMs, aggregated, cwd}` with the
+    /// agent workspace as cwd (dist/bash-tools-*.js buildExecForegroundResult).
+    /// 2026.4.26 lets no installed plugin replace a tool's result, so the twin
+    /// drives these results through the real tools (realhost::tools workspace
+    /// route); `clawspec twin thinking-signed` showed the read without `details`.
+    pub real_tool_result_details: bool,
     pub transcript_store: TranscriptStore,
 }
 
@@ -196,6 +206,7 @@ impl Profile {
             attempt_runtime_context_v2026_9: false,
             bootstrap_runtime_context: false,
             webchat_entry_v2026_4: true,
+            real_tool_result_details: true,
             transcript_store: TranscriptStore::Jsonl,
         }
     }
@@ -233,6 +244,7 @@ impl Profile {
             attempt_runtime_context_v2026_9: true,
             bootstrap_runtime_context: true,
             webchat_entry_v2026_4: false,
+            real_tool_result_details: false,
             transcript_store: TranscriptStore::Sqlite,
         }
     }

@@ -690,7 +690,7 @@ async fn model_loop(
                         tool_name: Some(call.name.clone()),
                         content,
                         is_error: Some(call.is_error),
-                        details: Some(json!({})),
+                        details: scripted_result_details(sim.profile, &call.name, &call.result, &sim.workspace_dir()),
                         timestamp: Some(sim.clock.tick().into()),
                         extra,
                     });
@@ -700,6 +700,19 @@ async fn model_loop(
                 host_event_after_tool_results(sim, &all);
             }
         }
+    }
+}
+
+/// The `details` of a scripted tool result as the engine receives it: `{}` as the
+/// 2026.9 host's tool-result middleware sets it; on 2026.4.26 the real tool's
+/// (`Profile::real_tool_result_details`; the reference takes no time, so
+/// `durationMs` is 0 — a measured value, erased by the twin's rule 11).
+fn scripted_result_details(profile: &super::profile::Profile, tool: &str, text: &str, workspace: &str) -> Option<serde_json::Value> {
+    match (profile.real_tool_result_details, tool) {
+        // pi-coding-agent dist/core/tools/write.js resolves `details: undefined` too.
+        (true, "read" | "write") => None,
+        (true, "exec") => Some(json!({"status": "completed", "exitCode": 0, "durationMs": 0, "aggregated": text, "cwd": workspace})),
+        _ => Some(json!({})),
     }
 }
 
