@@ -39,27 +39,13 @@ const ADAPTER_URLS = [new URL("./", import.meta.url).href, new URL("../shims/", 
 const RUN = /[?&]clawspec-run=(\d+)/;
 
 /**
- * The real release's own files: loaded once per process and shared by every
- * run, as one OpenClaw gateway process serves every session with one copy
- * of its code. What the SDK keeps per process lives under `Symbol.for` keys
- * on globalThis, which `reset` removes (lib/warm.js), so each run still
- * starts from an empty SDK state; re-evaluating the release's thousands of
- * chunks per run was most of a warm run's CPU (docs/real-engines.md, "Speed").
- */
-function inRealSdk(url) {
-  if (!sdk.real) return false;
-  const root = pathToFileURL(sdk.real).href;
-  return url.startsWith(root.endsWith("/") ? root : `${root}/`);
-}
-
-/**
  * Warm reuse (lib/warm.js): a module imported by a module of run N is
  * run N's too, so each run gets a fresh instance of the plugin's whole graph
  * (its dependencies and the SDK included).
  */
 export function versioned(r, parentURL) {
   const m = RUN.exec(parentURL ?? "");
-  if (!m || !r?.url?.startsWith("file:") || r.url.includes("?") || ADAPTER_URLS.some((a) => r.url.startsWith(a)) || inRealSdk(r.url)) return r;
+  if (!m || !r?.url?.startsWith("file:") || r.url.includes("?") || ADAPTER_URLS.some((a) => r.url.startsWith(a))) return r;
   return { ...r, url: `${r.url}?clawspec-run=${m[1]}` };
 }
 

@@ -16,7 +16,7 @@ export default {
         return { status: "committed" };
       },
       async assemble(params) {
-        return { messages: params.messages, estimatedTokens: 0, release: core.release(), newOnly: core.newOnly("x"), ...(core.releaseCallCount ? { releaseCalls: core.releaseCallCount() } : {}) };
+        return { messages: params.messages, estimatedTokens: 0, release: core.release(), newOnly: core.newOnly("x") };
       },
       async compact(params) {
         return core.delegateCompactionToRuntime(params);
