@@ -27,18 +27,19 @@ const TICK_MS = 500;
 export function startWatchdog(afterMs, pendingHostRequests) {
   const idle = { begin() {}, end() {} };
   if (!(afterMs > 0)) return idle;
-  // [heartbeat ms, call start ms (0: none), call sequence]
-  const shared = new SharedArrayBuffer(3 * 8 + METHOD_BYTES);
+  // [heartbeat ms, call start ms (0: none), call sequence], then the call
+  // sequence last reported (whichever thread claims it first reports), then
+  // the method's name.
+  const shared = new SharedArrayBuffer(3 * 8 + 8 + METHOD_BYTES);
   const nums = new Float64Array(shared, 0, 3);
-  const name = new Uint8Array(shared, 24, METHOD_BYTES);
+  const claim = new Int32Array(shared, 24, 1);
+  const name = new Uint8Array(shared, 32, METHOD_BYTES);
   let current;
   let seq = 0;
-  let reported = 0;
   const tick = () => {
     const now = Date.now();
     nums[0] = now;
-    if (current && reported !== current.seq && now - current.start >= afterMs) {
-      reported = current.seq;
+    if (current && now - current.start >= afterMs && claimed(claim, current.seq)) {
       process.stderr.write(describeAwait(current.method, now - current.start, pendingHostRequests()));
     }
   };
@@ -68,6 +69,12 @@ export function startWatchdog(afterMs, pendingHostRequests) {
   };
 }
 
+/** Claim the report of call `seq` (false: already reported, by either thread). */
+export function claimed(claim, seq) {
+  const old = Atomics.load(claim, 0);
+  return old !== seq && Atomics.compareExchange(claim, 0, old, seq) === old;
+}
+
 /** The free-event-loop report. Exported for tests. */
 export function describeAwait(method, ms, hostRequests) {
   const counts = new Map();
@@ -85,9 +92,10 @@ const fs = require("node:fs");
 const inspector = require("node:inspector");
 const { shared, afterMs, staleMs, tickMs } = workerData;
 const nums = new Float64Array(shared, 0, 3);
-const name = new Uint8Array(shared, 24, ${METHOD_BYTES});
-let reported = 0;
+const claim = new Int32Array(shared, 24, 1);
+const name = new Uint8Array(shared, 32, ${METHOD_BYTES});
 let busy = false;
+const claimed = ${claimed.toString()};
 const say = (s) => { try { fs.writeSync(2, s); } catch {} };
 function methodName() {
   const end = name.indexOf(0);
@@ -127,10 +135,10 @@ setInterval(() => {
   const start = nums[1];
   const seq = nums[2];
   const now = Date.now();
-  if (!start || reported === seq || now - start < afterMs) return;
+  // A free but CPU-starved loop still gets a moment to report itself first.
+  if (!start || now - start < afterMs + staleMs / 2) return;
   const stale = now - nums[0];
-  if (stale < staleMs) return;
-  reported = seq;
+  if (stale < staleMs || !claimed(claim, seq)) return;
   busy = true;
   const method = methodName();
   stackOfMain((where) => {

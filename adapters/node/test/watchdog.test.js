@@ -33,10 +33,11 @@ test("a free event loop: the adapter lists what the engine awaits, once per call
     assert.match(err, /bootstrap has not answered after \d+\.\d s and the event loop is free: the engine awaits something\. Node is waiting on: .*Timeout ×\d/);
     assert.match(err, /no host request pending/);
     assert.deepEqual((await pending).result, { bootstrapped: true });
-    assert.equal(h.stderr().match(/has not answered/g).length, 1);
+    // (Only bootstrap: on a loaded machine initialize may outlast 500 ms too.)
+    assert.equal(h.stderr().match(/bootstrap has not answered/g).length, 1);
     // A prompt call says nothing.
     await h.call("bootstrap", { sessionId: "quick" });
-    assert.equal(h.stderr().match(/has not answered/g).length, 1);
+    assert.equal(h.stderr().match(/bootstrap has not answered/g).length, 1);
   } finally {
     await h.close();
   }
