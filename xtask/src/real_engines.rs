@@ -1,4 +1,4 @@
-//! `cargo xtask real-engines [--keep] [--cold] [--only NAME] [--repo OWNER/NAME=GIT_DIR]… [-- CERTIFY_ARGS…]`:
+//! `cargo xtask real-engines [--keep] [--cold] [--only NAME] [--repo OWNER/NAME=GIT_DIR]… [--built NAME=DIR]… [-- CERTIFY_ARGS…]`:
 //! certify third-party OpenClaw context-engine plugins the way a new user
 //! would (docs/real-engines.md). Each is cloned from GitHub and built with its
 //! own build script in a temp dir (network is used here and nowhere in
@@ -10,7 +10,12 @@
 //! docs/real-engines.md: on a shared machine wall time measures the load,
 //! CPU time the work). `--repo` clones from a local git dir (a mirror)
 //! instead of github.com; `--cold` also certifies each plugin with a fresh
-//! process per run (`certify --cold`) for comparison with warm reuse.
+//! process per run (`certify --cold`) for comparison with warm reuse;
+//! `--built NAME=DIR` certifies a checkout already built (a `--keep` dir)
+//! instead of fetching and building it again. Each row gives wall and CPU
+//! time, both also as ratios to `builtin:window` of the same invocation, and
+//! the 1-minute load average before and after: on a shared machine the
+//! ratios are the comparable figures.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -43,11 +48,18 @@ fn children_cpu() -> (f64, f64) {
     (s(u.ru_utime), s(u.ru_stime))
 }
 
-/// One certify's cost: wall seconds, CPU seconds (user + system), exit code.
+/// One certify's cost: wall seconds, CPU seconds (user + system), exit
+/// code, and the 1-minute load average before and after it.
 struct Cost {
     wall: f64,
     cpu: f64,
     code: i32,
+    load: (f64, f64),
+}
+
+/// The 1-minute load average (/proc/loadavg; 0 where there is none).
+fn load1() -> f64 {
+    std::fs::read_to_string("/proc/loadavg").ok().and_then(|s| s.split_whitespace().next()?.parse().ok()).unwrap_or(0.0)
 }
 
 fn run(cmd: &mut Command) -> Result<()> {
@@ -104,6 +116,16 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         .filter(|(flag, _)| *flag == "--repo")
         .filter_map(|(_, v)| v.split_once('=').map(|(r, d)| (r.to_string(), d.to_string())))
         .collect();
+    let built: Vec<(String, String)> = args
+        .iter()
+        .take_while(|a| *a != "--")
+        .zip(args.iter().skip(1))
+        .filter(|(flag, _)| *flag == "--built")
+        .filter_map(|(_, v)| v.split_once('=').map(|(n, d)| (n.to_string(), d.to_string())))
+        .collect();
+    if let Some((n, _)) = built.iter().find(|(n, _)| !ENGINES.iter().any(|e| e.name == n)) {
+        bail!("--built {n}=…: no such engine; engines: {}", ENGINES.iter().map(|e| e.name).collect::<Vec<_>>().join(", "));
+    }
     run(Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())).args(["build", "--release", "-p", "clawspec"]).current_dir(root))?;
     let exe = root.join("target/release/clawspec");
     let out_dir = root.join("target/real-engines");
@@ -113,6 +135,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     let node = node(&cache_root())?;
     let mut rows = Vec::new();
     let certify = |label: &str, engine_args: &[&str]| -> Result<Cost> {
+        let load0 = load1();
         let started = Instant::now();
         let (u0, s0) = children_cpu();
         let report = out_dir.join(format!("{label}.json"));
@@ -125,22 +148,35 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
             .current_dir(root)
             .status()?;
         let (u1, s1) = children_cpu();
-        Ok(Cost { wall: started.elapsed().as_secs_f64(), cpu: (u1 - u0) + (s1 - s0), code: status.code().unwrap_or(-1) })
+        Ok(Cost { wall: started.elapsed().as_secs_f64(), cpu: (u1 - u0) + (s1 - s0), code: status.code().unwrap_or(-1), load: (load0, load1()) })
     };
     let row = |name: &str, c: &Cost, base: &Cost, what: &str| {
-        format!("{name:<26} {:>7.1} s wall {:>7.1} s CPU (÷2 cores: {:>6.1} s)  CPU ratio {:>4.1}  exit {}  {what}", c.wall, c.cpu, c.cpu / 2.0, c.cpu / base.cpu.max(0.001), c.code)
+        format!(
+            "{name:<26} {:>7.1} s wall {:>7.1} s CPU (÷2 cores: {:>6.1} s)  ratio to window: wall {:>4.1}, CPU {:>4.1}  load {:.1}→{:.1}  exit {}  {what}",
+            c.wall,
+            c.cpu,
+            c.cpu / 2.0,
+            c.wall / base.wall.max(0.001),
+            c.cpu / base.cpu.max(0.001),
+            c.load.0,
+            c.load.1,
+            c.code
+        )
     };
     let base = certify("builtin-window", &["--engine", "builtin:window"])?;
     rows.push(row("builtin:window", &base, &base, "(baseline)"));
     for e in ENGINES.iter().filter(|e| only.as_deref().is_none_or(|o| o == e.name)) {
-        let dir = work.join(e.name);
-        let url = mirrors.iter().find(|(r, _)| r == e.repo).map(|(_, d)| d.clone()).unwrap_or_else(|| format!("https://github.com/{}.git", e.repo));
-        run(Command::new("git").args(["clone", "--quiet", "--depth", "1", "--branch", e.git_ref, &url, dir.to_str().unwrap()]))?;
+        let prebuilt = built.iter().find(|(n, _)| n == e.name).map(|(_, d)| PathBuf::from(d));
+        let dir = prebuilt.clone().unwrap_or_else(|| work.join(e.name));
+        if prebuilt.is_none() {
+            let url = mirrors.iter().find(|(r, _)| r == e.repo).map(|(_, d)| d.clone()).unwrap_or_else(|| format!("https://github.com/{}.git", e.repo));
+            run(Command::new("git").args(["clone", "--quiet", "--depth", "1", "--branch", e.git_ref, &url, dir.to_str().unwrap()]))?;
+            let path_env = format!("{}:{}", Path::new(&node).parent().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default(), std::env::var("PATH").unwrap_or_default());
+            run(Command::new("npm").args(["install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]).env("PATH", &path_env).current_dir(&dir))?;
+            run(Command::new("npm").args(["run", e.build]).env("PATH", &path_env).current_dir(&dir))?;
+        }
         let rev = Command::new("git").args(["rev-parse", "HEAD"]).current_dir(&dir).output()?;
         let rev = String::from_utf8_lossy(&rev.stdout).trim().to_string();
-        let path_env = format!("{}:{}", Path::new(&node).parent().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default(), std::env::var("PATH").unwrap_or_default());
-        run(Command::new("npm").args(["install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]).env("PATH", &path_env).current_dir(&dir))?;
-        run(Command::new("npm").args(["run", e.build]).env("PATH", &path_env).current_dir(&dir))?;
         let entry = dir.join(e.entry);
         let what = format!("({}@{} {})", e.repo, e.git_ref, &rev[..rev.len().min(12)]);
         let plugin_args = ["--plugin", entry.to_str().unwrap(), "--sdk", "real", "--node", &node];

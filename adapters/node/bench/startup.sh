@@ -3,7 +3,8 @@
 # CPU seconds of the children (bash `times`), not wall time, so a loaded machine
 # does not skew the ratio.
 #   bench/startup.sh PLUGIN_ENTRY [PROFILE=OPENCLAW_PACKAGE_DIR] [N]
-# NODE selects the interpreter (default: node).
+# NODE selects the interpreter (default: node); ADAPTER_ARGS adds adapter
+# options (e.g. ADAPTER_ARGS='--hang-report-ms 0' to leave the watchdog out).
 set -euo pipefail
 entry=${1:?usage: startup.sh PLUGIN_ENTRY [PROFILE=OPENCLAW_PACKAGE_DIR] [N]}
 sdk=${2:-}
@@ -28,7 +29,7 @@ for _ in $(seq "$n"); do printf '%s\n' "$init" | "$node" -e 'process.stdin.pipe(
 snap; echo_ms=$(( $(ms) - start ))
 start=$(ms)
 for _ in $(seq "$n"); do
-  printf '%s\n%s\n' "$init" "$bye" | "$node" "$adapter" "$entry" ${sdk:+--sdk "$sdk"} > /dev/null 2>&1
+  printf '%s\n%s\n' "$init" "$bye" | "$node" "$adapter" "$entry" ${sdk:+--sdk "$sdk"} ${ADAPTER_ARGS:-} > /dev/null 2>&1
 done
 snap; adapter_ms=$(( $(ms) - start ))
 echo "bare echo: $(( echo_ms / n )) ms CPU per start"

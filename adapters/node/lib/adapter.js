@@ -17,6 +17,7 @@ import { CODE, createServer, errorFor } from "./server.js";
 import { Baseline } from "./warm.js";
 import { releaseOf } from "./surface.js";
 import { guardStdout } from "./stdout-guard.js";
+import { startWatchdog } from "./watchdog.js";
 
 export { parseArgs, UsageError } from "./cli.js";
 export { VERSION } from "./server.js";
@@ -27,6 +28,10 @@ const PER_RUN_ENV = ["CLAWSPEC_STATE_DIR", "CLAWSPEC_OPENCLAW_STATE_DIR"];
 /** @param {string[]} argv */
 export async function main(argv) {
   const args = parseArgs(argv);
+  /** @type {Rpc} */
+  let rpc;
+  // Before the Baseline: a run's reset must not clear its timer.
+  const watchdog = startWatchdog(args.hangReportMs, () => [...(rpc?.pending.values() ?? [])].map((p) => p.method));
   // Taken before anything of the first run: `reset` returns here (lib/warm.js).
   const baseline = new Baseline();
   let report = new Report();
@@ -50,7 +55,7 @@ export async function main(argv) {
   let queue = Promise.resolve();
   /** Set when the host offered `messageDelta` (the server accepts it): full arrays are rebuilt here, in arrival order. */
   let deltas;
-  const rpc = new Rpc(
+  rpc = new Rpc(
     out,
     (frame) => {
       if (frame.method === "initialize") deltas = offered(frame.params) ? new DeltaDecoder() : undefined;
@@ -67,7 +72,12 @@ export async function main(argv) {
       queue = queue.then(async () => {
         if (frame.method === "shutdown") return shutdown(frame.id);
         if (frame.method === "reset") return rpc.send(reset(frame));
-        rpc.send(await server.handle(frame));
+        watchdog.begin(frame.method);
+        try {
+          rpc.send(await server.handle(frame));
+        } finally {
+          watchdog.end();
+        }
       });
     },
     (frame) => {

@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 
-export const USAGE = "usage: clawspec-node-adapter <plugin-entry> [--engine-id ID] [--plugin-config JSON|@file] [--state-dir DIR] [--seed N] [--sdk PROFILE=OPENCLAW_PACKAGE_DIR]…";
+export const USAGE = "usage: clawspec-node-adapter <plugin-entry> [--engine-id ID] [--plugin-config JSON|@file] [--state-dir DIR] [--seed N] [--sdk PROFILE=OPENCLAW_PACKAGE_DIR]… [--hang-report-ms MS]";
 
 export class UsageError extends Error {
   name = "UsageError";
@@ -11,11 +11,12 @@ export class UsageError extends Error {
 
 /**
  * @param {string[]} argv
- * @returns {{entry: string, engineId?: string, pluginConfig?: unknown, stateDir?: string, seed: number, sdk: Record<string, string>}}
+ * @returns {{entry: string, engineId?: string, pluginConfig?: unknown, stateDir?: string, seed: number, sdk: Record<string, string>, hangReportMs: number}}
  */
 export function parseArgs(argv) {
-  /** @type {{entry?: string, engineId?: string, pluginConfig?: unknown, stateDir?: string, seed: number, sdk: Record<string, string>}} */
-  const args = { seed: 0x5eed, sdk: {} };
+  /** @type {{entry?: string, engineId?: string, pluginConfig?: unknown, stateDir?: string, seed: number, sdk: Record<string, string>, hangReportMs: number}} */
+  // hangReportMs: two thirds of clawspec's default 30 s call timeout (lib/watchdog.js).
+  const args = { seed: 0x5eed, sdk: {}, hangReportMs: 20000 };
   const value = (i, flag) => {
     const v = argv[i];
     if (v === undefined) throw new UsageError(`${flag} needs a value`);
@@ -33,6 +34,10 @@ export function parseArgs(argv) {
       const v = value(++i, a);
       if (!/^\d+$/.test(v)) throw new UsageError(`--seed ${JSON.stringify(v)}: expected a non-negative integer`);
       args.seed = Number(v);
+    } else if (a === "--hang-report-ms") {
+      const v = value(++i, a);
+      if (!/^\d+$/.test(v)) throw new UsageError(`--hang-report-ms ${JSON.stringify(v)}: expected milliseconds (0: never)`);
+      args.hangReportMs = Number(v);
     } else if (a.startsWith("--")) throw new UsageError(`unknown option ${a}`);
     else if (args.entry === undefined) args.entry = a;
     else throw new UsageError(`unexpected argument ${JSON.stringify(a)} (the plugin entry is ${JSON.stringify(args.entry)})`);

@@ -1,5 +1,7 @@
-// ESM resolve hook (module.register, Node ≥ 20.6; runs off the main thread)
-// for `openclaw/plugin-sdk[/<sub>]`, configured by lib/sdk.js per profile:
+// ESM resolve hook for `openclaw/plugin-sdk[/<sub>]`: in the importing thread
+// (module.registerHooks, Node ≥ 22.15) or, before that, on Node's loader
+// thread (module.register, Node ≥ 20.6; lib/sdk.js says why in-thread wins),
+// configured by lib/sdk.js per profile:
 // - the real SDK of the profile's OpenClaw release (`data.real`: the cached
 //   `openclaw@<version>` package dir): the sub-path as that release exports it,
 //   with the host-bound functions (`data.hostBound`) replaced by the
@@ -47,35 +49,76 @@ export function versioned(r, parentURL) {
   return { ...r, url: `${r.url}?clawspec-run=${m[1]}` };
 }
 
-export async function resolve(specifier, context, next) {
-  return versioned(await resolveSdk(specifier, context, next), context.parentURL);
+/**
+ * One body serves both hook flavours: `module.registerHooks` (in-thread,
+ * synchronous `next`) and `module.register` (off-thread, async `next`).
+ * `then` applies f to a value or to a promise's value; `attempt` routes a
+ * synchronous throw and a rejection alike to `fail`.
+ */
+const then = (x, f) => (x && typeof x.then === "function" ? x.then(f) : f(x));
+function attempt(run, ok, fail) {
+  let x;
+  try {
+    x = run();
+  } catch (err) {
+    return fail(err);
+  }
+  return x && typeof x.then === "function" ? x.then(ok, fail) : ok(x);
 }
 
-async function resolveSdk(specifier, context, next) {
+/** Resolutions this thread's copy of the hook served (tests: in-thread or not). */
+export const stats = { resolved: 0 };
+
+function resolveAny(specifier, context, next) {
+  stats.resolved += 1;
+  return then(resolveSdk(specifier, context, next), (r) => versioned(r, context.parentURL));
+}
+
+/** The `module.register` hook (Node < 22.15): runs on the loader thread. */
+export async function resolve(specifier, context, next) {
+  return resolveAny(specifier, context, next);
+}
+
+/**
+ * The `module.registerHooks` hook (Node ≥ 22.15): runs in the importing
+ * thread. `require()` goes through Module._resolveFilename (lib/sdk.js), as
+ * with the off-thread hook, which never sees it.
+ */
+export function resolveInThread(specifier, context, next) {
+  if (context.conditions?.includes("require")) return next(specifier, context);
+  return resolveAny(specifier, context, next);
+}
+
+function resolveSdk(specifier, context, next) {
   const m = SDK_SPECIFIER.exec(specifier);
   if (!m) return next(specifier, context);
   const sub = m[1] ?? "index";
   if (sdk.real) return resolveReal(specifier, sub, context, next);
-  try {
-    return await next(specifier, context);
-  } catch (err) {
-    const shim = path.join(sdk.shimDir, `${sub}.js`);
-    if ((err?.code === "ERR_MODULE_NOT_FOUND" || err?.code === "ERR_PACKAGE_PATH_NOT_EXPORTED") && fs.existsSync(shim)) return { url: pathToFileURL(shim).href, shortCircuit: true };
-    throw err;
-  }
+  return attempt(
+    () => next(specifier, context),
+    (r) => r,
+    (err) => {
+      const shim = path.join(sdk.shimDir, `${sub}.js`);
+      if ((err?.code === "ERR_MODULE_NOT_FOUND" || err?.code === "ERR_PACKAGE_PATH_NOT_EXPORTED") && fs.existsSync(shim)) return { url: pathToFileURL(shim).href, shortCircuit: true };
+      throw err;
+    },
+  );
 }
 
-async function resolveReal(specifier, sub, context, next) {
-  let r;
-  try {
+function resolveReal(specifier, sub, context, next) {
+  return attempt(
     // From inside the cached package: its own `exports` map decides.
-    r = await next(specifier, { ...context, parentURL: pathToFileURL(path.join(sdk.real, "package.json")).href });
-  } catch (err) {
-    const e = new Error(`${specifier} does not exist in openclaw@${sdk.version}, the SDK of profile ${sdk.profile} (${err?.code ?? err?.message})`);
-    e.code = err?.code;
-    throw e;
-  }
-  r = versioned(r, context.parentURL);
+    () => next(specifier, { ...context, parentURL: pathToFileURL(path.join(sdk.real, "package.json")).href }),
+    (r) => withHostBound(versioned(r, context.parentURL), sub),
+    (err) => {
+      const e = new Error(`${specifier} does not exist in openclaw@${sdk.version}, the SDK of profile ${sdk.profile} (${err?.code ?? err?.message})`);
+      e.code = err?.code;
+      throw e;
+    },
+  );
+}
+
+function withHostBound(r, sub) {
   const wanted = sdk.hostBound[sub] ?? [];
   if (!wanted.length) return { ...r, shortCircuit: true };
   let source = "";

@@ -16,7 +16,7 @@ export class Rpc {
    */
   constructor(out, onRequest, onNotification, input = process.stdin) {
     this.out = out;
-    /** @type {Map<number, {resolve: (v: any) => void, reject: (e: Error) => void}>} */
+    /** @type {Map<number, {resolve: (v: any) => void, reject: (e: Error) => void, method: string}>} */
     this.pending = new Map();
     this.nextId = FIRST_HOST_REQUEST_ID;
     const rl = readline.createInterface({ input, crlfDelay: Infinity });
@@ -55,7 +55,7 @@ export class Rpc {
   request(method, params) {
     const id = ++this.nextId;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { resolve, reject, method });
       this.send({ jsonrpc: "2.0", id, method, params });
     });
   }

@@ -3,14 +3,22 @@
 // PROFILE=DIR`, from its cache), else the plugin's own `openclaw`, else the
 // adapter's shims (shims/plugin-sdk/<sub>.js). Installed once, at
 // `initialize`, before the plugin is imported: only then is the profile known.
-// ESM through a module.register resolve hook (hooks.mjs), CJS through
-// Module._resolveFilename.
+// ESM through a resolve hook (hooks.mjs), CJS through Module._resolveFilename.
+//
+// The hook runs in the importing thread (module.registerHooks) wherever Node
+// has it (≥ 22.15): an off-thread hook (module.register) costs every ESM
+// resolution a synchronous round trip to Node's loader thread (Atomics.wait
+// in node:internal/modules/esm/hooks makeSyncRequest), and the real 2026.9.6
+// SDK's session-transcript-runtime pulls in a graph of thousands of
+// resolutions on the plugin's first `bootstrap`. On a loaded machine each
+// round trip waits for the scheduler, and that import alone outlasted the 30 s
+// call timeout (docs/real-engines.md, "bootstrap never answers").
 import fs from "node:fs";
 import module from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { SDK_SPECIFIER } from "./hooks.mjs";
+import { initialize, resolveInThread, SDK_SPECIFIER } from "./hooks.mjs";
 
 const SHIM_DIR = fileURLToPath(new URL("../shims/plugin-sdk/", import.meta.url));
 
@@ -70,20 +78,31 @@ export function installSdk(sdk) {
   if (installed) throw new Error("the plugin SDK is chosen once per adapter process");
   installed = true;
   const real = sdk.kind === "real" ? sdk.dir : undefined;
-  module.register(new URL("./hooks.mjs", import.meta.url), {
-    data: { real, version: sdk.kind === "real" ? sdk.version : undefined, profile: sdk.kind === "real" ? sdk.profile : undefined, shimDir: SHIM_DIR, hostBound: HOST_BOUND },
-  });
+  const data = { real, version: sdk.kind === "real" ? sdk.version : undefined, profile: sdk.kind === "real" ? sdk.profile : undefined, shimDir: SHIM_DIR, hostBound: HOST_BOUND };
+  if (typeof module.registerHooks === "function") {
+    initialize(data);
+    module.registerHooks({ resolve: resolveInThread });
+  } else {
+    module.register(new URL("./hooks.mjs", import.meta.url), { data });
+  }
   const Module = module.Module;
   const original = Module._resolveFilename;
   const fromReal = real ? module.createRequire(path.join(real, "package.json")) : undefined;
+  // fromReal.resolve comes back through this function: the inner call is
+  // the package resolving its own `exports` (without the guard it recursed
+  // until the stack overflowed, and every CJS require of the SDK failed).
+  let inReal = false;
   Module._resolveFilename = function resolveSdk(request, ...rest) {
     const m = SDK_SPECIFIER.exec(request);
     // CJS under the real SDK: that release's file as is (require() of its ESM needs Node ≥ 22.12).
-    if (m && fromReal) {
+    if (m && fromReal && !inReal) {
+      inReal = true;
       try {
         return fromReal.resolve(request);
       } catch (err) {
-        throw Object.assign(new Error(`${request} does not exist in openclaw@${sdk.version}, the SDK of profile ${sdk.profile} (${err?.code})`), { code: err?.code });
+        throw Object.assign(new Error(`${request} does not exist in openclaw@${sdk.version}, the SDK of profile ${sdk.profile} (${err?.code ?? err?.message})`), { code: err?.code });
+      } finally {
+        inReal = false;
       }
     }
     try {

@@ -13,15 +13,18 @@ const sdkDir = path.join(path.dirname(entry), "..", "..", "sdk", "openclaw-new")
 test("parses every option", () => {
   const cfgFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "cli-")), "c.json");
   fs.writeFileSync(cfgFile, '{"dbPath":"x"}');
-  assert.deepEqual(parseArgs([entry, "--engine-id", "legacy", "--plugin-config", `@${cfgFile}`, "--state-dir", "rel", "--seed", "7", "--sdk", `openclaw-2026.9.6=${sdkDir}`]), {
+  assert.deepEqual(parseArgs([entry, "--engine-id", "legacy", "--plugin-config", `@${cfgFile}`, "--state-dir", "rel", "--seed", "7", "--sdk", `openclaw-2026.9.6=${sdkDir}`, "--hang-report-ms", "1500"]), {
     entry,
     engineId: "legacy",
     pluginConfig: { dbPath: "x" },
     stateDir: path.resolve("rel"),
     seed: 7,
     sdk: { "openclaw-2026.9.6": sdkDir },
+    hangReportMs: 1500,
   });
   assert.deepEqual(parseArgs([entry, "--plugin-config", "[1]"]).pluginConfig, [1]);
+  // Two thirds of clawspec's default 30 s call timeout.
+  assert.equal(parseArgs([entry]).hangReportMs, 20000);
 });
 
 const bad = [
@@ -31,6 +34,7 @@ const bad = [
   [[entry, "--plugin-config", "{oops"], /--plugin-config: not valid JSON/],
   [[entry, "--plugin-config", "@/no/such.json"], /cannot read the file/],
   [[entry, "--seed", "x"], /non-negative integer/],
+  [[entry, "--hang-report-ms", "soon"], /expected milliseconds/],
   [[entry, "--frobnicate"], /unknown option --frobnicate/],
   [[entry, entry], /unexpected argument/],
   [[entry, "--sdk", "openclaw-2026.9.6"], /expected PROFILE=OPENCLAW_PACKAGE_DIR/],

@@ -225,6 +225,12 @@ fn plugin_spec(a: &EngineArgs, entry: &Path, sdk: &[(String, Option<PathBuf>)]) 
         args.push(c.clone());
     }
     args.extend(super::sdk::adapter_args(sdk));
+    // The adapter says on stderr what a slow call is doing (awaiting, or
+    // running synchronous code: its stack) before the call timeout gives up,
+    // so the timeout fault carries it (adapters/node/lib/watchdog.js).
+    let timeout_ms = a.call_timeout_ms.unwrap_or(DriverConfig::default().call_timeout.as_millis() as u64);
+    args.push("--hang-report-ms".into());
+    args.push((timeout_ms * 2 / 3).max(1).to_string());
     Ok(EngineSpec {
         program: a.node.clone(),
         args,
