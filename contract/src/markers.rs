@@ -67,6 +67,12 @@ pub fn fallback_retry_prompt(
 /// (openclaw `src/agents/embedded-agent-runner/run/session-prompt-state.ts`, `CONTINUATION_PROMPT`).
 pub const CONTINUATION_PROMPT: &str = "Continue the current task from the existing transcript, preserving completed work. If an action was interrupted, inspect its state before deciding whether to retry it. Do not restart the task or repeat completed actions.";
 
+/// 2026.9.6 orphan repair: a retry whose transcript still ends with the
+/// unanswered user message sends that message's text inside the prompt, behind
+/// this line (dist context-engine-maintenance-*.mjs `QUEUED_USER_MESSAGE_MARKER`,
+/// `mergeOrphanedTrailingUserPrompt`).
+pub const QUEUED_USER_MESSAGE_MARKER: &str = "[Queued user message from a previous active turn; preserved as context only. Continue with the active prompt below.]";
+
 /// Appended (after one space) to [`CONTINUATION_PROMPT`] when a tool failed
 /// (openclaw 2026.9.6 `tool-outcome-instructions`, `TOOL_FAILURE_INSTRUCTION`).
 pub const TOOL_FAILURE_INSTRUCTION: &str =

@@ -43,11 +43,13 @@ impl ReleaseLimit {
             ReleaseLimit::BareResetTurn if older => Err(NotDrivable(format!(
                 "a bare /new or /reset on openclaw@{version}: the host persists the reset turn's user message as empty text and sends the reset prompt only as runtime context, so the provider request carries no message and Anthropic rejects it (\"messages: at least one message is required\", observed with twin --keep); the scripted reset-prompt reply cannot be reached"
             ))),
-            // dist/context-window-guard-*: CONTEXT_WINDOW_HARD_MIN_TOKENS is 16e3 in 2026.4.26 and
-            // 4e3 in 2026.9.6; below it the run fails before any engine call ("Model context window
+            // CONTEXT_WINDOW_HARD_MIN_TOKENS is 16e3 in 2026.4.26 (dist/context-window-guard-BIgyEo4u.js:4)
+            // and 4e3 in 2026.9.6 (dist/context-window-guard-BHx3Iiy5.mjs:4); below it the run fails before any engine call ("Model context window
             // too small (700 tokens; source=modelsConfig). Minimum is 4000.", observed with twin --keep
             // on regression-lossless-claw-1193 and overflow-provider-tokens).
             ReleaseLimit::ContextWindow(tokens) => {
+                // The library's scenarios use windows of 20 000 tokens and more, with
+                // messages scaled to match, so both releases accept them (issue 13).
                 let min = if older { 16_000 } else { 4_000 };
                 if tokens < min {
                     return Err(NotDrivable(format!(

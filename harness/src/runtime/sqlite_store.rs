@@ -438,6 +438,20 @@ pub fn iso8601(ms: u64) -> String {
     )
 }
 
+/// A transcript event the host stored compressed: OpenClaw 2026.9.6 writes
+/// every event of at least 1 024 UTF-8 bytes as a zstd frame in `event_zstd`
+/// with `event_json` NULL (dist/transcript-payload-*.mjs `MIN_COMPRESS_BYTES`,
+/// `prepareTranscriptPayload`); the reference runtime's own store never does.
+fn decompress_event(frame: &[u8]) -> Result<String, String> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    ruzstd::decoding::StreamingDecoder::new(frame)
+        .map_err(|e| e.to_string())?
+        .read_to_end(&mut out)
+        .map_err(|e| e.to_string())?;
+    String::from_utf8(out).map_err(|e| e.to_string())
+}
+
 /// The visible messages of a session in an agent database: the parent chain
 /// from the last event back to the root (OpenClaw's branch-safe projection,
 /// dist session-accessor.sqlite-read-*.mjs `selectVisibleTranscriptEventEntries`),
@@ -449,15 +463,23 @@ pub fn read_visible_messages(db_path: &Path, session_id: &str) -> Result<Vec<Val
     )
     .map_err(|e| format!("cannot open {}: {e}", db_path.display()))?;
     let mut stmt = conn
-        .prepare("SELECT event_json FROM transcript_events WHERE session_id = ?1 AND event_json IS NOT NULL ORDER BY seq")
+        .prepare("SELECT event_json, event_zstd FROM transcript_events WHERE session_id = ?1 ORDER BY seq")
         .map_err(|e| format!("{}: {e}", db_path.display()))?;
-    let events: Vec<Value> = stmt
-        .query_map([session_id], |r| r.get::<_, String>(0))
+    let rows: Vec<(Option<String>, Option<Vec<u8>>)> = stmt
+        .query_map([session_id], |r| Ok((r.get(0)?, r.get(1)?)))
         .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
-        .map_err(|e| format!("{}: {e}", db_path.display()))?
-        .iter()
-        .filter_map(|s| serde_json::from_str(s).ok())
-        .collect();
+        .map_err(|e| format!("{}: {e}", db_path.display()))?;
+    let mut events: Vec<Value> = Vec::with_capacity(rows.len());
+    for (json, zstd) in rows {
+        let text = match (json, zstd) {
+            (Some(j), _) => j,
+            (None, Some(z)) => decompress_event(&z).map_err(|e| format!("{}: a compressed transcript event: {e}", db_path.display()))?,
+            (None, None) => continue,
+        };
+        if let Ok(v) = serde_json::from_str(&text) {
+            events.push(v);
+        }
+    }
     let by_id: std::collections::HashMap<&str, &Value> = events
         .iter()
         .filter_map(|e| Some((e.get("id")?.as_str()?, e)))
@@ -653,6 +675,27 @@ mod tests {
             format!("{:032x}", 2)
         );
         let _ = f;
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn compressed_events_are_read_like_plain_ones() {
+        // The real host's shape: large events as zstd frames, small ones as JSON text.
+        let dir = tempfile_dir("zstd");
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = dir.join("openclaw-agent.sqlite");
+        let c = Connection::open(&db).unwrap();
+        c.execute_batch("CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL, event_zstd BLOB, event_utf8_bytes INTEGER, navigation_json TEXT, PRIMARY KEY (session_id, seq))").unwrap();
+        let big = "the nightly pipeline failed. ".repeat(80);
+        let e1 = serde_json::json!({"type": "message", "id": "a", "parentId": null, "message": {"role": "user", "content": big}}).to_string();
+        let e2 = serde_json::json!({"type": "message", "id": "b", "parentId": "a", "message": {"role": "user", "content": "short"}}).to_string();
+        let frame = ruzstd::encoding::compress_to_vec(e1.as_bytes(), ruzstd::encoding::CompressionLevel::Fastest);
+        c.execute("INSERT INTO transcript_events VALUES ('s', 1, NULL, 0, ?1, ?2, '{}')", rusqlite::params![frame, e1.len() as i64]).unwrap();
+        c.execute("INSERT INTO transcript_events VALUES ('s', 2, ?1, 0, NULL, NULL, NULL)", [e2]).unwrap();
+        drop(c);
+        let ms = read_visible_messages(&db, "s").unwrap();
+        assert_eq!(ms.len(), 2, "the compressed event is on the chain");
+        assert_eq!(ms[0]["content"], big);
         let _ = std::fs::remove_dir_all(dir);
     }
 

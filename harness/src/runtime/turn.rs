@@ -174,7 +174,16 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         // The previous attempt's before_prompt_build context is not part of this
         // attempt's budget: OpenClaw applies the hook only after assemble.
         sim.hook_system_prompt = None;
-        sim.attempt_budget = Some(sim.assemble_budget(&prompt));
+        // 2026.9.6 orphan repair on a continuation retry: the transcript still
+        // ends with the unanswered user message, so the engine gets it merged
+        // into the prompt and the history without it (the prompt also sizes
+        // the attempt's budget).
+        let orphan = if continuation { orphaned_user_text(sim) } else { None };
+        let engine_prompt = match &orphan {
+            Some(text) if !prompt_includes_queued(&prompt, text) => format!("{}\n{text}\n\n{prompt}", markers::QUEUED_USER_MESSAGE_MARKER),
+            _ => prompt.clone(),
+        };
+        sim.attempt_budget = Some(sim.assemble_budget(&engine_prompt));
         // 1. bootstrap + maintain(bootstrap), every attempt, only when the
         //    transcript existed before it (`hadSessionFile`).
         let had_session_file = if sim.profile.bootstrap_after_admission {
@@ -197,10 +206,15 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         // 2. history pipeline
         // The model's history starts at the last reset boundary (`Transcript::context_start`).
         let from = sim.transcript.context_start();
-        let source: Vec<AgentMessage> = match admission {
+        let mut source: Vec<AgentMessage> = match admission {
             Some((idx, _)) if !continuation => sim.transcript.entries[from.min(idx)..idx].iter().map(|e| e.message.clone()).collect(),
             _ => sim.transcript.entries[from..].iter().filter(|e| !e.abandoned).map(|e| e.message.clone()).collect(),
         };
+        if orphan.is_some() {
+            if let Some(at) = source.iter().rposition(|m| !m.is_runtime_context_carrier()) {
+                source.remove(at);
+            }
+        }
         // A continuation keeps the persisted user turn: it is not an orphan.
         let piped = pipeline::run(sim.profile, &source, !continuation);
         for (code, text) in piped.notes {
@@ -210,10 +224,11 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         // 3. assemble
         let pending: Vec<AgentMessage> = match (mode, continuation) {
             (Mode::Durable, false) => vec![inp.message.clone()],
-            (Mode::Durable, true) => vec![AgentMessage::user_text(prompt.clone())],
+            (Mode::Durable, true) => vec![AgentMessage::user_text(engine_prompt.clone())],
             _ => vec![],
         };
-        let assembled = assemble_attempt(sim, &history, inp.assemble_prompt.as_deref().unwrap_or(&prompt), &pending).await?;
+        let assemble_prompt = if orphan.is_some() { engine_prompt.as_str() } else { inp.assemble_prompt.as_deref().unwrap_or(&prompt) };
+        let assembled = assemble_attempt(sim, &history, assemble_prompt, &pending).await?;
         let (mut session, spa, authority) = match assembled {
             Ok(a) => a,
             Err(crash) => {
@@ -237,7 +252,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                     persist_carriers(sim, inp, &mut carriers_persisted);
                     let mut msg = retry_message.clone().unwrap_or_else(|| inp.message.clone());
                     if continuation {
-                        msg = AgentMessage::user_text(prompt.clone());
+                        msg = AgentMessage::user_text(engine_prompt.clone());
                     }
                     let fresh = inp.persist && !user_persisted;
                     if fresh {
@@ -393,6 +408,43 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             }
         }
     }
+}
+
+/// The text of the transcript's trailing user message, when the last message
+/// (runtime-context carriers aside) is one: what 2026.9.6's orphan repair
+/// merges into a retry's prompt (dist builtin-openclaw-*.mjs
+/// `resolveOrphanRepairPlan`; context-engine-maintenance-*.mjs
+/// `extractUserMessagePromptText`: a string trimmed, text parts joined by
+/// newlines). Only 2026.9.6 retries from the transcript.
+fn orphaned_user_text(sim: &Sim<'_>) -> Option<String> {
+    if sim.profile.overflow_retry != OverflowRetry::ContinueFromTranscript {
+        return None;
+    }
+    let messages = sim.transcript.messages();
+    let AgentMessage::User(u) = messages.iter().rev().find(|m| !m.is_runtime_context_carrier())? else {
+        return None;
+    };
+    let text = match &u.content {
+        MessageContent::Text(t) => t.trim().to_string(),
+        MessageContent::Blocks(bs) => bs
+            .iter()
+            .filter_map(|b| if let ContentBlock::Text(t) = b { Some(t.text.trim()) } else { None })
+            .filter(|t| !t.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n"),
+    };
+    (!text.is_empty()).then_some(text)
+}
+
+/// The prompt already carries the orphaned text (a fallback retry's marked
+/// prompt repeats the body), so nothing is merged, though the leaf still
+/// leaves the history (`promptAlreadyIncludesQueuedUserMessage`).
+fn prompt_includes_queued(prompt: &str, orphan: &str) -> bool {
+    let prompt = prompt.replace("\r\n", "\n");
+    let orphan = orphan.replace("\r\n", "\n");
+    let orphan = orphan.trim();
+    let block = format!("{}\n{orphan}", markers::QUEUED_USER_MESSAGE_MARKER);
+    prompt == block || prompt.starts_with(&format!("{block}\n")) || prompt.contains(&format!("\n{block}\n")) || format!("\n{prompt}\n").contains(&format!("\n{orphan}\n"))
 }
 
 fn persist_carriers(sim: &mut Sim<'_>, inp: &TurnInput, done: &mut bool) {
@@ -1129,5 +1181,20 @@ fn truncate_tool_results(sim: &mut Sim<'_>) -> bool {
         true
     } else {
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rstest::rstest;
+
+    #[rstest]
+    #[case::continuation_prompt(markers::CONTINUATION_PROMPT, false)]
+    #[case::fallback_marked_prompt("[retry marker]\n\nIs it fixed now?", true)]
+    #[case::already_merged(&format!("{}\nIs it fixed now?\n\nContinue.", markers::QUEUED_USER_MESSAGE_MARKER), true)]
+    #[case::text_inside_a_line("Well, Is it fixed now? maybe", false)]
+    fn a_prompt_already_carrying_the_orphan_is_not_merged_again(#[case] prompt: &str, #[case] included: bool) {
+        assert_eq!(prompt_includes_queued(prompt, " Is it fixed now?\r\n"), included);
     }
 }

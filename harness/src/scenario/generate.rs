@@ -41,7 +41,7 @@ pub fn steps(g: &GenerateSpec) -> Vec<Step> {
                     tool_calls: vec![ToolCallSpec {
                         id: None,
                         name: tool.clone(),
-                        arguments: json!({"path": target, "step": k + 1}),
+                        arguments: tool_arguments(tool, &target, k + 1),
                         result: rng.block(g.result_chars, &format!("{tool} {target}")),
                         is_error: false,
                         image: false,
@@ -68,6 +68,22 @@ pub fn steps(g: &GenerateSpec) -> Vec<Step> {
         }
     }
     out
+}
+
+/// A call's arguments: the target path and step, plus the string arguments
+/// the real core tool's schema requires (`realhost::tools` required_args:
+/// exec `command`, write `content`), so a generated session can be driven on
+/// a real OpenClaw, which answers a call failing validation itself. Derived
+/// from the target, not drawn from the seeded stream, so every other
+/// generated value stays the same.
+fn tool_arguments(tool: &str, target: &str, step: usize) -> serde_json::Value {
+    let mut args = json!({"path": target, "step": step});
+    match tool {
+        "exec" => args["command"] = json!(format!("cat {target}")),
+        "write" => args["content"] = json!(format!("notes on {target}, step {step}\n")),
+        _ => {}
+    }
+    args
 }
 
 /// Messages a spec produces (user + assistant per model call + tool results),
@@ -180,6 +196,24 @@ mod tests {
             for c in calls {
                 assert!((900..1000).contains(&c.result.len()), "{}", c.result.len());
             }
+        }
+    }
+
+    #[test]
+    fn every_generated_call_passes_the_real_tools_schema() {
+        let g = GenerateSpec { turns: 40, tool_calls: [1, 4], ..GenerateSpec::default() };
+        let calls: Vec<ToolCallSpec> = steps(&g)
+            .into_iter()
+            .filter_map(|s| if let Step::Turn(t) = s { Some(t.model) } else { None })
+            .flatten()
+            .filter_map(|m| if let ModelReply::Full(f) = m { Some(f.tool_calls) } else { None })
+            .flatten()
+            .collect();
+        for tool in ["exec", "read", "write"] {
+            assert!(calls.iter().any(|c| c.name == tool), "{tool} never drawn");
+        }
+        for c in &calls {
+            crate::realhost::tools::scripted(c, "id".into()).unwrap_or_else(|e| panic!("{}: {e}", c.name));
         }
     }
 
