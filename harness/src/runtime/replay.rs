@@ -34,7 +34,19 @@ fn wire(profile: &Profile, setup: &Setup) -> Option<Provider> {
 /// `validateAnthropicTurns`, provider-replay-helpers-*.mjs
 /// `buildOpenAICompatibleReplayPolicy`; twins of regression-a8-empty-tool-name
 /// and regression-a8-consecutive-user).
-pub fn sanitize_history(profile: &Profile, setup: &Setup, ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+///
+/// Every API: a tool result's `details` (what the tool reported beside its
+/// content) is not replayed (`stripToolResultDetails`, model-context-message-*.mjs,
+/// called by `sanitizeSessionHistory`): the session keeps it, the next
+/// attempt's history drops it (twin of http-anthropic).
+pub fn sanitize_history(profile: &Profile, setup: &Setup, mut ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    if profile.attempt_runtime_context_v2026_9 {
+        for m in &mut ms {
+            if let AgentMessage::ToolResult(r) = m {
+                r.details = None;
+            }
+        }
+    }
     let policy = match wire(profile, setup) {
         Some(Provider::Anthropic) => return sanitize_tool_call_ids(&Policy::for_model(Provider::Anthropic, &setup.model), ms),
         Some(Provider::Gemini) => Policy::for_model(Provider::Gemini, &setup.model),
@@ -129,6 +141,23 @@ mod tests {
         let gemini = Setup { provider: "google".into(), api: "google-generative-ai".into(), model: "gemini-2.5-pro".into(), ..Setup::default() };
         let out = sanitize_history(&p96, &gemini, h);
         assert!(out.iter().any(|m| matches!(m, AgentMessage::ToolResult(r) if r.tool_call_id == "calllog01" && r.tool_name.as_deref() == Some("read"))), "{out:?}");
+    }
+
+    #[rstest]
+    #[case::anthropic("anthropic", "anthropic-messages")]
+    #[case::responses("openai", "openai-responses")]
+    #[case::chat("openai", "openai-completions")]
+    fn history_drops_tool_result_details_on_2026_9(#[case] provider: &str, #[case] api: &str) {
+        let setup = Setup { provider: provider.into(), api: api.into(), ..Setup::default() };
+        let mut h = history();
+        for m in &mut h {
+            if let AgentMessage::ToolResult(r) = m {
+                r.details = Some(json!({"exitCode": 0}));
+            }
+        }
+        let details = |ms: &[AgentMessage]| ms.iter().filter(|m| matches!(m, AgentMessage::ToolResult(r) if r.details.is_some())).count();
+        assert_eq!(details(&sanitize_history(&Profile::by_id("openclaw-2026.9.6").unwrap(), &setup, h.clone())), 0);
+        assert_eq!(details(&sanitize_history(&Profile::by_id("openclaw-2026.4.26").unwrap(), &setup, h)), 2, "2026.4.26 unchanged");
     }
 
     #[test]

@@ -1,0 +1,69 @@
+//! Facts the real openclaw@2026.9.6 host showed `clawspec twin` for library
+//! scenarios, pinned on the reference runtime so a change that breaks them
+//! fails here without a gateway. Each test names the twin row and the dist
+//! function behind the fact.
+
+use std::path::Path;
+
+use clawspec::driver::{DriverConfig, EngineSpec};
+use clawspec::runtime::model::ScriptedModel;
+use clawspec::runtime::profile::Profile;
+use clawspec::runtime::{self, RunConfig};
+use clawspec::trace::{CallRecord, Outcome, Trace};
+use serde_json::Value;
+
+fn run(engine: &str, scenario: &str) -> Trace {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../scenarios/{scenario}.yaml"));
+    let l = clawspec::scenario::load_file(&path).unwrap_or_else(|e| panic!("{e:?}"));
+    let cfg = RunConfig {
+        engine: EngineSpec::builtin_at(env!("CARGO_BIN_EXE_clawspec"), engine),
+        driver: DriverConfig::default(),
+        state_root: std::env::temp_dir().join(format!("clawspec-twin-pins-{}-{engine}-{scenario}", std::process::id())),
+        engine_config: None,
+        via_http: false,
+    };
+    let p = Profile::by_id("openclaw-2026.9.6").unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let t = rt.block_on(runtime::run(&l.scenario, &p, &cfg, Box::new(ScriptedModel)));
+    let _ = std::fs::remove_dir_all(&cfg.state_root);
+    assert!(matches!(t.outcome, Outcome::Completed { .. }), "{}", t.to_pretty_json());
+    t
+}
+
+fn calls<'a>(t: &'a Trace, m: &str) -> Vec<&'a CallRecord> {
+    t.calls().filter(|c| c.method == m).collect()
+}
+
+fn tool_results(t: &Trace, c: &CallRecord) -> Vec<Value> {
+    c.messages(t).unwrap().into_iter().filter(|m| m["role"] == "toolResult").collect()
+}
+
+/// http-anthropic: the session keeps a tool result's `details`, the next
+/// attempt's history does not (`stripToolResultDetails` in
+/// `sanitizeSessionHistory`, builtin-openclaw-*.mjs).
+#[test]
+fn replayed_tool_results_lose_their_details() {
+    let t = run("window", "http-anthropic");
+    let commits = calls(&t, "commitTurn");
+    let live = tool_results(&t, commits[0]);
+    assert!(live.iter().all(|r| r.get("details").is_some()), "the turn's own results keep details: {live:?}");
+    let assembles = calls(&t, "assemble");
+    let replayed = tool_results(&t, assembles[1]);
+    assert_eq!(replayed.len(), 2, "{replayed:?}");
+    assert!(replayed.iter().all(|r| r.get("details").is_none()), "{replayed:?}");
+}
+
+/// http-anthropic: seeded history with a tool result gets an
+/// `openclaw.cache-ttl` record before the session's first model call, and
+/// one more after the turn's own tool result; the second turn adds none
+/// (`persistThenStream` → `persistToolResultProjections`, written only when
+/// the frozen set changed). The real store's sequence numbers: the turn's
+/// user message at 5, its final assistant at 12, the next user message at 14.
+#[test]
+fn cache_ttl_records_follow_the_frozen_set() {
+    let t = run("window", "http-anthropic");
+    let commits = calls(&t, "commitTurn");
+    let seq = |c: &CallRecord, k: &str| c.params[k]["rawSeq"].as_u64();
+    assert_eq!((seq(commits[0], "admission"), seq(commits[0], "terminal")), (Some(5), Some(12)));
+    assert_eq!(seq(commits[1], "admission"), Some(14));
+}
