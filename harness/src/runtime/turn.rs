@@ -619,6 +619,7 @@ async fn model_loop(
             ModelReply::Text(t) => ModelStep { text: Some(t.clone()), ..Default::default() },
             ModelReply::Full(s) => s.clone(),
         };
+        host_event_before_stream(sim, &request);
         let ts = sim.clock.tick();
         let seq = sim.seq as u64;
         let mut assistant = assistant_message(&step, &sim.setup, ts, &mut sim.ids, seq);
@@ -695,7 +696,6 @@ async fn model_loop(
                     sim.persist(r.clone());
                     all.push(r);
                 }
-                host_event_after_tool_results(sim, &all);
             }
         }
     }
@@ -962,26 +962,33 @@ fn host_events_before_model(sim: &mut Sim<'_>) {
     sim.flush();
 }
 
-/// 2026.9.6 records the tool results a step produced for its prompt cache
-/// (`custom` `openclaw.cache-ttl`, after the results, before the next model
-/// call: real store, `clawspec twin tool-loop-multi-step`). The result hashes
-/// are the host's own (`sourceHash`); the store keeps only the keys here.
-fn host_event_after_tool_results(sim: &mut Sim<'_>, all: &[AgentMessage]) {
+/// 2026.9.6 records the tool results its prompt cache froze (`custom`
+/// `openclaw.cache-ttl`) right before each model call, when the frozen set
+/// is not empty and differs from the last one written (builtin-openclaw-*.mjs
+/// `submitEmbeddedAttemptPrompt` → `persistThenStream`; session-prompt-state-*.mjs
+/// `persistToolResultProjections` compares the snapshot's hash). Every tool
+/// result of a request is frozen (tool-result-truncation-*.mjs), and the set
+/// carries over from the session's last record, so seeded history's results
+/// are written before a session's first model call (real store, `clawspec
+/// twin http-anthropic`). The result hashes are the host's own (`sourceHash`);
+/// the store keeps only the keys here.
+fn host_event_before_stream(sim: &mut Sim<'_>, request: &[AgentMessage]) {
     if !sim.transcript.is_sqlite() {
         return;
     }
-    let frozen: Vec<Value> = all
-        .iter()
-        .rev()
-        .take_while(|m| matches!(m, AgentMessage::ToolResult(_)))
-        .filter_map(|m| match m {
-            AgentMessage::ToolResult(r) => Some(json!({"key": format!("tool:{}:{}", r.tool_call_id, r.timestamp.as_ref().map(|t| t.to_string()).unwrap_or_default())})),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
+    let last = sim.transcript.markers.iter().rev().find(|m| m.event["customType"] == "openclaw.cache-ttl").map(|m| m.event["data"]["frozenToolResults"].clone());
+    let mut frozen: Vec<Value> = last.as_ref().and_then(Value::as_array).cloned().unwrap_or_default();
+    for r in request {
+        if let AgentMessage::ToolResult(r) = r {
+            let key = json!({"key": format!("tool:{}:{}", r.tool_call_id, r.timestamp.as_ref().map(|t| t.to_string()).unwrap_or_default())});
+            if !frozen.contains(&key) {
+                frozen.push(key);
+            }
+        }
+    }
+    if frozen.is_empty() || last.as_ref().and_then(Value::as_array) == Some(&frozen) {
+        return;
+    }
     let ts = sim.clock.now();
     sim.transcript.append_marker(json!({"type": "custom", "customType": "openclaw.cache-ttl", "data": {"prunedToolResults": [], "ambiguousToolResultBaseKeys": [], "frozenToolResults": frozen}}), ts);
     sim.flush();
