@@ -11,11 +11,12 @@
 //! openai-completions and Google; Anthropic strict, keeping native `toolu_`
 //! ids), and the transports' readers in `@openclaw/ai` dist.
 
-use clawspec_contract::AgentMessage;
+use clawspec_contract::{AgentMessage, ContentBlock};
 use clawspec_mock_providers::repair::tool_call_ids::sanitize_tool_call_ids;
 use clawspec_mock_providers::repair::{self, Policy};
 use clawspec_mock_providers::Provider;
 
+use super::pipeline::MISSING_TOOL_RESULT;
 use super::profile::Profile;
 use crate::scenario::model::Setup;
 
@@ -41,9 +42,21 @@ fn wire(profile: &Profile, setup: &Setup) -> Option<Provider> {
 /// attempt's history drops it (twin of http-anthropic).
 pub fn sanitize_history(profile: &Profile, setup: &Setup, mut ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
     if profile.attempt_runtime_context_v2026_9 {
+        let mut last_ts = None;
         for m in &mut ms {
-            if let AgentMessage::ToolResult(r) = m {
-                r.details = None;
+            match m {
+                AgentMessage::Assistant(a) => last_ts = a.timestamp.clone(),
+                AgentMessage::ToolResult(r) => {
+                    r.details = None;
+                    // The pairing repair's synthetic result is stamped `Date.now()`
+                    // (tool-result-pairing-*.mjs `makeMissingToolResult`; twin of
+                    // regression-a8-aborted-parallel-calls); the reference takes its
+                    // call's time, which keeps runs byte-identical.
+                    if r.timestamp.is_none() && r.is_error == Some(true) && r.content.iter().any(|b| matches!(b, ContentBlock::Text(t) if t.text == MISSING_TOOL_RESULT)) {
+                        r.timestamp = last_ts.clone();
+                    }
+                }
+                _ => {}
             }
         }
     }
@@ -158,6 +171,22 @@ mod tests {
         let details = |ms: &[AgentMessage]| ms.iter().filter(|m| matches!(m, AgentMessage::ToolResult(r) if r.details.is_some())).count();
         assert_eq!(details(&sanitize_history(&Profile::by_id("openclaw-2026.9.6").unwrap(), &setup, h.clone())), 0);
         assert_eq!(details(&sanitize_history(&Profile::by_id("openclaw-2026.4.26").unwrap(), &setup, h)), 2, "2026.4.26 unchanged");
+    }
+
+    #[test]
+    fn the_synthetic_missing_result_is_stamped_on_2026_9() {
+        let calls: Vec<AgentMessage> = serde_json::from_value(json!([
+            {"role": "user", "content": "go", "timestamp": 1},
+            {"role": "assistant", "content": [{"type": "toolCall", "id": "toolu_p1", "name": "read", "arguments": {}}], "timestamp": 7}
+        ]))
+        .unwrap();
+        let (repaired, _) = super::super::pipeline::repair_pairing(calls);
+        let stamp = |p: &str| match &sanitize_history(&Profile::by_id(p).unwrap(), &Setup::default(), repaired.clone())[2] {
+            AgentMessage::ToolResult(r) => r.timestamp.as_ref().map(|t| t.to_string()),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(stamp("openclaw-2026.9.6"), Some("7".into()));
+        assert_eq!(stamp("openclaw-2026.4.26"), None, "2026.4.26 unchanged");
     }
 
     #[test]
