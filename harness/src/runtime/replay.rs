@@ -55,7 +55,12 @@ pub fn sanitize_history(profile: &Profile, setup: &Setup, ms: Vec<AgentMessage>)
     };
     let mut ms = match policy {
         Some(policy) => {
-            let policy = Policy { untrimmed_call_ids_in_pairing: true, ..policy };
+            // `allowedToolNames` is the session's tool catalogue plus client
+            // tools (builtin-openclaw-*.mjs `collectAllowedToolNames`): a stored
+            // call of any other tool is dropped before pairing, so it gets no
+            // synthetic result (twin of regression-a8-split-tool-pair).
+            let allowed = (!setup.tools.is_empty()).then(|| setup.tools.iter().chain(&setup.client_tools).cloned().collect());
+            let policy = Policy { untrimmed_call_ids_in_pairing: true, allowed_tools: allowed, ..policy };
             repair::validate_replay_turns(&policy, repair::sanitize_session_history(&policy, ms))
         }
         None => ms,
@@ -202,6 +207,20 @@ mod tests {
         assert_eq!(v[1]["role"], "assistant");
         assert_eq!(v[2]["content"][0]["text"], "[empty content omitted]");
         assert_eq!(out.len(), 3);
+    }
+
+    #[test]
+    fn stored_calls_of_tools_outside_the_catalogue_are_dropped() {
+        let h: Vec<AgentMessage> = serde_json::from_value(json!([
+            {"role": "user", "content": "List the files.", "timestamp": 1},
+            {"role": "assistant", "content": [{"type": "toolCall", "id": "toolu_nores", "name": "ls", "arguments": {}}], "stopReason": "toolUse", "timestamp": 2},
+            {"role": "user", "content": "Hello?", "timestamp": 3}
+        ]))
+        .unwrap();
+        let setup = |tools: &[&str]| Setup { tools: tools.iter().map(|t| t.to_string()).collect(), ..Setup::default() };
+        let p96 = Profile::by_id("openclaw-2026.9.6").unwrap();
+        assert_eq!(sanitize_history(&p96, &setup(&["read", "exec"]), h.clone()).len(), 1, "the call goes, the users merge");
+        assert_eq!(sanitize_history(&p96, &setup(&["read", "ls"]), h).len(), 4, "call kept with its synthetic result");
     }
 
     #[test]
