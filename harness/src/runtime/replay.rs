@@ -60,7 +60,8 @@ pub fn sanitize_history(profile: &Profile, setup: &Setup, ms: Vec<AgentMessage>)
             // call of any other tool is dropped before pairing, so it gets no
             // synthetic result (twin of regression-a8-split-tool-pair).
             let allowed = (!setup.tools.is_empty()).then(|| setup.tools.iter().chain(&setup.client_tools).cloned().collect());
-            let policy = Policy { untrimmed_call_ids_in_pairing: true, allowed_tools: allowed, ..policy };
+            let explanation = Some(clawspec_contract::markers::INTER_SESSION_EXPLANATION.to_string());
+            let policy = Policy { untrimmed_call_ids_in_pairing: true, allowed_tools: allowed, inter_session_explanation: explanation, ..policy };
             repair::validate_replay_turns(&policy, repair::sanitize_session_history(&policy, ms))
         }
         None => ms,
