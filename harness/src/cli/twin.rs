@@ -139,7 +139,7 @@ pub async fn twin_one(s: &Scenario, profile: &Profile, spec: &EngineSpec, engine
         (None, None) => Verdict::Equal,
         (None, Some(d)) => Verdict::Differs(d),
     };
-    if keep {
+    if keep || std::env::var_os("CLAWSPEC_TWIN_REAL_FROM").is_some() {
         eprintln!("clawspec twin: real host work dir kept: {}", real.work_dir.display());
     } else {
         let _ = std::fs::remove_dir_all(&real.work_dir);
