@@ -41,6 +41,11 @@
 //!    `session` family of rule 1) and the `Stats: runtime …` line (measured
 //!    runtime and token usage; docs/tools/subagents/announce.md "Stats line")
 //!    read `<session:N>` and `Stats: <measured>`.
+//! 11. **Provider endpoint**: a `modelRoute`'s `baseUrl` (2026.9.6
+//!    `runtimeAuthPlan.modelRoute`, prepare-auth-*.mjs `toPreparedRoute`)
+//!    reads `<provider endpoint>`: the real host's points at the mock
+//!    provider on a loopback port the OS picked, the reference's at the
+//!    provider's public endpoint; the rest of the route is compared as is.
 //!
 //! Inputs the reference runtime does not model are taken from the real run
 //! before the reference runs (`cli::twin`): the system prompt text the host
@@ -218,6 +223,10 @@ impl Normaliser {
                         *x = json!("<host environment>");
                         continue;
                     }
+                    if key == Some("modelRoute") && k == "baseUrl" && x.is_string() {
+                        *x = json!("<provider endpoint>");
+                        continue;
+                    }
                     self.value(Some(k.as_str()), x);
                 }
             }
@@ -361,7 +370,7 @@ pub fn diff(reference: &Trace, real: &Trace) -> Option<String> {
         return None;
     }
     let d = similar::TextDiff::from_lines(&a, &b);
-    Some(d.unified_diff().context_radius(4).header("reference runtime", "real OpenClaw").to_string())
+    Some(d.unified_diff().context_radius(std::env::var("CLAWSPEC_TWIN_CONTEXT").ok().and_then(|v| v.parse().ok()).unwrap_or(4)).header("reference runtime", "real OpenClaw").to_string())
 }
 
 #[cfg(test)]

@@ -174,11 +174,18 @@ impl Sim<'_> {
         // read from models.providers (openai's routed auth, mistral without a
         // bundled plugin) (dist/model-auth-availability-*.mjs; real 2026.9.6 twin traces).
         let evidence = if matches!(self.setup.provider.as_str(), "anthropic" | "google") { "runtime" } else { "provider-config" };
-        c.insert(
-            "runtimeAuthPlan".into(),
-            json!({"authProfileProviderForAuth": self.setup.provider, "providerForAuth": self.setup.provider, "modelId": self.setup.model,
-                   "selectedAuthMode": "api-key", "credentialSource": {"authorization": "declared", "evidence": evidence, "kind": "direct"}}),
-        );
+        let mut plan = json!({"authProfileProviderForAuth": self.setup.provider, "providerForAuth": self.setup.provider, "modelId": self.setup.model,
+                   "selectedAuthMode": "api-key", "credentialSource": {"authorization": "declared", "evidence": evidence, "kind": "direct"}});
+        // A routed key (provider-config evidence) names its route: the configured
+        // provider's api and endpoint, with transport overrides (the config declares
+        // the provider's models) (prepare-auth-*.mjs `buildRoutedPlan` →
+        // `toPreparedRoute`; twins of http-openai-chat and -responses).
+        if evidence == "provider-config" {
+            plan["modelRoute"] = json!({"provider": self.setup.provider, "modelId": self.setup.model, "api": self.setup.api,
+                "baseUrl": public_endpoint(&self.setup.provider), "authRequirement": "api-key", "requestTransportOverrides": "present",
+                "runtimePolicy": {"compatibleIds": ["openclaw"]}});
+        }
+        c.insert("runtimeAuthPlan".into(), plan);
         c.insert("agentHarnessId".into(), json!("openclaw"));
         c.insert("modelSelectionLocked".into(), json!(false));
         c.insert("cwd".into(), json!(self.workspace_dir()));
@@ -220,6 +227,17 @@ impl Sim<'_> {
     /// the sender is the owner and the transport names the connected client.
     pub fn entry_user_meta(&self) -> Value {
         json!({"senderIsOwner": true, "transport": {"clients": [{"displayName": GATEWAY_CLIENT_NAME, "id": GATEWAY_CLIENT_ID, "mode": "backend"}]}})
+    }
+}
+
+/// A provider's public API endpoint (what `baseUrl` defaults to without a
+/// configured one); the twin compares a route's endpoint for presence only.
+fn public_endpoint(provider: &str) -> String {
+    match provider {
+        "openai" => "https://api.openai.com/v1".into(),
+        "mistral" => "https://api.mistral.ai/v1".into(),
+        "openrouter" => "https://openrouter.ai/api/v1".into(),
+        other => format!("https://api.{other}.invalid/v1"),
     }
 }
 
