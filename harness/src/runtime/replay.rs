@@ -86,8 +86,7 @@ pub fn sanitize_history(profile: &Profile, setup: &Setup, ms: Vec<AgentMessage>)
     ms
 }
 
-/// What the transport records from the mock's answer (which always names
-/// the model `mock`): the response id each API carries, and whether the
+/// What the transport records from the mock's answer: the response id each API carries, and whether the
 /// usage gets a `contextUsage` (the Anthropic reducer's, anthropic-stream-reducer-*.mjs).
 pub struct ReplyFields {
     pub response_id: &'static str,

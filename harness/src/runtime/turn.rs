@@ -510,7 +510,7 @@ fn precheck(sim: &mut Sim<'_>, history: &[AgentMessage], session: &[AgentMessage
 /// mock-providers server.rs `render`), adds `contextUsage` (`unavailable`
 /// without prompt usage, @openclaw/ai dist anthropic-stream-reducer-*.mjs),
 /// the response's id/model (`responseId`/`responseModel`, same file: the mock
-/// answers `msg_mock`/`mock`) and the run id (`__openclaw.runId`). Earlier
+/// answers `msg_mock` and names the requested model, as a real provider does) and the run id (`__openclaw.runId`). Earlier
 /// profiles keep the runtime's prompt estimate as input usage.
 fn provider_reply_fields(sim: &Sim<'_>, m: &mut AgentMessage, step: &ModelStep, prompt_tokens: u64) {
     if sim.profile.webchat_entry_v2026_4 {
@@ -539,7 +539,7 @@ fn provider_reply_fields(sim: &Sim<'_>, m: &mut AgentMessage, step: &ModelStep, 
     }
     a.usage = Some(usage);
     a.extra.insert("responseId".into(), json!(wire.response_id));
-    a.extra.insert("responseModel".into(), json!("mock"));
+    a.extra.insert("responseModel".into(), json!(sim.setup.model));
     a.extra.insert("__openclaw".into(), json!({"runId": format!("run-{:04}", sim.turn)}));
 }
 
