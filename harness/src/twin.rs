@@ -415,6 +415,16 @@ mod tests {
     }
 
     #[test]
+    fn a_model_routes_endpoint_normalises_and_the_rest_of_the_route_does_not() {
+        let route = |url: &str, api: &str| trace(vec![("bootstrap", json!({"runtimeContext": {"runtimeAuthPlan": {"modelRoute": {"api": api, "baseUrl": url}}, "baseUrl": url}}))]);
+        let reference = route("https://api.openai.com/v1", "openai-completions");
+        assert_eq!(diff(&reference, &route("http://127.0.0.1:33839/v1", "openai-completions")).as_deref().map(|d| d.contains("baseUrl")), Some(true), "only inside a modelRoute");
+        let inside = |url: &str, api: &str| trace(vec![("bootstrap", json!({"runtimeContext": {"runtimeAuthPlan": {"modelRoute": {"api": api, "baseUrl": url}}}}))]);
+        assert_eq!(diff(&inside("https://api.openai.com/v1", "openai-completions"), &inside("http://127.0.0.1:33839/v1", "openai-completions")), None);
+        assert!(diff(&inside("https://api.openai.com/v1", "openai-completions"), &inside("http://127.0.0.1:33839/v1", "openai-responses")).is_some());
+    }
+
+    #[test]
     fn signal_handles_and_session_entry_revisions_and_times_normalise() {
         let reference = trace(vec![("compact", json!({"runtimeContext": {"abortSignal": {"$abortSignal": "sig-0001"}, "sessionEntry": {"lifecycleRevision": "rev-sess-0001", "sessionStartedAt": 5, "lastInteractionAt": 6}}, "abortSignal": {"$abortSignal": "sig-0002"}}))]);
         let real = trace(vec![("compact", json!({"runtimeContext": {"abortSignal": {"$abortSignal": "sig-1"}, "sessionEntry": {"lifecycleRevision": "5fdcede2", "sessionStartedAt": 1795467900633u64, "lastInteractionAt": 1795467982189u64}}, "abortSignal": {"$abortSignal": "sig-2"}}))]);

@@ -67,3 +67,25 @@ fn cache_ttl_records_follow_the_frozen_set() {
     assert_eq!((seq(commits[0], "admission"), seq(commits[0], "terminal")), (Some(5), Some(12)));
     assert_eq!(seq(commits[1], "admission"), Some(14));
 }
+
+/// http-openai-chat vs http-anthropic: an API key read from the provider
+/// config is a routed plan naming its route (prepare-auth-*.mjs
+/// `toPreparedRoute`); a bundled plugin's runtime auth (anthropic) has none.
+#[test]
+fn a_routed_key_names_its_model_route() {
+    let route = |scenario: &str| calls(&run("window", scenario), "bootstrap")[0].params["runtimeContext"]["runtimeAuthPlan"].get("modelRoute").cloned();
+    let r = route("http-openai-chat").expect("openai: routed");
+    assert_eq!((r["api"].as_str(), r["modelId"].as_str(), r["requestTransportOverrides"].as_str()), (Some("openai-completions"), Some("gpt-4.1"), Some("present")));
+    assert_eq!(route("http-anthropic"), None);
+}
+
+/// Every 2026.9.6 reply records the model the provider named, which is the
+/// one requested (mock-providers answers as a real provider does).
+#[test]
+fn replies_record_the_requested_model() {
+    let t = run("window", "http-anthropic");
+    let commit = calls(&t, "commitTurn")[0];
+    let assistants: Vec<Value> = commit.messages(&t).unwrap().into_iter().filter(|m| m["role"] == "assistant").collect();
+    assert!(!assistants.is_empty());
+    assert!(assistants.iter().all(|a| a["responseModel"] == "claude-sonnet-4-6"), "{assistants:?}");
+}
