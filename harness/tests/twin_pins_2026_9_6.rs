@@ -13,16 +13,20 @@ use clawspec::trace::{CallRecord, Outcome, Trace};
 use serde_json::Value;
 
 fn run(engine: &str, scenario: &str) -> Trace {
+    run_on("openclaw-2026.9.6", engine, scenario)
+}
+
+fn run_on(profile: &str, engine: &str, scenario: &str) -> Trace {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../scenarios/{scenario}.yaml"));
     let l = clawspec::scenario::load_file(&path).unwrap_or_else(|e| panic!("{e:?}"));
     let cfg = RunConfig {
         engine: EngineSpec::builtin_at(env!("CARGO_BIN_EXE_clawspec"), engine),
         driver: DriverConfig::default(),
-        state_root: std::env::temp_dir().join(format!("clawspec-twin-pins-{}-{engine}-{scenario}", std::process::id())),
+        state_root: std::env::temp_dir().join(format!("clawspec-twin-pins-{}-{engine}-{scenario}-{profile}", std::process::id())),
         engine_config: None,
         via_http: false,
     };
-    let p = Profile::by_id("openclaw-2026.9.6").unwrap();
+    let p = Profile::by_id(profile).unwrap();
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let t = rt.block_on(runtime::run(&l.scenario, &p, &cfg, Box::new(ScriptedModel)));
     let _ = std::fs::remove_dir_all(&cfg.state_root);
@@ -88,4 +92,23 @@ fn replies_record_the_requested_model() {
     let assistants: Vec<Value> = commit.messages(&t).unwrap().into_iter().filter(|m| m["role"] == "assistant").collect();
     assert!(!assistants.is_empty());
     assert!(assistants.iter().all(|a| a["responseModel"] == "claude-sonnet-4-6"), "{assistants:?}");
+}
+
+/// image-user: a `chat.send` image is stored as inbound media — the prompt
+/// carries the media note with the staged path, the stored message the typed
+/// text and `__openclaw.media` (chat-send-handler-*.mjs, media-note-*.mjs);
+/// 2026.4.26 keeps the image inline.
+#[test]
+fn a_sent_image_is_stored_as_inbound_media() {
+    let t = run("window", "image-user");
+    let a = calls(&t, "assemble")[0];
+    let prompt = a.params["prompt"].as_str().unwrap();
+    assert!(prompt.starts_with("[media attached: $STATE/workspace/media/inbound/openclaw-staged-") && prompt.ends_with(".png (image/png)]\nWhat does this screenshot show?"), "{prompt}");
+    let user = calls(&t, "commitTurn")[0].messages(&t).unwrap().into_iter().find(|m| m["role"] == "user").unwrap();
+    assert_eq!(user["content"], "What does this screenshot show?");
+    assert_eq!(user["__openclaw"]["media"][0]["sizeBytes"], 68);
+    assert_eq!(user["__openclaw"]["senderIsOwner"], true, "merged with the gateway's own metadata");
+    let old = run_on("openclaw-2026.4.26", "window", "image-user");
+    let inline = calls(&old, "afterTurn")[0].messages(&old).unwrap().into_iter().find(|m| m["role"] == "user").unwrap();
+    assert!(inline["content"].as_array().unwrap().iter().any(|b| b["type"] == "image"), "{inline}");
 }

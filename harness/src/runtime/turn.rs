@@ -90,7 +90,12 @@ pub async fn run_turn(sim: &mut Sim<'_>, mut inp: TurnInput) -> Result<(), Abort
     if sim.profile.attempt_runtime_context_v2026_9 && inp.kind == TurnKind::User && inp.admitted {
         // What the gateway stores on a `chat.send` user message (runtime::entry).
         if let AgentMessage::User(u) = &mut inp.message {
-            u.extra.insert("__openclaw".into(), sim.entry_user_meta());
+            // Merged: a staged attachment's media refs are already there (runtime::steps).
+            let mut meta = sim.entry_user_meta();
+            if let Some(Value::Object(own)) = u.extra.get("__openclaw") {
+                meta.as_object_mut().expect("an object").extend(own.clone());
+            }
+            u.extra.insert("__openclaw".into(), meta);
         }
     }
     sim.turn += 1;
