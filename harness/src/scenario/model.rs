@@ -71,6 +71,13 @@ pub struct Setup {
     /// assistant prompt). Its size counts against the 2026.9.6 assemble budget;
     /// `clawspec twin` sets it to the prompt the real host sent.
     pub system_prompt: Option<String>,
+    /// Not scenario input: the real host's work directory, which stands for
+    /// the state directory in prompt text the 2026.9.6 budget estimates (a
+    /// media note's staged path). `clawspec twin` sets it; otherwise `$STATE`,
+    /// so budgets never depend on where the run's state lives.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub host_dir: Option<String>,
 }
 
 impl Default for Setup {
@@ -94,6 +101,7 @@ impl Default for Setup {
             compaction_timeout_ms: None,
             http_provider: None,
             system_prompt: None,
+            host_dir: None,
         }
     }
 }
