@@ -81,6 +81,7 @@ fn a_routed_key_names_its_model_route() {
     let r = route("http-openai-chat").expect("openai: routed");
     assert_eq!((r["api"].as_str(), r["modelId"].as_str(), r["requestTransportOverrides"].as_str()), (Some("openai-completions"), Some("gpt-4.1"), Some("present")));
     assert_eq!(route("http-anthropic"), None);
+    assert_eq!(route("http-mistral"), None, "mistral's plain provider-config key");
 }
 
 /// Every 2026.9.6 reply records the model the provider named, which is the

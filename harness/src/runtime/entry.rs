@@ -176,11 +176,12 @@ impl Sim<'_> {
         let evidence = if matches!(self.setup.provider.as_str(), "anthropic" | "google") { "runtime" } else { "provider-config" };
         let mut plan = json!({"authProfileProviderForAuth": self.setup.provider, "providerForAuth": self.setup.provider, "modelId": self.setup.model,
                    "selectedAuthMode": "api-key", "credentialSource": {"authorization": "declared", "evidence": evidence, "kind": "direct"}});
-        // A routed key (provider-config evidence) names its route: the configured
-        // provider's api and endpoint, with transport overrides (the config declares
-        // the provider's models) (prepare-auth-*.mjs `buildRoutedPlan` →
-        // `toPreparedRoute`; twins of http-openai-chat and -responses).
-        if evidence == "provider-config" {
+        // OpenAI's routed key names its route: the configured provider's api and
+        // endpoint, with transport overrides (the config declares the provider's
+        // models) (prepare-auth-*.mjs `buildRoutedPlan` → `toPreparedRoute`; twins
+        // of http-openai-chat and -responses). Mistral's plain key has none (twin
+        // of http-mistral).
+        if self.setup.provider == "openai" {
             plan["modelRoute"] = json!({"provider": self.setup.provider, "modelId": self.setup.model, "api": self.setup.api,
                 "baseUrl": public_endpoint(&self.setup.provider), "authRequirement": "api-key", "requestTransportOverrides": "present",
                 "runtimePolicy": {"compatibleIds": ["openclaw"]}});
@@ -235,8 +236,6 @@ impl Sim<'_> {
 fn public_endpoint(provider: &str) -> String {
     match provider {
         "openai" => "https://api.openai.com/v1".into(),
-        "mistral" => "https://api.mistral.ai/v1".into(),
-        "openrouter" => "https://openrouter.ai/api/v1".into(),
         other => format!("https://api.{other}.invalid/v1"),
     }
 }
