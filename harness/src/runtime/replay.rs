@@ -91,17 +91,24 @@ pub fn sanitize_history(profile: &Profile, setup: &Setup, ms: Vec<AgentMessage>)
 pub struct ReplyFields {
     pub response_id: &'static str,
     pub context_usage: bool,
+    /// Whether `responseModel` is recorded when the provider names the
+    /// requested model: Anthropic (`message.model`, anthropic-stream-reducer-*.mjs)
+    /// and Responses (`response.model`, openai-responses-shared-*.mjs) always;
+    /// openai-completions, Mistral and Gemini only a different model
+    /// (`chunk.model !== model.id`, openai-completions-stream-*.mjs,
+    /// mistral-*.mjs; google-messages-*.mjs; twin of regression-a8-consecutive-user).
+    pub response_model_always: bool,
 }
 
 pub fn reply_fields(profile: &Profile, setup: &Setup) -> ReplyFields {
     match wire(profile, setup) {
         // openai-completions-stream-*.mjs: `output.responseId ||= chunk.id`.
-        Some(Provider::OpenAiChat | Provider::Mistral) => ReplyFields { response_id: "chatcmpl-mock", context_usage: false },
+        Some(Provider::OpenAiChat | Provider::Mistral) => ReplyFields { response_id: "chatcmpl-mock", context_usage: false, response_model_always: false },
         // openai-responses-shared-*.mjs: `response.created` → `output.responseId`.
-        Some(Provider::OpenAiResponses) => ReplyFields { response_id: "resp_mock", context_usage: false },
+        Some(Provider::OpenAiResponses) => ReplyFields { response_id: "resp_mock", context_usage: false, response_model_always: true },
         // google-messages-*.mjs: `output.responseId ||= chunk.responseId`.
-        Some(Provider::Gemini) => ReplyFields { response_id: "mock-response", context_usage: false },
-        _ => ReplyFields { response_id: "msg_mock", context_usage: true },
+        Some(Provider::Gemini) => ReplyFields { response_id: "mock-response", context_usage: false, response_model_always: false },
+        _ => ReplyFields { response_id: "msg_mock", context_usage: true, response_model_always: true },
     }
 }
 
@@ -245,6 +252,7 @@ mod tests {
         let f = |provider: &str, api: &str| reply_fields(&p96, &Setup { provider: provider.into(), api: api.into(), ..Setup::default() });
         assert_eq!((f("openai", "openai-completions").response_id, f("openai", "openai-completions").context_usage), ("chatcmpl-mock", false));
         assert_eq!(f("google", "google-generative-ai").response_id, "mock-response");
+        assert_eq!([f("anthropic", "anthropic-messages"), f("openai", "openai-responses"), f("mistral", "openai-completions"), f("google", "google-generative-ai")].map(|r| r.response_model_always), [true, true, false, false]);
         assert_eq!((f("anthropic", "anthropic-messages").response_id, f("anthropic", "anthropic-messages").context_usage), ("msg_mock", true));
     }
 }

@@ -544,7 +544,9 @@ fn provider_reply_fields(sim: &Sim<'_>, m: &mut AgentMessage, step: &ModelStep, 
     }
     a.usage = Some(usage);
     a.extra.insert("responseId".into(), json!(wire.response_id));
-    a.extra.insert("responseModel".into(), json!(sim.setup.model));
+    if wire.response_model_always {
+        a.extra.insert("responseModel".into(), json!(sim.setup.model));
+    }
     a.extra.insert("__openclaw".into(), json!({"runId": format!("run-{:04}", sim.turn)}));
 }
 
