@@ -52,6 +52,17 @@
 //! 12. **Measured tool durations**: a number at `durationMs` (a real tool's
 //!    run time, e.g. 2026.4.26 exec details, dist/bash-tools-*.js
 //!    `buildExecForegroundResult`) becomes `<duration>`.
+//! 13. **Provider endpoint**: a `modelRoute`'s `baseUrl` (2026.9.6
+//!    `runtimeAuthPlan.modelRoute`, prepare-auth-*.mjs `toPreparedRoute`)
+//!    reads `<provider endpoint>`: the real host's points at the mock
+//!    provider on a loopback port the OS picked, the reference's at the
+//!    provider's public endpoint; the rest of the route is compared as is.
+//! 14. **Inbound media**: a media note's staged attachment path
+//!    (`[media attached: <workspace>/media/inbound/…`, media-note-*.mjs)
+//!    reads `$WORKSPACE/…` as in rule 3, and the ids the gateway mints for
+//!    a stored attachment — `openclaw-staged-<id>/`, `input-<id>.`,
+//!    `media://inbound/<id>.` — read `<media:N>`, counted like rule 1 (the
+//!    staged file and the media URL share one id).
 //!
 //! Inputs the reference runtime does not model are taken from the real run
 //! before the reference runs (`cli::twin`): the system prompt text the host
@@ -243,6 +254,7 @@ impl Normaliser {
                 *s = erased;
             }
             self.measured_text(s);
+            self.media_text(s);
         }
         match v {
             Value::String(s) if WORKSPACE_PATHS.iter().any(|w| s == w || s.starts_with(&format!("{w}/"))) => {
@@ -262,6 +274,10 @@ impl Normaliser {
                 for (k, x) in o.iter_mut() {
                     if key == Some("runtimeContext") && ENVIRONMENT_KEYS.contains(&k.as_str()) {
                         *x = json!("<host environment>");
+                        continue;
+                    }
+                    if key == Some("modelRoute") && k == "baseUrl" && x.is_string() {
+                        *x = json!("<provider endpoint>");
                         continue;
                     }
                     self.value(Some(k.as_str()), x);
@@ -296,6 +312,33 @@ impl Normaliser {
         }
         if s.contains(STATS_LINE) {
             *s = self.rewrite_line_values(s, STATS_LINE, |_, _| "<measured>".to_string()).replace("Stats: runtime <measured>", "Stats: <measured>");
+        }
+    }
+
+    /// Rule 14 inside one string.
+    fn media_text(&mut self, s: &mut String) {
+        const NOTE: &str = "[media attached";
+        if s.contains(NOTE) {
+            for w in WORKSPACE_PATHS {
+                *s = s.replace(&format!(": {w}/media/"), ": $WORKSPACE/media/");
+            }
+        }
+        for (open, close) in [("openclaw-staged-", '/'), ("/input-", '.'), ("media://inbound/", '.')] {
+            if !s.contains(open) {
+                continue;
+            }
+            let mut out = String::with_capacity(s.len());
+            let mut rest = s.as_str();
+            while let Some(at) = rest.find(open) {
+                let start = at + open.len();
+                out.push_str(&rest[..start]);
+                let end = rest[start..].find(close).map_or(rest.len(), |e| start + e);
+                let id = rest[start..end].to_string();
+                out.push_str(&self.counted("media", &id));
+                rest = &rest[end..];
+            }
+            out.push_str(rest);
+            *s = out;
         }
     }
 
@@ -407,7 +450,7 @@ pub fn diff(reference: &Trace, real: &Trace) -> Option<String> {
         return None;
     }
     let d = similar::TextDiff::from_lines(&a, &b);
-    Some(d.unified_diff().context_radius(4).header("reference runtime", "real OpenClaw").to_string())
+    Some(d.unified_diff().context_radius(std::env::var("CLAWSPEC_TWIN_CONTEXT").ok().and_then(|v| v.parse().ok()).unwrap_or(4)).header("reference runtime", "real OpenClaw").to_string())
 }
 
 #[cfg(test)]
@@ -457,6 +500,29 @@ mod tests {
         let reference = trace(vec![("ingest", details(0, "30G /var/log"))]);
         assert_eq!(diff(&reference, &trace(vec![("ingest", details(17, "30G /var/log"))])), None);
         assert!(diff(&reference, &trace(vec![("ingest", details(17, "31G /var/log"))])).unwrap().contains("31G"));
+    }
+
+    #[test]
+    fn a_model_routes_endpoint_normalises_and_the_rest_of_the_route_does_not() {
+        let route = |url: &str, api: &str| trace(vec![("bootstrap", json!({"runtimeContext": {"runtimeAuthPlan": {"modelRoute": {"api": api, "baseUrl": url}}, "baseUrl": url}}))]);
+        let reference = route("https://api.openai.com/v1", "openai-completions");
+        assert_eq!(diff(&reference, &route("http://127.0.0.1:33839/v1", "openai-completions")).as_deref().map(|d| d.contains("baseUrl")), Some(true), "only inside a modelRoute");
+        let inside = |url: &str, api: &str| trace(vec![("bootstrap", json!({"runtimeContext": {"runtimeAuthPlan": {"modelRoute": {"api": api, "baseUrl": url}}}}))]);
+        assert_eq!(diff(&inside("https://api.openai.com/v1", "openai-completions"), &inside("http://127.0.0.1:33839/v1", "openai-completions")), None);
+        assert!(diff(&inside("https://api.openai.com/v1", "openai-completions"), &inside("http://127.0.0.1:33839/v1", "openai-responses")).is_some());
+    }
+
+    #[test]
+    fn inbound_media_ids_and_the_staged_path_normalise() {
+        let m = |prompt: &str, url: &str| trace(vec![("assemble", json!({"prompt": prompt, "messages": [{"role": "user", "content": "x", "__openclaw": {"media": [{"url": url}]}}]}))]);
+        let reference = m("[media attached: $STATE/workspace/media/inbound/openclaw-staged-stage-0001/input-media-0001.png (image/png)]\nx", "media://inbound/media-0001.png");
+        let real = m("[media attached: $WORK/workspace/media/inbound/openclaw-staged-ae25844f-191e/input-8f6d5a62-a4eb.png (image/png)]\nx", "media://inbound/8f6d5a62-a4eb.png");
+        assert_eq!(diff(&reference, &real), None);
+        // The URL naming another file than the staged one still differs.
+        let other = m("[media attached: $WORK/workspace/media/inbound/openclaw-staged-ae25844f-191e/input-8f6d5a62-a4eb.png (image/png)]\nx", "media://inbound/0000.png");
+        assert!(diff(&reference, &other).is_some());
+        let jpeg = m("[media attached: $WORK/workspace/media/inbound/openclaw-staged-ae25844f-191e/input-8f6d5a62-a4eb.jpg (image/png)]\nx", "media://inbound/8f6d5a62-a4eb.png");
+        assert!(diff(&reference, &jpeg).is_some());
     }
 
     #[test]

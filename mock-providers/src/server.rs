@@ -208,7 +208,11 @@ impl Respond for Validating {
             }
             reply["signature"] = json!(sig);
         }
-        let rendered = render(p, &reply);
+        let mut rendered = render(p, &reply);
+        // A provider names the model that served the request: the one asked for.
+        if !model.is_empty() && rendered.get("model").is_some() {
+            rendered["model"] = json!(model);
+        }
         // The provider knows which reasoning item each function call came with.
         let items = rendered["output"].as_array().map(Vec::as_slice).unwrap_or(&[]);
         if let Some(rs) = items.iter().find(|x| x["type"] == "reasoning").and_then(|x| x["id"].as_str()) {

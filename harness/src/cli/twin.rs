@@ -124,6 +124,7 @@ pub async fn twin_one(s: &Scenario, profile: &Profile, spec: &EngineSpec, engine
         s.setup.system_prompt = Some(sys.clone());
     }
     s.setup.heartbeat_system_prompts = real.heartbeat_system_prompts.clone();
+    s.setup.host_dir = Some(real.work_dir.to_string_lossy().into_owned());
     if let Some(tools) = real.trace.calls().find(|c| c.method == "assemble").and_then(|c| c.params["availableTools"].as_array()) {
         s.setup.tools = tools.iter().filter_map(|t| t.as_str().map(str::to_string)).collect();
     }
@@ -146,7 +147,7 @@ pub async fn twin_one(s: &Scenario, profile: &Profile, spec: &EngineSpec, engine
         (None, None) => Verdict::Equal,
         (None, Some(d)) => Verdict::Differs(d),
     };
-    if keep {
+    if keep || std::env::var_os("CLAWSPEC_TWIN_REAL_FROM").is_some() {
         eprintln!("clawspec twin: real host work dir kept: {}", real.work_dir.display());
     } else {
         let _ = std::fs::remove_dir_all(&real.work_dir);

@@ -121,6 +121,9 @@ pub fn work_root() -> PathBuf {
 /// runs must sweep them (`reaper::sweep_strays`) and remove [`work_root`].
 pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, engine: &EngineSpec, engine_config: Option<Value>) -> Result<RealRun, RealHostError> {
     let plan = drive_plan(scenario, version)?;
+    if let Some(dir) = std::env::var_os("CLAWSPEC_TWIN_REAL_FROM").filter(|d| !d.is_empty()) {
+        return reread(scenario, profile, engine, PathBuf::from(dir));
+    }
     let bridge = std::fs::canonicalize(bridge_dir()).map_err(|e| RealHostError::Run(format!("bridge plugin not found at {}: {e}", bridge_dir().display())))?;
     let openclaw = install::ensure_openclaw(&version.0)?;
     let node = install::ensure_node(&install::required_node(&openclaw))?;
@@ -217,7 +220,33 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     let agent_requests: Vec<&Value> = log.iter().zip(&bodies).filter(|(r, b)| providers::request_model(b, &r.path) == Some(setup.model.as_str())).map(|(_, b)| b).collect();
     let heartbeat_system_prompts: Vec<String> = agent_requests.iter().filter(|b| heartbeat::opens_heartbeat_run(b)).filter_map(|b| providers::system_prompt(wire, b)).collect();
     let system_prompt = agent_requests.iter().find(|b| !heartbeat::is_heartbeat_request(b)).and_then(|b| providers::system_prompt(wire, b)).or_else(|| heartbeat_system_prompts.first().cloned());
+    if let Some(sys) = &system_prompt {
+        let _ = std::fs::write(work.join("system-prompt.txt"), sys);
+    }
     Ok(RealRun { trace, runner, work_dir: work, system_prompt, heartbeat_system_prompts })
+}
+
+/// A kept work directory (`twin --keep`) read back instead of a new real run
+/// (env `CLAWSPEC_TWIN_REAL_FROM`): re-diffs a recorded real host against a
+/// changed reference runtime without starting a gateway. The directory must
+/// come from the same scenario.
+fn reread(scenario: &Scenario, profile: &Profile, engine: &EngineSpec, work: PathBuf) -> Result<RealRun, RealHostError> {
+    let read = |name: &str| std::fs::read_to_string(work.join(name)).map_err(|e| RealHostError::Run(format!("{}: {e}", work.join(name).display())));
+    let mut trace = record::to_trace(scenario, profile, engine, &read("trace.ndjson")?, &work).map_err(RealHostError::Run)?;
+    trace.engine.display = engine.display.clone();
+    let runner = read("result.json").ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null);
+    // Kept before system-prompt.txt existed: the first request naming the model in its body.
+    let system_prompt = read("system-prompt.txt").ok().or_else(|| {
+        let wire = providers::mock_for(&scenario.setup.provider, &scenario.setup.api, scenario.setup.http_provider.as_deref()).ok()?;
+        let bodies = read("provider-requests.ndjson").ok()?;
+        let bodies: Vec<Value> = bodies.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+        match bodies.iter().find(|b| b["model"].as_str() == Some(scenario.setup.model.as_str())) {
+            Some(b) => providers::system_prompt(wire, b),
+            // Gemini names the model in the path only: the agent run's prompt is the longest.
+            None => bodies.iter().filter_map(|b| providers::system_prompt(wire, b)).max_by_key(String::len),
+        }
+    });
+    Ok(RealRun { trace, runner, work_dir: work, system_prompt, heartbeat_system_prompts: Vec::new() })
 }
 
 /// Where the gateway's Node keeps compiled module code between runs

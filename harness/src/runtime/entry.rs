@@ -199,11 +199,19 @@ impl Sim<'_> {
         // read from models.providers (openai's routed auth, mistral without a
         // bundled plugin) (dist/model-auth-availability-*.mjs; real 2026.9.6 twin traces).
         let evidence = if matches!(self.setup.provider.as_str(), "anthropic" | "google") { "runtime" } else { "provider-config" };
-        c.insert(
-            "runtimeAuthPlan".into(),
-            json!({"authProfileProviderForAuth": self.setup.provider, "providerForAuth": self.setup.provider, "modelId": self.setup.model,
-                   "selectedAuthMode": "api-key", "credentialSource": {"authorization": "declared", "evidence": evidence, "kind": "direct"}}),
-        );
+        let mut plan = json!({"authProfileProviderForAuth": self.setup.provider, "providerForAuth": self.setup.provider, "modelId": self.setup.model,
+                   "selectedAuthMode": "api-key", "credentialSource": {"authorization": "declared", "evidence": evidence, "kind": "direct"}});
+        // OpenAI's routed key names its route: the configured provider's api and
+        // endpoint, with transport overrides (the config declares the provider's
+        // models) (prepare-auth-*.mjs `buildRoutedPlan` → `toPreparedRoute`; twins
+        // of http-openai-chat and -responses). Mistral's plain key has none (twin
+        // of http-mistral).
+        if self.setup.provider == "openai" {
+            plan["modelRoute"] = json!({"provider": self.setup.provider, "modelId": self.setup.model, "api": self.setup.api,
+                "baseUrl": public_endpoint(&self.setup.provider), "authRequirement": "api-key", "requestTransportOverrides": "present",
+                "runtimePolicy": {"compatibleIds": ["openclaw"]}});
+        }
+        c.insert("runtimeAuthPlan".into(), plan);
         c.insert("agentHarnessId".into(), json!("openclaw"));
         c.insert("modelSelectionLocked".into(), json!(false));
         c.insert("cwd".into(), json!(self.workspace_dir()));
@@ -266,6 +274,15 @@ fn think_level_2026_4(provider: &str, model: &str) -> &'static str {
         "adaptive"
     } else {
         "off"
+    }
+}
+
+/// A provider's public API endpoint (what `baseUrl` defaults to without a
+/// configured one); the twin compares a route's endpoint for presence only.
+fn public_endpoint(provider: &str) -> String {
+    match provider {
+        "openai" => "https://api.openai.com/v1".into(),
+        other => format!("https://api.{other}.invalid/v1"),
     }
 }
 

@@ -194,7 +194,11 @@ impl Sim<'_> {
         }
         let est = |s: &str| self.profile.estimator.text(s);
         let sys = if self.system_prompt().trim().is_empty() { 0 } else { 12 + est(self.system_prompt()) };
-        let rendered = ((sys + 12 + est(prompt)) as f64 * 1.2).ceil() as u64;
+        // The host estimates its own absolute paths (a media note's staged
+        // attachment): the reference's state dir weighs as the real host's
+        // work dir under `twin`, as the fixed `$STATE` otherwise.
+        let prompt = prompt.replace(&self.state_str(), self.setup.host_dir.as_deref().unwrap_or("$STATE"));
+        let rendered = ((sys + 12 + est(&prompt)) as f64 * 1.2).ceil() as u64;
         let prompt_budget = self.budget().saturating_sub(self.reserve()).max(1);
         prompt_budget.saturating_sub(rendered).max(1)
     }

@@ -11,11 +11,11 @@
 //! openai-completions and Google; Anthropic strict, keeping native `toolu_`
 //! ids), and the transports' readers in `@openclaw/ai` dist.
 
-use clawspec_contract::AgentMessage;
-use clawspec_mock_providers::repair::tool_call_ids::sanitize_tool_call_ids;
+use clawspec_contract::{AgentMessage, ContentBlock};
 use clawspec_mock_providers::repair::{self, Policy};
 use clawspec_mock_providers::Provider;
 
+use super::pipeline::MISSING_TOOL_RESULT;
 use super::profile::Profile;
 use crate::scenario::model::Setup;
 
@@ -25,44 +25,90 @@ fn wire(profile: &Profile, setup: &Setup) -> Option<Provider> {
 }
 
 /// Session history as the attempt sees it after the replay policy.
-/// Anthropic: only the tool call ids (the rest of its policy is the
-/// reference pipeline's own, twinned equal before). Google and
-/// openai-completions: the whole `sanitizeSessionHistory` pass list and
+/// Anthropic, Google and openai-completions: the whole `sanitizeSessionHistory` pass list and
 /// `validateReplayTurns` (mock-providers `repair`), which also names a
 /// result's empty `toolName` after its call and merges consecutive user
 /// messages (openai-completions sets `validateGeminiTurns` and
 /// `validateAnthropicTurns`, provider-replay-helpers-*.mjs
 /// `buildOpenAICompatibleReplayPolicy`; twins of regression-a8-empty-tool-name
-/// and regression-a8-consecutive-user).
+/// and regression-a8-consecutive-user). Anthropic too: its pass list drops
+/// blank text blocks and the empty stream-error assistant and merges the
+/// user turns around it (twin of regression-a8-blank-content). Pairing
+/// matches a result's trimmed id against its call's stored id
+/// (`untrimmed_call_ids_in_pairing`, twin of regression-a8-duplicate-tool-ids).
+///
+/// Every API: a tool result's `details` (what the tool reported beside its
+/// content) is not replayed (`stripToolResultDetails`, model-context-message-*.mjs,
+/// called by `sanitizeSessionHistory`): the session keeps it, the next
+/// attempt's history drops it (twin of http-anthropic).
 pub fn sanitize_history(profile: &Profile, setup: &Setup, ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    if !profile.attempt_runtime_context_v2026_9 {
+        return ms;
+    }
     let policy = match wire(profile, setup) {
-        Some(Provider::Anthropic) => return sanitize_tool_call_ids(&Policy::for_model(Provider::Anthropic, &setup.model), ms),
-        Some(Provider::Gemini) => Policy::for_model(Provider::Gemini, &setup.model),
+        Some(Provider::Anthropic) => Some(Policy::for_model(Provider::Anthropic, &setup.model)),
+        Some(Provider::Gemini) => Some(Policy::for_model(Provider::Gemini, &setup.model)),
         // Mistral on openai-completions: the openai-completions policy (strict ids,
         // not the 9-character ids of a native Mistral transport).
-        Some(Provider::OpenAiChat | Provider::Mistral) => Policy { validate_gemini_turns: true, validate_anthropic_turns: true, ..Policy::for_model(Provider::OpenAiChat, &setup.model) },
-        _ => return ms,
+        Some(Provider::OpenAiChat | Provider::Mistral) => Some(Policy { validate_gemini_turns: true, validate_anthropic_turns: true, ..Policy::for_model(Provider::OpenAiChat, &setup.model) }),
+        _ => None,
     };
-    repair::validate_replay_turns(&policy, repair::sanitize_session_history(&policy, ms))
+    let mut ms = match policy {
+        Some(policy) => {
+            // `allowedToolNames` is the session's tool catalogue plus client
+            // tools (builtin-openclaw-*.mjs `collectAllowedToolNames`): a stored
+            // call of any other tool is dropped before pairing, so it gets no
+            // synthetic result (twin of regression-a8-split-tool-pair).
+            let allowed = (!setup.tools.is_empty()).then(|| setup.tools.iter().chain(&setup.client_tools).cloned().collect());
+            let explanation = Some(clawspec_contract::markers::INTER_SESSION_EXPLANATION.to_string());
+            let policy = Policy { untrimmed_call_ids_in_pairing: true, allowed_tools: allowed, inter_session_explanation: explanation, ..policy };
+            repair::validate_replay_turns(&policy, repair::sanitize_session_history(&policy, ms))
+        }
+        None => ms,
+    };
+    let mut last_ts = None;
+    for m in &mut ms {
+        match m {
+            AgentMessage::Assistant(a) => last_ts = a.timestamp.clone(),
+            AgentMessage::ToolResult(r) => {
+                r.details = None;
+                // The pairing repair's synthetic result is stamped `Date.now()`
+                // (tool-result-pairing-*.mjs `makeMissingToolResult`; twins of
+                // regression-a8-aborted-parallel-calls and -duplicate-tool-ids);
+                // the reference takes its call's time, which keeps runs byte-identical.
+                if r.timestamp.is_none() && r.is_error == Some(true) && r.content.iter().any(|b| matches!(b, ContentBlock::Text(t) if t.text == MISSING_TOOL_RESULT)) {
+                    r.timestamp = last_ts.clone();
+                }
+            }
+            _ => {}
+        }
+    }
+    ms
 }
 
-/// What the transport records from the mock's answer (which always names
-/// the model `mock`): the response id each API carries, and whether the
+/// What the transport records from the mock's answer: the response id each API carries, and whether the
 /// usage gets a `contextUsage` (the Anthropic reducer's, anthropic-stream-reducer-*.mjs).
 pub struct ReplyFields {
     pub response_id: &'static str,
     pub context_usage: bool,
+    /// Whether `responseModel` is recorded when the provider names the
+    /// requested model: Anthropic (`message.model`, anthropic-stream-reducer-*.mjs)
+    /// and Responses (`response.model`, openai-responses-shared-*.mjs) always;
+    /// openai-completions, Mistral and Gemini only a different model
+    /// (`chunk.model !== model.id`, openai-completions-stream-*.mjs,
+    /// mistral-*.mjs; google-messages-*.mjs; twin of regression-a8-consecutive-user).
+    pub response_model_always: bool,
 }
 
 pub fn reply_fields(profile: &Profile, setup: &Setup) -> ReplyFields {
     match wire(profile, setup) {
         // openai-completions-stream-*.mjs: `output.responseId ||= chunk.id`.
-        Some(Provider::OpenAiChat | Provider::Mistral) => ReplyFields { response_id: "chatcmpl-mock", context_usage: false },
+        Some(Provider::OpenAiChat | Provider::Mistral) => ReplyFields { response_id: "chatcmpl-mock", context_usage: false, response_model_always: false },
         // openai-responses-shared-*.mjs: `response.created` → `output.responseId`.
-        Some(Provider::OpenAiResponses) => ReplyFields { response_id: "resp_mock", context_usage: false },
+        Some(Provider::OpenAiResponses) => ReplyFields { response_id: "resp_mock", context_usage: false, response_model_always: true },
         // google-messages-*.mjs: `output.responseId ||= chunk.responseId`.
-        Some(Provider::Gemini) => ReplyFields { response_id: "mock-response", context_usage: false },
-        _ => ReplyFields { response_id: "msg_mock", context_usage: true },
+        Some(Provider::Gemini) => ReplyFields { response_id: "mock-response", context_usage: false, response_model_always: false },
+        _ => ReplyFields { response_id: "msg_mock", context_usage: true, response_model_always: true },
     }
 }
 
@@ -121,7 +167,7 @@ mod tests {
         let chat = Setup { provider: "mistral".into(), api: "openai-completions".into(), model: "mistral-large-latest".into(), ..Setup::default() };
         assert_eq!(sanitize_history(&p96, &chat, users.clone()).len(), 2, "the two user messages are one");
         let anthropic = Setup::default();
-        assert_eq!(sanitize_history(&p96, &anthropic, users).len(), 3, "anthropic: ids only");
+        assert_eq!(sanitize_history(&p96, &anthropic, users).len(), 2, "anthropic-messages merges them too (twin of regression-a8-blank-content)");
         let mut h = history();
         if let AgentMessage::ToolResult(r) = &mut h[2] {
             r.tool_name = Some(String::new());
@@ -131,12 +177,82 @@ mod tests {
         assert!(out.iter().any(|m| matches!(m, AgentMessage::ToolResult(r) if r.tool_call_id == "calllog01" && r.tool_name.as_deref() == Some("read"))), "{out:?}");
     }
 
+    #[rstest]
+    #[case::anthropic("anthropic", "anthropic-messages")]
+    #[case::responses("openai", "openai-responses")]
+    #[case::chat("openai", "openai-completions")]
+    fn history_drops_tool_result_details_on_2026_9(#[case] provider: &str, #[case] api: &str) {
+        let setup = Setup { provider: provider.into(), api: api.into(), ..Setup::default() };
+        let mut h = history();
+        for m in &mut h {
+            if let AgentMessage::ToolResult(r) = m {
+                r.details = Some(json!({"exitCode": 0}));
+            }
+        }
+        let details = |ms: &[AgentMessage]| ms.iter().filter(|m| matches!(m, AgentMessage::ToolResult(r) if r.details.is_some())).count();
+        assert_eq!(details(&sanitize_history(&Profile::by_id("openclaw-2026.9.6").unwrap(), &setup, h.clone())), 0);
+        assert_eq!(details(&sanitize_history(&Profile::by_id("openclaw-2026.4.26").unwrap(), &setup, h)), 2, "2026.4.26 unchanged");
+    }
+
+    // Twin of regression-a8-blank-content: on anthropic-messages the whole
+    // pass list runs (blank text blocks and the empty stream-error assistant
+    // go, the two user turns around it merge, an empty result reads
+    // `[empty content omitted]`), not only the id rewrite.
+    #[test]
+    fn anthropic_replay_runs_the_whole_sanitize_pass_list() {
+        let h: Vec<AgentMessage> = serde_json::from_value(json!([
+            {"role": "user", "content": [{"type": "text", "text": "   "}, {"type": "text", "text": "Run the job."}], "timestamp": 1},
+            {"role": "assistant", "content": [], "stopReason": "error", "errorMessage": "stream interrupted", "timestamp": 2},
+            {"role": "user", "content": "Try again.", "timestamp": 3},
+            {"role": "assistant", "content": [{"type": "toolCall", "id": "toolu_exec1", "name": "exec", "arguments": {}}], "timestamp": 4},
+            {"role": "toolResult", "toolCallId": "toolu_exec1", "toolName": "exec", "content": [{"type": "text", "text": ""}], "isError": false, "timestamp": 5}
+        ]))
+        .unwrap();
+        let out = sanitize_history(&Profile::by_id("openclaw-2026.9.6").unwrap(), &Setup::default(), h);
+        let v = serde_json::to_value(&out).unwrap();
+        assert_eq!(v[0]["content"], json!([{"type": "text", "text": "Run the job."}, {"type": "text", "text": "Try again."}]), "{v:#}");
+        assert_eq!(v[1]["role"], "assistant");
+        assert_eq!(v[2]["content"][0]["text"], "[empty content omitted]");
+        assert_eq!(out.len(), 3);
+    }
+
+    #[test]
+    fn stored_calls_of_tools_outside_the_catalogue_are_dropped() {
+        let h: Vec<AgentMessage> = serde_json::from_value(json!([
+            {"role": "user", "content": "List the files.", "timestamp": 1},
+            {"role": "assistant", "content": [{"type": "toolCall", "id": "toolu_nores", "name": "ls", "arguments": {}}], "stopReason": "toolUse", "timestamp": 2},
+            {"role": "user", "content": "Hello?", "timestamp": 3}
+        ]))
+        .unwrap();
+        let setup = |tools: &[&str]| Setup { tools: tools.iter().map(|t| t.to_string()).collect(), ..Setup::default() };
+        let p96 = Profile::by_id("openclaw-2026.9.6").unwrap();
+        assert_eq!(sanitize_history(&p96, &setup(&["read", "exec"]), h.clone()).len(), 1, "the call goes, the users merge");
+        assert_eq!(sanitize_history(&p96, &setup(&["read", "ls"]), h).len(), 4, "call kept with its synthetic result");
+    }
+
+    #[test]
+    fn the_synthetic_missing_result_is_stamped_on_2026_9() {
+        let calls: Vec<AgentMessage> = serde_json::from_value(json!([
+            {"role": "user", "content": "go", "timestamp": 1},
+            {"role": "assistant", "content": [{"type": "toolCall", "id": "toolu_p1", "name": "read", "arguments": {}}], "timestamp": 7}
+        ]))
+        .unwrap();
+        let (repaired, _) = super::super::pipeline::repair_pairing(calls);
+        let stamp = |p: &str| match &sanitize_history(&Profile::by_id(p).unwrap(), &Setup::default(), repaired.clone())[2] {
+            AgentMessage::ToolResult(r) => r.timestamp.as_ref().map(|t| t.to_string()),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(stamp("openclaw-2026.9.6"), Some("7".into()));
+        assert_eq!(stamp("openclaw-2026.4.26"), None, "2026.4.26 unchanged");
+    }
+
     #[test]
     fn reply_fields_name_each_apis_response_id() {
         let p96 = Profile::by_id("openclaw-2026.9.6").unwrap();
         let f = |provider: &str, api: &str| reply_fields(&p96, &Setup { provider: provider.into(), api: api.into(), ..Setup::default() });
         assert_eq!((f("openai", "openai-completions").response_id, f("openai", "openai-completions").context_usage), ("chatcmpl-mock", false));
         assert_eq!(f("google", "google-generative-ai").response_id, "mock-response");
+        assert_eq!([f("anthropic", "anthropic-messages"), f("openai", "openai-responses"), f("mistral", "openai-completions"), f("google", "google-generative-ai")].map(|r| r.response_model_always), [true, true, false, false]);
         assert_eq!((f("anthropic", "anthropic-messages").response_id, f("anthropic", "anthropic-messages").context_usage), ("msg_mock", true));
     }
 }

@@ -115,6 +115,17 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
         t
     };
     let sender = webchat.then(entry::webchat_sender_block_2026_4);
+    // 2026.9.6 `chat.send` attachment: the gateway stores the image as inbound
+    // media instead of inline content (see [`staged_attachment`]).
+    let staged = (sim.profile.attempt_runtime_context_v2026_9 && t.image).then(|| staged_attachment(sim));
+    let attached;
+    let t = match &staged {
+        Some(a) => {
+            attached = TurnSpec { image: false, media: vec![MediaSpec { path: a.path.clone(), mime: "image/png".into() }], ..t.clone() };
+            &attached
+        }
+        None => t,
+    };
     let body = prompt::build_with_sender(sim.profile, t, is_new, sim.clock.now(), sender.as_deref());
     if body.session_reset {
         sim.fire_hook("before_reset").await?;
@@ -145,8 +156,18 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
             extra: Extra::new(),
         })
     };
-    let msg = user(&body.transcript);
-    let model_message = (body.transcript != body.text).then(|| user(&body.text));
+    let (msg, model_message) = match &staged {
+        // Stored: the typed text with the media reference; the prompt carries the note.
+        Some(a) => {
+            let mut msg = user(&t.user);
+            if let AgentMessage::User(u) = &mut msg {
+                u.content = MessageContent::Text(t.user.clone());
+                u.extra.insert("__openclaw".into(), a.meta.clone());
+            }
+            (msg, Some(user(&body.text)))
+        }
+        None => (user(&body.transcript), (body.transcript != body.text).then(|| user(&body.text))),
+    };
     // 2026.9.6: inbound metadata travels in a hidden carrier (`currentInboundContext`).
     let carriers = if body.context_fragments.is_empty() { Vec::new() } else { vec![inject::carrier(sim.profile, &body.context_fragments, ts)] };
     let next_turn_context = if webchat { entry::runtime_context_of(&body.text, &body.transcript).map(|c| entry::runtime_context_message_2026_4(&c, ts)) } else { None };
@@ -488,4 +509,32 @@ async fn subagent_ended(sim: &mut Sim<'_>, e: &SubagentEndedSpec) -> Result<(), 
 }
 
 /// A 1×1 transparent PNG.
+/// An image sent with `chat.send` on 2026.9.6, as the gateway stores it: a
+/// staged copy in the workspace that the prompt's media note names
+/// (`[media attached: <workspace>/media/inbound/openclaw-staged-<id>/input-<id>.png (image/png)]`,
+/// media-note-*.mjs), and on the persisted user message, instead of the
+/// inline image, `__openclaw.media` (`media://inbound/<id>.png`, type, size)
+/// with an inline `mediaImageLayout` slot (chat-send-handler-*.mjs;
+/// real host, `clawspec twin image-user`). The gateway mints UUIDs; the
+/// reference numbers them (twin rule 14).
+struct StagedAttachment {
+    path: String,
+    meta: Value,
+}
+
+fn staged_attachment(sim: &mut Sim<'_>) -> StagedAttachment {
+    let n = sim.turn + 1;
+    // UUID-shaped, as long as the gateway's: the note's length feeds the budget.
+    let (stage, id) = (format!("00000000-0000-4000-a000-{n:012}"), format!("00000000-0000-4000-8000-{n:012}"));
+    let size = TINY_PNG_BYTES;
+    StagedAttachment {
+        path: format!("{}/media/inbound/openclaw-staged-{stage}/input-{id}.png", sim.workspace_dir()),
+        meta: json!({"media": [{"url": format!("media://inbound/{id}.png"), "contentType": "image/png", "kind": "image", "sizeBytes": size}],
+                     "mediaImageLayout": {"slots": [{"kind": "inline", "factIndex": 0}]}}),
+    }
+}
+
+/// The decoded size of [`TINY_PNG`].
+const TINY_PNG_BYTES: usize = 68;
+
 pub const TINY_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";

@@ -90,7 +90,12 @@ pub async fn run_turn(sim: &mut Sim<'_>, mut inp: TurnInput) -> Result<(), Abort
     if sim.profile.attempt_runtime_context_v2026_9 && inp.kind == TurnKind::User && inp.admitted {
         // What the gateway stores on a `chat.send` user message (runtime::entry).
         if let AgentMessage::User(u) = &mut inp.message {
-            u.extra.insert("__openclaw".into(), sim.entry_user_meta());
+            // Merged: a staged attachment's media refs are already there (runtime::steps).
+            let mut meta = sim.entry_user_meta();
+            if let Some(Value::Object(own)) = u.extra.get("__openclaw") {
+                meta.as_object_mut().expect("an object").extend(own.clone());
+            }
+            u.extra.insert("__openclaw".into(), meta);
         }
     }
     sim.turn += 1;
@@ -564,7 +569,7 @@ fn precheck(sim: &mut Sim<'_>, history: &[AgentMessage], session: &[AgentMessage
 /// mock-providers server.rs `render`), adds `contextUsage` (`unavailable`
 /// without prompt usage, @openclaw/ai dist anthropic-stream-reducer-*.mjs),
 /// the response's id/model (`responseId`/`responseModel`, same file: the mock
-/// answers `msg_mock`/`mock`) and the run id (`__openclaw.runId`). Earlier
+/// answers `msg_mock` and names the requested model, as a real provider does) and the run id (`__openclaw.runId`). Earlier
 /// profiles keep the runtime's prompt estimate as input usage.
 fn provider_reply_fields(sim: &Sim<'_>, m: &mut AgentMessage, step: &ModelStep, prompt_tokens: u64) {
     if sim.profile.webchat_entry_v2026_4 {
@@ -593,7 +598,9 @@ fn provider_reply_fields(sim: &Sim<'_>, m: &mut AgentMessage, step: &ModelStep, 
     }
     a.usage = Some(usage);
     a.extra.insert("responseId".into(), json!(wire.response_id));
-    a.extra.insert("responseModel".into(), json!("mock"));
+    if wire.response_model_always {
+        a.extra.insert("responseModel".into(), json!(sim.setup.model));
+    }
     a.extra.insert("__openclaw".into(), json!({"runId": format!("run-{:04}", sim.turn)}));
 }
 
@@ -673,6 +680,7 @@ async fn model_loop(
             ModelReply::Text(t) => ModelStep { text: Some(t.clone()), ..Default::default() },
             ModelReply::Full(s) => s.clone(),
         };
+        host_event_before_stream(sim, &request);
         let ts = sim.clock.tick();
         let seq = sim.seq as u64;
         let mut assistant = assistant_message(&step, &sim.setup, ts, &mut sim.ids, seq);
@@ -749,7 +757,6 @@ async fn model_loop(
                     sim.persist(r.clone());
                     all.push(r);
                 }
-                host_event_after_tool_results(sim, &all);
             }
         }
     }
@@ -758,7 +765,7 @@ async fn model_loop(
 /// The `details` of a scripted tool result as the engine receives it: `{}` as the
 /// 2026.9 host's tool-result middleware sets it; on 2026.4.26 the real tool's
 /// (`Profile::real_tool_result_details`; the reference takes no time, so
-/// `durationMs` is 0 — a measured value, erased by the twin's rule 11).
+/// `durationMs` is 0 — a measured value, erased by the twin's rule 12).
 fn scripted_result_details(profile: &super::profile::Profile, tool: &str, text: &str, workspace: &str) -> Option<serde_json::Value> {
     match (profile.real_tool_result_details, tool) {
         // pi-coding-agent dist/core/tools/write.js resolves `details: undefined` too.
@@ -1029,26 +1036,33 @@ fn host_events_before_model(sim: &mut Sim<'_>) {
     sim.flush();
 }
 
-/// 2026.9.6 records the tool results a step produced for its prompt cache
-/// (`custom` `openclaw.cache-ttl`, after the results, before the next model
-/// call: real store, `clawspec twin tool-loop-multi-step`). The result hashes
-/// are the host's own (`sourceHash`); the store keeps only the keys here.
-fn host_event_after_tool_results(sim: &mut Sim<'_>, all: &[AgentMessage]) {
+/// 2026.9.6 records the tool results its prompt cache froze (`custom`
+/// `openclaw.cache-ttl`) right before each model call, when the frozen set
+/// is not empty and differs from the last one written (builtin-openclaw-*.mjs
+/// `submitEmbeddedAttemptPrompt` → `persistThenStream`; session-prompt-state-*.mjs
+/// `persistToolResultProjections` compares the snapshot's hash). Every tool
+/// result of a request is frozen (tool-result-truncation-*.mjs), and the set
+/// carries over from the session's last record, so seeded history's results
+/// are written before a session's first model call (real store, `clawspec
+/// twin http-anthropic`). The result hashes are the host's own (`sourceHash`);
+/// the store keeps only the keys here.
+fn host_event_before_stream(sim: &mut Sim<'_>, request: &[AgentMessage]) {
     if !sim.transcript.is_sqlite() {
         return;
     }
-    let frozen: Vec<Value> = all
-        .iter()
-        .rev()
-        .take_while(|m| matches!(m, AgentMessage::ToolResult(_)))
-        .filter_map(|m| match m {
-            AgentMessage::ToolResult(r) => Some(json!({"key": format!("tool:{}:{}", r.tool_call_id, r.timestamp.as_ref().map(|t| t.to_string()).unwrap_or_default())})),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
+    let last = sim.transcript.markers.iter().rev().find(|m| m.event["customType"] == "openclaw.cache-ttl").map(|m| m.event["data"]["frozenToolResults"].clone());
+    let mut frozen: Vec<Value> = last.as_ref().and_then(Value::as_array).cloned().unwrap_or_default();
+    for r in request {
+        if let AgentMessage::ToolResult(r) = r {
+            let key = json!({"key": format!("tool:{}:{}", r.tool_call_id, r.timestamp.as_ref().map(|t| t.to_string()).unwrap_or_default())});
+            if !frozen.contains(&key) {
+                frozen.push(key);
+            }
+        }
+    }
+    if frozen.is_empty() || last.as_ref().and_then(Value::as_array) == Some(&frozen) {
+        return;
+    }
     let ts = sim.clock.now();
     sim.transcript.append_marker(json!({"type": "custom", "customType": "openclaw.cache-ttl", "data": {"prunedToolResults": [], "ambiguousToolResultBaseKeys": [], "frozenToolResults": frozen}}), ts);
     sim.flush();

@@ -79,6 +79,13 @@ pub struct Setup {
     #[serde(skip)]
     #[schemars(skip)]
     pub heartbeat_system_prompts: Vec<String>,
+    /// Not scenario input: the real host's work directory, which stands for
+    /// the state directory in prompt text the 2026.9.6 budget estimates (a
+    /// media note's staged path). `clawspec twin` sets it; otherwise `$STATE`,
+    /// so budgets never depend on where the run's state lives.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub host_dir: Option<String>,
 }
 
 impl Default for Setup {
@@ -103,6 +110,7 @@ impl Default for Setup {
             http_provider: None,
             system_prompt: None,
             heartbeat_system_prompts: Vec::new(),
+            host_dir: None,
         }
     }
 }

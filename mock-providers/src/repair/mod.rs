@@ -88,6 +88,11 @@ pub struct Policy {
     /// (`readModelSnapshotState`, `MODEL_SNAPSHOT_CUSTOM_TYPE`,
     /// builtin-openclaw bundle of 2026.9.6); feeds `dropStaleOpenAIReasoning`.
     pub model_switch_at: Option<f64>,
+    /// openclaw@2026.9.6 pairs a result's trimmed id with its call's id as
+    /// stored ([`pairing::repair_tool_use_result_pairing_untrimmed_calls`]).
+    pub untrimmed_call_ids_in_pairing: bool,
+    /// The second line of an inter-session message's replay header (2026.9.6).
+    pub inter_session_explanation: Option<String>,
 }
 
 /// The model OpenClaw scenarios use per provider when none is given.
@@ -134,6 +139,8 @@ impl Policy {
             allowed_tools: None,
             history_limit: None,
             model_switch_at: None,
+            untrimmed_call_ids_in_pairing: false,
+            inter_session_explanation: None,
         };
         let claude = model.contains("claude");
         match p {
@@ -193,7 +200,7 @@ fn strip_result_details(mut ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
 
 /// `sanitizeSessionHistory` (A2), in its pass order.
 pub fn sanitize_session_history(p: &Policy, ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
-    let ms = inter_session::annotate_inter_session(ms); // #1
+    let ms = inter_session::annotate_inter_session_with(ms, p.inter_session_explanation.as_deref()); // #1
     let ms = assistant_replay::normalize_assistant_replay_content(ms); // #2
     let mut ms = images::sanitize_session_messages_images(p, ms); // #3
     if p.preserve_signatures {
@@ -212,7 +219,11 @@ pub fn sanitize_session_history(p: &Policy, ms: Vec<AgentMessage>) -> Vec<AgentM
         ms = responses::downgrade_function_call_reasoning_pairs(responses::normalize_responses_tool_call_ids(ms));
     } else {
         if p.repair_pairing {
-            ms = pairing::repair_tool_use_result_pairing(ms, placeholders::MISSING_TOOL_RESULT); // #11
+            ms = if p.untrimmed_call_ids_in_pairing {
+                pairing::repair_tool_use_result_pairing_untrimmed_calls(ms, placeholders::MISSING_TOOL_RESULT)
+            } else {
+                pairing::repair_tool_use_result_pairing(ms, placeholders::MISSING_TOOL_RESULT)
+            }; // #11
         }
         ms = tool_call_ids::sanitize_tool_call_ids(p, ms); // #12
     }

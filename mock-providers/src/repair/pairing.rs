@@ -71,10 +71,21 @@ fn already_paired(ms: &[AgentMessage], frames: &[(usize, Vec<Call>, bool)], fram
 /// `synthetic`: text of inserted results (A4: the OpenClaw note, or `aborted`
 /// for the Responses family).
 pub fn repair_tool_use_result_pairing(ms: Vec<AgentMessage>, synthetic: &str) -> Vec<AgentMessage> {
-    pair(ms, synthetic, true)
+    pair(ms, synthetic, true, false)
 }
 
-fn pair(ms: Vec<AgentMessage>, synthetic: &str, fast_path: bool) -> Vec<AgentMessage> {
+/// As [`repair_tool_use_result_pairing`], matching a result's trimmed id
+/// against its call's id as stored (openclaw@2026.9.6 agent-core
+/// tool-result-pairing-*.mjs: `readToolCall` keeps `record.id`,
+/// `extractToolResultIds` trims), so a call id with surrounding spaces never
+/// finds its result: it gets the synthetic one and the result is dropped
+/// (twin of regression-a8-duplicate-tool-ids).
+pub fn repair_tool_use_result_pairing_untrimmed_calls(ms: Vec<AgentMessage>, synthetic: &str) -> Vec<AgentMessage> {
+    pair(ms, synthetic, true, true)
+}
+
+fn pair(ms: Vec<AgentMessage>, synthetic: &str, fast_path: bool, untrimmed_calls: bool) -> Vec<AgentMessage> {
+    let key = |c: &Call| if untrimmed_calls { c.id.clone() } else { c.id.trim().to_string() };
     if !ms.iter().any(|m| match m {
         AgentMessage::ToolResult(_) => true,
         AgentMessage::Assistant(a) => a.content.iter().any(|b| matches!(b, ContentBlock::ToolCall(_))),
@@ -117,19 +128,19 @@ fn pair(ms: Vec<AgentMessage>, synthetic: &str, fast_path: bool) -> Vec<AgentMes
             }
             continue;
         }
-        if let Some(c) = calls.iter_mut().find(|c| c.id.trim() == id && c.answer.is_none()) {
+        if let Some(c) = calls.iter_mut().find(|c| key(c) == id && c.answer.is_none()) {
             c.answer = Some(i);
             assigned[i] = true;
             continue;
         }
-        if calls.iter().any(|c| c.id.trim() == id) {
+        if calls.iter().any(|c| key(c) == id) {
             continue; // duplicate within its frame
         }
         // Displaced: the unique earlier unresolved occurrence with that id.
         let earlier: Vec<(usize, usize)> = frames[..f]
             .iter()
             .enumerate()
-            .flat_map(|(fi, (_, cs, _))| cs.iter().enumerate().filter(|(_, c)| c.id.trim() == id && c.answer.is_none()).map(move |(ci, _)| (fi, ci)))
+            .flat_map(|(fi, (_, cs, _))| cs.iter().enumerate().filter(|(_, c)| key(c) == id && c.answer.is_none()).map(move |(ci, _)| (fi, ci)))
             .collect();
         if let [(fi, ci)] = earlier[..] {
             frames[fi].1[ci].answer = Some(i);
@@ -195,10 +206,10 @@ mod tests {
         for seed in 0..3000u32 {
             let bytes: Vec<u8> = (0..48u32).map(|i| (seed.wrapping_mul(2654435761).wrapping_add(i.wrapping_mul(40503)) >> 9) as u8).collect();
             let raw = crate::gen::transcript(&bytes);
-            let once = pair(raw.clone(), MISSING_TOOL_RESULT, false);
+            let once = pair(raw.clone(), MISSING_TOOL_RESULT, false, false);
             for ms in [raw, once] {
-                let slow = pair(ms.clone(), MISSING_TOOL_RESULT, false);
-                let quick = pair(ms.clone(), MISSING_TOOL_RESULT, true);
+                let slow = pair(ms.clone(), MISSING_TOOL_RESULT, false, false);
+                let quick = pair(ms.clone(), MISSING_TOOL_RESULT, true, false);
                 fast += usize::from(slow == ms);
                 assert_eq!(quick, slow, "seed {seed}");
             }
@@ -233,6 +244,14 @@ mod tests {
         let out = repair_tool_use_result_pairing(msgs(input), synthetic);
         assert_eq!(shape(&out), expect);
         assert_eq!(repair_tool_use_result_pairing(out.clone(), synthetic), out, "idempotent");
+    }
+
+    #[test]
+    fn a_spaced_call_id_misses_its_trimmed_result_on_2026_9() {
+        let input = json!([call(&["  f:1"]), res("  f:1", "body")]);
+        assert_eq!(shape(&repair_tool_use_result_pairing(msgs(input.clone()), MISSING_TOOL_RESULT)), ["assistant:", "toolResult:body"], "trimmed on both sides");
+        let out = repair_tool_use_result_pairing_untrimmed_calls(msgs(input), MISSING_TOOL_RESULT);
+        assert_eq!(shape(&out), ["assistant:", &format!("toolResult:{MISSING_TOOL_RESULT}")]);
     }
 
     #[test]

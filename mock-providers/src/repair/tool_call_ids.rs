@@ -33,29 +33,34 @@ pub fn valid_id(mode: IdMode, id: &str) -> bool {
     }
 }
 
+/// `makeUniqueToolId` on the occurrence's seed: the id itself the first
+/// time, `<id>:<n>` for its n-th repeat (`allocatePreservingNativeAnthropicId`,
+/// tool-call-id-*.mjs of 2026.9.6, tool-call-id-*.js of 2026.4.26), so a
+/// repeated `call_dup` becomes `calldup2` (twin of regression-a8-duplicate-tool-ids).
 fn sanitize_one(mode: IdMode, id: &str, occurrence: usize, used: &BTreeSet<String>) -> String {
+    let seed = if occurrence == 1 { id.to_string() } else { format!("{id}:{occurrence}") };
     match mode {
         IdMode::Strict => {
-            let base: String = alnum(id).chars().take(STRICT_MAX).collect();
+            let base: String = alnum(&seed).chars().take(STRICT_MAX).collect();
             let base = if base.is_empty() { "sanitizedtoolid".to_string() } else { base };
             if !used.contains(&base) {
                 return base;
             }
-            // Collision: truncated base + 8 hex of sha256, then x2, x3 … .
-            let suffix = &sha256_hex(&format!("{id}:{occurrence}"))[..8];
+            // Collision: truncated base + 8 hex of sha256(seed), then x2, x3 … within 40.
+            let suffix = &sha256_hex(&seed)[..8];
             let cand = format!("{}{suffix}", &base[..base.len().min(STRICT_MAX - 8)]);
             if !used.contains(&cand) {
                 return cand;
             }
-            (2..).map(|n| format!("{}x{n}", &cand[..cand.len().min(STRICT_MAX - 2 - n.to_string().len())])).find(|c| !used.contains(c)).unwrap()
+            (2..).map(|n| format!("{}x{n}", &cand[..cand.len().min(STRICT_MAX - 1 - n.to_string().len())])).find(|c| !used.contains(c)).unwrap()
         }
         IdMode::Strict9 => {
-            let a = alnum(id);
-            let base = if a.len() >= 9 { a[..9].to_string() } else { sha256_hex(id)[..9].to_string() };
+            let a = alnum(&seed);
+            let base = if a.len() >= 9 { a[..9].to_string() } else if a.is_empty() { sha256_hex("sanitized")[..9].to_string() } else { sha256_hex(&a)[..9].to_string() };
             if !used.contains(&base) {
                 return base;
             }
-            (0..).map(|i| sha256_hex(&format!("{id}:{i}"))[..9].to_string()).find(|c| !used.contains(c)).unwrap()
+            (0..).map(|i| sha256_hex(&format!("{seed}:{i}"))[..9].to_string()).find(|c| !used.contains(c)).unwrap()
         }
     }
 }
@@ -143,7 +148,8 @@ mod tests {
     #[test]
     fn duplicates_per_occurrence_40897() {
         let (calls, results) = ids_after(Provider::Anthropic, &["call_dup", "call_dup"]);
-        assert_ne!(calls[0], calls[1]);
+        // The repeat's seed is `call_dup:2` (`allocatePreservingNativeAnthropicId`).
+        assert_eq!(calls, ["calldup", "calldup2"]);
         assert_eq!(calls, results);
     }
 }

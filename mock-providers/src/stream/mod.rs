@@ -23,7 +23,7 @@ use crate::Provider;
 /// What a streamed answer needs besides the rendered reply.
 #[derive(Clone, Debug, Default)]
 pub struct StreamMeta {
-    /// The model the answer names (`mock`, see [`StreamMeta::new`]).
+    /// The model the answer names (the requested one, see [`StreamMeta::new`]).
     pub model: String,
     /// Scripted usage: input and output tokens.
     pub input_tokens: u64,
@@ -33,13 +33,15 @@ pub struct StreamMeta {
 }
 
 impl StreamMeta {
-    /// `_requested` is the model the request named; every answer names the
-    /// mock's own model id, `mock`, as the non-streaming render and the
-    /// Anthropic stream do (`server::render`), so a host records the same
-    /// `responseModel` whichever API it streams.
-    pub fn new(_requested: &str, reply: &Value, request: &Value) -> StreamMeta {
+    /// Every answer names the model the request asked for, as a real
+    /// provider serving it does (Anthropic `message.model`, OpenAI `model`,
+    /// Gemini `modelVersion`); a request naming none gets `mock`. A host then
+    /// records `responseModel` equal to the requested model and sees no
+    /// reroute (openclaw@2026.9.6 openclaw-state-db-read-connection-*.mjs
+    /// `formatAgentRunRouteChange`: "Model route changed: … → …/mock").
+    pub fn new(requested: &str, reply: &Value, request: &Value) -> StreamMeta {
         StreamMeta {
-            model: "mock".to_string(),
+            model: if requested.is_empty() { "mock".to_string() } else { requested.to_string() },
             input_tokens: reply["usage"]["input"].as_u64().unwrap_or(0),
             output_tokens: reply["usage"]["output"].as_u64().unwrap_or(0),
             include_usage: request["stream_options"]["include_usage"] == Value::Bool(true),
@@ -87,5 +89,11 @@ mod tests {
         assert!(!wants_stream(Provider::Gemini, "/v1beta/models/g:generateContent", &json!({"stream": true})));
         assert!(wants_stream(Provider::OpenAiChat, "/v1/chat/completions", &json!({"stream": true})));
         assert!(!wants_stream(Provider::OpenAiResponses, "/v1/responses", &json!({})));
+    }
+
+    #[test]
+    fn an_answer_names_the_requested_model() {
+        assert_eq!(StreamMeta::new("gpt-4.1", &json!({}), &json!({})).model, "gpt-4.1");
+        assert_eq!(StreamMeta::new("", &json!({}), &json!({})).model, "mock");
     }
 }

@@ -1,0 +1,115 @@
+//! Facts the real openclaw@2026.9.6 host showed `clawspec twin` for library
+//! scenarios, pinned on the reference runtime so a change that breaks them
+//! fails here without a gateway. Each test names the twin row and the dist
+//! function behind the fact.
+
+use std::path::Path;
+
+use clawspec::driver::{DriverConfig, EngineSpec};
+use clawspec::runtime::model::ScriptedModel;
+use clawspec::runtime::profile::Profile;
+use clawspec::runtime::{self, RunConfig};
+use clawspec::trace::{CallRecord, Outcome, Trace};
+use serde_json::Value;
+
+fn run(engine: &str, scenario: &str) -> Trace {
+    run_on("openclaw-2026.9.6", engine, scenario)
+}
+
+fn run_on(profile: &str, engine: &str, scenario: &str) -> Trace {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../scenarios/{scenario}.yaml"));
+    let l = clawspec::scenario::load_file(&path).unwrap_or_else(|e| panic!("{e:?}"));
+    let cfg = RunConfig {
+        engine: EngineSpec::builtin_at(env!("CARGO_BIN_EXE_clawspec"), engine),
+        driver: DriverConfig::default(),
+        state_root: std::env::temp_dir().join(format!("clawspec-twin-pins-{}-{engine}-{scenario}-{profile}", std::process::id())),
+        engine_config: None,
+        via_http: false,
+    };
+    let p = Profile::by_id(profile).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let t = rt.block_on(runtime::run(&l.scenario, &p, &cfg, Box::new(ScriptedModel)));
+    let _ = std::fs::remove_dir_all(&cfg.state_root);
+    assert!(matches!(t.outcome, Outcome::Completed { .. }), "{}", t.to_pretty_json());
+    t
+}
+
+fn calls<'a>(t: &'a Trace, m: &str) -> Vec<&'a CallRecord> {
+    t.calls().filter(|c| c.method == m).collect()
+}
+
+fn tool_results(t: &Trace, c: &CallRecord) -> Vec<Value> {
+    c.messages(t).unwrap().into_iter().filter(|m| m["role"] == "toolResult").collect()
+}
+
+/// http-anthropic: the session keeps a tool result's `details`, the next
+/// attempt's history does not (`stripToolResultDetails` in
+/// `sanitizeSessionHistory`, builtin-openclaw-*.mjs).
+#[test]
+fn replayed_tool_results_lose_their_details() {
+    let t = run("window", "http-anthropic");
+    let commits = calls(&t, "commitTurn");
+    let live = tool_results(&t, commits[0]);
+    assert!(live.iter().all(|r| r.get("details").is_some()), "the turn's own results keep details: {live:?}");
+    let assembles = calls(&t, "assemble");
+    let replayed = tool_results(&t, assembles[1]);
+    assert_eq!(replayed.len(), 2, "{replayed:?}");
+    assert!(replayed.iter().all(|r| r.get("details").is_none()), "{replayed:?}");
+}
+
+/// http-anthropic: seeded history with a tool result gets an
+/// `openclaw.cache-ttl` record before the session's first model call, and
+/// one more after the turn's own tool result; the second turn adds none
+/// (`persistThenStream` → `persistToolResultProjections`, written only when
+/// the frozen set changed). The real store's sequence numbers: the turn's
+/// user message at 5, its final assistant at 12, the next user message at 14.
+#[test]
+fn cache_ttl_records_follow_the_frozen_set() {
+    let t = run("window", "http-anthropic");
+    let commits = calls(&t, "commitTurn");
+    let seq = |c: &CallRecord, k: &str| c.params[k]["rawSeq"].as_u64();
+    assert_eq!((seq(commits[0], "admission"), seq(commits[0], "terminal")), (Some(5), Some(12)));
+    assert_eq!(seq(commits[1], "admission"), Some(14));
+}
+
+/// http-openai-chat vs http-anthropic: an API key read from the provider
+/// config is a routed plan naming its route (prepare-auth-*.mjs
+/// `toPreparedRoute`); a bundled plugin's runtime auth (anthropic) has none.
+#[test]
+fn a_routed_key_names_its_model_route() {
+    let route = |scenario: &str| calls(&run("window", scenario), "bootstrap")[0].params["runtimeContext"]["runtimeAuthPlan"].get("modelRoute").cloned();
+    let r = route("http-openai-chat").expect("openai: routed");
+    assert_eq!((r["api"].as_str(), r["modelId"].as_str(), r["requestTransportOverrides"].as_str()), (Some("openai-completions"), Some("gpt-4.1"), Some("present")));
+    assert_eq!(route("http-anthropic"), None);
+    assert_eq!(route("http-mistral"), None, "mistral's plain provider-config key");
+}
+
+/// Every 2026.9.6 reply records the model the provider named, which is the
+/// one requested (mock-providers answers as a real provider does).
+#[test]
+fn replies_record_the_requested_model() {
+    let t = run("window", "http-anthropic");
+    let commit = calls(&t, "commitTurn")[0];
+    let assistants: Vec<Value> = commit.messages(&t).unwrap().into_iter().filter(|m| m["role"] == "assistant").collect();
+    assert!(!assistants.is_empty());
+    assert!(assistants.iter().all(|a| a["responseModel"] == "claude-sonnet-4-6"), "{assistants:?}");
+}
+
+/// image-user: a `chat.send` image is stored as inbound media — the prompt
+/// carries the media note with the staged path, the stored message the typed
+/// text and `__openclaw.media` (chat-send-handler-*.mjs, media-note-*.mjs);
+/// 2026.4.26 keeps the image inline.
+#[test]
+fn a_sent_image_is_stored_as_inbound_media() {
+    let t = run("window", "image-user");
+    let a = calls(&t, "assemble")[0];
+    let prompt = a.params["prompt"].as_str().unwrap();
+    assert!(prompt.starts_with("[media attached: $STATE/workspace/media/inbound/openclaw-staged-") && prompt.ends_with(".png (image/png)]\nWhat does this screenshot show?"), "{prompt}");
+    let user = calls(&t, "commitTurn")[0].messages(&t).unwrap().into_iter().find(|m| m["role"] == "user").unwrap();
+    assert_eq!(user["content"], "What does this screenshot show?");
+    assert_eq!(user["__openclaw"]["media"][0]["sizeBytes"], 68);
+    assert_eq!(user["__openclaw"]["senderIsOwner"], true, "merged with the gateway's own metadata");
+    let old = run_on("openclaw-2026.4.26", "window", "image-user");
+    let inline = calls(&old, "afterTurn")[0].messages(&old).unwrap().into_iter().find(|m| m["role"] == "user").unwrap();
+    assert!(inline["content"].as_array().unwrap().iter().any(|b| b["type"] == "image"), "{inline}");
+}
