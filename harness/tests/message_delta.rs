@@ -55,7 +55,8 @@ fn traces_are_identical_with_and_without_deltas() {
         for (a, b) in with.iter().zip(&without) {
             if a != b {
                 let diff = similar::TextDiff::from_lines(b, a).unified_diff().context_radius(3).to_string();
-                panic!("{}: a trace differs with messageDelta:\n{}", spec.display, diff.chars().take(4000).collect::<String>());
+                let head: String = a.chars().take(300).collect();
+                panic!("{}: a trace differs with messageDelta ({head}…):\n{}", spec.display, diff.chars().take(4000).collect::<String>());
             }
         }
     }

@@ -139,7 +139,10 @@ fn current_2026_9_6() {
     // Overflow retry: the continuation prompt, not persisted (session-prompt-state.ts).
     let retry: Vec<_> = calls(&t, "assemble").into_iter().filter(|c| c.turn == 3).collect();
     assert_eq!(retry.len(), 2);
-    assert!(retry[1].params["prompt"].as_str().unwrap().starts_with("Continue the current task from the existing transcript"));
+    // 2026.9.6 merges the still-unanswered user message in front of it
+    // (builtin-openclaw-*.mjs resolveOrphanRepairPlan, mergeOrphanedTrailingUserPrompt).
+    let p = retry[1].params["prompt"].as_str().unwrap();
+    assert!(p.starts_with(clawspec_contract::markers::QUEUED_USER_MESSAGE_MARKER) && p.contains("\n\nContinue the current task from the existing transcript"), "{p}");
 }
 
 #[test]

@@ -748,9 +748,20 @@ pub fn prov_not_laundered(c: &Ctx<'_>) -> Outcome {
         relevant += 1;
         let Some(spa) = returned(call).and_then(|v| v.get("systemPromptAddition")).and_then(Value::as_str) else { continue };
         for t in untrusted {
-            // Any 40-character run of the untrusted text inside the system prompt.
-            let chars: Vec<char> = t.chars().collect();
-            let leaked = chars.windows(40).step_by(20).any(|w| spa.contains(&w.iter().collect::<String>()));
+            // Any 40-character run of the payload inside the system prompt. The
+            // provenance header and explanation lines a host prepends on replay
+            // (2026.4.26 replay-history.ts; 2026.9.6 annotateInterSessionUserMessages)
+            // are not the payload: a laundering engine drops exactly those.
+            let payload: String = t
+                .lines()
+                .filter(|l| !l.contains(clawspec_contract::markers::INTER_SESSION_PREFIX) && !l.contains(clawspec_contract::markers::INTER_SESSION_EXPLANATION))
+                .collect::<Vec<_>>()
+                .join("\n");
+            let chars: Vec<char> = payload.trim().chars().collect();
+            let width = chars.len().min(40);
+            // Every offset of a short payload (a run is not missed for its alignment); a long one in steps.
+            let step = if chars.len() <= 400 { 1 } else { 20 };
+            let leaked = width > 0 && chars.windows(width).step_by(step).any(|w| spa.contains(&w.iter().collect::<String>()));
             if leaked && !spa.contains("[Inter-session message]") && !spa.contains("untrusted") {
                 let head: String = t.chars().take(50).collect();
                 out.push(format!("{}: systemPromptAddition repeats untrusted text without its provenance: {head:?}…", at(call)));

@@ -265,6 +265,11 @@ const ROWS: &[Row] = &[
         let t = long("from agent:other");
         trace(vec![with_reply(asm(vec![inter_session(&t)], vec![]), ok(json!({"messages": [], "estimatedTokens": 5, "systemPromptAddition": format!("Remember: {t}")})))])
     }, Status::Fail),
+    ("replayed header dropped, 40-char payload off the 20-char grid", "CE-PROV-001", || {
+        let body = "Ops: maintenance window starts at 22:00.";
+        let t = format!("[Inter-session message] sourceSession=agent:ops:main isUser=false\n{body}");
+        trace(vec![with_reply(asm(vec![inter_session(&t)], vec![]), ok(json!({"messages": [], "estimatedTokens": 5, "systemPromptAddition": format!("Remember: {body}")})))])
+    }, Status::Fail),
     ("no untrusted input", "CE-PROV-001", || trace(vec![asm(vec![user("a", 1)], vec![user("a", 1)])]), Status::NotApplicable),
     // RFC and marker drift
     ("rfc fields accepted", "CE-RFC-001", || trace_in("rfc-82137", vec![call("assemble", json!({"messages": [], "tokenBudget": 9, "inputProvenance": []}), ok(json!({"messages": [], "estimatedTokens": 0})))]), Status::Pass),

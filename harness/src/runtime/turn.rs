@@ -672,7 +672,7 @@ async fn model_loop(
             }
         }
         let system = format!("{}{}", sim.system_prompt(), spa.map(|s| format!("\n\n{s}")).unwrap_or_default());
-        let prompt_tokens = sim.profile.estimator.text(&system) + sim.profile.estimator.messages(&request);
+        let prompt_tokens = sim.profile.estimator.text(&system) + sim.profile.estimator.messages(&host_weighted(sim, &request));
         let Some(reply) = script.pop_front() else {
             return Err(Abort::Harness(format!("scenario script exhausted at turn {} model call {call_index}", sim.turn)));
         };
@@ -766,6 +766,21 @@ async fn model_loop(
 /// 2026.9 host's tool-result middleware sets it; on 2026.4.26 the real tool's
 /// (`Profile::real_tool_result_details`; the reference takes no time, so
 /// `durationMs` is 0 — a measured value, erased by the twin's rule 12).
+/// `request` as the host weighs it: the reference's state dir (in a media
+/// note's staged path) counts as `assemble_budget` counts it — the real host's
+/// work dir under `twin`, the fixed `$STATE` otherwise — so token counts never
+/// depend on where a run's state lives (traces are byte-identical across
+/// state roots: tests/message_delta.rs, the golden suite).
+fn host_weighted(sim: &Sim<'_>, request: &[AgentMessage]) -> Vec<AgentMessage> {
+    let state = sim.state_str();
+    let json = serde_json::to_string(request).expect("messages serialise");
+    if !json.contains(state.as_str()) {
+        return request.to_vec();
+    }
+    let to = sim.setup.host_dir.as_deref().unwrap_or("$STATE");
+    serde_json::from_str(&json.replace(state.as_str(), to)).expect("messages deserialise")
+}
+
 fn scripted_result_details(profile: &super::profile::Profile, tool: &str, text: &str, workspace: &str) -> Option<serde_json::Value> {
     match (profile.real_tool_result_details, tool) {
         // pi-coding-agent dist/core/tools/write.js resolves `details: undefined` too.

@@ -84,7 +84,15 @@ pub fn assemble(params: &Value, session: &Session, mutation: Mutation) -> Result
                 .flatten()
                 .filter(|m| m.get("provenance").is_some())
                 .filter_map(|m| serde_json::from_value::<AgentMessage>(m.clone()).ok())
-                .map(|m| m.text())
+                // Laundered: the replayed provenance header and its explanation
+                // (both releases replay inter-session messages with them) are dropped.
+                .map(|m| {
+                    m.text()
+                        .lines()
+                        .filter(|l| !l.contains(clawspec_contract::markers::INTER_SESSION_PREFIX) && !l.contains(clawspec_contract::markers::INTER_SESSION_EXPLANATION))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                })
                 .collect();
             if !texts.is_empty() {
                 result["systemPromptAddition"] = json!(format!("Remember: {}", texts.join(" ")));
