@@ -158,15 +158,11 @@ export function prepareResultFiles(fs, workspace, results = []) {
  * only lets through calls this route reproduces exactly (realhost/tools.rs
  * release_supports_scripted_tools).
  */
-export class WorkspaceTools {
-  constructor(results = [], { holdUrl, pause = pauseOnHold } = {}) {
+export class WorkspaceTools extends ScriptedTools {
+  constructor(results = [], options = {}) {
+    super(results, options);
+    // Each result keeps its file, named by its place in the plan (prepareResultFiles).
     this.byId = new Map(results.map((r, i) => [r.toolCallId, { ...r, file: resultFile(i) }]));
-    this.holdUrl = holdUrl;
-    this.pause = pause;
-  }
-
-  get size() {
-    return this.byId.size;
   }
 
   /** before_tool_call: the real read (or cat) of the result's file, else nothing. */
