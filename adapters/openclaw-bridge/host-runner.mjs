@@ -185,7 +185,7 @@ try {
     // 2026.4.x prepares plugins inside the first turn (minutes on a loaded
     // machine: plugin manifest rescans, plugin-sdk alias checks per plugin load).
     const margin = RELEASE_4X ? 900_000 : plan.stageDir ? 300_000 : 0;
-    const outcome = await drive(client, margin ? { ...step, timeoutMs: step.timeoutMs + margin } : step, index, { holdUrl: plan.provider.holdUrl });
+    const outcome = await drive(client, margin ? { ...step, timeoutMs: step.timeoutMs + margin } : step, index, { holdUrl: plan.provider.holdUrl, trace: plan.trace });
     // 2026.4.x answers agent.wait when the run's lifecycle ends, while the
     // legacy-mode ingests of the attempt's messages may still be on their way
     // to the engine (seen in the first 4.26 twins: turn 1's ingests recorded

@@ -143,7 +143,10 @@ pub fn announce(p: &mut Plan, i: usize, a: &AnnounceSpec, s: &Scenario) -> Resul
         let planned = super::plan::model_reply(r, p, s.setup.context_window)?;
         p.replies.push(PlannedReply { step: Some(i), ..planned });
     }
-    p.steps.push(PlanStep::AwaitRun { step: i, session_key: s.setup.session_key.clone(), timeout_ms: ANNOUNCE_TIMEOUT_MS });
+    // The host cleans the child up after its announce run (onSubagentEnded,
+    // twin-observed, docs/openclaw-facts.md §4.5); without waiting for it the
+    // call lands in whichever step is running then.
+    p.steps.push(PlanStep::AwaitRun { step: i, session_key: s.setup.session_key.clone(), timeout_ms: ANNOUNCE_TIMEOUT_MS, await_call: Some("onSubagentEnded".into()) });
     Ok(())
 }
 
@@ -175,7 +178,7 @@ mod tests {
         // The parent's announce run takes the announce step's reply.
         let last = p.replies.last().unwrap();
         assert_eq!((last.text.as_str(), last.step, last.addressed_to.is_none()), ("The count is 120.", Some(1), true));
-        assert!(matches!(&p.steps[1], PlanStep::AwaitRun { step: 1, session_key, .. } if session_key == "agent:main:main"));
+        assert!(matches!(&p.steps[1], PlanStep::AwaitRun { step: 1, session_key, await_call: Some(c), .. } if session_key == "agent:main:main" && c == "onSubagentEnded"));
         assert_eq!(p.spawns.runner_config(), serde_json::json!({"directTools": true}));
         assert_eq!(plan(&scenario("exec", "  - turn: {user: hi, model: [ok]}\n")).unwrap().spawns.runner_config(), Value::Null);
     }

@@ -25,8 +25,11 @@ fn wire(profile: &Profile, setup: &Setup) -> Option<Provider> {
 }
 
 /// Session history as the attempt sees it after the replay policy.
-/// Anthropic: only the tool call ids (the rest of its policy is the
-/// reference pipeline's own, twinned equal before). Google and
+/// Anthropic: the tool call ids, tool-result details stripped and
+/// `validateAnthropicTurns` (consecutive assistants merged — the twin of
+/// announce-then-followup: the parent's reply and the announce run's reply
+/// reach the next assemble as one message; dist/embedded-agent-helpers-*.mjs);
+/// the rest of its policy is the reference pipeline's own, twinned equal before. Google and
 /// openai-completions: the whole `sanitizeSessionHistory` pass list and
 /// `validateReplayTurns` (mock-providers `repair`), which also names a
 /// result's empty `toolName` after its call and merges consecutive user
@@ -36,7 +39,13 @@ fn wire(profile: &Profile, setup: &Setup) -> Option<Provider> {
 /// and regression-a8-consecutive-user).
 pub fn sanitize_history(profile: &Profile, setup: &Setup, ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
     let policy = match wire(profile, setup) {
-        Some(Provider::Anthropic) => return sanitize_tool_call_ids(&Policy::for_model(Provider::Anthropic, &setup.model), ms),
+        Some(Provider::Anthropic) => {
+            // Users stay apart: `shouldMergeConsecutiveUserTurns` is false for an
+            // append-only runtime-context policy on anthropic-messages
+            // (dist/embedded-agent-helpers-*.mjs).
+            let policy = Policy { merge_user_turns: false, ..Policy::for_model(Provider::Anthropic, &setup.model) };
+            return repair::validate_replay_turns(&policy, strip_result_details(sanitize_tool_call_ids(&policy, ms)));
+        }
         Some(Provider::Gemini) => Policy::for_model(Provider::Gemini, &setup.model),
         // Mistral on openai-completions: the openai-completions policy (strict ids,
         // not the 9-character ids of a native Mistral transport).
@@ -44,6 +53,19 @@ pub fn sanitize_history(profile: &Profile, setup: &Setup, ms: Vec<AgentMessage>)
         _ => return ms,
     };
     repair::validate_replay_turns(&policy, repair::sanitize_session_history(&policy, ms))
+}
+
+/// builtin-openclaw-*.mjs `sanitizeSessionHistory` → `stripToolResultDetails`
+/// (dist/model-context-message-*.mjs): history tool results reach the attempt
+/// without `details` (twin: the sessions_spawn receipt's details are gone from
+/// the announce run's and the next turn's assemble, announce-then-followup).
+fn strip_result_details(mut ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    for m in &mut ms {
+        if let AgentMessage::ToolResult(r) = m {
+            r.details = None;
+        }
+    }
+    ms
 }
 
 /// What the transport records from the mock's answer (which always names
@@ -121,7 +143,20 @@ mod tests {
         let chat = Setup { provider: "mistral".into(), api: "openai-completions".into(), model: "mistral-large-latest".into(), ..Setup::default() };
         assert_eq!(sanitize_history(&p96, &chat, users.clone()).len(), 2, "the two user messages are one");
         let anthropic = Setup::default();
-        assert_eq!(sanitize_history(&p96, &anthropic, users).len(), 3, "anthropic: ids only");
+        assert_eq!(sanitize_history(&p96, &anthropic, users).len(), 3, "anthropic: users are not merged");
+        // …but consecutive assistants are (the announce run's reply after the parent's), and history results lose details.
+        let replies: Vec<AgentMessage> = serde_json::from_value(json!([
+            {"role": "user", "content": "go", "timestamp": 1},
+            {"role": "assistant", "content": [{"type": "toolCall", "id": "toolu_0001", "name": "read", "arguments": {}}], "timestamp": 2},
+            {"role": "toolResult", "toolCallId": "toolu_0001", "toolName": "read", "content": [{"type": "text", "text": "a"}], "details": {"k": 1}, "isError": false, "timestamp": 3},
+            {"role": "assistant", "content": [{"type": "text", "text": "Spawned."}], "timestamp": 4},
+            {"role": "assistant", "content": [{"type": "text", "text": "The count is 7."}], "timestamp": 5}
+        ]))
+        .unwrap();
+        let out = serde_json::to_value(sanitize_history(&p96, &anthropic, replies)).unwrap();
+        assert_eq!(out.as_array().unwrap().len(), 4);
+        assert_eq!(out[3]["content"], json!([{"type": "text", "text": "Spawned."}, {"type": "text", "text": "The count is 7."}]));
+        assert!(out[2].get("details").is_none(), "{out}");
         let mut h = history();
         if let AgentMessage::ToolResult(r) = &mut h[2] {
             r.tool_name = Some(String::new());

@@ -73,6 +73,8 @@ pub async fn run_script(sim: &mut Sim<'_>) -> Result<(), Abort> {
         if run && sim.profile.dispose_per_run {
             sim.call("dispose", json!({}), CallMeta::default(), CallOptions::default()).await?;
         }
+        // After the announce run's instance is gone (runtime::subagent).
+        super::subagent::clean_up_announced(sim).await?;
     }
     sim.step = script.len();
     sim.turn += 1;
@@ -170,7 +172,19 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
 /// delivery queue itself is not simulated).
 async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[ModelReply], private: bool) -> Result<(), Abort> {
     let texts = sim.profile.prompt_texts;
-    let events: Vec<AgentInternalEvent> = announces.iter().map(|a| task_completion_event(texts, a)).collect();
+    let mut events: Vec<AgentInternalEvent> = announces.iter().map(|a| task_completion_event(texts, a)).collect();
+    // A child the run spawned through the host's tool: the host fills in what
+    // it minted and measured, and the run is the leased announce run (runtime::subagent).
+    let mut live = false;
+    if sim.profile.host_spawn_tool && announces.len() == 1 {
+        if let Some(i) = super::subagent::live_child_for(sim, &announces[0]) {
+            let AgentInternalEvent::TaskCompletion(e) = &mut events[0];
+            let child = sim.live_children[i].clone();
+            super::subagent::complete_event(sim, &child, e);
+            sim.live_children[i].announced = true;
+            live = true;
+        }
+    }
     let prov = announce_provenance(&announces[0].child);
     let ts = sim.clock.now();
     // 2026.9.6 assembles with the attempt prompt annotated as the embedded
@@ -214,7 +228,9 @@ async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[
         admitted: false,
         is_heartbeat: false,
         carriers,
-        persist_carriers: true,
+        // The live child's announce run persists no carrier (the next turn's
+        // positions on the real host, `clawspec twin announce-then-followup`).
+        persist_carriers: !live,
         script: script.to_vec(),
         steer: Vec::new(),
         commit_replay: false,

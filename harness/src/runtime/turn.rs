@@ -84,7 +84,19 @@ enum Mode {
     Classic,
     Durable,
     OnLegacy,
+    /// 2026.9.6 announce run of a child spawned by the host's sessions_spawn
+    /// tool, on a fencing engine: the logical-turn lease is taken (bootstrap,
+    /// maintain, assemble as usual) but nothing is admitted and nothing
+    /// finalizes it — no afterTurn, commitTurn or maintain(turn) (`clawspec
+    /// twin announce-then-followup`, docs/openclaw-facts.md §4.5). Bare
+    /// scripted announces keep the classic finalize until their scenarios get
+    /// a real-host path (docs/openclaw-facts.md §4.5).
+    Leased,
 }
+
+/// The model the mock provider (and the reference's provider) names in its
+/// answers (`responseModel`, mock-providers server.rs).
+pub const RESPONSE_MODEL: &str = "mock";
 
 pub async fn run_turn(sim: &mut Sim<'_>, mut inp: TurnInput) -> Result<(), Abort> {
     if sim.profile.attempt_runtime_context_v2026_9 && inp.kind == TurnKind::User && inp.admitted {
@@ -119,6 +131,17 @@ pub async fn run_turn(sim: &mut Sim<'_>, mut inp: TurnInput) -> Result<(), Abort
 /// `info.id` says: an engine calling itself "legacy" without fencing is
 /// degraded like any other (the real host does, `clawspec twin`).
 async fn route(sim: &mut Sim<'_>, inp: &TurnInput) -> Result<Mode, Abort> {
+    // The real host's announce run of a live child takes the logical-turn
+    // lease (gateway log "degraded to \"legacy\" for this logical turn" for a
+    // non-fencing engine, which then gets no call).
+    if sim.profile.host_spawn_tool && inp.kind == TurnKind::Announce && sim.live_children.iter().any(|c| c.announced) {
+        if !(sim.info.durable_turns() && sim.has("commitTurn")) {
+            let id = sim.info.id.clone();
+            sim.note("turn-on-legacy", format!("context engine \"{id}\" does not declare transcriptSemantics {{currentTurnFence, turnAdvancementIdempotency}} and implement commitTurn: this announce run runs on legacy"));
+            return Ok(Mode::OnLegacy);
+        }
+        return Ok(Mode::Leased);
+    }
     if !(sim.profile.durable_turns && inp.admitted) {
         return Ok(Mode::Classic);
     }
@@ -539,7 +562,7 @@ fn provider_reply_fields(sim: &Sim<'_>, m: &mut AgentMessage, step: &ModelStep, 
     }
     a.usage = Some(usage);
     a.extra.insert("responseId".into(), json!(wire.response_id));
-    a.extra.insert("responseModel".into(), json!("mock"));
+    a.extra.insert("responseModel".into(), json!(RESPONSE_MODEL));
     a.extra.insert("__openclaw".into(), json!({"runId": format!("run-{:04}", sim.turn)}));
 }
 
@@ -675,6 +698,11 @@ async fn model_loop(
                 let ids = all.last().unwrap().tool_call_ids().iter().map(|s| s.to_string()).collect::<Vec<_>>();
                 for (call, id) in step.tool_calls.iter().zip(ids) {
                     let mut content = vec![text_block(&call.result)];
+                    let mut details = json!({});
+                    if sim.profile.host_spawn_tool && call.name == "sessions_spawn" {
+                        let (text, receipt) = super::subagent::spawn_tool_call(sim, call).await?;
+                        (content, details) = (vec![text_block(&text)], receipt);
+                    }
                     if call.image {
                         content.push(ContentBlock::Image(ImageBlock { data: super::steps::TINY_PNG.into(), mime_type: "image/png".into(), extra: Extra::new() }));
                     }
@@ -688,7 +716,7 @@ async fn model_loop(
                         tool_name: Some(call.name.clone()),
                         content,
                         is_error: Some(call.is_error),
-                        details: Some(json!({})),
+                        details: Some(details),
                         timestamp: Some(sim.clock.tick().into()),
                         extra,
                     });
@@ -843,6 +871,10 @@ async fn finalize(
 ) -> Result<(), Abort> {
     match mode {
         Mode::OnLegacy => Ok(()),
+        Mode::Leased => {
+            sim.note("announce-not-finalized", "the announce run of a live child admits no turn: no afterTurn, commitTurn or maintain(turn)");
+            Ok(())
+        }
         Mode::Durable => {
             if errored {
                 sim.note("durable-discard", "the attempt failed: the turn intent is discarded, commitTurn not called");
