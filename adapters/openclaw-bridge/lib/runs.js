@@ -104,11 +104,24 @@ export function engineHas(file, method) {
   return records(file).some((r) => r.kind === "initialize" && Array.isArray(r.methods) && r.methods.includes(method));
 }
 
+/** Whether a finished `dispose` follows the last finished call of `method` (the call's engine instance is gone). */
+export function disposedAfter(file, method) {
+  const rs = records(file).filter((r) => r.kind === "call" && "reply" in r);
+  const last = rs.findLastIndex((r) => r.method === method);
+  return last >= 0 && rs.slice(last + 1).some((r) => r.method === "dispose");
+}
+
 /** Resolve once `file` records more than `since` finished calls of `method`; reject after `timeoutMs`. */
 export async function awaitCall(file, method, since, timeoutMs, pollMs = 100) {
   const until = Date.now() + timeoutMs;
   while (calls(file, method) <= since) {
     if (Date.now() > until) throw new Error(`the host made no ${method} call within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+  // The host disposes the instance it made the call on; that belongs here too.
+  if (!engineHas(file, "dispose")) return;
+  while (!disposedAfter(file, method)) {
+    if (Date.now() > until) throw new Error(`the host did not dispose the engine instance of its ${method} call within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, pollMs));
   }
 }

@@ -67,7 +67,7 @@ test("awaitRun waits for the host's follow-up call (onSubagentEnded) when the en
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "runs-test-"));
   const trace = path.join(dir, "trace.ndjson");
   const write = (r) => fs.appendFileSync(trace, `${JSON.stringify(r)}\n`);
-  write({ kind: "initialize", methods: ["bootstrap", "onSubagentEnded"] });
+  write({ kind: "initialize", methods: ["bootstrap", "onSubagentEnded", "dispose"] });
   write({ kind: "call", seq: 1, method: "onSubagentEnded", params: {}, reply: { ok: null } });
   assert.equal(engineHas(trace, "onSubagentEnded"), true);
   assert.equal(engineHas(trace, "prepareSubagentSpawn"), false);
@@ -82,8 +82,13 @@ test("awaitRun waits for the host's follow-up call (onSubagentEnded) when the en
   await new Promise((r) => setTimeout(r, 250));
   assert.equal(done, false, "an unfinished call does not count");
   write({ kind: "call", seq: 2, method: "onSubagentEnded", params: {}, reply: { ok: null } });
+  await new Promise((r) => setTimeout(r, 250));
+  assert.equal(done, false, "the step also waits for the call's engine instance to be disposed");
+  write({ kind: "call", seq: 3, method: "dispose", params: {}, reply: { ok: null } });
   assert.deepEqual(await driving, { wait: "ok", error: null, hostRun: true, awaited: "onSubagentEnded" });
   await assert.rejects(awaitCall(trace, "onSubagentEnded", 2, 50), /no onSubagentEnded call within 50 ms/);
+  write({ kind: "call", seq: 4, method: "onSubagentEnded", params: {}, reply: { ok: null } });
+  await assert.rejects(awaitCall(trace, "onSubagentEnded", 2, 150), /did not dispose the engine instance of its onSubagentEnded call/);
   // An engine without the method is never waited for.
   client.runs.observe(agentEvent("announce-2", "agent:main:main"));
   const out = await drive(client, { kind: "awaitRun", sessionKey: "agent:main:main", timeoutMs: 50, awaitCall: "rollback" }, 2, { trace });

@@ -117,6 +117,7 @@ pub async fn twin_one(s: &Scenario, profile: &Profile, spec: &EngineSpec, engine
     if let Some(sys) = &real.system_prompt {
         s.setup.system_prompt = Some(sys.clone());
     }
+    s.setup.host_run_prompts = real.host_run_prompts.clone();
     if let Some(tools) = real.trace.calls().find(|c| c.method == "assemble").and_then(|c| c.params["availableTools"].as_array()) {
         s.setup.tools = tools.iter().filter_map(|t| t.as_str().map(str::to_string)).collect();
     }

@@ -77,6 +77,8 @@ pub struct RealRun {
     /// The system prompt of the host's first agent attempt, as the host built it
     /// (rebuilt from the request its transport sent: `providers::system_prompt`).
     pub system_prompt: Option<String>,
+    /// The system prompts of the host-started runs (`spawn::host_run_prompts`).
+    pub host_run_prompts: crate::scenario::model::HostRunPrompts,
 }
 
 /// The bridge plugin directory: env `CLAWSPEC_OPENCLAW_BRIDGE`, else the
@@ -209,7 +211,9 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     runner["timing"]["clawspecMs"] = json!(started.elapsed().as_millis() as u64);
     // The agent run's system prompt (utility calls go to another model id).
     let system_prompt = mock.log().iter().zip(&bodies).find(|(r, b)| providers::request_model(b, &r.path) == Some(setup.model.as_str())).and_then(|(_, b)| providers::system_prompt(wire, b));
-    Ok(RealRun { trace, runner, work_dir: work, system_prompt })
+    let agent_bodies: Vec<&Value> = mock.log().iter().zip(&bodies).filter(|(r, b)| providers::request_model(b, &r.path) == Some(setup.model.as_str())).map(|(_, b)| b).collect();
+    let host_run_prompts = spawn::host_run_prompts(&agent_bodies, |b| providers::system_prompt(wire, b));
+    Ok(RealRun { trace, runner, work_dir: work, system_prompt, host_run_prompts })
 }
 
 /// Where the gateway's Node keeps compiled module code between runs

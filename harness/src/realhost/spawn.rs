@@ -69,6 +69,20 @@ pub fn is_host_tool(name: &str) -> bool {
     name == "sessions_spawn"
 }
 
+/// The system prompts the host built for the runs it started itself, found
+/// by what those runs send the model: the child's task message
+/// ([`child_task_address`]'s `[Subagent Task]`) and the announce run's
+/// user-facing completion (dist/internal-events-*.mjs
+/// `formatTaskCompletionEvent` plain mode). The child's prompt is the
+/// subagent one (no inbound metadata, the subagent rules); the announce run's
+/// lacks the WebChat message context and adds the silent-reply rules
+/// (observed: 21 264 and 37 077 vs 37 967 characters in the twin of
+/// announce-then-followup). The first body of each kind.
+pub fn host_run_prompts(bodies: &[&Value], system_prompt: impl Fn(&Value) -> Option<String>) -> crate::scenario::model::HostRunPrompts {
+    let find = |marker: &str| bodies.iter().find(|b| b.to_string().contains(marker)).and_then(|b| system_prompt(b));
+    crate::scenario::model::HostRunPrompts { subagent_child: find("[Subagent Context] You are running as a subagent"), announce: find("A background task completed. Use this result to reply") }
+}
+
 /// A `sessions_spawn` call of a scripted parent turn.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -190,6 +190,9 @@ impl Sim<'_> {
         c.insert("bashElevated".into(), gateway_bash_elevated());
         c.insert("extraSystemPrompt".into(), json!(webchat_extra_system_prompt()));
         c.insert("transcriptStorage".into(), json!({"kind": "sqlite"}));
+        if self.live_children.iter().any(|l| l.announced) {
+            super::subagent::announce_entry_context(c);
+        }
     }
 
     /// 2026.4.26 attempt-context fields of the gateway WebChat entry point

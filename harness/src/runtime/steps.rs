@@ -176,16 +176,19 @@ async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[
     // A child the run spawned through the host's tool: the host fills in what
     // it minted and measured, and the run is the leased announce run (runtime::subagent).
     let mut live = false;
+    let mut source = announces[0].child.clone();
     if sim.profile.host_spawn_tool && announces.len() == 1 {
         if let Some(i) = super::subagent::live_child_for(sim, &announces[0]) {
             let AgentInternalEvent::TaskCompletion(e) = &mut events[0];
             let child = sim.live_children[i].clone();
             super::subagent::complete_event(sim, &child, e);
+            super::subagent::child_run(sim, i, &announces[0].result).await?;
             sim.live_children[i].announced = true;
+            source = child.child.clone();
             live = true;
         }
     }
-    let prov = announce_provenance(&announces[0].child);
+    let prov = announce_provenance(&source);
     let ts = sim.clock.now();
     // 2026.9.6 assembles with the attempt prompt annotated as the embedded
     // attempt builds it: the inter-session header and explanation, then the
@@ -218,6 +221,9 @@ async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[
         sim.note("announce-not-persisted", "shouldSuppressAgentPromptPersistence: the announce trigger is not written to the transcript");
     }
     sim.events_by_text.insert(prompt.clone(), events);
+    // The announce run's own system prompt, when the twin knows it (Setup::host_run_prompts).
+    let own_prompt = if live { sim.setup.host_run_prompts.announce.clone() } else { None };
+    let parent_prompt = own_prompt.map(|p| std::mem::replace(&mut sim.setup.system_prompt, Some(p)));
     let input = TurnInput {
         kind: TurnKind::Announce,
         prompt,
@@ -239,7 +245,11 @@ async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[
         next_turn_context: None,
         assemble_prompt,
     };
-    turn::run_turn(sim, input).await
+    let out = turn::run_turn(sim, input).await;
+    if let Some(p) = parent_prompt {
+        sim.setup.system_prompt = p;
+    }
+    out
 }
 
 async fn inter_session_turn(sim: &mut Sim<'_>, x: &InterSessionSpec) -> Result<(), Abort> {

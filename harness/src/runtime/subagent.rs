@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use super::{Abort, CallOutcome, Sim};
 use crate::driver::CallOptions;
-use crate::scenario::model::{AnnounceSpec, Step, ToolCallSpec};
+use crate::scenario::model::{AnnounceSpec, ToolCallSpec};
 use crate::trace::CallMeta;
 
 /// A child started by a `sessions_spawn` tool call of this run.
@@ -28,26 +28,19 @@ pub struct LiveChild {
     pub announced: bool,
 }
 
-/// The key the host mints for the child of `task`: the scenario's announce
-/// step for that task names it; otherwise a fresh one.
-fn child_key(sim: &mut Sim<'_>, task: &str) -> String {
-    let taken = |k: &str, sim: &Sim<'_>| sim.live_children.iter().any(|c| c.child == k);
-    let scripted: Vec<String> = sim
-        .scenario
-        .script
-        .iter()
-        .flat_map(|s| match s {
-            Step::Announce(a) => vec![a],
-            Step::Collect(c) => c.announces.iter().collect(),
-            _ => vec![],
-        })
-        .filter(|a| a.task.trim() == task.trim())
-        .map(|a| a.child.clone())
-        .collect();
-    match scripted.into_iter().find(|k| !taken(k, sim)) {
-        Some(k) => k,
-        None => format!("agent:{}:subagent:{}", sim.setup.agent_id, sim.ids.next("child")),
-    }
+/// A host-minted id: the host mints UUIDs (`crypto.randomUUID`), the
+/// reference deterministic ones of the same shape — their length counts in
+/// every token estimate of a text that names them (the receipt, the
+/// completion block, the assemble budget).
+fn host_uuid(sim: &mut Sim<'_>, kind: &'static str) -> String {
+    let n = sim.ids.next(kind);
+    let n: u64 = n.rsplit('-').next().and_then(|d| d.parse().ok()).unwrap_or(0);
+    let tag = match kind {
+        "child" => 0xc,
+        "child-run" => 0xa,
+        _ => 0x5,
+    };
+    format!("00000000-0000-4000-8000-{tag:x}{n:011x}")
 }
 
 /// The real tool inside the parent's tool loop (dist/sessions-spawn-tool-*.mjs
@@ -61,9 +54,11 @@ fn child_key(sim: &mut Sim<'_>, task: &str) -> String {
 /// Returns the result's text and details.
 pub async fn spawn_tool_call(sim: &mut Sim<'_>, call: &ToolCallSpec) -> Result<(String, Value), Abort> {
     let task = call.arguments.get("task").and_then(Value::as_str).unwrap_or_default().to_string();
-    let child = child_key(sim, &task);
-    let run_id = sim.ids.next("child-run");
-    let session_id = sim.ids.next("child-sess");
+    // The scenario's announce `child` only names the child; the host mints its key.
+    let minted = host_uuid(sim, "child");
+    let child = format!("agent:{}:subagent:{minted}", sim.setup.agent_id);
+    let run_id = host_uuid(sim, "child-run");
+    let session_id = host_uuid(sim, "child-sess");
     sim.live_children.push(LiveChild { task, child: child.clone(), run_id: run_id.clone(), session_id, announced: false });
     if !sim.quarantined {
         let params = json!({
@@ -111,9 +106,95 @@ fn accepted_receipt(child: &str, run_id: &str, provider: &str, model: &str) -> (
     (format!("{{\n{}\n}}", body.join(",\n")), Value::Object(details))
 }
 
+/// The child's first message (dist/sessions-spawn-tool-*.mjs
+/// `buildSubagentTaskMessage`, a `run`-mode child at depth 1 of the default 5).
+pub fn task_message(task: &str) -> String {
+    ["[Subagent Context] You are running as a subagent (depth 1/5). Complete the current [Subagent Task]; inherited conversation is background context, not your assignment.", "[Subagent Task]", task.trim(), "Begin. Execute the assigned task to completion."].join("\n\n")
+}
+
+/// The child's own run, in its own session, answered with its scripted
+/// result (`announce.result`). Observed on the real 2026.9.6 host (twin of
+/// announce-then-followup, the store's `transcript_events`): the session
+/// starts with `model_change` (the spawn applies the model),
+/// `thinking_level_change` and the `model-snapshot`, then the task message
+/// (`__openclaw.senderIsOwner: false`) is admitted; the engine gets assemble
+/// (no bootstrap: nothing was in the session before), commitTurn, the
+/// post-commit maintain and dispose; no bootstrap-context marker follows.
+pub async fn child_run(sim: &mut Sim<'_>, i: usize, result: &str) -> Result<(), Abort> {
+    let child = sim.live_children[i].clone();
+    let db = super::sqlite_store::agent_db_path(&sim.state_dir, &sim.setup.agent_id);
+    let store = super::sqlite_store::SqliteSession::new(db, sim.setup.agent_id.clone(), child.child.clone());
+    let parent = std::mem::replace(&mut sim.transcript, super::transcript::Transcript::sqlite(child.session_id.clone(), store));
+    let parent_key = std::mem::replace(&mut sim.setup.session_key, child.child.clone());
+    // Sessions have generations of their own (an opaque value on the real host).
+    sim.transcript.generation = 1 + ((i as u64 + 1) << 32);
+    let child_prompt = sim.setup.host_run_prompts.subagent_child.clone();
+    let parent_prompt = child_prompt.map(|p| std::mem::replace(&mut sim.setup.system_prompt, Some(p)));
+    let out = child_attempt(sim, &child, result).await;
+    if let Some(p) = parent_prompt {
+        sim.setup.system_prompt = p;
+    }
+    sim.transcript = parent;
+    sim.setup.session_key = parent_key;
+    sim.attempt_budget = None;
+    out
+}
+
+async fn child_attempt(sim: &mut Sim<'_>, child: &LiveChild, result: &str) -> Result<(), Abort> {
+    sim.turn += 1;
+    sim.attempt = 1;
+    let prompt = task_message(&child.task);
+    let ts = sim.clock.now();
+    let (provider, model) = (sim.setup.provider.clone(), sim.setup.model.clone());
+    sim.transcript.append_marker(json!({"type": "model_change", "provider": provider, "modelId": model}), ts);
+    super::turn::host_events_before_model(sim);
+    let mut extra = Extra::new();
+    extra.insert("__openclaw".into(), json!({"senderIsOwner": false}));
+    let user = AgentMessage::User(UserMessage {
+        content: MessageContent::Text(prompt.clone()),
+        timestamp: Some(ts.into()),
+        provenance: None,
+        idempotency_key: Some(sim.ids.next("idem")),
+        extra,
+    });
+    let entry_id = sim.persist(user);
+    // The child's run is an admitted logical turn: an engine without fencing
+    // is degraded to legacy for it and gets no call (as the parent's turns).
+    let engine = sim.info.durable_turns() && sim.has("commitTurn") && !sim.quarantined;
+    sim.attempt_budget = Some(sim.assemble_budget(&prompt));
+    let budget = sim.settings_budget();
+    let params = sim.assemble_params(&[], budget, Some(&prompt), true, 0);
+    if engine {
+        sim.call("assemble", params, CallMeta::reason("subagent-child"), CallOptions::default()).await?;
+    }
+    // The child's scripted answer, as the provider reports it; its run id is the one the receipt named.
+    let step = crate::scenario::model::ModelStep { text: Some(result.to_string()), ..Default::default() };
+    let seq = sim.seq as u64;
+    let mut reply = super::transcript::assistant_message(&step, &sim.setup, sim.clock.tick(), &mut sim.ids, seq);
+    super::turn::provider_reply_fields(sim, &mut reply, &step, 0);
+    if let AgentMessage::Assistant(a) = &mut reply {
+        a.extra.insert("__openclaw".into(), json!({"runId": child.run_id}));
+    }
+    sim.persist(reply);
+    sim.note("subagent-child-run", format!("child {} answered its task in its own session", child.child));
+    if !engine {
+        return Ok(());
+    }
+    {
+        let params = super::turn::commit_params(sim, 0, &entry_id, false);
+        if let CallOutcome::Threw(m) = sim.call("commitTurn", params, CallMeta::reason("turn"), CallOptions::default()).await? {
+            sim.note("commit-queued", format!("the child's commitTurn failed: {m}"));
+        } else {
+            super::turn::maintain_after_commit(sim).await?;
+        }
+    }
+    sim.call("dispose", json!({}), CallMeta::default(), CallOptions::default()).await?;
+    Ok(())
+}
+
 /// The live child an announce step completes, if the run spawned it.
 pub fn live_child_for(sim: &Sim<'_>, a: &AnnounceSpec) -> Option<usize> {
-    sim.live_children.iter().position(|c| !c.announced && c.child == a.child && c.task.trim() == a.task.trim())
+    sim.live_children.iter().position(|c| !c.announced && c.task.trim() == a.task.trim())
 }
 
 /// What the host puts in a live child's completion event that a scripted
@@ -125,6 +206,7 @@ pub fn live_child_for(sim: &Sim<'_>, a: &AnnounceSpec) -> Option<usize> {
 /// the child's reply names a response model other than the requested one —
 /// the reference's provider answers as `mock`, like the mock provider).
 pub fn complete_event(sim: &Sim<'_>, child: &LiveChild, e: &mut TaskCompletionEvent) {
+    e.child_session_key = child.child.clone();
     e.child_session_id.get_or_insert_with(|| child.session_id.clone());
     e.stats_line.get_or_insert_with(|| "Stats: runtime 0s • tokens unknown".to_string());
     let requested = format!("{}/{}", sim.setup.provider, sim.setup.model);
@@ -139,6 +221,19 @@ pub fn complete_event(sim: &Sim<'_>, child: &LiveChild, e: &mut TaskCompletionEv
             1,
         );
     }
+}
+
+/// The announce run is the subagent registry's `agent` call, not a WebChat
+/// message: its attempt context has no inbound message, sender, reasoning or
+/// elevated-exec state and no inbound-meta system prompt, and names the
+/// delivery channel (`messageChannel: "webchat"`, the requester's) —
+/// observed on the real 2026.9.6 bootstrap and maintain(bootstrap) of the
+/// announce run (`clawspec twin announce-then-followup --keep`).
+pub fn announce_entry_context(c: &mut serde_json::Map<String, Value>) {
+    for k in ["currentMessageId", "senderId", "reasoningLevel", "bashElevated", "extraSystemPrompt"] {
+        c.remove(k);
+    }
+    c.insert("messageChannel".into(), json!("webchat"));
 }
 
 /// The host cleans up announced children after the announce run (dist

@@ -197,7 +197,14 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         // The previous attempt's before_prompt_build context is not part of this
         // attempt's budget: OpenClaw applies the hook only after assemble.
         sim.hook_system_prompt = None;
-        sim.attempt_budget = Some(sim.assemble_budget(&prompt));
+        // A leased announce run budgets the annotated attempt prompt it
+        // assembles with (twin of announce-then-followup: equal once the
+        // announce run's own system prompt and host-shaped ids are used).
+        let budget_prompt = match (mode, inp.assemble_prompt.as_deref()) {
+            (Mode::Leased, Some(p)) => p.to_string(),
+            _ => prompt.clone(),
+        };
+        sim.attempt_budget = Some(sim.assemble_budget(&budget_prompt));
         // 1. bootstrap + maintain(bootstrap), every attempt, only when the
         //    transcript existed before it (`hadSessionFile`).
         let had_session_file = if sim.profile.bootstrap_after_admission {
@@ -535,7 +542,7 @@ fn precheck(sim: &mut Sim<'_>, history: &[AgentMessage], session: &[AgentMessage
 /// the response's id/model (`responseId`/`responseModel`, same file: the mock
 /// answers `msg_mock`/`mock`) and the run id (`__openclaw.runId`). Earlier
 /// profiles keep the runtime's prompt estimate as input usage.
-fn provider_reply_fields(sim: &Sim<'_>, m: &mut AgentMessage, step: &ModelStep, prompt_tokens: u64) {
+pub(super) fn provider_reply_fields(sim: &Sim<'_>, m: &mut AgentMessage, step: &ModelStep, prompt_tokens: u64) {
     if sim.profile.webchat_entry_v2026_4 {
         // 2026.4.26 records the provider's usage (zeros from the mock) with
         // `cost`, and the response id; no contextUsage/responseModel/runId
@@ -932,7 +939,7 @@ async fn maintain_turn(sim: &mut Sim<'_>) -> Result<(), Abort> {
 /// `sessionFile` is the admission's session key, no runtimeSettings, no
 /// abortSignal, and the commit's small runtimeContext plus llm, sessionTarget
 /// and rewriteTranscriptEntries.
-async fn maintain_after_commit(sim: &mut Sim<'_>) -> Result<(), Abort> {
+pub(super) async fn maintain_after_commit(sim: &mut Sim<'_>) -> Result<(), Abort> {
     let deferred = sim.info.turn_maintenance_mode == Some(TurnMaintenanceMode::Background);
     let mut ctx = commit_runtime_context(sim);
     ctx["llm"] = json!({"complete": {"$callback": "llm.complete"}});
@@ -978,7 +985,7 @@ async fn commit_conflict_probe(sim: &mut Sim<'_>, params: &Value) -> Result<(), 
 /// "off"), then a `model-snapshot` when the model differs from the last one
 /// recorded (real store, `clawspec twin`: user → thinking_level_change →
 /// model-snapshot → assistant on a session's first run; none on later runs).
-fn host_events_before_model(sim: &mut Sim<'_>) {
+pub(super) fn host_events_before_model(sim: &mut Sim<'_>) {
     if !sim.transcript.is_sqlite() {
         return;
     }
@@ -1034,7 +1041,7 @@ fn host_event_after_attempt(sim: &mut Sim<'_>) {
 
 /// commitTurn params (openclaw `src/agents/harness/context-engine-turn-attempt.ts`):
 /// the closed range [admitted user … terminal], `advancementKey = logicalTurnId`.
-fn commit_params(sim: &Sim<'_>, idx: usize, entry_id: &str, heartbeat: bool) -> Value {
+pub(super) fn commit_params(sim: &Sim<'_>, idx: usize, entry_id: &str, heartbeat: bool) -> Value {
     let entries = &sim.transcript.entries;
     let range: Vec<&AgentMessage> = entries[idx..].iter().map(|e| &e.message).filter(|m| !m.is_runtime_context_carrier()).collect();
     let anchor = |i: usize| {

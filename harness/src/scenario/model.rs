@@ -71,6 +71,19 @@ pub struct Setup {
     /// assistant prompt). Its size counts against the 2026.9.6 assemble budget;
     /// `clawspec twin` sets it to the prompt the real host sent.
     pub system_prompt: Option<String>,
+    /// The system prompts of the runs the host starts by itself (a spawned
+    /// child's run, the announce run), which the reference does not build:
+    /// only `clawspec twin` sets them, from what the real host sent.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub host_run_prompts: HostRunPrompts,
+}
+
+/// See [`Setup::host_run_prompts`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HostRunPrompts {
+    pub subagent_child: Option<String>,
+    pub announce: Option<String>,
 }
 
 impl Default for Setup {
@@ -94,6 +107,7 @@ impl Default for Setup {
             compaction_timeout_ms: None,
             http_provider: None,
             system_prompt: None,
+            host_run_prompts: HostRunPrompts::default(),
         }
     }
 }
