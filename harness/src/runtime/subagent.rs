@@ -61,13 +61,18 @@ pub async fn spawn_tool_call(sim: &mut Sim<'_>, call: &ToolCallSpec) -> Result<(
     let session_id = host_uuid(sim, "child-sess");
     sim.live_children.push(LiveChild { task, child: child.clone(), run_id: run_id.clone(), session_id, announced: false });
     if !sim.quarantined {
-        let params = json!({
+        let mut params = json!({
             "parentSessionKey": sim.setup.session_key,
             "childSessionKey": child,
             "contextMode": "isolated",
             "parentSessionFile": sim.setup.session_key,
             "childSessionFile": child,
         });
+        // `ttlMs: finiteSecondsToTimerSafeMilliseconds(runTimeoutSeconds, {floorSeconds: true})`
+        // (dist/sessions-spawn-tool-*.mjs): absent without the argument.
+        if let Some(secs) = call.arguments.get("runTimeoutSeconds").and_then(Value::as_f64).filter(|s| s.is_finite() && *s > 0.0) {
+            params["ttlMs"] = json!((secs.floor() as u64) * 1000);
+        }
         let out = sim.call("prepareSubagentSpawn", params, CallMeta::reason("isolated"), CallOptions::default()).await?;
         if let CallOutcome::Returned(v) = &out {
             if let Some(h) = v.get("rollback").and_then(|r| r.get("$handle")).and_then(Value::as_str) {
