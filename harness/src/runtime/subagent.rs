@@ -60,7 +60,13 @@ pub async fn spawn_tool_call(sim: &mut Sim<'_>, call: &ToolCallSpec) -> Result<(
     let run_id = host_uuid(sim, "child-run");
     let session_id = host_uuid(sim, "child-sess");
     sim.live_children.push(LiveChild { task, child: child.clone(), run_id: run_id.clone(), session_id, announced: false });
-    if !sim.quarantined {
+    // A light isolated spawn is not prepared (PR #88667; dist/sessions-spawn-tool-*.mjs:
+    // `params.lightContext && preparedSpawnContext.mode === "isolated"`).
+    let light = call.arguments.get("lightContext") == Some(&Value::Bool(true)) && sim.profile.skip_light_isolated_spawn_prep;
+    if light {
+        sim.note("spawn-prep-skipped", format!("light isolated spawn of {child}: prepareSubagentSpawn skipped"));
+    }
+    if !sim.quarantined && !light {
         let mut params = json!({
             "parentSessionKey": sim.setup.session_key,
             "childSessionKey": child,
