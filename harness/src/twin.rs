@@ -63,6 +63,11 @@
 //!    a stored attachment — `openclaw-staged-<id>/`, `input-<id>.`,
 //!    `media://inbound/<id>.` — read `<media:N>`, counted like rule 1 (the
 //!    staged file and the media URL share one id).
+//! 15. **Spawn receipts**: the text of the host's `sessions_spawn` answer
+//!    (`"status": "accepted"`, dist/sessions-spawn-tool-*.mjs, pretty JSON
+//!    by dist/tool-results-*.mjs `jsonResult`) names the child's minted run
+//!    id as `"runId": "<uuid>"`; that value counts in rule 1's `run` family
+//!    (the same receipt's `details.runId` is already an id by rule 1).
 //!
 //! Inputs the reference runtime does not model are taken from the real run
 //! before the reference runs (`cli::twin`): the system prompt text the host
@@ -293,6 +298,9 @@ const SUBAGENT_KEY_INFIX: &str = ":subagent:";
 /// The completion block's lines rule 8 rewrites.
 const SESSION_ID_LINE: &str = "session_id: ";
 const STATS_LINE: &str = "Stats: runtime ";
+/// Rule 11: a spawn receipt's run id.
+const RECEIPT_RUN_ID: &str = "\"runId\": \"";
+const RECEIPT_ACCEPTED: &str = "\"status\": \"accepted\"";
 
 impl Normaliser {
     fn counted(&mut self, fam: &'static str, raw: &str) -> String {
@@ -309,6 +317,9 @@ impl Normaliser {
         }
         if s.contains(SESSION_ID_LINE) && s.contains("[Internal task completion event]") {
             *s = self.rewrite_line_values(s, SESSION_ID_LINE, |n, id| n.counted("session", id));
+        }
+        if s.contains(RECEIPT_RUN_ID) && s.contains(RECEIPT_ACCEPTED) {
+            *s = self.rewrite_line_values(s, RECEIPT_RUN_ID, |n, id| n.counted("run", id));
         }
         if s.contains(STATS_LINE) {
             *s = self.rewrite_line_values(s, STATS_LINE, |_, _| "<measured>".to_string()).replace("Stats: runtime <measured>", "Stats: <measured>");
@@ -645,6 +656,22 @@ mod tests {
         assert!(diff(&reference, &other_agent).unwrap().contains("agent:ops:subagent:<child:1>"));
         let other_shape = trace(vec![("prepareSubagentSpawn", json!({"childSessionKey": "agent:main:cron:21", "parentSessionKey": "agent:main:main"})), ("assemble", json!({"prompt": text("agent:main:subagent:21", "child-0001", "Stats: runtime 1s")}))]);
         assert!(diff(&reference, &other_shape).unwrap().contains("agent:main:cron:21"));
+    }
+
+    #[test]
+    fn a_spawn_receipts_run_id_is_an_id_and_nothing_else_in_it_is() {
+        let receipt = |run: &str, mode: &str| format!("{{\n  \"status\": \"accepted\",\n  \"runId\": \"{run}\",\n  \"mode\": \"{mode}\"\n}}");
+        let reference = trace(vec![("commitTurn", json!({"text": receipt("child-run-0001", "run"), "runId": "child-run-0001"}))]);
+        let real = trace(vec![("commitTurn", json!({"text": receipt("7ca8ef26-d948-493e-b558-555272ad86b1", "run"), "runId": "7ca8ef26-d948-493e-b558-555272ad86b1"}))]);
+        assert_eq!(diff(&reference, &real), None);
+        let other_mode = trace(vec![("commitTurn", json!({"text": receipt("x", "session"), "runId": "x"}))]);
+        assert!(diff(&reference, &other_mode).unwrap().contains("session"));
+        // Two different run ids stay two.
+        let two = trace(vec![("commitTurn", json!({"text": receipt("x", "run"), "runId": "y"}))]);
+        assert!(diff(&reference, &two).unwrap().contains("<run:2>"));
+        // Outside a receipt a runId inside text is compared as is.
+        let plain = |run: &str| trace(vec![("assemble", json!({"prompt": format!("\"runId\": \"{run}\"")}))]);
+        assert!(diff(&plain("a"), &plain("b")).is_some());
     }
 
     #[test]

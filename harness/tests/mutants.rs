@@ -24,7 +24,7 @@ const MUTANTS: &[(&str, &str, &[&str], Option<&str>)] = &[
     ("exceed-budget", "CE-ASM-010", &["budget-tight-multiturn"], Some(r#"{"ownsCompaction": true}"#)),
     ("nan-tokens", "CE-ASM-008", &["prompt-abort-hint"], None),
     ("drop-volatile-tail", "CE-VOL-001", &["regression-lossless-claw-688"], Some(r#"{"ownsCompaction": true}"#)),
-    ("reingest-suppressed", "CE-PER-001", &["announce-then-followup"], None),
+    ("reingest-suppressed", "CE-PER-001", &["announce-then-followup", "announce-subagent"], None),
     ("compact-bad-shape", "CE-CMP-001", &["manual-compact"], None),
     ("compact-lies", "CE-CMP-002", &["manual-compact"], None),
     ("noop-compact", "CE-CMP-003", &["overflow-scripted-recover"], None),

@@ -1,3 +1,5 @@
+import fs from "node:fs";
+
 // Runs the real host starts by itself — a subagent's completion announce is a
 // follow-up `agent` run in the requester session (openclaw
 // docs/tools/subagents/announce.md) — are found by the gateway events every
@@ -66,5 +68,60 @@ export class HostRuns {
       }, timeoutMs);
       this.waiters.push(w);
     });
+  }
+}
+
+/**
+ * Host work that follows a run without a run of its own — the subagent
+ * registry's cleanup after a completion announce calls the engine's
+ * `onSubagentEnded` (dist subagent-registry-context-cleanup) — is seen in
+ * the bridge's trace. `calls(file, method)` counts the engine calls of
+ * `method` recorded so far; `engineHas(file, method)` says whether the engine
+ * implements it (the bridge's `initialize` record), i.e. whether the host
+ * will call it at all.
+ */
+function records(file) {
+  let text = "";
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch {
+    return [];
+  }
+  return text.split("\n").flatMap((l) => {
+    try {
+      return l ? [JSON.parse(l)] : [];
+    } catch {
+      return []; // a line still being written
+    }
+  });
+}
+
+export function calls(file, method) {
+  return records(file).filter((r) => r.kind === "call" && r.method === method && "reply" in r).length;
+}
+
+export function engineHas(file, method) {
+  return records(file).some((r) => r.kind === "initialize" && Array.isArray(r.methods) && r.methods.includes(method));
+}
+
+/** Whether a finished `dispose` follows the last finished call of `method` (the call's engine instance is gone). */
+export function disposedAfter(file, method) {
+  const rs = records(file).filter((r) => r.kind === "call" && "reply" in r);
+  const last = rs.findLastIndex((r) => r.method === method);
+  return last >= 0 && rs.slice(last + 1).some((r) => r.method === "dispose");
+}
+
+/** Resolve once `file` records more than `since` finished calls of `method`; reject after `timeoutMs`. */
+export async function awaitCall(file, method, since, timeoutMs, pollMs = 100) {
+  const until = Date.now() + timeoutMs;
+  while (calls(file, method) <= since) {
+    if (Date.now() > until) throw new Error(`the host made no ${method} call within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+  // The host disposes the instance it made the call on; that belongs here too.
+  if (!engineHas(file, "dispose")) return;
+  while (!disposedAfter(file, method)) {
+    if (Date.now() > until) throw new Error(`the host did not dispose the engine instance of its ${method} call within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, pollMs));
   }
 }

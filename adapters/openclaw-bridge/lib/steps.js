@@ -8,6 +8,7 @@
 
 import { heartbeat } from "./heartbeat.js";
 import { runInFlight } from "./in-flight.js";
+import { awaitCall, calls, engineHas } from "./runs.js";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -96,11 +97,16 @@ export async function switchModel(client, step) {
  * A run the host starts by itself in the session (a subagent completion
  * announce, lib/runs.js): wait for it to appear, then agent.wait it.
  */
-export async function awaitRun(client, step) {
+export async function awaitRun(client, step, _index, ctx = {}) {
   if (!client.runs) throw new Error("awaitRun needs the runner's host-run observer");
+  // `awaitCall`: host work after the run (the child's cleanup, onSubagentEnded)
+  // lands in this step, not in whichever step runs when it happens (lib/runs.js).
+  const follow = step.awaitCall && ctx.trace && engineHas(ctx.trace, step.awaitCall) ? step.awaitCall : null;
+  const before = follow ? calls(ctx.trace, follow) : 0;
   const runId = await client.runs.next(step.sessionKey, step.timeoutMs);
   const waited = await client.request("agent.wait", { runId, timeoutMs: step.timeoutMs }, step.timeoutMs + 10_000);
-  return { wait: waited?.status ?? null, error: waited?.error ?? null, hostRun: true };
+  if (follow) await awaitCall(ctx.trace, follow, before, step.timeoutMs);
+  return { wait: waited?.status ?? null, error: waited?.error ?? null, hostRun: true, ...(follow ? { awaited: follow } : {}) };
 }
 
 /** Plan step kind → driver. */

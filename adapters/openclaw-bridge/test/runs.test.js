@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { HostRuns, runOf } from "../lib/runs.js";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+import { HostRuns, awaitCall, calls as callsOf, engineHas, runOf } from "../lib/runs.js";
 import { drive } from "../lib/steps.js";
 
 const agentEvent = (runId, sessionKey, extra = {}) => ({ type: "event", event: "agent", payload: { runId, sessionKey, stream: "lifecycle", data: { phase: "start" }, ...extra } });
@@ -57,4 +61,37 @@ test("the event log is bounded", () => {
   const runs = new HostRuns({ log: (e) => logged.push(e), maxLogged: 2 });
   for (let i = 0; i < 5; i++) runs.observe({ type: "event", event: "tick", payload: { ts: i } });
   assert.equal(logged.length, 2);
+});
+
+test("awaitRun waits for the host's follow-up call (onSubagentEnded) when the engine implements it", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "runs-test-"));
+  const trace = path.join(dir, "trace.ndjson");
+  const write = (r) => fs.appendFileSync(trace, `${JSON.stringify(r)}\n`);
+  write({ kind: "initialize", methods: ["bootstrap", "onSubagentEnded", "dispose"] });
+  write({ kind: "call", seq: 1, method: "onSubagentEnded", params: {}, reply: { ok: null } });
+  assert.equal(engineHas(trace, "onSubagentEnded"), true);
+  assert.equal(engineHas(trace, "prepareSubagentSpawn"), false);
+  assert.equal(callsOf(trace, "onSubagentEnded"), 1);
+  const client = { runs: new HostRuns(), async request() { return { status: "ok" }; } };
+  client.runs.observe(agentEvent("announce-1", "agent:main:main"));
+  let done = false;
+  const driving = drive(client, { kind: "awaitRun", sessionKey: "agent:main:main", timeoutMs: 2000, awaitCall: "onSubagentEnded" }, 1, { trace }).then((o) => ((done = true), o));
+  await new Promise((r) => setTimeout(r, 250));
+  assert.equal(done, false, "an earlier call does not count: the step waits for a new one");
+  write({ kind: "call", seq: 2, method: "onSubagentEnded", params: {} }); // not finished yet
+  await new Promise((r) => setTimeout(r, 250));
+  assert.equal(done, false, "an unfinished call does not count");
+  write({ kind: "call", seq: 2, method: "onSubagentEnded", params: {}, reply: { ok: null } });
+  await new Promise((r) => setTimeout(r, 250));
+  assert.equal(done, false, "the step also waits for the call's engine instance to be disposed");
+  write({ kind: "call", seq: 3, method: "dispose", params: {}, reply: { ok: null } });
+  assert.deepEqual(await driving, { wait: "ok", error: null, hostRun: true, awaited: "onSubagentEnded" });
+  await assert.rejects(awaitCall(trace, "onSubagentEnded", 2, 50), /no onSubagentEnded call within 50 ms/);
+  write({ kind: "call", seq: 4, method: "onSubagentEnded", params: {}, reply: { ok: null } });
+  await assert.rejects(awaitCall(trace, "onSubagentEnded", 2, 150), /did not dispose the engine instance of its onSubagentEnded call/);
+  // An engine without the method is never waited for.
+  client.runs.observe(agentEvent("announce-2", "agent:main:main"));
+  const out = await drive(client, { kind: "awaitRun", sessionKey: "agent:main:main", timeoutMs: 50, awaitCall: "rollback" }, 2, { trace });
+  assert.deepEqual(out, { wait: "ok", error: null, hostRun: true });
+  fs.rmSync(dir, { recursive: true });
 });

@@ -81,6 +81,8 @@ pub struct RealRun {
     /// The system prompt of each heartbeat run of the host, in order
     /// (`realhost::heartbeat::opens_heartbeat_run`).
     pub heartbeat_system_prompts: Vec<String>,
+    /// The system prompts of the host-started runs (`spawn::host_run_prompts`).
+    pub host_run_prompts: crate::scenario::model::HostRunPrompts,
 }
 
 /// The bridge plugin directory: env `CLAWSPEC_OPENCLAW_BRIDGE`, else the
@@ -223,7 +225,8 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     if let Some(sys) = &system_prompt {
         let _ = std::fs::write(work.join("system-prompt.txt"), sys);
     }
-    Ok(RealRun { trace, runner, work_dir: work, system_prompt, heartbeat_system_prompts })
+    let host_run_prompts = spawn::host_run_prompts(&agent_requests, |b| providers::system_prompt(wire, b));
+    Ok(RealRun { trace, runner, work_dir: work, system_prompt, heartbeat_system_prompts, host_run_prompts })
 }
 
 /// A kept work directory (`twin --keep`) read back instead of a new real run
@@ -246,7 +249,7 @@ fn reread(scenario: &Scenario, profile: &Profile, engine: &EngineSpec, work: Pat
             None => bodies.iter().filter_map(|b| providers::system_prompt(wire, b)).max_by_key(String::len),
         }
     });
-    Ok(RealRun { trace, runner, work_dir: work, system_prompt, heartbeat_system_prompts: Vec::new() })
+    Ok(RealRun { trace, runner, work_dir: work, system_prompt, heartbeat_system_prompts: Vec::new(), host_run_prompts: Default::default() })
 }
 
 /// Where the gateway's Node keeps compiled module code between runs

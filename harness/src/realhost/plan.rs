@@ -44,7 +44,17 @@ pub enum PlanStep {
     /// follow-up `agent` call): the runner waits for the next run of that
     /// session it did not start, then `agent.wait`s it.
     #[serde(rename_all = "camelCase")]
-    AwaitRun { step: usize, session_key: String, timeout_ms: u64 },
+    AwaitRun {
+        step: usize,
+        session_key: String,
+        timeout_ms: u64,
+        /// An engine call the host makes after the run, without a run of its
+        /// own, that belongs to this step: the child's cleanup
+        /// (`onSubagentEnded`) follows its announce run. The runner waits for
+        /// it when the engine implements it (lib/runs.js `awaitCall`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        await_call: Option<String>,
+    },
     /// An event-free scheduled heartbeat poll, run now: `cron.run {mode:
     /// "force"}` of the agent's system-owned heartbeat monitor job, then the
     /// run's outcome from `cron.runs` (`realhost::heartbeat`).

@@ -69,6 +69,20 @@ pub fn is_host_tool(name: &str) -> bool {
     name == "sessions_spawn"
 }
 
+/// The system prompts the host built for the runs it started itself, found
+/// by what those runs send the model: the child's task message
+/// ([`child_task_address`]'s `[Subagent Task]`) and the announce run's
+/// user-facing completion (dist/internal-events-*.mjs
+/// `formatTaskCompletionEvent` plain mode). The child's prompt is the
+/// subagent one (no inbound metadata, the subagent rules); the announce run's
+/// lacks the WebChat message context and adds the silent-reply rules
+/// (observed: 21 264 and 37 077 vs 37 967 characters in the twin of
+/// announce-then-followup). The first body of each kind.
+pub fn host_run_prompts(bodies: &[&Value], system_prompt: impl Fn(&Value) -> Option<String>) -> crate::scenario::model::HostRunPrompts {
+    let find = |marker: &str| bodies.iter().find(|b| b.to_string().contains(marker)).and_then(|b| system_prompt(b));
+    crate::scenario::model::HostRunPrompts { subagent_child: find("[Subagent Context] You are running as a subagent"), announce: find("A background task completed. Use this result to reply") }
+}
+
 /// A `sessions_spawn` call of a scripted parent turn.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -143,7 +157,10 @@ pub fn announce(p: &mut Plan, i: usize, a: &AnnounceSpec, s: &Scenario) -> Resul
         let planned = super::plan::model_reply(r, p, s.setup.context_window)?;
         p.replies.push(PlannedReply { step: Some(i), ..planned });
     }
-    p.steps.push(PlanStep::AwaitRun { step: i, session_key: s.setup.session_key.clone(), timeout_ms: ANNOUNCE_TIMEOUT_MS });
+    // The host cleans the child up after its announce run (onSubagentEnded,
+    // twin-observed, docs/openclaw-facts.md §4.5); without waiting for it the
+    // call lands in whichever step is running then.
+    p.steps.push(PlanStep::AwaitRun { step: i, session_key: s.setup.session_key.clone(), timeout_ms: ANNOUNCE_TIMEOUT_MS, await_call: Some("onSubagentEnded".into()) });
     Ok(())
 }
 
@@ -175,7 +192,7 @@ mod tests {
         // The parent's announce run takes the announce step's reply.
         let last = p.replies.last().unwrap();
         assert_eq!((last.text.as_str(), last.step, last.addressed_to.is_none()), ("The count is 120.", Some(1), true));
-        assert!(matches!(&p.steps[1], PlanStep::AwaitRun { step: 1, session_key, .. } if session_key == "agent:main:main"));
+        assert!(matches!(&p.steps[1], PlanStep::AwaitRun { step: 1, session_key, await_call: Some(c), .. } if session_key == "agent:main:main" && c == "onSubagentEnded"));
         assert_eq!(p.spawns.runner_config(), serde_json::json!({"directTools": true}));
         assert_eq!(plan(&scenario("exec", "  - turn: {user: hi, model: [ok]}\n")).unwrap().spawns.runner_config(), Value::Null);
     }

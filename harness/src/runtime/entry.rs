@@ -227,6 +227,9 @@ impl Sim<'_> {
         let extra = if self.heartbeat_run { heartbeat_extra_system_prompt(self.transcript.has_marker("thinking_level_change", None)) } else { webchat_extra_system_prompt() };
         c.insert("extraSystemPrompt".into(), json!(extra));
         c.insert("transcriptStorage".into(), json!({"kind": "sqlite"}));
+        if self.live_children.iter().any(|l| l.announced) {
+            super::subagent::announce_entry_context(c);
+        }
     }
 
     /// 2026.4.26 attempt-context fields of the gateway WebChat entry point

@@ -117,6 +117,7 @@ pub fn format_internal_events(p: &Profile, events: &[AgentInternalEvent]) -> Str
             lines.push(escape_prompt_data(&e.result));
             lines.push("</prompt-data>".into());
         }
+        push_route_change(&mut lines, e);
         if let Some(s) = &e.stats_line {
             lines.push(String::new());
             lines.push(s.clone());
@@ -143,6 +144,15 @@ pub fn annotated_announce_prompt(p: &Profile, prov: &InputProvenance, events: &[
     format!("{}\n{INTER_SESSION_EXPLANATION}\n{}", inter_session_header(p, prov), format_internal_events(p, events))
 }
 
+/// 2026.9.6 `formatTaskCompletionEvent` (dist/internal-events-*.mjs): the
+/// model-route notice follows the result, before attachments and stats.
+fn push_route_change(lines: &mut Vec<String>, e: &TaskCompletionEvent) {
+    if let Some(r) = e.model_route_change.as_ref().filter(|r| !r.trim().is_empty()) {
+        lines.push(String::new());
+        lines.push(r.clone());
+    }
+}
+
 /// Title, the six fields and a blank line: the head of every task-completion
 /// rendering (`formatTaskCompletionEvent`, openclaw `src/agents/internal-events.ts`).
 fn event_header_lines(p: &Profile, e: &TaskCompletionEvent) -> Vec<String> {
@@ -163,6 +173,7 @@ fn event_header_lines(p: &Profile, e: &TaskCompletionEvent) -> Vec<String> {
 fn format_event_data(p: &Profile, e: &TaskCompletionEvent) -> String {
     let mut lines = event_header_lines(p, e);
     lines.push(if e.result.is_empty() { "(no output)".into() } else { e.result.clone() });
+    push_route_change(&mut lines, e);
     if let Some(s) = e.stats_line.as_ref().filter(|s| !s.trim().is_empty()) {
         lines.push(String::new());
         lines.push(s.clone());

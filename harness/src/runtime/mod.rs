@@ -21,6 +21,7 @@ pub mod replay;
 pub mod settings;
 pub mod sqlite_store;
 pub mod steps;
+pub mod subagent;
 pub mod transcript;
 pub mod turn;
 
@@ -108,6 +109,8 @@ pub struct Sim<'a> {
     /// A commitTurn to replay before the next turn (outbox).
     pub outbox: Option<Value>,
     pub rollbacks: BTreeMap<String, String>,
+    /// Children spawned by a `sessions_spawn` tool call of this run (`subagent`).
+    pub live_children: Vec<subagent::LiveChild>,
     pub failed_turns: Vec<String>,
     /// Prompt tokens of the last model request that failed (timeout recovery).
     pub failed_prompt_tokens: u64,
@@ -465,6 +468,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         quarantined: false,
         outbox: None,
         rollbacks: BTreeMap::new(),
+        live_children: Vec::new(),
         failed_turns: Vec::new(),
         last_prompt_tokens: 0,
         run_cache_touch: None,

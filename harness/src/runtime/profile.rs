@@ -123,6 +123,11 @@ pub struct Profile {
     /// `shouldSuppressAgentPromptPersistence` exists (2026.9.6
     /// `src/gateway/agent-turn/agent-handler-helpers.ts`; absent from 2026.4.26).
     pub suppress_announce_persistence: bool,
+    /// A scripted `sessions_spawn` tool call runs the host's tool: the spawn
+    /// is prepared inside the parent's tool call, the announce run of that
+    /// child takes the logical-turn lease and the host cleans the child up
+    /// after it (`runtime::subagent`; 2026.9.6, twin-observed).
+    pub host_spawn_tool: bool,
     pub overflow_retry: OverflowRetry,
     /// Reserve = min(max(reserve, 20 000), ⌊budget/4⌋) and the assemble budget
     /// subtracts ⌈1.2·(12 + est(system) + 12 + est(prompt))⌉ (2026.9.6
@@ -201,6 +206,7 @@ impl Profile {
             estimator: Estimator::Pi,
             announce_runtime_context: false,
             suppress_announce_persistence: false,
+            host_spawn_tool: false,
             overflow_retry: OverflowRetry::SamePrompt,
             reserve_floor_and_cap: false,
             attempt_runtime_context_v2026_9: false,
@@ -239,6 +245,7 @@ impl Profile {
             estimator: Estimator::OpenClaw,
             announce_runtime_context: true,
             suppress_announce_persistence: true,
+            host_spawn_tool: true,
             overflow_retry: OverflowRetry::ContinueFromTranscript,
             reserve_floor_and_cap: true,
             attempt_runtime_context_v2026_9: true,

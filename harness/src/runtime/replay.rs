@@ -168,6 +168,19 @@ mod tests {
         assert_eq!(sanitize_history(&p96, &chat, users.clone()).len(), 2, "the two user messages are one");
         let anthropic = Setup::default();
         assert_eq!(sanitize_history(&p96, &anthropic, users).len(), 2, "anthropic-messages merges them too (twin of regression-a8-blank-content)");
+        // …but consecutive assistants are (the announce run's reply after the parent's), and history results lose details.
+        let replies: Vec<AgentMessage> = serde_json::from_value(json!([
+            {"role": "user", "content": "go", "timestamp": 1},
+            {"role": "assistant", "content": [{"type": "toolCall", "id": "toolu_0001", "name": "read", "arguments": {}}], "timestamp": 2},
+            {"role": "toolResult", "toolCallId": "toolu_0001", "toolName": "read", "content": [{"type": "text", "text": "a"}], "details": {"k": 1}, "isError": false, "timestamp": 3},
+            {"role": "assistant", "content": [{"type": "text", "text": "Spawned."}], "timestamp": 4},
+            {"role": "assistant", "content": [{"type": "text", "text": "The count is 7."}], "timestamp": 5}
+        ]))
+        .unwrap();
+        let out = serde_json::to_value(sanitize_history(&p96, &anthropic, replies)).unwrap();
+        assert_eq!(out.as_array().unwrap().len(), 4);
+        assert_eq!(out[3]["content"], json!([{"type": "text", "text": "Spawned."}, {"type": "text", "text": "The count is 7."}]));
+        assert!(out[2].get("details").is_none(), "{out}");
         let mut h = history();
         if let AgentMessage::ToolResult(r) = &mut h[2] {
             r.tool_name = Some(String::new());

@@ -73,6 +73,8 @@ pub async fn run_script(sim: &mut Sim<'_>) -> Result<(), Abort> {
         if run && sim.profile.dispose_per_run {
             sim.call("dispose", json!({}), CallMeta::default(), CallOptions::default()).await?;
         }
+        // After the announce run's instance is gone (runtime::subagent).
+        super::subagent::clean_up_announced(sim).await?;
     }
     sim.step = script.len();
     sim.turn += 1;
@@ -201,8 +203,23 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
 /// delivery queue itself is not simulated).
 async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[ModelReply], private: bool) -> Result<(), Abort> {
     let texts = sim.profile.prompt_texts;
-    let events: Vec<AgentInternalEvent> = announces.iter().map(|a| task_completion_event(texts, a)).collect();
-    let prov = announce_provenance(&announces[0].child);
+    let mut events: Vec<AgentInternalEvent> = announces.iter().map(|a| task_completion_event(texts, a)).collect();
+    // A child the run spawned through the host's tool: the host fills in what
+    // it minted and measured, and the run is the leased announce run (runtime::subagent).
+    let mut live = false;
+    let mut source = announces[0].child.clone();
+    if sim.profile.host_spawn_tool && announces.len() == 1 {
+        if let Some(i) = super::subagent::live_child_for(sim, &announces[0]) {
+            let AgentInternalEvent::TaskCompletion(e) = &mut events[0];
+            let child = sim.live_children[i].clone();
+            super::subagent::complete_event(sim, &child, e);
+            super::subagent::child_run(sim, i, &announces[0].result).await?;
+            sim.live_children[i].announced = true;
+            source = child.child.clone();
+            live = true;
+        }
+    }
+    let prov = announce_provenance(&source);
     let ts = sim.clock.now();
     // 2026.9.6 assembles with the attempt prompt annotated as the embedded
     // attempt builds it: the inter-session header and explanation, then the
@@ -235,6 +252,9 @@ async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[
         sim.note("announce-not-persisted", "shouldSuppressAgentPromptPersistence: the announce trigger is not written to the transcript");
     }
     sim.events_by_text.insert(prompt.clone(), events);
+    // The announce run's own system prompt, when the twin knows it (Setup::host_run_prompts).
+    let own_prompt = if live { sim.setup.host_run_prompts.announce.clone() } else { None };
+    let parent_prompt = own_prompt.map(|p| std::mem::replace(&mut sim.setup.system_prompt, Some(p)));
     let input = TurnInput {
         kind: TurnKind::Announce,
         prompt,
@@ -245,7 +265,9 @@ async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[
         admitted: false,
         is_heartbeat: false,
         carriers,
-        persist_carriers: true,
+        // The live child's announce run persists no carrier (the next turn's
+        // positions on the real host, `clawspec twin announce-then-followup`).
+        persist_carriers: !live,
         script: script.to_vec(),
         steer: Vec::new(),
         commit_replay: false,
@@ -254,7 +276,11 @@ async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[
         next_turn_context: None,
         assemble_prompt,
     };
-    turn::run_turn(sim, input).await
+    let out = turn::run_turn(sim, input).await;
+    if let Some(p) = parent_prompt {
+        sim.setup.system_prompt = p;
+    }
+    out
 }
 
 async fn inter_session_turn(sim: &mut Sim<'_>, x: &InterSessionSpec) -> Result<(), Abort> {

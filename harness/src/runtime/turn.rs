@@ -84,7 +84,19 @@ enum Mode {
     Classic,
     Durable,
     OnLegacy,
+    /// 2026.9.6 announce run of a child spawned by the host's sessions_spawn
+    /// tool, on a fencing engine: the logical-turn lease is taken (bootstrap,
+    /// maintain, assemble as usual) but nothing is admitted and nothing
+    /// finalizes it — no afterTurn, commitTurn or maintain(turn) (`clawspec
+    /// twin announce-then-followup`, docs/openclaw-facts.md §4.5). Bare
+    /// scripted announces keep the classic finalize until their scenarios get
+    /// a real-host path (docs/openclaw-facts.md §4.5).
+    Leased,
 }
+
+/// The model the mock provider (and the reference's provider) names in its
+/// answers (`responseModel`, mock-providers server.rs).
+pub const RESPONSE_MODEL: &str = "mock";
 
 pub async fn run_turn(sim: &mut Sim<'_>, mut inp: TurnInput) -> Result<(), Abort> {
     if sim.profile.attempt_runtime_context_v2026_9 && inp.kind == TurnKind::User && inp.admitted {
@@ -124,6 +136,17 @@ pub async fn run_turn(sim: &mut Sim<'_>, mut inp: TurnInput) -> Result<(), Abort
 /// `info.id` says: an engine calling itself "legacy" without fencing is
 /// degraded like any other (the real host does, `clawspec twin`).
 async fn route(sim: &mut Sim<'_>, inp: &TurnInput) -> Result<Mode, Abort> {
+    // The real host's announce run of a live child takes the logical-turn
+    // lease (gateway log "degraded to \"legacy\" for this logical turn" for a
+    // non-fencing engine, which then gets no call).
+    if sim.profile.host_spawn_tool && inp.kind == TurnKind::Announce && sim.live_children.iter().any(|c| c.announced) {
+        if !(sim.info.durable_turns() && sim.has("commitTurn")) {
+            let id = sim.info.id.clone();
+            sim.note("turn-on-legacy", format!("context engine \"{id}\" does not declare transcriptSemantics {{currentTurnFence, turnAdvancementIdempotency}} and implement commitTurn: this announce run runs on legacy"));
+            return Ok(Mode::OnLegacy);
+        }
+        return Ok(Mode::Leased);
+    }
     if !(sim.profile.durable_turns && inp.admitted) {
         return Ok(Mode::Classic);
     }
@@ -188,7 +211,14 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             Some(text) if !prompt_includes_queued(&prompt, text) => format!("{}\n{text}\n\n{prompt}", markers::QUEUED_USER_MESSAGE_MARKER),
             _ => prompt.clone(),
         };
-        sim.attempt_budget = Some(sim.assemble_budget(&engine_prompt));
+                // A leased announce run budgets the annotated attempt prompt it
+        // assembles with (twin of announce-then-followup: equal once the
+        // announce run's own system prompt and host-shaped ids are used).
+        let budget_prompt = match (mode, inp.assemble_prompt.as_deref()) {
+            (Mode::Leased, Some(p)) => p.to_string(),
+            _ => engine_prompt.clone(),
+        };
+        sim.attempt_budget = Some(sim.assemble_budget(&budget_prompt));
         // 1. bootstrap + maintain(bootstrap), every attempt, only when the
         //    transcript existed before it (`hadSessionFile`).
         let had_session_file = if sim.profile.bootstrap_after_admission {
@@ -571,7 +601,7 @@ fn precheck(sim: &mut Sim<'_>, history: &[AgentMessage], session: &[AgentMessage
 /// the response's id/model (`responseId`/`responseModel`, same file: the mock
 /// answers `msg_mock` and names the requested model, as a real provider does) and the run id (`__openclaw.runId`). Earlier
 /// profiles keep the runtime's prompt estimate as input usage.
-fn provider_reply_fields(sim: &Sim<'_>, m: &mut AgentMessage, step: &ModelStep, prompt_tokens: u64) {
+pub(super) fn provider_reply_fields(sim: &Sim<'_>, m: &mut AgentMessage, step: &ModelStep, prompt_tokens: u64) {
     if sim.profile.webchat_entry_v2026_4 {
         // 2026.4.26 records the provider's usage (zeros from the mock) with
         // `cost`, and the response id; no contextUsage/responseModel/runId
@@ -737,6 +767,11 @@ async fn model_loop(
                 let ids = all.last().unwrap().tool_call_ids().iter().map(|s| s.to_string()).collect::<Vec<_>>();
                 for (call, id) in step.tool_calls.iter().zip(ids) {
                     let mut content = vec![text_block(&call.result)];
+                    let mut receipt_details = None;
+                    if sim.profile.host_spawn_tool && call.name == "sessions_spawn" {
+                        let (text, receipt) = super::subagent::spawn_tool_call(sim, call).await?;
+                        (content, receipt_details) = (vec![text_block(&text)], Some(receipt));
+                    }
                     if call.image {
                         content.push(ContentBlock::Image(ImageBlock { data: super::steps::TINY_PNG.into(), mime_type: "image/png".into(), extra: Extra::new() }));
                     }
@@ -750,7 +785,7 @@ async fn model_loop(
                         tool_name: Some(call.name.clone()),
                         content,
                         is_error: Some(call.is_error),
-                        details: scripted_result_details(sim.profile, &call.name, &call.result, &sim.workspace_dir()),
+                        details: receipt_details.or_else(|| scripted_result_details(sim.profile, &call.name, &call.result, &sim.workspace_dir())),
                         timestamp: Some(sim.clock.tick().into()),
                         extra,
                     });
@@ -932,6 +967,10 @@ async fn finalize(
 ) -> Result<(), Abort> {
     match mode {
         Mode::OnLegacy => Ok(()),
+        Mode::Leased => {
+            sim.note("announce-not-finalized", "the announce run of a live child admits no turn: no afterTurn, commitTurn or maintain(turn)");
+            Ok(())
+        }
         Mode::Durable => {
             if errored {
                 sim.note("durable-discard", "the attempt failed: the turn intent is discarded, commitTurn not called");
@@ -989,7 +1028,7 @@ async fn maintain_turn(sim: &mut Sim<'_>) -> Result<(), Abort> {
 /// `sessionFile` is the admission's session key, no runtimeSettings, no
 /// abortSignal, and the commit's small runtimeContext plus llm, sessionTarget
 /// and rewriteTranscriptEntries.
-async fn maintain_after_commit(sim: &mut Sim<'_>) -> Result<(), Abort> {
+pub(super) async fn maintain_after_commit(sim: &mut Sim<'_>) -> Result<(), Abort> {
     let deferred = sim.info.turn_maintenance_mode == Some(TurnMaintenanceMode::Background);
     let mut ctx = commit_runtime_context(sim);
     ctx["llm"] = json!({"complete": {"$callback": "llm.complete"}});
@@ -1035,7 +1074,7 @@ async fn commit_conflict_probe(sim: &mut Sim<'_>, params: &Value) -> Result<(), 
 /// "off"), then a `model-snapshot` when the model differs from the last one
 /// recorded (real store, `clawspec twin`: user → thinking_level_change →
 /// model-snapshot → assistant on a session's first run; none on later runs).
-fn host_events_before_model(sim: &mut Sim<'_>) {
+pub(super) fn host_events_before_model(sim: &mut Sim<'_>) {
     if !sim.transcript.is_sqlite() {
         return;
     }
@@ -1100,7 +1139,7 @@ fn host_event_after_attempt(sim: &mut Sim<'_>) {
 
 /// commitTurn params (openclaw `src/agents/harness/context-engine-turn-attempt.ts`):
 /// the closed range [admitted user … terminal], `advancementKey = logicalTurnId`.
-fn commit_params(sim: &Sim<'_>, idx: usize, entry_id: &str, heartbeat: bool) -> Value {
+pub(super) fn commit_params(sim: &Sim<'_>, idx: usize, entry_id: &str, heartbeat: bool) -> Value {
     let entries = &sim.transcript.entries;
     let range: Vec<&AgentMessage> = entries[idx..].iter().map(|e| &e.message).filter(|m| !m.is_runtime_context_carrier()).collect();
     let anchor = |i: usize| {

@@ -86,6 +86,19 @@ pub struct Setup {
     #[serde(skip)]
     #[schemars(skip)]
     pub host_dir: Option<String>,
+    /// The system prompts of the runs the host starts by itself (a spawned
+    /// child's run, the announce run), which the reference does not build:
+    /// only `clawspec twin` sets them, from what the real host sent.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub host_run_prompts: HostRunPrompts,
+}
+
+/// See [`Setup::host_run_prompts`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HostRunPrompts {
+    pub subagent_child: Option<String>,
+    pub announce: Option<String>,
 }
 
 impl Default for Setup {
@@ -111,6 +124,7 @@ impl Default for Setup {
             system_prompt: None,
             heartbeat_system_prompts: Vec::new(),
             host_dir: None,
+            host_run_prompts: HostRunPrompts::default(),
         }
     }
 }

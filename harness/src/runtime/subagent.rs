@@ -1,0 +1,293 @@
+//! Subagents a parent turn starts with the host's own `sessions_spawn` tool
+//! (2026.9.6, `Profile::host_spawn_tool`): what the engine sees of the spawn
+//! inside the tool call, of the child's completion announce and of the
+//! child's cleanup. Observed with `clawspec twin announce-then-followup
+//! --keep` (docs/openclaw-facts.md §4.5); sources per step below.
+//!
+//! A scenario scripts the child's completion as an `announce` step with the
+//! same task; its `child` key stands for the key the host mints
+//! (`agent:<agentId>:subagent:<uuid>`, twin rule 9 normalises both).
+
+use clawspec_contract::*;
+use serde_json::{json, Value};
+
+use super::{Abort, CallOutcome, Sim};
+use crate::driver::CallOptions;
+use crate::scenario::model::{AnnounceSpec, ToolCallSpec};
+use crate::trace::CallMeta;
+
+/// A child started by a `sessions_spawn` tool call of this run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LiveChild {
+    pub task: String,
+    pub child: String,
+    /// The child's run and session ids (minted by the host).
+    pub run_id: String,
+    pub session_id: String,
+    /// Its completion was announced; the host cleans it up next.
+    pub announced: bool,
+}
+
+/// A host-minted id: the host mints UUIDs (`crypto.randomUUID`), the
+/// reference deterministic ones of the same shape — their length counts in
+/// every token estimate of a text that names them (the receipt, the
+/// completion block, the assemble budget).
+fn host_uuid(sim: &mut Sim<'_>, kind: &'static str) -> String {
+    let n = sim.ids.next(kind);
+    let n: u64 = n.rsplit('-').next().and_then(|d| d.parse().ok()).unwrap_or(0);
+    let tag = match kind {
+        "child" => 0xc,
+        "child-run" => 0xa,
+        _ => 0x5,
+    };
+    format!("00000000-0000-4000-8000-{tag:x}{n:011x}")
+}
+
+/// The real tool inside the parent's tool loop (dist/sessions-spawn-tool-*.mjs
+/// `spawnSubagent`): a fresh engine instance prepares the spawn
+/// (`prepareSubagentSpawn {parentSessionKey, childSessionKey, contextMode:
+/// "isolated", parentSessionFile, childSessionFile}` — both "files" are the
+/// session keys on the SQLite store, no `ttlMs` without `runTimeoutSeconds`)
+/// and is disposed (`contextEnginePreparation?.dispose()` in the tool's
+/// `finally`); the tool answers `jsonResult` of the accepted receipt
+/// (dist/tool-results-*.mjs: pretty JSON text + the same object as details).
+/// Returns the result's text and details.
+pub async fn spawn_tool_call(sim: &mut Sim<'_>, call: &ToolCallSpec) -> Result<(String, Value), Abort> {
+    let task = call.arguments.get("task").and_then(Value::as_str).unwrap_or_default().to_string();
+    // The scenario's announce `child` only names the child; the host mints its key.
+    let minted = host_uuid(sim, "child");
+    let child = format!("agent:{}:subagent:{minted}", sim.setup.agent_id);
+    let run_id = host_uuid(sim, "child-run");
+    let session_id = host_uuid(sim, "child-sess");
+    sim.live_children.push(LiveChild { task, child: child.clone(), run_id: run_id.clone(), session_id, announced: false });
+    // A light isolated spawn is not prepared (PR #88667; dist/sessions-spawn-tool-*.mjs:
+    // `params.lightContext && preparedSpawnContext.mode === "isolated"`).
+    let light = call.arguments.get("lightContext") == Some(&Value::Bool(true)) && sim.profile.skip_light_isolated_spawn_prep;
+    if light {
+        sim.note("spawn-prep-skipped", format!("light isolated spawn of {child}: prepareSubagentSpawn skipped"));
+    }
+    if !sim.quarantined && !light {
+        let mut params = json!({
+            "parentSessionKey": sim.setup.session_key,
+            "childSessionKey": child,
+            "contextMode": "isolated",
+            "parentSessionFile": sim.setup.session_key,
+            "childSessionFile": child,
+        });
+        // `ttlMs: finiteSecondsToTimerSafeMilliseconds(runTimeoutSeconds, {floorSeconds: true})`
+        // (dist/sessions-spawn-tool-*.mjs): absent without the argument.
+        if let Some(secs) = call.arguments.get("runTimeoutSeconds").and_then(Value::as_f64).filter(|s| s.is_finite() && *s > 0.0) {
+            params["ttlMs"] = json!((secs.floor() as u64) * 1000);
+        }
+        let out = sim.call("prepareSubagentSpawn", params, CallMeta::reason("isolated"), CallOptions::default()).await?;
+        if let CallOutcome::Returned(v) = &out {
+            if let Some(h) = v.get("rollback").and_then(|r| r.get("$handle")).and_then(Value::as_str) {
+                sim.rollbacks.insert(child.clone(), h.to_string());
+            }
+        }
+        if out != CallOutcome::Absent {
+            sim.call("dispose", json!({}), CallMeta::default(), CallOptions::default()).await?;
+        }
+    }
+    Ok(accepted_receipt(&child, &run_id, &sim.setup.provider, &sim.setup.model))
+}
+
+/// dist/sessions-spawn-tool-*.mjs: `{status: "accepted", childSessionKey,
+/// runId, mode: "run", expectsCompletionMessage: true, context: "isolated",
+/// note, resolvedModel, resolvedProvider, modelApplied: true}` (key order as
+/// built there; `note` = the announce-mode accepted note).
+fn accepted_receipt(child: &str, run_id: &str, provider: &str, model: &str) -> (String, Value) {
+    const NOTE: &str = "The final reply returns to the requester as a completion event. Continue any independent work. Wait for completion events for ALL required children before your final answer; never busy-poll. If a completion arrives after your final answer, reply ONLY with NO_REPLY.";
+    let resolved = format!("{provider}/{model}");
+    let fields: [(&str, Value); 10] = [
+        ("status", json!("accepted")),
+        ("childSessionKey", json!(child)),
+        ("runId", json!(run_id)),
+        ("mode", json!("run")),
+        ("expectsCompletionMessage", json!(true)),
+        ("context", json!("isolated")),
+        ("note", json!(NOTE)),
+        ("resolvedModel", json!(resolved)),
+        ("resolvedProvider", json!(provider)),
+        ("modelApplied", json!(true)),
+    ];
+    // JSON.stringify(payload, null, 2) keeps insertion order; serde_json's map does not.
+    let body: Vec<String> = fields.iter().map(|(k, v)| format!("  {}: {}", json!(k), v)).collect();
+    let details: serde_json::Map<String, Value> = fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    (format!("{{\n{}\n}}", body.join(",\n")), Value::Object(details))
+}
+
+/// The child's first message (dist/sessions-spawn-tool-*.mjs
+/// `buildSubagentTaskMessage`, a `run`-mode child at depth 1 of the default 5).
+pub fn task_message(task: &str) -> String {
+    ["[Subagent Context] You are running as a subagent (depth 1/5). Complete the current [Subagent Task]; inherited conversation is background context, not your assignment.", "[Subagent Task]", task.trim(), "Begin. Execute the assigned task to completion."].join("\n\n")
+}
+
+/// The child's own run, in its own session, answered with its scripted
+/// result (`announce.result`). Observed on the real 2026.9.6 host (twin of
+/// announce-then-followup, the store's `transcript_events`): the session
+/// starts with `model_change` (the spawn applies the model),
+/// `thinking_level_change` and the `model-snapshot`, then the task message
+/// (`__openclaw.senderIsOwner: false`) is admitted; the engine gets assemble
+/// (no bootstrap: nothing was in the session before), commitTurn, the
+/// post-commit maintain and dispose; no bootstrap-context marker follows.
+pub async fn child_run(sim: &mut Sim<'_>, i: usize, result: &str) -> Result<(), Abort> {
+    let child = sim.live_children[i].clone();
+    let db = super::sqlite_store::agent_db_path(&sim.state_dir, &sim.setup.agent_id);
+    let store = super::sqlite_store::SqliteSession::new(db, sim.setup.agent_id.clone(), child.child.clone());
+    let parent = std::mem::replace(&mut sim.transcript, super::transcript::Transcript::sqlite(child.session_id.clone(), store));
+    let parent_key = std::mem::replace(&mut sim.setup.session_key, child.child.clone());
+    // Sessions have generations of their own (an opaque value on the real host).
+    sim.transcript.generation = 1 + ((i as u64 + 1) << 32);
+    let child_prompt = sim.setup.host_run_prompts.subagent_child.clone();
+    let parent_prompt = child_prompt.map(|p| std::mem::replace(&mut sim.setup.system_prompt, Some(p)));
+    let out = child_attempt(sim, &child, result).await;
+    if let Some(p) = parent_prompt {
+        sim.setup.system_prompt = p;
+    }
+    sim.transcript = parent;
+    sim.setup.session_key = parent_key;
+    sim.attempt_budget = None;
+    out
+}
+
+async fn child_attempt(sim: &mut Sim<'_>, child: &LiveChild, result: &str) -> Result<(), Abort> {
+    sim.turn += 1;
+    sim.attempt = 1;
+    let prompt = task_message(&child.task);
+    let ts = sim.clock.now();
+    let (provider, model) = (sim.setup.provider.clone(), sim.setup.model.clone());
+    sim.transcript.append_marker(json!({"type": "model_change", "provider": provider, "modelId": model}), ts);
+    super::turn::host_events_before_model(sim);
+    let mut extra = Extra::new();
+    extra.insert("__openclaw".into(), json!({"senderIsOwner": false}));
+    let user = AgentMessage::User(UserMessage {
+        content: MessageContent::Text(prompt.clone()),
+        timestamp: Some(ts.into()),
+        provenance: None,
+        idempotency_key: Some(sim.ids.next("idem")),
+        extra,
+    });
+    let entry_id = sim.persist(user);
+    // The child's run is an admitted logical turn: an engine without fencing
+    // is degraded to legacy for it and gets no call (as the parent's turns).
+    let engine = sim.info.durable_turns() && sim.has("commitTurn") && !sim.quarantined;
+    sim.attempt_budget = Some(sim.assemble_budget(&prompt));
+    let budget = sim.settings_budget();
+    let params = sim.assemble_params(&[], budget, Some(&prompt), true, 0);
+    if engine {
+        sim.call("assemble", params, CallMeta::reason("subagent-child"), CallOptions::default()).await?;
+    }
+    // The child's scripted answer, as the provider reports it; its run id is the one the receipt named.
+    let step = crate::scenario::model::ModelStep { text: Some(result.to_string()), ..Default::default() };
+    let seq = sim.seq as u64;
+    let mut reply = super::transcript::assistant_message(&step, &sim.setup, sim.clock.tick(), &mut sim.ids, seq);
+    super::turn::provider_reply_fields(sim, &mut reply, &step, 0);
+    if let AgentMessage::Assistant(a) = &mut reply {
+        a.extra.insert("__openclaw".into(), json!({"runId": child.run_id}));
+    }
+    sim.persist(reply);
+    sim.note("subagent-child-run", format!("child {} answered its task in its own session", child.child));
+    if !engine {
+        return Ok(());
+    }
+    {
+        let params = super::turn::commit_params(sim, 0, &entry_id, false);
+        if let CallOutcome::Threw(m) = sim.call("commitTurn", params, CallMeta::reason("turn"), CallOptions::default()).await? {
+            sim.note("commit-queued", format!("the child's commitTurn failed: {m}"));
+        } else {
+            super::turn::maintain_after_commit(sim).await?;
+        }
+    }
+    sim.call("dispose", json!({}), CallMeta::default(), CallOptions::default()).await?;
+    Ok(())
+}
+
+/// The live child an announce step completes, if the run spawned it.
+pub fn live_child_for(sim: &Sim<'_>, a: &AnnounceSpec) -> Option<usize> {
+    sim.live_children.iter().position(|c| !c.announced && c.task.trim() == a.task.trim())
+}
+
+/// What the host puts in a live child's completion event that a scripted
+/// announce does not carry: the child's minted session id, the measured
+/// stats line (`buildCompactAnnounceStatsLine`, dist/subagent-announce-output-*.mjs:
+/// `runtime <duration> • tokens unknown` when the provider reported no usage —
+/// twin rule 10 compares it as measured) and the model-route notice
+/// (dist/openclaw-state-db-read-connection-*.mjs `formatAgentRunRouteChange`:
+/// the child's reply names a response model other than the requested one —
+/// the reference's provider answers as `mock`, like the mock provider).
+pub fn complete_event(sim: &Sim<'_>, child: &LiveChild, e: &mut TaskCompletionEvent) {
+    e.child_session_key = child.child.clone();
+    e.child_session_id.get_or_insert_with(|| child.session_id.clone());
+    e.stats_line.get_or_insert_with(|| "Stats: runtime 0s • tokens unknown".to_string());
+    let requested = format!("{}/{}", sim.setup.provider, sim.setup.model);
+    let effective = format!("{}/{}", sim.setup.provider, super::turn::RESPONSE_MODEL);
+    if requested != effective {
+        e.model_route_change = Some(format!("Model route changed: {requested} → {effective}."));
+        // buildAnnounceReplyInstruction (dist/subagent-announce-*.mjs): the
+        // route notice is preserved on a requester's own surface.
+        e.reply_instruction = e.reply_instruction.replacen(
+            &format!("{} Otherwise", markers::SUBAGENT_COMPLETION_OUTCOME_INSTRUCTION),
+            &format!("{} Preserve any runtime-authored model-route change notice in your update. Otherwise", markers::SUBAGENT_COMPLETION_OUTCOME_INSTRUCTION),
+            1,
+        );
+    }
+}
+
+/// The announce run is the subagent registry's `agent` call, not a WebChat
+/// message: its attempt context has no inbound message, sender, reasoning or
+/// elevated-exec state and no inbound-meta system prompt, and names the
+/// delivery channel (`messageChannel: "webchat"`, the requester's) —
+/// observed on the real 2026.9.6 bootstrap and maintain(bootstrap) of the
+/// announce run (`clawspec twin announce-then-followup --keep`).
+pub fn announce_entry_context(c: &mut serde_json::Map<String, Value>) {
+    for k in ["currentMessageId", "senderId", "reasoningLevel", "bashElevated", "extraSystemPrompt"] {
+        c.remove(k);
+    }
+    c.insert("messageChannel".into(), json!("webchat"));
+}
+
+/// The host cleans up announced children after the announce run (dist
+/// subagent-registry-context-cleanup: `onSubagentEnded {childSessionKey,
+/// reason: "completed", agentDir, workspaceDir}` on a fresh engine instance,
+/// then disposed). Best effort: a throw is noted and the run goes on.
+pub async fn clean_up_announced(sim: &mut Sim<'_>) -> Result<(), Abort> {
+    let done: Vec<LiveChild> = sim.live_children.iter().filter(|c| c.announced).cloned().collect();
+    sim.live_children.retain(|c| !c.announced);
+    for c in done {
+        if sim.quarantined {
+            continue;
+        }
+        sim.rollbacks.remove(&c.child);
+        let params = json!({"childSessionKey": c.child, "reason": "completed", "agentDir": sim.agent_dir(), "workspaceDir": sim.workspace_dir()});
+        let out = sim.call("onSubagentEnded", params, CallMeta::reason("completed"), CallOptions::default()).await?;
+        if let CallOutcome::Threw(m) = &out {
+            sim.note("subagent-ended-failed", format!("context-engine onSubagentEnded failed (best-effort): {m}"));
+        }
+        if out != CallOutcome::Absent {
+            sim.call("dispose", json!({}), CallMeta::default(), CallOptions::default()).await?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_receipt_text_is_the_tools_pretty_json_in_its_key_order() {
+        // Shape of the real 2026.9.6 answer (twin --keep, announce-then-followup).
+        let fields = ["status", "childSessionKey", "runId", "mode", "expectsCompletionMessage", "context", "note", "resolvedModel", "resolvedProvider", "modelApplied"];
+        let (text, details) = super::accepted_receipt("agent:main:subagent:7", "run-1", "anthropic", "claude-sonnet-4-6");
+        let v: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+        assert_eq!(v["childSessionKey"], "agent:main:subagent:7");
+        assert_eq!(v, details, "details are the same receipt");
+        assert_eq!(v["resolvedModel"], "anthropic/claude-sonnet-4-6");
+        let mut at = 0;
+        for f in fields {
+            let i = text[at..].find(&format!("\n  \"{f}\": ")).unwrap_or_else(|| panic!("{f} in order in {text}"));
+            at += i + 1;
+        }
+        assert!(text.starts_with("{\n  \"status\": \"accepted\",\n  \"childSessionKey\""));
+        assert!(text.ends_with("\"modelApplied\": true\n}"));
+    }
+}
