@@ -17,7 +17,17 @@ let sdk = { shimDir: "", hostBound: {} };
 
 export function initialize(data) {
   sdk = data;
-  shared = [...ADAPTER_URLS, ...(data.real ? [pathToFileURL(path.join(data.real, "/")).href] : [])];
+  // Both spellings: Node resolves a symlinked cache dir to its real path.
+  const real = data.real ? [...new Set([data.real, realpath(data.real)])] : [];
+  shared = [...ADAPTER_URLS, ...real.map((d) => pathToFileURL(path.join(d, "/")).href)];
+}
+
+function realpath(p) {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
+  }
 }
 
 export const SDK_SPECIFIER = /^openclaw\/plugin-sdk(?:\/([a-z0-9-]+))?$/;

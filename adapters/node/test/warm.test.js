@@ -59,11 +59,14 @@ test("the run version reaches every module below the entry, never the adapter's 
 // per run. (Before, the release was shared only because Node rewrites the
 // context a resolve hook passes to `next`; a fresh SDK per run doubled a warm
 // run's CPU — docs/protocol.md "Warm reuse".)
-test("a warm process shares the real SDK's release between runs and gives each run fresh plugin modules", async () => {
+test("a warm process shares the real SDK's release between runs and gives each run fresh plugin modules", async (t) => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "clawspec-warm-sdk-"));
   const [a, b] = ["a", "b"].map((n) => fs.mkdirSync(path.join(root, n)) ?? path.join(root, n));
-  const release = path.join(path.dirname(plugin("x")), "..", "sdk", "openclaw-new");
+  // Through a symlink, as ~/.cache/clawspec may be one: Node imports the release by its real path.
+  const release = path.join(root, "openclaw-link");
+  fs.symlinkSync(path.join(path.dirname(plugin("x")), "..", "sdk", "openclaw-new"), release);
   const h = host(path.join(plugin("sdk-counter"), "index.js"), ["--sdk", `openclaw-2026.9.6=${release}`], { CLAWSPEC_STATE_DIR: a });
+  t.after(() => h.child.kill()); // a failed assertion must not leave the adapter running
   const counts = async () => {
     const init = await h.call("initialize", INIT);
     assert.equal(init.error, undefined, JSON.stringify(init.error));
