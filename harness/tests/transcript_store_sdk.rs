@@ -172,7 +172,8 @@ fn the_real_sdk_reads_what_the_runtime_wrote() {
 
 /// A plugin served by the Node adapter reads the session through the real SDK
 /// exactly as a plugin in the real gateway would: the entries it gets are
-/// the ones the runtime holds (`transcriptEntries`, the host-side count).
+/// the ones the runtime holds (`transcriptEntries`, the host-side count), up to
+/// the current turn's read fence on a durable turn.
 /// `--no-sandbox`: outside a gateway the 2026.9.6 SDK takes a lifecycle lock
 /// in `/tmp/openclaw-state-locks-<uid>/` (dist sqlite-source-handle-*.mjs
 /// `resolveStateLifecycleRuntimeDirectory` hard-codes `/tmp`), which the
@@ -220,15 +221,25 @@ export default {{
         .unwrap();
     assert!(out.status.success(), "clawspec run failed: {}", String::from_utf8_lossy(&out.stderr));
     let trace: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let boots: Vec<&Value> = trace["events"].as_array().unwrap().iter().filter(|e| e["method"] == "bootstrap").collect();
+    let events = trace["events"].as_array().unwrap();
+    let boots: Vec<&Value> = events.iter().filter(|e| e["method"] == "bootstrap").collect();
     assert!(!boots.is_empty(), "no bootstrap in the trace");
+    let mut fenced = 0;
     for b in boots {
         let entries = b["meta"]["facts"]["transcriptEntries"].as_u64().unwrap();
         assert!(entries > 0);
-        assert_eq!(b["reply"]["ok"]["importedMessages"].as_u64(), Some(entries), "{b}");
-        let ids: Vec<String> = (1..=entries).map(|i| format!("e{i}")).collect();
+        // A durable (admitted) turn's user entry is already in the store when
+        // bootstrap runs, and the real host reads inside the turn's read fence
+        // (`$/transcriptReadFence`, docs/protocol.md): the SDK returns the
+        // entries before it. Other turns see the whole store.
+        let durable = events.iter().any(|e| e["method"] == "commitTurn" && e["turn"] == b["turn"]);
+        let visible = if durable { entries - 1 } else { entries };
+        fenced += usize::from(durable);
+        assert_eq!(b["reply"]["ok"]["importedMessages"].as_u64(), Some(visible), "{b}");
+        let ids: Vec<String> = (1..=visible).map(|i| format!("e{i}")).collect();
         assert_eq!(b["reply"]["ok"]["reason"], ids.join(","), "{b}");
     }
+    assert!(fenced > 0, "no durable turn's bootstrap: the read fence was not exercised");
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -15,6 +15,7 @@ import { chooseSdk, describeSdk, installSdk } from "./sdk.js";
 import { DeltaDecoder, offered } from "./delta.js";
 import { CODE, createServer, errorFor } from "./server.js";
 import { Baseline } from "./warm.js";
+import { readFenceRunner } from "./read-fence.js";
 import { releaseOf } from "./surface.js";
 import { guardStdout } from "./stdout-guard.js";
 import { startWatchdog } from "./watchdog.js";
@@ -49,6 +50,8 @@ export async function main(argv) {
   let revival;
   /** @type {import("./sdk.js").Sdk | undefined} */
   let installed;
+  /** The release's transcript read fence runner (lib/read-fence.js), when it has one. */
+  let readFence;
 
   // One host request at a time, in arrival order, as OpenClaw awaits each
   // hook; `$/abort` and responses to our own host/ requests bypass the queue.
@@ -82,6 +85,8 @@ export async function main(argv) {
     },
     (frame) => {
       if (frame.method === "$/abort") revival.abort(frame.params?.signal, frame.params?.reason);
+      // Ordered with the requests around it: it applies to the calls between set and lift.
+      else if (frame.method === "$/transcriptReadFence") queue = queue.then(() => server.setReadFence(frame.params?.admission));
     },
   );
   const host = {
@@ -118,11 +123,13 @@ export async function main(argv) {
         if (!installed) {
           installSdk(sdk);
           installed = sdk;
+          // One per process, as the release is (lib/hooks.mjs).
+          readFence = sdk.kind === "real" ? readFenceRunner(sdk.dir) : undefined;
         } else if (describeSdk(installed) !== describeSdk(sdk)) {
           throw new Error(`this adapter process serves ${describeSdk(installed)}; profile ${params?.profile} needs ${describeSdk(sdk)} (start a new process)`);
         }
         const loaded = await loadPlugin({ entry: args.entry, engineId: args.engineId, pluginConfig: args.pluginConfig ?? params?.engineConfig ?? {}, isolation, host, report, sdk: describeSdk(sdk), sdkDir: sdk.kind === "shims" ? undefined : sdk.dir, release: releaseOf(params?.profile), run });
-        return { ...loaded, sdk: describeSdk(sdk) };
+        return { ...loaded, sdk: describeSdk(sdk), readFence: sdk.kind === "real" ? readFence : undefined };
       },
     });
     return run;

@@ -17,6 +17,17 @@ let sdk = { shimDir: "", hostBound: {} };
 
 export function initialize(data) {
   sdk = data;
+  // Both spellings: Node resolves a symlinked cache dir to its real path.
+  const real = data.real ? [...new Set([data.real, realpath(data.real)])] : [];
+  shared = [...ADAPTER_URLS, ...real.map((d) => pathToFileURL(path.join(d, "/")).href)];
+}
+
+function realpath(p) {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
+  }
 }
 
 export const SDK_SPECIFIER = /^openclaw\/plugin-sdk(?:\/([a-z0-9-]+))?$/;
@@ -36,16 +47,26 @@ export function exportedNames(source) {
 
 /** The adapter's own files (its lib and shims) are shared by every run. */
 const ADAPTER_URLS = [new URL("./", import.meta.url).href, new URL("../shims/", import.meta.url).href];
+/**
+ * Files every run of the process shares: the adapter's, and the real SDK's
+ * release (`data.real`). The release is the host's code, not the plugin's:
+ * a gateway loads it once and 2026.9.6 builds a fresh engine per agent run
+ * on it, so sharing it is what a plugin meets in production — and importing
+ * its graph again per run doubled a warm run's CPU (docs/real-engines.md,
+ * "Warm reuse and the SDK").
+ */
+let shared = ADAPTER_URLS;
 const RUN = /[?&]clawspec-run=(\d+)/;
 
 /**
  * Warm reuse (lib/warm.js): a module imported by a module of run N is
  * run N's too, so each run gets a fresh instance of the plugin's whole graph
- * (its dependencies and the SDK included).
+ * (its dependencies, and the plugin's own `openclaw` or the shims' imports),
+ * except the shared files above.
  */
 export function versioned(r, parentURL) {
   const m = RUN.exec(parentURL ?? "");
-  if (!m || !r?.url?.startsWith("file:") || r.url.includes("?") || ADAPTER_URLS.some((a) => r.url.startsWith(a))) return r;
+  if (!m || !r?.url?.startsWith("file:") || r.url.includes("?") || shared.some((a) => r.url.startsWith(a))) return r;
   return { ...r, url: `${r.url}?clawspec-run=${m[1]}` };
 }
 
@@ -71,7 +92,13 @@ export const stats = { resolved: 0 };
 
 function resolveAny(specifier, context, next) {
   stats.resolved += 1;
-  return then(resolveSdk(specifier, context, next), (r) => versioned(r, context.parentURL));
+  // Read before `next`: Node copies the context a hook hands to `next` into
+  // the caller's object (Node 20 and 24), so after resolveReal's
+  // `next(…, {parentURL: <release>/package.json})` context.parentURL is the
+  // release's, not the importer's (the real SDK was shared only by that
+  // accident before; it is shared on purpose now, `shared` above).
+  const parent = context.parentURL;
+  return then(resolveSdk(specifier, context, next), (r) => versioned(r, parent));
 }
 
 /** The `module.register` hook (Node < 22.15): runs on the loader thread. */
@@ -106,10 +133,11 @@ function resolveSdk(specifier, context, next) {
 }
 
 function resolveReal(specifier, sub, context, next) {
+  const parent = context.parentURL;
   return attempt(
     // From inside the cached package: its own `exports` map decides.
     () => next(specifier, { ...context, parentURL: pathToFileURL(path.join(sdk.real, "package.json")).href }),
-    (r) => withHostBound(versioned(r, context.parentURL), sub),
+    (r) => withHostBound(versioned(r, parent), sub),
     (err) => {
       const e = new Error(`${specifier} does not exist in openclaw@${sdk.version}, the SDK of profile ${sdk.profile} (${err?.code ?? err?.message})`);
       e.code = err?.code;

@@ -50,7 +50,7 @@ function toWire(method, value) {
 }
 
 /**
- * @param {{load(params: any): Promise<{engine: any, pkg?: {name: string, version?: string}, sdk?: string}>, report: import("./api.js").Report, revival: import("./revive.js").Revival}} o
+ * @param {{load(params: any): Promise<{engine: any, pkg?: {name: string, version?: string}, sdk?: string, readFence?: (admission: object, fn: () => any) => Promise<any>}>, report: import("./api.js").Report, revival: import("./revive.js").Revival}} o
  */
 export function createServer(o) {
   const { report, revival } = o;
@@ -58,6 +58,8 @@ export function createServer(o) {
   let current;
   const handles = new Map();
   let nextHandle = 0;
+  /** The admission receipt of `$/transcriptReadFence`, while set. */
+  let fence;
 
   /** @returns {Promise<{result?: unknown, error?: {code: number, message: string, data?: unknown}}>} */
   async function dispatch(method, params) {
@@ -83,7 +85,8 @@ export function createServer(o) {
     const revived = revival.revive(params ?? {});
     let out;
     try {
-      out = await engine[method](revived);
+      // Inside the current turn's transcript read fence when the host set one (lib/read-fence.js).
+      out = fence && loaded.readFence ? await loaded.readFence(fence, () => engine[method](revived)) : await engine[method](revived);
     } catch (err) {
       return { error: errorFor(err, revived?.abortSignal) };
     }
@@ -113,6 +116,8 @@ export function createServer(o) {
         warm: loaded.warm === true,
         // Plugin hooks (api.on) the host may fire with adapter/fireHook.
         hooks: [...report.hooks.keys()].sort(),
+        // The plugin reads the store through a real SDK that has the fence: clawspec sends it.
+        ...(loaded.readFence ? { transcriptReadFence: 1 } : {}),
         // Accepted whenever offered: lib/adapter.js rebuilds full arrays before dispatch.
         ...(deltaOffered(params) ? { [DELTA]: DELTA_VERSION } : {}),
       },
@@ -120,6 +125,10 @@ export function createServer(o) {
   }
 
   return {
+    /** `$/transcriptReadFence {admission}`: the receipt, or null to lift the fence. */
+    setReadFence(admission) {
+      fence = admission && typeof admission === "object" ? admission : undefined;
+    },
     /** The id of the host request being handled (`forCall`). */
     currentCall: () => current,
     /** @param {{id: number|string, method: string, params?: any}} frame */

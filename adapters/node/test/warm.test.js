@@ -53,3 +53,41 @@ test("the run version reaches every module below the entry, never the adapter's 
   assert.equal(versioned({ url: shim }, parent).url, shim);
   assert.equal(unversioned("at x (file:///p/index.js?clawspec-run=12:3:4)"), "at x (file:///p/index.js:3:4)");
 });
+
+// The real SDK's release is the host's code: shared by the runs of a process,
+// as a gateway shares it between agent runs; the plugin's modules are fresh
+// per run. (Before, the release was shared only because Node rewrites the
+// context a resolve hook passes to `next`; a fresh SDK per run doubled a warm
+// run's CPU — docs/protocol.md "Warm reuse".)
+test("a warm process shares the real SDK's release between runs and gives each run fresh plugin modules", async (t) => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "clawspec-warm-sdk-"));
+  const [a, b] = ["a", "b"].map((n) => fs.mkdirSync(path.join(root, n)) ?? path.join(root, n));
+  // Through a symlink, as ~/.cache/clawspec may be one: Node imports the release by its real path.
+  const release = path.join(root, "openclaw-link");
+  fs.symlinkSync(path.join(path.dirname(plugin("x")), "..", "sdk", "openclaw-new"), release);
+  const h = host(path.join(plugin("sdk-counter"), "index.js"), ["--sdk", `openclaw-2026.9.6=${release}`], { CLAWSPEC_STATE_DIR: a });
+  t.after(() => h.child.kill()); // a failed assertion must not leave the adapter running
+  const counts = async () => {
+    const init = await h.call("initialize", INIT);
+    assert.equal(init.error, undefined, JSON.stringify(init.error));
+    assert.equal(init.result.warm, true);
+    const r = await h.call("assemble", { messages: [], tokenBudget: 1000 });
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    return r.result.counts;
+  };
+  assert.deepEqual(await counts(), { plugin: 1, core: 1, newOnly: 1 });
+  assert.deepEqual((await h.call("reset", { env: { CLAWSPEC_STATE_DIR: b } })).result, {});
+  assert.deepEqual(await counts(), { plugin: 1, core: 2, newOnly: 2 }, "plugin module fresh, release shared (through the data: URL of core and the plain sub-path alike)");
+  assert.equal(await h.close(), 0);
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+test("files of the real SDK's release are never versioned, the plugin's are", async () => {
+  const { initialize } = await import("../lib/hooks.mjs");
+  initialize({ real: "/opt/openclaw", shimDir: "", hostBound: {} });
+  const parent = "file:///p/index.js?clawspec-run=4";
+  assert.equal(versioned({ url: "file:///opt/openclaw/dist/plugin-sdk/core.js" }, parent).url, "file:///opt/openclaw/dist/plugin-sdk/core.js");
+  assert.equal(versioned({ url: "file:///opt/openclaw-other/x.js" }, parent).url, "file:///opt/openclaw-other/x.js?clawspec-run=4");
+  assert.equal(versioned({ url: "file:///p/chunk.js" }, parent).url, "file:///p/chunk.js?clawspec-run=4");
+  initialize({ shimDir: "", hostBound: {} });
+});

@@ -208,6 +208,25 @@ impl<'a> Sim<'a> {
         r.map(|_| ())
     }
 
+    /// The current turn's transcript read fence (2026.9.6: an admitted turn's
+    /// `bootstrap` with its `maintain`, and its attempt's `assemble`, run inside
+    /// `runWithSessionTranscriptReadFence(admissionReceipt)`, dist
+    /// `builtin-openclaw-*.mjs` → `context-engine-lifecycle-*.mjs`
+    /// `bootstrapHarnessContextEngine` / `assembleHarnessContextEngine`, so the
+    /// SDK's transcript reads end before the turn's own user entry). Only an
+    /// engine that reads the store through that SDK can honour it: one that
+    /// answered `initialize` with `transcriptReadFence: 1` (the Node adapter
+    /// under the real SDK) gets `$/transcriptReadFence {admission}` before
+    /// and `{admission: null}` after; no other engine sees anything.
+    pub async fn read_fence(&mut self, admission: Option<Value>) -> Result<(), Abort> {
+        let Some(engine) = self.engine.as_mut() else { return Ok(()) };
+        if self.on_legacy || engine.init.extra.get("transcriptReadFence") != Some(&serde_json::json!(1)) {
+            return Ok(());
+        }
+        engine.notify("$/transcriptReadFence", serde_json::json!({ "admission": admission })).await?;
+        Ok(())
+    }
+
     /// `before_prompt_build`, when the plugin registered it: OpenClaw 2026.9.6
     /// runs it after assemble, on the assembled messages, and composes the
     /// attempt's system prompt from the merged result (dist/builtin-openclaw-*.mjs

@@ -228,7 +228,13 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         } else {
             sim.transcript.exists()
         };
+        // The admitted user entry is in the store already; the real host
+        // fences the engine's reads before it (`Sim::read_fence`).
+        let read_fence = admission.as_ref().and_then(|(_, id)| admission_receipt(sim, id));
         if had_session_file {
+            if read_fence.is_some() {
+                sim.read_fence(read_fence.clone()).await?;
+            }
             let p = sim.bootstrap_params();
             // Host-side entry count: lets checks tell a re-import from new entries.
             let entries = sim.transcript.entries.iter().filter(|e| !e.message.is_runtime_context_carrier()).count();
@@ -237,6 +243,9 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             sim.call("bootstrap", p, meta, CallOptions::default()).await?;
             let p = sim.maintain_params(false, "bootstrap");
             sim.call("maintain", p, CallMeta::reason("bootstrap"), CallOptions::default()).await?;
+            if read_fence.is_some() {
+                sim.read_fence(None).await?;
+            }
         }
         // 2. history pipeline
         // The model's history starts at the last reset boundary (`Transcript::context_start`).
@@ -263,7 +272,13 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             _ => vec![],
         };
         let assemble_prompt = if orphan.is_some() { engine_prompt.as_str() } else { inp.assemble_prompt.as_deref().unwrap_or(&prompt) };
+        if read_fence.is_some() {
+            sim.read_fence(read_fence.clone()).await?;
+        }
         let assembled = assemble_attempt(sim, &history, assemble_prompt, &pending).await?;
+        if read_fence.is_some() {
+            sim.read_fence(None).await?;
+        }
         let (mut session, spa, authority) = match assembled {
             Ok(a) => a,
             Err(crash) => {
@@ -1137,18 +1152,35 @@ fn host_event_after_attempt(sim: &mut Sim<'_>) {
     sim.flush();
 }
 
+/// A transcript anchor of entry `i` (openclaw's `TranscriptEntryAnchor`).
+fn anchor(sim: &Sim<'_>, i: usize) -> Value {
+    let e = &sim.transcript.entries[i];
+    // The generation is an opaque hex string on the real host.
+    json!({"agentId": sim.setup.agent_id, "sessionId": sim.transcript.session_id, "sessionKey": sim.setup.session_key,
+           "storePath": sim.commit_store_path(), "generation": format!("{:032x}", sim.transcript.generation),
+           "entryId": e.id, "rawSeq": sim.transcript.raw_seq(i), "effectiveParentId": e.parent_id, "activeMessagePosition": i})
+}
+
+/// The admission receipt of the turn whose user entry is `entry_id`, as the
+/// store holds it now (the recorder's `getAdmissionReceipt()`; `None` once a
+/// rewrite removed the entry).
+fn admission_receipt(sim: &Sim<'_>, entry_id: &str) -> Option<Value> {
+    let idx = sim.transcript.entries.iter().position(|e| e.id == entry_id)?;
+    let mut admission = anchor(sim, idx);
+    if let AgentMessage::User(UserMessage { idempotency_key: Some(k), .. }) = &sim.transcript.entries[idx].message {
+        admission["idempotencyKey"] = json!(k);
+    }
+    admission["logicalTurnId"] = json!(format!("turn-{}-{entry_id}", sim.transcript.session_id));
+    admission["role"] = json!("user");
+    Some(admission)
+}
+
 /// commitTurn params (openclaw `src/agents/harness/context-engine-turn-attempt.ts`):
 /// the closed range [admitted user … terminal], `advancementKey = logicalTurnId`.
 pub(super) fn commit_params(sim: &Sim<'_>, idx: usize, entry_id: &str, heartbeat: bool) -> Value {
     let entries = &sim.transcript.entries;
     let range: Vec<&AgentMessage> = entries[idx..].iter().map(|e| &e.message).filter(|m| !m.is_runtime_context_carrier()).collect();
-    let anchor = |i: usize| {
-        let e = &entries[i];
-        // The generation is an opaque hex string on the real host.
-        json!({"agentId": sim.setup.agent_id, "sessionId": sim.transcript.session_id, "sessionKey": sim.setup.session_key,
-               "storePath": sim.commit_store_path(), "generation": format!("{:032x}", sim.transcript.generation),
-               "entryId": e.id, "rawSeq": sim.transcript.raw_seq(i), "effectiveParentId": e.parent_id, "activeMessagePosition": i})
-    };
+    let anchor = |i: usize| anchor(sim, i);
     let logical = format!("turn-{}-{entry_id}", sim.transcript.session_id);
     let mut admission = anchor(idx);
     if let AgentMessage::User(UserMessage { idempotency_key: Some(k), .. }) = &entries[idx].message {

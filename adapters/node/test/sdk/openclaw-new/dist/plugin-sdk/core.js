@@ -8,4 +8,10 @@ function release() {
 function newOnlyImpl(x) {
   return { newOnly: x };
 }
-export { delegateCompactionToRuntime, newOnlyImpl as newOnly, release };
+// Module state, as the real SDK keeps caches and registries: tells a shared
+// SDK instance from a fresh one (test/warm.test.js).
+let coreCalls = 0;
+function countCore() {
+  return ++coreCalls;
+}
+export { countCore, delegateCompactionToRuntime, newOnlyImpl as newOnly, release };
