@@ -8,7 +8,8 @@
 //! - `test`   the README test command (`cargo test --workspace` + Node adapter tests)
 //! - `node-matrix`  the Node adapter on Node 20, 22 and 24
 //! - `fidelity [-- --profile P]`  every scenario twinned on the real OpenClaw 2026.4.26 and 2026.9.6 → docs/fidelity.md,
-//!   with a timed fresh npm install per release, then `host-e2e`
+//!   with a timed fresh npm install per release, then `host-e2e`; `-- --scenario GLOB` re-twins only those rows
+//!   into the table (the others are rendered again from docs/fidelity.json)
 //! - `fidelity-gate [-- --profile P] [-- --jobs N] [-- --scenario GLOB]`  CI: re-run only the rows docs/fidelity.md
 //!   records as equal (both releases unless `--profile`), then `host-e2e`
 //! - `host-e2e`  the end-to-end `certify --host` tests (real gateways; skipped without openclaw@2026.9.6 in the cache)

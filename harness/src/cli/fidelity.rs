@@ -14,6 +14,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::common::EngineArgs;
+use super::fidelity_store::{self as store, Section, SectionTiming};
 use super::twin::{twin_one, Row, Verdict};
 use crate::realhost::measure::InstallTiming;
 use crate::runtime::profile::Profile;
@@ -51,11 +52,18 @@ pub async fn write(scenarios: &[Scenario], base: &EngineArgs, out: &Path, only: 
     }
     let started = Instant::now();
     let mut stop = interruptible();
+    let mut stored = store::load(out).unwrap_or_default();
     let mut rows: Vec<Row> = Vec::new();
     let mut sections: Vec<(String, String)> = Vec::new();
     for pid in PROFILES {
         if only.is_some_and(|o| o != *pid) {
-            sections.push((pid.to_string(), section_of(&old, pid).unwrap_or_else(|| not_run(pid))));
+            // Kept as it is: rendered again from its rows when they were
+            // stored, else its markdown is copied.
+            let text = match stored.sections.get(*pid) {
+                Some(sec) => render_stored(pid, sec),
+                None => section_of(&old, pid).unwrap_or_else(|| not_run(pid)),
+            };
+            sections.push((pid.to_string(), text));
             continue;
         }
         let profile = Profile::by_id(pid).expect("released profile");
@@ -70,22 +78,34 @@ pub async fn write(scenarios: &[Scenario], base: &EngineArgs, out: &Path, only: 
             Err(h) => return h.exit(),
         }
         let timing = SectionTiming { install, total_ms: profile_started.elapsed().as_millis() as u64, jobs: parallelism };
-        sections.push((pid.to_string(), render_section(pid, &rows[first..], &timing)));
+        let sec = Section { rows: rows[first..].to_vec(), timing, whole: true, refreshed: Vec::new() };
+        sections.push((pid.to_string(), render_stored(pid, &sec)));
+        stored.sections.insert(pid.to_string(), sec);
+    }
+    stored.total_ms = started.elapsed().as_millis() as u64;
+    if let Err(e) = store::save(out, &stored) {
+        eprintln!("clawspec: {e}");
+        return super::EXIT_USAGE;
     }
     // Every row removed its work dir and state root; the per-process roots are left empty.
     let _ = std::fs::remove_dir(crate::realhost::work_root());
     let _ = std::fs::remove_dir(super::common::state_root());
-    let md = render(&sections, started.elapsed().as_millis() as u64);
+    let md = render(&sections, stored.total_ms);
     if let Err(e) = std::fs::write(out, md) {
         eprintln!("clawspec: cannot write {}: {e}", out.display());
         return super::EXIT_USAGE;
     }
+    outcome(&rows, &before)
+}
+
+/// Exit status of a run that rewrote rows: 1 when a row the old table
+/// recorded as equal no longer is; errored rows are printed, not failed.
+fn outcome(rows: &[Row], before: &BTreeSet<String>) -> u8 {
     let broken: Vec<&Row> = rows.iter().filter(|r| before.contains(&key(&r.scenario, &r.profile, &r.engine)) && !matches!(r.verdict, Verdict::Equal)).collect();
-    let errors: Vec<&Row> = rows.iter().filter(|r| matches!(r.verdict, Verdict::Error(_))).collect();
     for r in &broken {
         eprintln!("fidelity: {} · {} · {} was equal and now is {}", r.scenario, r.profile, r.engine, label(&r.verdict));
     }
-    for r in &errors {
+    for r in rows {
         if let Verdict::Error(e) = &r.verdict {
             eprintln!("fidelity: {} · {} · {}: error: {e}", r.scenario, r.profile, r.engine);
         }
@@ -95,6 +115,71 @@ pub async fn write(scenarios: &[Scenario], base: &EngineArgs, out: &Path, only: 
     } else {
         super::EXIT_FAILURES
     }
+}
+
+/// `--fidelity TABLE --scenario GLOB` (no `--gate`): re-twin only the rows
+/// of the matching scenarios (both engines; `only`'s release when given)
+/// and render the table again from its stored rows (`fidelity_store`), so a
+/// fix is recorded without the whole library's hour. A release the table
+/// has no rows for gets a section marked partial. Exit 1 when a row the
+/// table recorded as equal no longer is; 2 when nothing matches or the
+/// table's rows were never stored.
+pub async fn refresh(scenarios: &[Scenario], base: &EngineArgs, out: &Path, only: Option<&str>, filter: &str, jobs: usize) -> u8 {
+    let mut stored = match store::load(out) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("clawspec twin --fidelity --scenario: {e}");
+            return super::EXIT_USAGE;
+        }
+    };
+    if let Some(p) = only.filter(|p| !PROFILES.contains(p)) {
+        eprintln!("clawspec twin --fidelity: --profile {p} is not a released profile ({})", PROFILES.join(", "));
+        return super::EXIT_USAGE;
+    }
+    let picked: Vec<&Scenario> = scenarios.iter().filter(|s| super::common::glob_match(filter, &s.id)).collect();
+    if picked.is_empty() {
+        eprintln!("clawspec twin --fidelity: no scenario matches {filter:?}: nothing to re-twin");
+        return super::EXIT_USAGE;
+    }
+    let old = std::fs::read_to_string(out).unwrap_or_default();
+    let before = previously_equal(&old);
+    let mut stop = interruptible();
+    let order = |r: &Row| (ENGINES.iter().position(|e| *e == r.engine).unwrap_or(usize::MAX), scenarios.iter().position(|s| s.id == r.scenario).unwrap_or(usize::MAX));
+    let mut fresh = Vec::new();
+    for pid in PROFILES.iter().filter(|p| only.is_none_or(|o| o == **p)) {
+        let profile = Profile::by_id(pid).expect("released profile");
+        let started = Instant::now();
+        let todo: Vec<RowJob> = ENGINES.iter().flat_map(|e| picked.iter().map(|s| RowJob { scenario: (*s).clone(), profile: profile.clone(), engine: e })).collect();
+        let parallelism = row_parallelism(pid, jobs);
+        let done = match run_rows(todo, base, parallelism, "fidelity", &mut stop).await {
+            Ok(done) => done,
+            Err(h) => return h.exit(),
+        };
+        let sec = stored.sections.entry(pid.to_string()).or_insert_with(|| Section { whole: false, timing: SectionTiming { install: None, total_ms: 0, jobs: parallelism }, ..Section::default() });
+        if !sec.whole {
+            // A partial section's time is that of all its runs so far.
+            sec.timing.total_ms += started.elapsed().as_millis() as u64;
+        }
+        store::splice(sec, done.clone(), &order);
+        fresh.extend(done);
+    }
+    let _ = std::fs::remove_dir(crate::realhost::work_root());
+    let _ = std::fs::remove_dir(super::common::state_root());
+    let sections: Vec<(String, String)> = PROFILES
+        .iter()
+        .map(|pid| {
+            let text = match stored.sections.get(*pid) {
+                Some(sec) => render_stored(pid, sec),
+                None => section_of(&old, pid).unwrap_or_else(|| not_run(pid)),
+            };
+            (pid.to_string(), text)
+        })
+        .collect();
+    if let Err(e) = store::save(out, &stored).and_then(|()| std::fs::write(out, render(&sections, stored.total_ms)).map_err(|e| format!("cannot write {}: {e}", out.display()))) {
+        eprintln!("clawspec: {e}");
+        return super::EXIT_USAGE;
+    }
+    outcome(&fresh, &before)
 }
 
 /// CI's gate: re-run only the rows `table` records as *equal* (of `only`'s
@@ -327,12 +412,6 @@ fn measure(profile: &Profile) -> Option<InstallTiming> {
     }
 }
 
-struct SectionTiming {
-    install: Option<InstallTiming>,
-    total_ms: u64,
-    /// Real gateways at once.
-    jobs: usize,
-}
 
 fn begin(pid: &str) -> String {
     format!("<!-- fidelity:{pid} -->")
@@ -430,8 +509,32 @@ fn render(sections: &[(String, String)], total_ms: u64) -> String {
     md
 }
 
+fn render_stored(pid: &str, sec: &Section) -> String {
+    render_section_noted(pid, &sec.rows, &sec.timing, &sec.refreshed, sec.whole)
+}
+
+#[cfg(test)]
 fn render_section(pid: &str, rows: &[Row], timing: &SectionTiming) -> String {
-    let mut md = format!("{}\n## {pid}\n\n### Rows\n\n| scenario | profile | engine | verdict | engine calls (real host) | why / first difference |\n|---|---|---|---|---|---|\n", begin(pid));
+    render_section_noted(pid, rows, timing, &[], true)
+}
+
+/// `refreshed`: rows re-twinned after the section's whole run; `whole`:
+/// false when the library's other rows were never run for this release.
+fn render_section_noted(pid: &str, rows: &[Row], timing: &SectionTiming, refreshed: &[String], whole: bool) -> String {
+    let mut md = format!("{}\n## {pid}\n\n", begin(pid));
+    if !whole {
+        md += &format!(
+            "Only the rows below were run for this release (`clawspec twin --fidelity docs/fidelity.md --scenario GLOB --profile {pid}`); the library's other rows were not run in this table.\n\n"
+        );
+    }
+    if !refreshed.is_empty() {
+        md += &format!(
+            "{} row(s) re-twinned after this section's whole run, against the reference runtime of that later commit (`clawspec twin --fidelity docs/fidelity.md --scenario GLOB`): {}.\n\n",
+            refreshed.len(),
+            refreshed.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")
+        );
+    }
+    md += "### Rows\n\n| scenario | profile | engine | verdict | engine calls (real host) | why / first difference |\n|---|---|---|---|---|---|\n";
     for r in rows {
         let why = match &r.verdict {
             Verdict::NotDrivable(w) | Verdict::Error(w) => w.replace('|', "\\|").replace('\n', " "),

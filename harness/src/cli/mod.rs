@@ -6,6 +6,7 @@ mod certify_host;
 mod common;
 mod diff;
 mod fidelity;
+mod fidelity_store;
 mod doctor;
 mod faults;
 mod fuzz_sanitizer;

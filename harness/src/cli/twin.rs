@@ -26,7 +26,9 @@ pub struct Args {
     #[arg(long, default_value = "scenarios")]
     pub scenarios: PathBuf,
     /// The scenario to twin; with `--fidelity --gate`, a glob restricting
-    /// the gated rows (`--scenario 'compact-*'`).
+    /// the gated rows (`--scenario 'compact-*'`); with `--fidelity` alone, a
+    /// glob of rows to re-twin into the table (both engines; the other rows
+    /// are rendered again from the table's stored rows, `docs/fidelity.json`).
     #[arg(long, required_unless_present = "fidelity")]
     pub scenario: Option<String>,
     /// A released profile (`openclaw-2026.4.26`, `openclaw-2026.9.6`); with
@@ -57,6 +59,8 @@ pub struct Args {
 }
 
 /// The result of twinning one scenario × profile × engine.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "verdict", content = "text", rename_all = "kebab-case")]
 pub enum Verdict {
     Equal,
     Differs(String),
@@ -64,10 +68,13 @@ pub enum Verdict {
     Error(String),
 }
 
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Row {
     pub scenario: String,
     pub profile: String,
     pub engine: String,
+    #[serde(flatten)]
     pub verdict: Verdict,
     /// Wall clock of the real-host run (ms), when one ran.
     pub real_ms: Option<u64>,
@@ -175,9 +182,8 @@ pub async fn main(a: Args) -> u8 {
         if a.gate {
             return super::fidelity::gate(&all, &a.engine, out, a.profile.as_deref(), a.scenario.as_deref(), jobs).await;
         }
-        if a.scenario.is_some() {
-            eprintln!("clawspec twin --fidelity: --scenario selects gated rows (with --gate); the table is always generated whole");
-            return super::EXIT_USAGE;
+        if let Some(filter) = a.scenario.as_deref() {
+            return super::fidelity::refresh(&all, &a.engine, out, a.profile.as_deref(), filter, jobs).await;
         }
         return super::fidelity::write(&all, &a.engine, out, a.profile.as_deref(), a.measure_install, jobs).await;
     }

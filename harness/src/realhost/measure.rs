@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use super::install::InstallError;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct InstallTiming {
     /// `npm install` with an empty npm cache (ms).
     pub cold_npm_cache_ms: u64,
