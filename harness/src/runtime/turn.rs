@@ -216,6 +216,10 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         // announce run's own system prompt and host-shaped ids are used).
         let budget_prompt = match (mode, inp.assemble_prompt.as_deref()) {
             (Mode::Leased, Some(p)) => p.to_string(),
+            // So does a 2026.9.6 inter-session run: its attempt prompt is the
+            // annotated text (dist/agent-turn-service-*.mjs
+            // `annotateInterSessionPromptText`; twin of inter-session-send).
+            (_, Some(p)) if inp.kind == TurnKind::InterSession => p.to_string(),
             _ => engine_prompt.clone(),
         };
         sim.attempt_budget = Some(sim.assemble_budget(&budget_prompt));
