@@ -319,6 +319,7 @@ async fn inter_session_turn(sim: &mut Sim<'_>, x: &InterSessionSpec) -> Result<(
         extra,
     });
     let own_prompt = if v2026_9 { sim.setup.host_run_prompts.inter_session.clone() } else { None };
+    sim.agent_rpc_run = v2026_9;
     let session_prompt = own_prompt.map(|p| std::mem::replace(&mut sim.setup.system_prompt, Some(p)));
     let input = TurnInput {
         kind: TurnKind::InterSession,
@@ -329,7 +330,9 @@ async fn inter_session_turn(sim: &mut Sim<'_>, x: &InterSessionSpec) -> Result<(
         admitted: sim.setup.admitted_turns,
         is_heartbeat: false,
         carriers,
-        persist_carriers: true,
+        // 2026.9.6 writes no carrier for it (the real store: thinking_level_change,
+        // model-snapshot, the message, the answer).
+        persist_carriers: !v2026_9,
         script: x.model.clone(),
         steer: Vec::new(),
         commit_replay: false,
@@ -339,6 +342,7 @@ async fn inter_session_turn(sim: &mut Sim<'_>, x: &InterSessionSpec) -> Result<(
         assemble_prompt,
     };
     let out = turn::run_turn(sim, input).await;
+    sim.agent_rpc_run = false;
     if let Some(p) = session_prompt {
         sim.setup.system_prompt = p;
     }

@@ -177,7 +177,12 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
     let mut admission: Option<(usize, String)> = None;
     // `hadSessionFile` is decided before the turn writes anything.
     let existed_before_turn = sim.transcript.exists();
-    if mode == Mode::Durable {
+    // A 2026.9.6 `agent`-RPC run admits its message after bootstrap, behind
+    // the run's thinking-level and model-snapshot events (twin of
+    // inter-session-send: bootstrap imports the history without it; the
+    // store holds thinking_level_change, model-snapshot, then the message).
+    let admit_after_bootstrap = mode == Mode::Durable && sim.agent_rpc_run;
+    if mode == Mode::Durable && !admit_after_bootstrap {
         persist_carriers(sim, inp, &mut carriers_persisted);
         let idx = sim.transcript.entries.len();
         let id = sim.persist(inp.message.clone());
@@ -241,6 +246,14 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             sim.call("bootstrap", p, meta, CallOptions::default()).await?;
             let p = sim.maintain_params(false, "bootstrap");
             sim.call("maintain", p, CallMeta::reason("bootstrap"), CallOptions::default()).await?;
+        }
+        if admit_after_bootstrap && admission.is_none() {
+            host_events_before_model(sim);
+            persist_carriers(sim, inp, &mut carriers_persisted);
+            let idx = sim.transcript.entries.len();
+            let id = sim.persist(inp.message.clone());
+            admission = Some((idx, id));
+            user_persisted = true;
         }
         // 2. history pipeline
         // The model's history starts at the last reset boundary (`Transcript::context_start`).
