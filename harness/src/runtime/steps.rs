@@ -310,6 +310,11 @@ async fn inter_session_turn(sim: &mut Sim<'_>, x: &InterSessionSpec) -> Result<(
     let mut extra = Extra::new();
     if v2026_9 {
         extra.insert("__openclaw".into(), json!({"senderIsOwner": false}));
+        // A completion report is stored hidden from display (dist/agent-turn-service-*.mjs:
+        // `isCompletionReportInputProvenance(...) ? { display: false }`; twin of inter-session-tools).
+        if inject::is_completion_report_tool(&x.tool) {
+            extra.insert("display".into(), json!(false));
+        }
     }
     let msg = AgentMessage::User(UserMessage {
         content: MessageContent::Text(x.text.clone()),
