@@ -103,3 +103,10 @@ test("an inter-session message is the gateway agent RPC with its provenance, the
   assert.deepEqual(c.calls[0].params, { message: "failover done", sessionKey: "agent:main:main", idempotencyKey: "clawspec-inter-1", deliver: false, sourceReplyDeliveryMode: "message_tool_only", channel: "webchat", inputProvenance: prov });
   assert.equal(c.calls[1].params.runId, "r-9");
 });
+
+test("on 2026.4.x the inter-session agent RPC leaves out sourceReplyDeliveryMode (a closed schema there)", async () => {
+  const c = fakeClient({ agent: { runId: "r-1", status: "accepted" }, "agent.wait": { status: "ok" } });
+  await drive(c, { kind: "interSession", step: 0, sessionKey: "s", message: "m", inputProvenance: { kind: "inter_session" }, timeoutMs: 1000 }, 0, { release4x: true });
+  assert.equal("sourceReplyDeliveryMode" in c.calls[0].params, false);
+  assert.equal(c.calls[0].params.deliver, false);
+});
