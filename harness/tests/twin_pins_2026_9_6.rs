@@ -113,3 +113,46 @@ fn a_sent_image_is_stored_as_inbound_media() {
     let inline = calls(&old, "afterTurn")[0].messages(&old).unwrap().into_iter().find(|m| m["role"] == "user").unwrap();
     assert!(inline["content"].as_array().unwrap().iter().any(|b| b["type"] == "image"), "{inline}");
 }
+
+/// inter-session-send: a message another session routes in runs as the
+/// gateway `agent` RPC's run (sessions_send's `sendParams`,
+/// sessions-spawn-tool-*.mjs): bootstrap sees only the history (the message
+/// is admitted after it, behind thinking_level_change and model-snapshot:
+/// rawSeq 5 on a two-message history), the attempt context has no inbound
+/// message, channel or sender but `messageChannel: "webchat"`, assemble gets
+/// the annotated prompt (`annotateInterSessionPromptText`), and the stored
+/// message carries the run's idempotency key and `senderIsOwner: false`.
+#[test]
+fn an_inter_session_message_runs_as_the_agent_rpc_run() {
+    let t = run("window", "inter-session-send");
+    let boot = calls(&t, "bootstrap")[0];
+    let clawspec::trace::ReplyRecord::Ok(reply) = &boot.reply else { panic!("{:?}", boot.reply) };
+    assert_eq!(reply["importedMessages"], 2, "the history only");
+    let ctx = &boot.params["runtimeContext"];
+    assert_eq!(ctx["messageChannel"], "webchat");
+    for k in ["currentMessageId", "currentChannelId", "senderId", "extraSystemPrompt", "bashElevated", "reasoningLevel"] {
+        assert!(ctx.get(k).is_none(), "{k} in {ctx}");
+    }
+    let prompt = calls(&t, "assemble")[0].params["prompt"].as_str().unwrap().to_string();
+    assert!(prompt.starts_with("[Inter-session message] sourceSession=agent:ops:main sourceChannel=internal sourceTool=sessions_send isUser=false\n"), "{prompt}");
+    assert!(prompt.ends_with("\nOps here: the database failover finished."), "{prompt}");
+    let commit = calls(&t, "commitTurn")[0];
+    assert_eq!(commit.params["admission"]["rawSeq"], 5);
+    let user = commit.messages(&t).unwrap().into_iter().find(|m| m["role"] == "user").unwrap();
+    assert_eq!(user["content"], "Ops here: the database failover finished.");
+    assert_eq!(user["__openclaw"]["senderIsOwner"], false);
+    assert!(user["idempotencyKey"].is_string(), "{user}");
+    assert!(user.get("display").is_none(), "a sessions_send message is displayed");
+    // The next chat.send turn is an ordinary WebChat entry again.
+    assert!(calls(&t, "bootstrap")[1].params["runtimeContext"].get("currentMessageId").is_some());
+}
+
+/// inter-session-tools: a completion report (agent_harness_task) is stored
+/// with `display: false` (`isCompletionReportInputProvenance`,
+/// agent-turn-service-*.mjs); exec_approval_followup is not one.
+#[test]
+fn inter_session_completion_reports_are_not_displayed() {
+    let t = run("window", "inter-session-tools");
+    let display: Vec<Option<Value>> = calls(&t, "commitTurn").iter().map(|c| c.messages(&t).unwrap().into_iter().find(|m| m["role"] == "user").unwrap().get("display").cloned()).collect();
+    assert_eq!(display, [None, Some(Value::Bool(false))]);
+}

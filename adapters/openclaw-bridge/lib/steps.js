@@ -109,8 +109,40 @@ export async function awaitRun(client, step, _index, ctx = {}) {
   return { wait: waited?.status ?? null, error: waited?.error ?? null, hostRun: true, ...(follow ? { awaited: follow } : {}) };
 }
 
+/**
+ * The gateway `agent` RPC params of an inter-session message: the fields
+ * `sessions_send` sends into an idle target (openclaw
+ * dist/sessions-spawn-tool-*.mjs `sendParams`; harness realhost/inter_session.rs).
+ */
+export function interSessionParams(step, idempotencyKey, { release4x = false } = {}) {
+  return {
+    message: step.message,
+    sessionKey: step.sessionKey,
+    idempotencyKey,
+    deliver: false,
+    // 2026.4.x has no such field, and its AgentParamsSchema is closed
+    // (dist/protocol-*.js; its sessions_send sends none, dist/openclaw-tools-*.js).
+    ...(release4x ? {} : { sourceReplyDeliveryMode: "message_tool_only" }),
+    channel: "webchat",
+    inputProvenance: step.inputProvenance,
+  };
+}
+
+/**
+ * A message another session routes in (harness realhost/inter_session.rs):
+ * the gateway's `agent` RPC with its inputProvenance, then agent.wait.
+ */
+export async function interSession(client, step, index, ctx = {}) {
+  const key = `clawspec-inter-${index + 1}`;
+  const sent = await client.request("agent", interSessionParams(step, key, { release4x: ctx.release4x === true }));
+  const run = sent?.runId ?? key;
+  client.runs?.claim(run);
+  const waited = await client.request("agent.wait", { runId: run, timeoutMs: step.timeoutMs }, step.timeoutMs + 10_000);
+  return { send: sent?.status ?? null, wait: waited?.status ?? null, error: waited?.error ?? null };
+}
+
 /** Plan step kind → driver. */
-export const DRIVERS = { turn, command, switchModel, awaitRun, heartbeat };
+export const DRIVERS = { turn, command, switchModel, awaitRun, heartbeat, interSession };
 
 /** `ctx.holdUrl`: the mock provider's hold front, for in-flight actions. */
 export async function drive(client, step, index, ctx = {}) {

@@ -93,3 +93,20 @@ test("a turn's system events are queued through system-event, in order, before i
   assert.deepEqual(c.calls.map((x) => x.method), ["system-event", "system-event", "chat.send", "agent.wait"]);
   assert.deepEqual(c.calls.slice(0, 2).map((x) => [x.params.text, x.params.sessionKey, "wake" in x.params]), [["Cron job done", "agent:main:main", false], ["heartbeat poll", "agent:main:main", false]]);
 });
+
+test("an inter-session message is the gateway agent RPC with its provenance, then agent.wait on the run", async () => {
+  const c = fakeClient({ agent: { runId: "r-9", status: "accepted" }, "agent.wait": { status: "ok" } });
+  const prov = { kind: "inter_session", sourceSessionKey: "agent:ops:main", sourceChannel: "internal", sourceTool: "sessions_send" };
+  const out = await drive(c, { kind: "interSession", step: 0, sessionKey: "agent:main:main", message: "failover done", inputProvenance: prov, timeoutMs: 1000 }, 0);
+  assert.deepEqual(out, { send: "accepted", wait: "ok", error: null });
+  assert.deepEqual(c.calls.map((x) => x.method), ["agent", "agent.wait"]);
+  assert.deepEqual(c.calls[0].params, { message: "failover done", sessionKey: "agent:main:main", idempotencyKey: "clawspec-inter-1", deliver: false, sourceReplyDeliveryMode: "message_tool_only", channel: "webchat", inputProvenance: prov });
+  assert.equal(c.calls[1].params.runId, "r-9");
+});
+
+test("on 2026.4.x the inter-session agent RPC leaves out sourceReplyDeliveryMode (a closed schema there)", async () => {
+  const c = fakeClient({ agent: { runId: "r-1", status: "accepted" }, "agent.wait": { status: "ok" } });
+  await drive(c, { kind: "interSession", step: 0, sessionKey: "s", message: "m", inputProvenance: { kind: "inter_session" }, timeoutMs: 1000 }, 0, { release4x: true });
+  assert.equal("sourceReplyDeliveryMode" in c.calls[0].params, false);
+  assert.equal(c.calls[0].params.deliver, false);
+});

@@ -13,6 +13,7 @@
 pub mod heartbeat;
 pub mod in_flight;
 pub mod install;
+pub mod inter_session;
 pub mod limits;
 pub mod measure;
 pub mod plan;
@@ -221,11 +222,12 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     let log = mock.log();
     let agent_requests: Vec<&Value> = log.iter().zip(&bodies).filter(|(r, b)| providers::request_model(b, &r.path) == Some(setup.model.as_str())).map(|(_, b)| b).collect();
     let heartbeat_system_prompts: Vec<String> = agent_requests.iter().filter(|b| heartbeat::opens_heartbeat_run(b)).filter_map(|b| providers::system_prompt(wire, b)).collect();
-    let system_prompt = agent_requests.iter().find(|b| !heartbeat::is_heartbeat_request(b)).and_then(|b| providers::system_prompt(wire, b)).or_else(|| heartbeat_system_prompts.first().cloned());
+    let system_prompt = agent_requests.iter().find(|b| !heartbeat::is_heartbeat_request(b) && !inter_session::opens_inter_session_run(b)).and_then(|b| providers::system_prompt(wire, b)).or_else(|| heartbeat_system_prompts.first().cloned()).or_else(|| agent_requests.first().and_then(|b| providers::system_prompt(wire, b)));
     if let Some(sys) = &system_prompt {
         let _ = std::fs::write(work.join("system-prompt.txt"), sys);
     }
-    let host_run_prompts = spawn::host_run_prompts(&agent_requests, |b| providers::system_prompt(wire, b));
+    let mut host_run_prompts = spawn::host_run_prompts(&agent_requests, |b| providers::system_prompt(wire, b));
+    host_run_prompts.inter_session = inter_session::host_run_prompt(&agent_requests, |b| providers::system_prompt(wire, b));
     Ok(RealRun { trace, runner, work_dir: work, system_prompt, heartbeat_system_prompts, host_run_prompts })
 }
 
@@ -238,18 +240,25 @@ fn reread(scenario: &Scenario, profile: &Profile, engine: &EngineSpec, work: Pat
     let mut trace = record::to_trace(scenario, profile, engine, &read("trace.ndjson")?, &work).map_err(RealHostError::Run)?;
     trace.engine.display = engine.display.clone();
     let runner = read("result.json").ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null);
+    let wire = providers::mock_for(&scenario.setup.provider, &scenario.setup.api, scenario.setup.http_provider.as_deref()).ok();
+    let bodies: Vec<Value> = read("provider-requests.ndjson").map(|t| t.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()).unwrap_or_default();
+    // The host-started runs' prompts, from the bodies naming the model.
+    let mut host_run_prompts = crate::scenario::model::HostRunPrompts::default();
+    if let Some(wire) = wire {
+        let agent: Vec<&Value> = bodies.iter().filter(|b| b["model"].as_str() == Some(scenario.setup.model.as_str())).collect();
+        host_run_prompts = spawn::host_run_prompts(&agent, |b| providers::system_prompt(wire, b));
+        host_run_prompts.inter_session = inter_session::host_run_prompt(&agent, |b| providers::system_prompt(wire, b));
+    }
     // Kept before system-prompt.txt existed: the first request naming the model in its body.
     let system_prompt = read("system-prompt.txt").ok().or_else(|| {
-        let wire = providers::mock_for(&scenario.setup.provider, &scenario.setup.api, scenario.setup.http_provider.as_deref()).ok()?;
-        let bodies = read("provider-requests.ndjson").ok()?;
-        let bodies: Vec<Value> = bodies.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
-        match bodies.iter().find(|b| b["model"].as_str() == Some(scenario.setup.model.as_str())) {
+        let wire = wire?;
+        match bodies.iter().find(|b| b["model"].as_str() == Some(scenario.setup.model.as_str()) && !inter_session::opens_inter_session_run(b)) {
             Some(b) => providers::system_prompt(wire, b),
             // Gemini names the model in the path only: the agent run's prompt is the longest.
             None => bodies.iter().filter_map(|b| providers::system_prompt(wire, b)).max_by_key(String::len),
         }
     });
-    Ok(RealRun { trace, runner, work_dir: work, system_prompt, heartbeat_system_prompts: Vec::new(), host_run_prompts: Default::default() })
+    Ok(RealRun { trace, runner, work_dir: work, system_prompt, heartbeat_system_prompts: Vec::new(), host_run_prompts })
 }
 
 /// Where the gateway's Node keeps compiled module code between runs

@@ -55,6 +55,10 @@ pub enum PlanStep {
         #[serde(skip_serializing_if = "Option::is_none")]
         await_call: Option<String>,
     },
+    /// A message another session routes in: the gateway's `agent` RPC with
+    /// `inputProvenance` (`realhost::inter_session`), then `agent.wait`.
+    #[serde(rename_all = "camelCase")]
+    InterSession { step: usize, session_key: String, message: String, input_provenance: serde_json::Value, timeout_ms: u64 },
     /// An event-free scheduled heartbeat poll, run now: `cron.run {mode:
     /// "force"}` of the agent's system-owned heartbeat monitor job, then the
     /// run's outcome from `cron.runs` (`realhost::heartbeat`).
@@ -228,7 +232,7 @@ fn map_step(p: &mut Plan, i: usize, step: &Step, s: &Scenario) -> Result<(), Not
         Step::Announce(a) => super::spawn::announce(p, i, a, s),
         Step::Collect(_) => nd(COLLECT_NOT_MAPPED),
         Step::Spawn(_) | Step::SubagentEnded(_) => nd(SPAWN_NOT_MAPPED),
-        Step::InterSession(_) => nd(INTER_SESSION_NOT_MAPPED),
+        Step::InterSession(x) => super::inter_session::plan_step(p, i, x, s),
     }
 }
 
@@ -245,10 +249,6 @@ pub const COLLECT_NOT_MAPPED: &str = "a collect batch needs several children's c
 /// drives that shape (a turn whose scripted reply calls sessions_spawn, then
 /// an announce step), the bare step form cannot be.
 pub const SPAWN_NOT_MAPPED: &str = "a spawn (or subagent_ended) step between turns: on the real host prepareSubagentSpawn happens inside a parent turn's sessions_spawn tool call, with a child key the host mints (agent:<id>:subagent:<uuid>), and onSubagentEnded when the host cleans the child up; script the spawn as a turn whose model reply calls sessions_spawn (drivable), not as a step";
-
-/// The gateway's sessions.send RPC sends as the operator (no inter-session
-/// provenance, docs/gateway/protocol/rpc-session-control.md).
-pub const INTER_SESSION_NOT_MAPPED: &str = "an inter-session message needs a sessions_send tool call from a turn in the source session, a turn the scenario does not script (and whose engine calls the reference runtime does not make); the gateway's sessions.send RPC sends as the operator, without inter-session provenance; not mapped yet";
 
 fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
     let unsupported = [
@@ -444,7 +444,6 @@ mod tests {
     #[case::orphan("  - orphan_user: hello\n", "host crash")]
     #[case::commit_conflict("  - turn: {user: hi, commit_conflict: true, model: [ok]}\n", "second writer")]
     #[case::spawn("  - spawn: {child: c}\n", "sessions_spawn")]
-    #[case::inter_session("  - inter_session: {from: 'agent:main:other', text: hi, model: [ok]}\n", "sessions_send")]
     fn what_the_real_host_cannot_reproduce_says_why(#[case] script: &str, #[case] reason: &str) {
         let w = why(script);
         assert!(w.contains(reason), "{w}");
@@ -505,7 +504,7 @@ mod tests {
     fn compact_is_the_slash_command_with_its_instructions() {
         let p = plan(&scenario("  - compact: {instructions: \"Keep the test name.\"}\n  - compact: {}\n  - turn: {user: go, model: [ok]}\n")).unwrap();
         let msgs: Vec<_> = p.steps.iter().map(|s| match s {
-            PlanStep::Command { message, .. } | PlanStep::Turn { message, .. } => message.as_str(),
+            PlanStep::Command { message, .. } | PlanStep::Turn { message, .. } | PlanStep::InterSession { message, .. } => message.as_str(),
             PlanStep::SwitchModel { model, .. } => model.as_str(),
             PlanStep::AwaitRun { .. } | PlanStep::Heartbeat { .. } => "",
         }).collect();

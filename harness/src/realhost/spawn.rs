@@ -80,7 +80,7 @@ pub fn is_host_tool(name: &str) -> bool {
 /// announce-then-followup). The first body of each kind.
 pub fn host_run_prompts(bodies: &[&Value], system_prompt: impl Fn(&Value) -> Option<String>) -> crate::scenario::model::HostRunPrompts {
     let find = |marker: &str| bodies.iter().find(|b| b.to_string().contains(marker)).and_then(|b| system_prompt(b));
-    crate::scenario::model::HostRunPrompts { subagent_child: find("[Subagent Context] You are running as a subagent"), announce: find("A background task completed. Use this result to reply") }
+    crate::scenario::model::HostRunPrompts { subagent_child: find("[Subagent Context] You are running as a subagent"), announce: find("A background task completed. Use this result to reply"), ..Default::default() }
 }
 
 /// A `sessions_spawn` call of a scripted parent turn.

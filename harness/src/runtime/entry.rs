@@ -230,6 +230,16 @@ impl Sim<'_> {
         if self.live_children.iter().any(|l| l.announced) {
             super::subagent::announce_entry_context(c);
         }
+        // An inter-session message's run (the gateway `agent` RPC, channel
+        // "webchat", no inbound message or sender): the fields of a
+        // chat.send entry are absent and `messageChannel` names the channel
+        // (twin of inter-session-send, 9.6: the run's bootstrap context).
+        if self.agent_rpc_run {
+            for k in ["currentChannelId", "currentMessageId", "senderId", "reasoningLevel", "bashElevated", "extraSystemPrompt"] {
+                c.remove(k);
+            }
+            c.insert("messageChannel".into(), json!(WEBCHAT));
+        }
     }
 
     /// 2026.4.26 attempt-context fields of the gateway WebChat entry point

@@ -144,6 +144,22 @@ pub fn annotated_announce_prompt(p: &Profile, prov: &InputProvenance, events: &[
     format!("{}\n{INTER_SESSION_EXPLANATION}\n{}", inter_session_header(p, prov), format_internal_events(p, events))
 }
 
+/// The 2026.9.6 `assemble.prompt` of a run an inter-session message starts:
+/// the header, the explanation and the text, one per line (dist
+/// input-provenance-*.mjs `annotateInterSessionPromptText`; observed with
+/// `clawspec twin inter-session-send`).
+pub fn annotated_inter_session_prompt(p: &Profile, prov: &InputProvenance, text: &str) -> String {
+    format!("{}\n{INTER_SESSION_EXPLANATION}\n{text}", inter_session_header(p, prov))
+}
+
+/// Source tools whose inter-session input is a completion report on
+/// 2026.9.6 (dist/input-provenance-*.mjs `isCompletionReportInputProvenance`:
+/// `subagent_announce`, `subagent_settle` and the agent-mediated completion
+/// tools `AGENT_MEDIATED_COMPLETION_SOURCE_TOOLS`).
+pub fn is_completion_report_tool(tool: &str) -> bool {
+    matches!(tool.to_ascii_lowercase().as_str(), "subagent_announce" | "subagent_settle" | "agent_harness_task" | "image_generate" | "music_generate" | "video_generate")
+}
+
 /// 2026.9.6 `formatTaskCompletionEvent` (dist/internal-events-*.mjs): the
 /// model-route notice follows the result, before attachments and stats.
 fn push_route_change(lines: &mut Vec<String>, e: &TaskCompletionEvent) {

@@ -124,6 +124,11 @@ pub struct Sim<'a> {
     /// The current run is a 2026.9.6 heartbeat poll, which comes in through
     /// the heartbeat runner rather than a gateway client (`runtime::entry`).
     pub heartbeat_run: bool,
+    /// The current run is a 2026.9.6 run the gateway's `agent` RPC started
+    /// for an inter-session message (`steps::inter_session_turn`): no
+    /// inbound message, channel or sender in its attempt context, and the
+    /// message is admitted after bootstrap (`turn::attempts`).
+    pub agent_rpc_run: bool,
     /// Heartbeat runs so far (`setup.heartbeat_system_prompts` is per run).
     pub heartbeats: usize,
     pub created_at: u64,
@@ -492,6 +497,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         last_prompt_tokens: 0,
         run_cache_touch: None,
         heartbeat_run: false,
+        agent_rpc_run: false,
         heartbeats: 0,
         attempt_budget: None,
         failed_prompt_tokens: 0,

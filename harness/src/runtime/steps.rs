@@ -283,25 +283,49 @@ async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[
     out
 }
 
+/// A message another session (or an internal tool) routes into this one.
+///
+/// 2026.9.6 (twin of inter-session-send, realhost::inter_session: the
+/// gateway's `agent` RPC with `inputProvenance`, as `sessions_send` calls it):
+/// `assemble.prompt` is the annotated text — header, explanation, text, one
+/// per line (dist/agent-turn-service-*.mjs `annotateInterSessionPromptText`)
+/// — while the model gets the bare text and the header and explanation as
+/// runtime-context fragments; the stored message is the bare text with its
+/// provenance, the run's idempotency key and `__openclaw.senderIsOwner:
+/// false` (the RPC's sender is not the owner); the run's system prompt is its
+/// own (no WebChat message context, `Setup::host_run_prompts`). Earlier
+/// hosts showed the header in front of the text.
 async fn inter_session_turn(sim: &mut Sim<'_>, x: &InterSessionSpec) -> Result<(), Abort> {
     let prov = InputProvenance::inter_session(&x.from, &x.tool);
     let header = inject::inter_session_header(sim.profile, &prov);
     let ts = sim.clock.now();
-    // 2026.9.6 hides the header and explanation in a carrier; earlier hosts
-    // showed the header in front of the text.
+    let v2026_9 = sim.profile.prompt_texts == PromptTexts::V2026_9_6;
     let (prompt, carriers) = if sim.profile.runtime_context_carriers {
         let c = inject::carrier(sim.profile, &inject::origin_fragments(sim.profile, &prov), ts);
         (x.text.clone(), vec![c])
     } else {
         (format!("{header}\n{}", x.text), Vec::new())
     };
+    let assemble_prompt = v2026_9.then(|| inject::annotated_inter_session_prompt(sim.profile, &prov, &x.text));
+    let mut extra = Extra::new();
+    if v2026_9 {
+        extra.insert("__openclaw".into(), json!({"senderIsOwner": false}));
+        // A completion report is stored hidden from display (dist/agent-turn-service-*.mjs:
+        // `isCompletionReportInputProvenance(...) ? { display: false }`; twin of inter-session-tools).
+        if inject::is_completion_report_tool(&x.tool) {
+            extra.insert("display".into(), json!(false));
+        }
+    }
     let msg = AgentMessage::User(UserMessage {
         content: MessageContent::Text(x.text.clone()),
         timestamp: Some(ts.into()),
         provenance: Some(prov),
-        idempotency_key: None,
-        extra: Extra::new(),
+        idempotency_key: v2026_9.then(|| format!("run-{:04}:user", sim.turn + 1)),
+        extra,
     });
+    let own_prompt = if v2026_9 { sim.setup.host_run_prompts.inter_session.clone() } else { None };
+    sim.agent_rpc_run = v2026_9;
+    let session_prompt = own_prompt.map(|p| std::mem::replace(&mut sim.setup.system_prompt, Some(p)));
     let input = TurnInput {
         kind: TurnKind::InterSession,
         prompt,
@@ -311,16 +335,23 @@ async fn inter_session_turn(sim: &mut Sim<'_>, x: &InterSessionSpec) -> Result<(
         admitted: sim.setup.admitted_turns,
         is_heartbeat: false,
         carriers,
-        persist_carriers: true,
+        // 2026.9.6 writes no carrier for it (the real store: thinking_level_change,
+        // model-snapshot, the message, the answer).
+        persist_carriers: !v2026_9,
         script: x.model.clone(),
         steer: Vec::new(),
         commit_replay: false,
         commit_conflict: false,
         fallback: None,
         next_turn_context: None,
-        assemble_prompt: None,
+        assemble_prompt,
     };
-    turn::run_turn(sim, input).await
+    let out = turn::run_turn(sim, input).await;
+    sim.agent_rpc_run = false;
+    if let Some(p) = session_prompt {
+        sim.setup.system_prompt = p;
+    }
+    out
 }
 
 /// A heartbeat run: the transcript keeps `[OpenClaw heartbeat poll]`

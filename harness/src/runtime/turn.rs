@@ -177,7 +177,12 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
     let mut admission: Option<(usize, String)> = None;
     // `hadSessionFile` is decided before the turn writes anything.
     let existed_before_turn = sim.transcript.exists();
-    if mode == Mode::Durable {
+    // A 2026.9.6 `agent`-RPC run admits its message after bootstrap, behind
+    // the run's thinking-level and model-snapshot events (twin of
+    // inter-session-send: bootstrap imports the history without it; the
+    // store holds thinking_level_change, model-snapshot, then the message).
+    let admit_after_bootstrap = mode == Mode::Durable && sim.agent_rpc_run;
+    if mode == Mode::Durable && !admit_after_bootstrap {
         persist_carriers(sim, inp, &mut carriers_persisted);
         let idx = sim.transcript.entries.len();
         let id = sim.persist(inp.message.clone());
@@ -216,6 +221,10 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         // announce run's own system prompt and host-shaped ids are used).
         let budget_prompt = match (mode, inp.assemble_prompt.as_deref()) {
             (Mode::Leased, Some(p)) => p.to_string(),
+            // So does a 2026.9.6 inter-session run: its attempt prompt is the
+            // annotated text (dist/agent-turn-service-*.mjs
+            // `annotateInterSessionPromptText`; twin of inter-session-send).
+            (_, Some(p)) if inp.kind == TurnKind::InterSession => p.to_string(),
             _ => engine_prompt.clone(),
         };
         sim.attempt_budget = Some(sim.assemble_budget(&budget_prompt));
@@ -246,6 +255,14 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             if read_fence.is_some() {
                 sim.read_fence(None).await?;
             }
+        }
+        if admit_after_bootstrap && admission.is_none() {
+            host_events_before_model(sim);
+            persist_carriers(sim, inp, &mut carriers_persisted);
+            let idx = sim.transcript.entries.len();
+            let id = sim.persist(inp.message.clone());
+            admission = Some((idx, id));
+            user_persisted = true;
         }
         // 2. history pipeline
         // The model's history starts at the last reset boundary (`Transcript::context_start`).

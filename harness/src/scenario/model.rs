@@ -99,6 +99,9 @@ pub struct Setup {
 pub struct HostRunPrompts {
     pub subagent_child: Option<String>,
     pub announce: Option<String>,
+    /// The run an inter-session message starts (`realhost::inter_session`):
+    /// no WebChat message context in its prompt.
+    pub inter_session: Option<String>,
 }
 
 impl Default for Setup {
