@@ -6,6 +6,7 @@
 // or rejects with an Error carrying the frame's error fields (code,
 // retryable, retryAfterMs, details).
 
+import { channelTurn } from "./channel-turn.js";
 import { heartbeat } from "./heartbeat.js";
 import { runInFlight } from "./in-flight.js";
 import { awaitCall, calls, engineHas } from "./runs.js";
@@ -110,7 +111,7 @@ export async function awaitRun(client, step, _index, ctx = {}) {
 }
 
 /** Plan step kind → driver. */
-export const DRIVERS = { turn, command, switchModel, awaitRun, heartbeat };
+export const DRIVERS = { turn, command, switchModel, awaitRun, heartbeat, channelTurn };
 
 /** `ctx.holdUrl`: the mock provider's hold front, for in-flight actions. */
 export async function drive(client, step, index, ctx = {}) {
