@@ -16,119 +16,13 @@
 //! `abortedLastRun` on the session: the next turn gets the abort hint
 //! (dist/get-reply-*.mjs `applySessionHints`).
 
-use serde::Serialize;
-use serde_json::Value;
-
 use super::plan::{self, NotDrivable, Plan, PlanStep};
-use crate::scenario::model::Scenario;
-use crate::scenario::model::TurnSpec;
+pub use crate::runtime::channel::{needs_channel, stop_message, ChannelMessage};
+use crate::scenario::model::{Scenario, TurnSpec};
 
-/// The sender facts of a channel message (MsgContext SenderId / SenderName / SenderUsername).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Sender {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub username: Option<String>,
-}
-
-/// A media file the channel saved on disk (MsgContext MediaPaths / MediaTypes).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Media {
-    pub path: String,
-    pub mime: String,
-}
-
-/// One inbound channel message: the `clawspec.channel.inbound` RPC's params.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ChannelMessage {
-    pub body: String,
-    /// "direct" or "group".
-    pub chat_type: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub chat_id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub message_id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sender: Option<Sender>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub group_subject: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub was_mentioned: Option<bool>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub untrusted_context: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub thread_history: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub media: Vec<Media>,
-}
-
-/// Does this turn need a channel message (facts a chat.send cannot carry)?
-pub fn needs_channel(t: &TurnSpec) -> bool {
-    t.conversation.is_some() || t.sender.is_some() || !t.untrusted_context.is_empty() || t.thread_history.is_some() || !t.media.is_empty()
-}
-
-fn string(v: &Value) -> Option<String> {
-    match v {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
-    }
-}
-
-/// The scenario's inbound facts → the channel message. Conversation and
-/// sender keys are the channel facts a platform reports; a key no channel
-/// fact carries is not drivable (it would be silently dropped).
+/// The scenario's inbound facts → the channel message ([`crate::runtime::channel::message`]).
 pub fn message(t: &TurnSpec) -> Result<ChannelMessage, NotDrivable> {
-    let mut m = ChannelMessage { body: t.user.clone(), chat_type: "direct".into(), ..Default::default() };
-    let mut sender = Sender::default();
-    if let Some(c) = &t.conversation {
-        for (k, v) in c {
-            let bad = || NotDrivable(format!("conversation.{k} = {v}: not a channel fact the clawspec channel reports (message_id, chat_id, sender_id, group_subject, is_group_chat, was_mentioned)"));
-            match k.as_str() {
-                "message_id" => m.message_id = Some(string(v).ok_or_else(bad)?),
-                "chat_id" => m.chat_id = Some(string(v).ok_or_else(bad)?),
-                "sender_id" => sender.id = Some(string(v).ok_or_else(bad)?),
-                "group_subject" => m.group_subject = Some(string(v).ok_or_else(bad)?),
-                "is_group_chat" => m.chat_type = if v.as_bool().ok_or_else(bad)? { "group".into() } else { "direct".into() },
-                "was_mentioned" => m.was_mentioned = Some(v.as_bool().ok_or_else(bad)?),
-                _ => return Err(bad()),
-            }
-        }
-        // A group subject is a group chat's (MsgContext GroupSubject is set for groups only).
-        if m.group_subject.is_some() {
-            m.chat_type = "group".into();
-        }
-    }
-    if let Some(s) = &t.sender {
-        for (k, v) in s {
-            let bad = || NotDrivable(format!("sender.{k} = {v}: not a sender fact the clawspec channel reports (id, name, username, label)"));
-            match k.as_str() {
-                "id" => sender.id = Some(string(v).ok_or_else(bad)?),
-                "name" => sender.name = Some(string(v).ok_or_else(bad)?),
-                "username" => sender.username = Some(string(v).ok_or_else(bad)?),
-                // A display label ("Name (@handle)") is the host's own rendering of the facts above.
-                "label" => {}
-                _ => return Err(bad()),
-            }
-        }
-    }
-    if sender != Sender::default() {
-        m.sender = Some(sender);
-    }
-    m.untrusted_context = t.untrusted_context.clone();
-    m.thread_history = t.thread_history.clone();
-    m.media = t.media.iter().map(|x| Media { path: x.path.clone(), mime: x.mime.clone() }).collect();
-    Ok(m)
-}
-
-/// The `/stop` a channel user sends before the turn that carries the abort hint.
-pub fn stop_message() -> ChannelMessage {
-    ChannelMessage { body: "/stop".into(), chat_type: "direct".into(), ..Default::default() }
+    crate::runtime::channel::message(t).map_err(NotDrivable)
 }
 
 /// A turn with channel facts (or an abort hint) → plan steps: the channel's

@@ -8,6 +8,7 @@
 //! [`Sim::call`], and checked later from the trace by `crate::check`.
 
 pub mod callbacks;
+pub mod channel;
 pub mod clock;
 pub mod command;
 pub mod entry;
@@ -124,6 +125,9 @@ pub struct Sim<'a> {
     /// The current run is a 2026.9.6 heartbeat poll, which comes in through
     /// the heartbeat runner rather than a gateway client (`runtime::entry`).
     pub heartbeat_run: bool,
+    /// 2026.9.6: the current user turn arrived as a message on the `clawspec`
+    /// channel (`runtime::channel`), not from the gateway client.
+    pub channel_message: Option<channel::ChannelMessage>,
     /// Heartbeat runs so far (`setup.heartbeat_system_prompts` is per run).
     pub heartbeats: usize,
     pub created_at: u64,
@@ -473,6 +477,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         last_prompt_tokens: 0,
         run_cache_touch: None,
         heartbeat_run: false,
+        channel_message: None,
         heartbeats: 0,
         attempt_budget: None,
         failed_prompt_tokens: 0,

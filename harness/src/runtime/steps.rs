@@ -128,7 +128,10 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
         }
         None => t,
     };
-    let body = prompt::build_with_sender(sim.profile, t, is_new, sim.clock.now(), sender.as_deref());
+    // 2026.9.6: a turn with channel facts is a channel message (runtime::channel);
+    // facts no channel reports keep the gateway entry (realhost: not drivable).
+    sim.channel_message = if sim.profile.attempt_runtime_context_v2026_9 && super::channel::needs_channel(t) { super::channel::message(t).ok() } else { None };
+    let body = prompt::build_with_channel(sim.profile, t, is_new, sim.clock.now(), sender.as_deref(), sim.channel_message.as_ref());
     if body.session_reset {
         sim.fire_hook("before_reset").await?;
         if super::command::acknowledges_bare_reset(sim.profile) {
@@ -191,7 +194,9 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
         next_turn_context,
         assemble_prompt: None,
     };
-    turn::run_turn(sim, input).await
+    let out = turn::run_turn(sim, input).await;
+    sim.channel_message = None;
+    out
 }
 
 /// A completion announce (or a collect batch of them) as a new agent turn.
