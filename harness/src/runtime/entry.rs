@@ -85,7 +85,11 @@ fn inbound_meta_system_prompt(payload: &str) -> String {
 /// and sender id only when the channel reported them, and the per-peer route
 /// key as the sandbox key (observed with `clawspec twin` on the real host).
 fn channel_entry_context(m: &ChannelMessage, agent: &str, c: &mut Map<String, Value>) {
-    c.insert("sandboxSessionKey".into(), json!(m.route_session_key(agent)));
+    // A direct message's sandbox is its peer's route; a group's stays the
+    // session's (twinned: prompt-untrusted-context, prompt-inbound-metadata).
+    if !m.is_group() {
+        c.insert("sandboxSessionKey".into(), json!(m.route_session_key(agent)));
+    }
     c.insert("agentAccountId".into(), json!(ACCOUNT));
     c.insert("messageProvider".into(), json!(CHANNEL));
     c.insert("currentChannelId".into(), json!(m.originating_to()));
@@ -97,13 +101,54 @@ fn channel_entry_context(m: &ChannelMessage, agent: &str, c: &mut Map<String, Va
     }
 }
 
+/// `__openclaw` of a stored channel message (2026.9.6
+/// dist/user-turn-transcript.metadata-*.mjs): the sender facts the channel
+/// reported (`senderIdentity` only with a sender id, as the channel's
+/// unverified observation), the conversation's ref and the platform message id.
+fn channel_user_meta(m: &ChannelMessage) -> Value {
+    let mut meta = json!({"senderIsOwner": false, "transport": {"channel": CHANNEL, "conversationRef": m.conversation_ref()}});
+    if let Some(id) = &m.message_id {
+        meta["transport"]["messageId"] = json!(id);
+    }
+    if let Some(s) = &m.sender {
+        if let Some(id) = &s.id {
+            meta["senderId"] = json!(id);
+            meta["senderIdentity"] = json!({"type": "observation", "pluginId": CHANNEL, "accountId": ACCOUNT, "senderKind": "unknown", "id": id});
+        }
+        if let Some(n) = &s.name {
+            meta["senderName"] = json!(n);
+        }
+        if let Some(u) = &s.username {
+            meta["senderUsername"] = json!(u);
+        }
+    }
+    meta
+}
+
 /// `buildInboundMetaSystemPrompt` for a `clawspec` channel message (the
 /// account id first; dist/inbound-meta-*.mjs), then the direct-chat line with
 /// the channel's label (dist/get-reply-*.mjs `buildDirectChatContext`).
 fn channel_extra_system_prompt(m: &ChannelMessage) -> String {
     let payload = inbound_payload(&[("schema", "openclaw.inbound_meta.v2"), ("account_id", ACCOUNT), ("channel", CHANNEL), ("provider", CHANNEL), ("surface", CHANNEL), ("chat_type", &m.chat_type)]);
-    let direct = "You are in a Clawspec direct conversation. Your replies are automatically sent to this conversation unless the current-turn context says final replies stay private.";
-    format!("{}\n\n{direct}", inbound_meta_system_prompt(&payload))
+    let chat = if m.is_group() { group_chat_context() } else { "You are in a Clawspec direct conversation. Your replies are automatically sent to this conversation unless the current-turn context says final replies stay private.".to_string() };
+    format!("{}\n\n{chat}", inbound_meta_system_prompt(&payload))
+}
+
+/// `buildGroupChatContext` then `buildGroupIntro` (dist/get-reply-*.mjs) for
+/// a `clawspec` group message: automatic delivery, Markdown tables
+/// discouraged, no silent-reply line; mention-gated activation (no
+/// `groups` config: `requireMention` defaults on).
+fn group_chat_context() -> String {
+    let lines = [
+        "You are in a Clawspec group chat.",
+        "Your text replies are automatically sent to this group chat unless the current-turn context says final replies stay private. For ordinary text, do not use the message tool to send to this same destination unless the current-turn context asks for visible output via message(action=send). Use message(action=send) only when you need to send files, images, or other attachments to this same group/topic.",
+        "Be a good group participant: mostly lurk and follow the conversation; reply only when directly addressed or you can add clear value. Emoji reactions are welcome when available.",
+        "Write like a human. Avoid Markdown tables. Minimize empty lines and use normal chat conventions, not document-style spacing. Don't type literal \\n sequences; use real line breaks sparingly.",
+        "If addressed to someone else, stay silent unless invited or correcting key facts.",
+        "When subagent or session-spawn tools are available and a directly requested group-chat task will require several tool calls, prefer delegating bounded side investigations early so the channel gets a responsive path forward. Keep the critical path local, avoid subagents for simple one-step work, and only surface concise group-visible updates when they add value.",
+    ];
+    let intro = "Activation: trigger-only (you are invoked only when explicitly mentioned; recent context may be included). Address the specific sender noted in the message context.";
+    format!("{}\n\n{intro}", lines.join(" "))
 }
 
 /// 2026.4.26: the inbound `Sender` block of a gateway `chat.send` from the
@@ -302,7 +347,7 @@ impl Sim<'_> {
         // A channel message: the sender is not the owner (no owner allow-list
         // in the run's config) and the transport is the conversation's ref.
         if let Some(m) = &self.channel_message {
-            return json!({"senderIsOwner": false, "transport": {"channel": CHANNEL, "conversationRef": m.conversation_ref()}});
+            return channel_user_meta(m);
         }
         json!({"senderIsOwner": true, "transport": {"clients": [{"displayName": GATEWAY_CLIENT_NAME, "id": GATEWAY_CLIENT_ID, "mode": "backend"}]}})
     }
