@@ -16,7 +16,7 @@
 //! `abortedLastRun` on the session: the next turn gets the abort hint
 //! (dist/get-reply-*.mjs `applySessionHints`).
 
-use super::plan::{self, NotDrivable, Plan, PlanStep};
+use super::plan::{self, InFlight, NotDrivable, Plan, PlanStep};
 pub use crate::runtime::channel::{needs_channel, stop_message, ChannelMessage};
 use crate::scenario::model::{Scenario, TurnSpec};
 
@@ -35,7 +35,9 @@ pub(super) fn plan_turn(p: &mut Plan, i: usize, t: &TurnSpec, s: &Scenario) -> R
         return Err(NotDrivable("a channel message with an inline image or steered messages: not mapped yet".into()));
     }
     let session_key = s.setup.session_key.clone();
-    if t.abort_hint {
+    // An abort mid-run just before: the user's abort is the channel's /stop itself.
+    let stopped = t.abort_hint && previous_abort_is_stop(p);
+    if t.abort_hint && !stopped {
         p.steps.push(PlanStep::ChannelTurn { step: i, session_key: session_key.clone(), timeout_ms: plan::STEP_TIMEOUT_MS, message: stop_message(), system_events: Vec::new() });
     }
     if !channel {
@@ -52,4 +54,69 @@ pub(super) fn plan_turn(p: &mut Plan, i: usize, t: &TurnSpec, s: &Scenario) -> R
     let system_events = plan::system_events(t)?;
     p.steps.push(PlanStep::ChannelTurn { step: i, session_key, timeout_ms: plan::STEP_TIMEOUT_MS, message, system_events });
     Ok(())
+}
+
+/// If the last planned step is a turn the user aborts in flight, make that
+/// abort the channel's `/stop` (which records the hint) and say so.
+fn previous_abort_is_stop(p: &mut Plan) -> bool {
+    let Some(PlanStep::Turn { in_flight, .. }) = p.steps.last_mut() else { return false };
+    let mut changed = false;
+    for a in in_flight.iter_mut() {
+        if let InFlight::Abort { hold } = *a {
+            *a = InFlight::Stop { hold };
+            changed = true;
+        }
+    }
+    changed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::plan::{plan, InFlight, PlanStep};
+    use crate::scenario::model::Scenario;
+
+    fn scenario(script: &str) -> Scenario {
+        let src = format!("id: t\ntitle: t\ndescription: t\nscript:\n{script}");
+        crate::scenario::load::parse(std::path::Path::new("t.yaml"), &src).expect("test scenario parses").scenario
+    }
+
+    #[test]
+    fn a_turn_with_channel_facts_is_a_channel_message_with_them() {
+        let p = plan(&scenario("  - turn: {user: hi, conversation: {message_id: m1, group_subject: Ops}, sender: {name: Mara}, untrusted_context: [a, b], thread_history: \"x: y\", system_events: [done], model: [ok]}\n")).expect("drivable");
+        let json = serde_json::to_value(&p.steps[0]).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"kind": "channelTurn", "step": 0, "sessionKey": "agent:main:main", "timeoutMs": 60_000, "body": "hi", "chatType": "group", "messageId": "m1",
+                "sender": {"name": "Mara"}, "groupSubject": "Ops", "untrustedContext": ["a", "b"], "threadHistory": "x: y", "systemEvents": ["done"]})
+        );
+        assert_eq!(p.replies.len(), 1);
+    }
+
+    #[test]
+    fn a_fact_no_channel_reports_is_not_drivable() {
+        let w = plan(&scenario("  - turn: {user: hi, conversation: {topic: x}, model: [ok]}\n")).expect_err("not drivable").0;
+        assert!(w.contains("conversation.topic"), "{w}");
+    }
+
+    #[test]
+    fn the_abort_hint_is_the_channels_stop_before_the_turn() {
+        let p = plan(&scenario("  - turn: {user: hi, abort_hint: true, model: [ok]}\n")).expect("drivable");
+        assert!(matches!(&p.steps[0], PlanStep::ChannelTurn { message, .. } if message.body == "/stop"));
+        assert!(matches!(&p.steps[1], PlanStep::Turn { message, .. } if message == "hi"), "the turn itself stays a chat.send");
+        assert_eq!(p.steps.len(), 2);
+    }
+
+    #[test]
+    fn an_abort_mid_run_before_a_hint_is_the_channels_stop_itself() {
+        let p = plan(&scenario(concat!(
+            "  - turn: {user: go, model: [{tool_calls: [{name: exec, arguments: {command: x}, result: started}]}, {error: {kind: aborted}}]}\n",
+            "  - turn: {user: status?, abort_hint: true, model: [fine]}\n",
+        )))
+        .expect("drivable");
+        assert_eq!(p.steps.len(), 2, "no separate /stop");
+        assert!(matches!(&p.steps[0], PlanStep::Turn { in_flight, .. } if in_flight == &[InFlight::Stop { hold: 1 }]));
+        // Without a hint after it, an abort stays chat.abort.
+        let p = plan(&scenario("  - turn: {user: go, model: [{tool_calls: [{name: exec, arguments: {command: x}, result: started}]}, {error: {kind: aborted}}]}\n")).unwrap();
+        assert!(matches!(&p.steps[0], PlanStep::Turn { in_flight, .. } if in_flight == &[InFlight::Abort { hold: 1 }]));
+    }
 }

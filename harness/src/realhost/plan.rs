@@ -92,12 +92,16 @@ pub enum InFlight {
     /// `chat.abort {sessionKey, runId}` (dist/sessions-*.mjs ChatAbortParamsSchema):
     /// the user stops the run while the held call is in flight.
     Abort { hold: u64 },
+    /// The user's `/stop` on the `clawspec` channel (`realhost::channel`): the
+    /// host's stop command aborts the run and records `abortedLastRun`, so
+    /// the next turn gets the abort hint; used for an abort a hint follows.
+    Stop { hold: u64 },
 }
 
 impl InFlight {
     pub fn hold(&self) -> u64 {
         match self {
-            InFlight::Steer { hold, .. } | InFlight::Abort { hold } => *hold,
+            InFlight::Steer { hold, .. } | InFlight::Abort { hold } | InFlight::Stop { hold } => *hold,
         }
     }
 }
@@ -510,6 +514,7 @@ mod tests {
         let p = plan(&scenario("  - compact: {instructions: \"Keep the test name.\"}\n  - compact: {}\n  - turn: {user: go, model: [ok]}\n")).unwrap();
         let msgs: Vec<_> = p.steps.iter().map(|s| match s {
             PlanStep::Command { message, .. } | PlanStep::Turn { message, .. } => message.as_str(),
+            PlanStep::ChannelTurn { message, .. } => message.body.as_str(),
             PlanStep::SwitchModel { model, .. } => model.as_str(),
             PlanStep::AwaitRun { .. } | PlanStep::Heartbeat { .. } => "",
         }).collect();

@@ -322,9 +322,26 @@ mod tests {
     }
 
     #[test]
-    fn thread_history_is_prepended() {
+    fn thread_history_is_prepended_in_4_26_and_hidden_context_in_9_6() {
         let mut t = turn("hi");
         t.thread_history = Some("Alice: ping".into());
-        assert_eq!(build(&v9(), &t, true, EPOCH_MS).text, format!("{}\nAlice: ping\n\nhi", markers::THREAD_HISTORY_HEADER));
+        assert_eq!(build(&v4(), &t, true, EPOCH_MS).text, format!("{}\nAlice: ping\n\nhi", markers::THREAD_HISTORY_HEADER));
+        // 2026.9.6 `sourceContext`: thread note, system events, channel Context, after the
+        // inbound metadata (twinned on the real host: prompt-thread-history, prompt-untrusted-context).
+        t.untrusted_context = vec!["Forwarded from: A".into()];
+        t.system_events = vec!["Backup done".into()];
+        let m = crate::runtime::channel::message(&t).unwrap();
+        let p = build_with_channel(&v9(), &t, true, EPOCH_MS, None, Some(&m));
+        assert_eq!(p.text, "hi");
+        let texts: Vec<&str> = p.context_fragments.iter().map(|(_, f)| f.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "Conversation info: \u{27e6}openclaw:ctx\u{27e7}\n```json\n{\"chat_id\":\"clawspec:clawspec-user\"}\n```".to_string(),
+                format!("{}\nAlice: ping", markers::THREAD_HISTORY_HEADER),
+                "System: [2026-01-01 00:00:00 UTC] Backup done".to_string(),
+                "Context: \u{27e6}openclaw:ctx\u{27e7}\nForwarded from: A".to_string(),
+            ]
+        );
     }
 }
