@@ -5,8 +5,6 @@
 // wait until the held call reached the mock → act → the gateway
 // acknowledges → release.
 
-import { INBOUND_METHOD } from "./channel.js";
-
 export const WAIT_PATH = "/__clawspec/hold/wait";
 export const RELEASE_PATH = "/__clawspec/hold/release";
 
@@ -61,10 +59,6 @@ export async function runInFlight(client, step, runId, index, { holdUrl, control
         } else if (a.action === "abort") {
           const r = await client.request("chat.abort", { sessionKey: step.sessionKey, runId });
           done.push({ action: "abort", hold, aborted: r?.aborted ?? null });
-        } else if (a.action === "stop") {
-          // The user's /stop on the clawspec channel (lib/channel.js): the host's stop command aborts the run and records abortedLastRun.
-          const r = await client.request(INBOUND_METHOD, { sessionKey: step.sessionKey, body: "/stop", chatType: "direct" }, step.timeoutMs + 10_000);
-          done.push({ action: "stop", hold, replies: r?.replies ?? null });
         } else {
           throw new Error(`unknown in-flight action ${a.action}`);
         }

@@ -92,16 +92,12 @@ pub enum InFlight {
     /// `chat.abort {sessionKey, runId}` (dist/sessions-*.mjs ChatAbortParamsSchema):
     /// the user stops the run while the held call is in flight.
     Abort { hold: u64 },
-    /// The user's `/stop` on the `clawspec` channel (`realhost::channel`): the
-    /// host's stop command aborts the run and records `abortedLastRun`, so
-    /// the next turn gets the abort hint; used for an abort a hint follows.
-    Stop { hold: u64 },
 }
 
 impl InFlight {
     pub fn hold(&self) -> u64 {
         match self {
-            InFlight::Steer { hold, .. } | InFlight::Abort { hold } | InFlight::Stop { hold } => *hold,
+            InFlight::Steer { hold, .. } | InFlight::Abort { hold } => *hold,
         }
     }
 }
