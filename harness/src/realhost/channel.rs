@@ -31,10 +31,14 @@ pub fn message(t: &TurnSpec) -> Result<ChannelMessage, NotDrivable> {
 pub(super) fn plan_turn(p: &mut Plan, i: usize, t: &TurnSpec, s: &Scenario) -> Result<(), NotDrivable> {
     plan::turn_drivable(t)?;
     let channel = needs_channel(t);
+    if !t.media.is_empty() {
+        return Err(NotDrivable(MEDIA_BY_PATH.into()));
+    }
     if channel && (t.image || !t.steer.is_empty()) {
         return Err(NotDrivable("a channel message with an inline image or steered messages: not mapped yet".into()));
     }
     let session_key = s.setup.session_key.clone();
+    p.limit(super::limits::ReleaseLimit::ChannelMessage);
     if t.abort_hint && previous_turn_aborted(p) {
         return Err(NotDrivable(ABORTED_RUN_CLEARS_HINT.into()));
     }
@@ -56,6 +60,15 @@ pub(super) fn plan_turn(p: &mut Plan, i: usize, t: &TurnSpec, s: &Scenario) -> R
     p.steps.push(PlanStep::ChannelTurn { step: i, session_key, timeout_ms: plan::STEP_TIMEOUT_MS, message, system_events });
     Ok(())
 }
+
+/// Media by path reach the real host as a channel message's media facts, but
+/// the host then runs media understanding on each file (observed with
+/// `clawspec twin prompt-media-multiple`: the files at the scenario's paths
+/// do not exist, so the body gains `<file name="doc.pdf">[Attachment could
+/// not be read]</file>` and `[Audio attachment could not be analyzed]`, and
+/// the stored message keeps the bare body plus `__openclaw.media` facts and an
+/// image layout), none of which the reference models yet.
+pub const MEDIA_BY_PATH: &str = "media by path: the channel delivers them, but 2026.9.6 runs media understanding on each file (the scenario's files do not exist on the host: '[Attachment could not be read]' / '[Audio attachment could not be analyzed]' join the body, twinned) and stores media facts on the message; the reference models neither yet";
 
 /// openclaw 2026.9.6 ends a `chat.send` run with `abortedLastRun: status ===
 /// "killed"` (dist/chat-send-handler-*.mjs), after the stop command set it, so
