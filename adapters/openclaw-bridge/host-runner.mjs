@@ -92,6 +92,8 @@ function config(port, token) {
             // 2026.4.x opens no tool-result middleware to plugins: results come from workspace files (lib/tools.js).
             ...(plan.toolResults?.length && RELEASE_4X ? { toolRoute: "workspace" } : {}),
             ...(plan.provider.holdUrl ? { holdUrl: plan.provider.holdUrl } : {}),
+            // Turns that arrive as channel messages (lib/channel.js).
+            ...(plan.steps.some((s) => s.kind === "channelTurn") ? { channel: true } : {}),
           },
         },
       },

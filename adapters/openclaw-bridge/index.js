@@ -14,6 +14,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
+import { registerChannel } from "./lib/channel.js";
 import { CallEncoding } from "./lib/encode.js";
 import { EngineProcess } from "./lib/engine-process.js";
 import { ScriptedTools, WorkspaceTools } from "./lib/tools.js";
@@ -162,5 +163,7 @@ export default {
     // 2026.4.x: real tools read the results from workspace files (host-runner prepareResultFiles).
     const Route = config.toolRoute === "workspace" ? WorkspaceTools : ScriptedTools;
     new Route(config.toolResults, { holdUrl: config.holdUrl }).register(api, api.logger);
+    // Turns that arrive as channel messages (lib/channel.js); only when the plan has some.
+    if (config.channel && !registerChannel(api)) api.logger?.warn?.("clawspec bridge: this OpenClaw cannot register a channel");
   },
 };

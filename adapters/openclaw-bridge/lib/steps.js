@@ -6,6 +6,7 @@
 // or rejects with an Error carrying the frame's error fields (code,
 // retryable, retryAfterMs, details).
 
+import { channelTurn } from "./channel-turn.js";
 import { heartbeat } from "./heartbeat.js";
 import { runInFlight } from "./in-flight.js";
 import { awaitCall, calls, engineHas } from "./runs.js";
@@ -142,7 +143,7 @@ export async function interSession(client, step, index, ctx = {}) {
 }
 
 /** Plan step kind → driver. */
-export const DRIVERS = { turn, command, switchModel, awaitRun, heartbeat, interSession };
+export const DRIVERS = { turn, command, switchModel, awaitRun, heartbeat, interSession, channelTurn };
 
 /** `ctx.holdUrl`: the mock provider's hold front, for in-flight actions. */
 export async function drive(client, step, index, ctx = {}) {

@@ -84,7 +84,7 @@ fn hold_reply(p: &mut Plan, index: usize) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::plan::{plan, PlanStep, ABORT_HINT_NOT_VIA_GATEWAY};
+    use super::super::plan::{plan, PlanStep};
     use super::*;
     use crate::scenario::model::Scenario;
     use rstest::rstest;
@@ -148,8 +148,6 @@ mod tests {
     }
 
     #[rstest]
-    #[case::hint_without_abort("  - turn: {user: hi, abort_hint: true, model: [ok]}\n", ABORT_HINT_NOT_VIA_GATEWAY)]
-    #[case::hint_after_abort("  - turn: {user: go, model: [{error: {kind: aborted}}]}\n  - turn: {user: hi, abort_hint: true, model: [ok]}\n", "do not record abortedLastRun")]
     #[case::steer_first_call("  - turn: {user: hi, model: [a, b], steer: [{at: 1, text: x}]}\n", "at model call 1")]
     #[case::steer_announce("  - turn: {user: hi, model: [a, b], steer: [{at: 2, announce: {child: c, task: t}}]}\n", "live child run")]
     #[case::after_abort("  - turn: {user: hi, model: [{error: {kind: aborted}}, b]}\n", "after the user's abort")]

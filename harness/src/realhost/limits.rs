@@ -22,6 +22,8 @@ pub enum ReleaseLimit {
     /// An event-free heartbeat poll run on demand through the heartbeat
     /// monitor automation job (`realhost::heartbeat`).
     HeartbeatMonitor,
+    /// A message on the bridge's `clawspec` channel (`realhost::channel`).
+    ChannelMessage,
 }
 
 impl ReleaseLimit {
@@ -73,6 +75,10 @@ impl ReleaseLimit {
                 "a plain heartbeat poll on openclaw@{version}: the release has no heartbeat monitor automation job to run on demand (its cadence is the heartbeat runner's own timer, agents.defaults.heartbeat.every), and its on-demand triggers (wake, cron.run of a main-session job) always carry an event text"
             ))),
             ReleaseLimit::HeartbeatMonitor => Ok(()),
+            ReleaseLimit::ChannelMessage if older => Err(NotDrivable(format!(
+                "a message on the clawspec channel on openclaw@{version}: not verified — the reference models a channel message's entry point (attempt context, stored transport metadata, hidden inbound context) as openclaw@2026.9.6 records it (twinned there); this release's own channel entry is not twinned yet"
+            ))),
+            ReleaseLimit::ChannelMessage => Ok(()),
             // openclaw@2026.9.6 acknowledges a bare /new or /reset in its command layer ("✅ New
             // session started.", dist/commands.runtime-*.mjs) without an agent run, and the reference
             // runtime's 2026.9.6 profile does the same (runtime::command::acknowledges_bare_reset).
@@ -100,6 +106,8 @@ mod tests {
         assert!(check_all(&[write, read], "2026.9.6").is_ok());
         assert!(check_all(&[read], "2026.4.26").is_ok());
         assert!(check_all(&[ReleaseLimit::HostSpawn], "2026.9.6").is_ok());
+        assert!(check_all(&[ReleaseLimit::ChannelMessage], "2026.9.6").is_ok());
+        assert!(check_all(&[ReleaseLimit::ChannelMessage], "2026.4.26").unwrap_err().0.contains("not verified"));
         assert!(check_all(&[ReleaseLimit::HeartbeatMonitor], "2026.9.6").is_ok());
         assert!(check_all(&[ReleaseLimit::HeartbeatMonitor], "2026.4.26").unwrap_err().0.contains("no heartbeat monitor"));
         assert!(check_all(&[ReleaseLimit::HostSpawn], "2026.4.26").unwrap_err().0.contains("not verified"));

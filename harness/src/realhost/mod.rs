@@ -10,6 +10,7 @@
 //! scenario's provider speaks: [`providers`]), runs `host-runner.mjs` under that Node, and reads back the
 //! bridge's NDJSON into a [`Trace`].
 
+pub mod channel;
 pub mod heartbeat;
 pub mod in_flight;
 pub mod install;

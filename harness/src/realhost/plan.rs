@@ -35,6 +35,20 @@ pub enum PlanStep {
     /// [instructions]`) through `chat.send`; waits for the command's run.
     #[serde(rename_all = "camelCase")]
     Command { step: usize, session_key: String, message: String, timeout_ms: u64 },
+    /// A user message on the bridge's `clawspec` channel (`realhost::channel`):
+    /// the `clawspec.channel.inbound` RPC, which resolves when the host's reply
+    /// dispatch for it has settled.
+    #[serde(rename_all = "camelCase")]
+    ChannelTurn {
+        step: usize,
+        session_key: String,
+        timeout_ms: u64,
+        #[serde(flatten)]
+        message: super::channel::ChannelMessage,
+        /// As for [`PlanStep::Turn`]: queued through the RPC before the message.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        system_events: Vec<String>,
+    },
     /// `sessions.patch {key, model}` (`realhost::providers::ModelSwitch`).
     #[serde(rename_all = "camelCase")]
     SwitchModel { step: usize, session_key: String, model: String },
@@ -110,7 +124,7 @@ fn image_attachment() -> Attachment {
 }
 
 /// How long one step may take on the real host.
-const STEP_TIMEOUT_MS: u64 = 60_000;
+pub(super) const STEP_TIMEOUT_MS: u64 = 60_000;
 
 /// A scripted model answer for the mock provider, in call order: text,
 /// thinking (signed or redacted), tool calls and scripted failures.
@@ -186,25 +200,8 @@ fn map_step(p: &mut Plan, i: usize, step: &Step, s: &Scenario) -> Result<(), Not
     match step {
         // Expanded into ordinary turns at load time; never reaches a plan.
         Step::Generate(_) => nd("an unexpanded generate step"),
-        Step::Turn(t) => {
-            turn_drivable(t)?;
-            if t.abort_hint {
-                return nd(ABORT_HINT_NOT_VIA_GATEWAY);
-            }
-            if is_bare_reset(&t.user) {
-                p.limit(super::limits::ReleaseLimit::BareResetTurn);
-            }
-            let first = p.replies.len();
-            for r in &t.model {
-                let planned = model_reply(r, p, setup.context_window)?;
-                p.replies.push(PlannedReply { step: Some(i), ..planned });
-            }
-            let in_flight = super::in_flight::plan_turn(p, t, first)?;
-            let attachments = if t.image { vec![image_attachment()] } else { Vec::new() };
-            let system_events = system_events(t)?;
-            p.steps.push(PlanStep::Turn { step: i, session_key: setup.session_key.clone(), message: t.user.clone(), timeout_ms: STEP_TIMEOUT_MS, attachments, in_flight, system_events });
-            Ok(())
-        }
+        Step::Turn(t) if super::channel::needs_channel(t) || t.abort_hint => super::channel::plan_turn(p, i, t, s),
+        Step::Turn(t) => map_turn(p, i, t, s),
         Step::Compact(c) => {
             // `/compact [instructions]` (docs/tools/slash-commands.md; docs/concepts/compaction.md).
             let message = match c.instructions.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
@@ -236,6 +233,25 @@ fn map_step(p: &mut Plan, i: usize, step: &Step, s: &Scenario) -> Result<(), Not
     }
 }
 
+/// A turn through `chat.send` (plus its in-flight actions).
+pub(super) fn map_turn(p: &mut Plan, i: usize, t: &TurnSpec, s: &Scenario) -> Result<(), NotDrivable> {
+    let setup = &s.setup;
+    turn_drivable(t)?;
+    if is_bare_reset(&t.user) {
+        p.limit(super::limits::ReleaseLimit::BareResetTurn);
+    }
+    let first = p.replies.len();
+    for r in &t.model {
+        let planned = model_reply(r, p, setup.context_window)?;
+        p.replies.push(PlannedReply { step: Some(i), ..planned });
+    }
+    let in_flight = super::in_flight::plan_turn(p, t, first)?;
+    let attachments = if t.image { vec![image_attachment()] } else { Vec::new() };
+    let system_events = system_events(t)?;
+    p.steps.push(PlanStep::Turn { step: i, session_key: setup.session_key.clone(), message: t.user.clone(), timeout_ms: STEP_TIMEOUT_MS, attachments, in_flight, system_events });
+    Ok(())
+}
+
 /// An announce is the real child run's completion (realhost::spawn): it is
 /// drivable when an earlier turn of the script calls sessions_spawn with the
 /// same task.
@@ -250,11 +266,8 @@ pub const COLLECT_NOT_MAPPED: &str = "a collect batch needs several children's c
 /// an announce step), the bare step form cannot be.
 pub const SPAWN_NOT_MAPPED: &str = "a spawn (or subagent_ended) step between turns: on the real host prepareSubagentSpawn happens inside a parent turn's sessions_spawn tool call, with a child key the host mints (agent:<id>:subagent:<uuid>), and onSubagentEnded when the host cleans the child up; script the spawn as a turn whose model reply calls sessions_spawn (drivable), not as a step";
 
-fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
+pub(super) fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
     let unsupported = [
-        (t.conversation.is_some() || t.sender.is_some(), "inbound metadata needs a channel plugin message, not chat.send"),
-        (!t.untrusted_context.is_empty() || t.thread_history.is_some(), "untrusted context / thread history need a channel message"),
-        (!t.media.is_empty(), "media files by path: chat.send attachments carry the bytes, and the host stores them under its own media path, not the scenario's"),
         (t.admitted == Some(false), "non-admitted turns need a non-gateway entry point"),
         (t.commit_replay, "commit_replay simulates a host crash between commitTurn and the outbox"),
         // The real host commits each logical turn once; the second writer is the
@@ -272,20 +285,11 @@ fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
     }
 }
 
-/// openclaw 2026.9.6 gives a turn the abort hint only when the session entry
-/// records `abortedLastRun` (dist/get-reply-*.mjs applySessionHints). The
-/// channel command handler's `/stop` records it (dist/commands-handlers.runtime-*.mjs
-/// persistAbortTargetEntry), and so does restart recovery; the gateway's abort
-/// paths do not: `chat.abort` and a `chat.send` of `/stop` both go to the
-/// gateway's own abort (dist/chat-send-handler-*.mjs `stopCommand` branch).
-/// Twinned: after either, the next prompt had no hint.
-pub const ABORT_HINT_NOT_VIA_GATEWAY: &str = "abort_hint: the gateway's abort paths (chat.abort, a chat.send of /stop) do not record abortedLastRun on the session, so no later gateway turn gets the hint (only a channel's /stop command or a restart interruption does)";
-
 /// The turn's queued system events, as the gateway's `system-event` RPC
 /// enqueues them. A text starting with `Node:` is a node presence update there
 /// (dist/system-*.mjs `isNodePresenceLine`): the gateway enqueues its own
 /// delta line (`Node: <host> · app … · mode …`) instead of the text.
-fn system_events(t: &TurnSpec) -> Result<Vec<String>, NotDrivable> {
+pub(super) fn system_events(t: &TurnSpec) -> Result<Vec<String>, NotDrivable> {
     if let Some(e) = t.system_events.iter().find(|e| e.trim_start().starts_with("Node:")) {
         return nd(format!("system event {e:?}: the gateway's system-event RPC treats a `Node:` text as a presence update and enqueues its own `Node: <host> …` delta line instead"));
     }
@@ -505,6 +509,7 @@ mod tests {
         let p = plan(&scenario("  - compact: {instructions: \"Keep the test name.\"}\n  - compact: {}\n  - turn: {user: go, model: [ok]}\n")).unwrap();
         let msgs: Vec<_> = p.steps.iter().map(|s| match s {
             PlanStep::Command { message, .. } | PlanStep::Turn { message, .. } | PlanStep::InterSession { message, .. } => message.as_str(),
+            PlanStep::ChannelTurn { message, .. } => message.body.as_str(),
             PlanStep::SwitchModel { model, .. } => model.as_str(),
             PlanStep::AwaitRun { .. } | PlanStep::Heartbeat { .. } => "",
         }).collect();

@@ -10,6 +10,7 @@
 
 use serde_json::{json, Map, Value};
 
+use super::channel::{ChannelMessage, ACCOUNT, CHANNEL};
 use super::Sim;
 
 /// The gateway client id the host records as the sender (`senderId`) and in
@@ -76,6 +77,78 @@ fn inbound_meta_system_prompt(payload: &str) -> String {
         "",
     ]
     .join("\n")
+}
+
+/// 2026.9.6 attempt-context fields of a message on the `clawspec` channel
+/// (`runtime::channel`), where they differ from a gateway client's: the
+/// channel account, the reply route as the current channel, the message id
+/// and sender id only when the channel reported them, and the per-peer route
+/// key as the sandbox key (observed with `clawspec twin` on the real host).
+fn channel_entry_context(m: &ChannelMessage, agent: &str, c: &mut Map<String, Value>) {
+    // A direct message's sandbox is its peer's route; a group's stays the
+    // session's (twinned: prompt-untrusted-context, prompt-inbound-metadata).
+    if !m.is_group() {
+        c.insert("sandboxSessionKey".into(), json!(m.route_session_key(agent)));
+    }
+    c.insert("agentAccountId".into(), json!(ACCOUNT));
+    c.insert("messageProvider".into(), json!(CHANNEL));
+    c.insert("currentChannelId".into(), json!(m.originating_to()));
+    if let Some(id) = &m.message_id {
+        c.insert("currentMessageId".into(), json!(id));
+    }
+    if let Some(id) = m.sender.as_ref().and_then(|s| s.id.as_ref()) {
+        c.insert("senderId".into(), json!(id));
+    }
+}
+
+/// `__openclaw` of a stored channel message (2026.9.6
+/// dist/user-turn-transcript.metadata-*.mjs): the sender facts the channel
+/// reported (`senderIdentity` only with a sender id, as the channel's
+/// unverified observation), the conversation's ref and the platform message id.
+fn channel_user_meta(m: &ChannelMessage) -> Value {
+    let mut meta = json!({"senderIsOwner": false, "transport": {"channel": CHANNEL, "conversationRef": m.conversation_ref()}});
+    if let Some(id) = &m.message_id {
+        meta["transport"]["messageId"] = json!(id);
+    }
+    if let Some(s) = &m.sender {
+        if let Some(id) = &s.id {
+            meta["senderId"] = json!(id);
+            meta["senderIdentity"] = json!({"type": "observation", "pluginId": CHANNEL, "accountId": ACCOUNT, "senderKind": "unknown", "id": id});
+        }
+        if let Some(n) = &s.name {
+            meta["senderName"] = json!(n);
+        }
+        if let Some(u) = &s.username {
+            meta["senderUsername"] = json!(u);
+        }
+    }
+    meta
+}
+
+/// `buildInboundMetaSystemPrompt` for a `clawspec` channel message (the
+/// account id first; dist/inbound-meta-*.mjs), then the direct-chat line with
+/// the channel's label (dist/get-reply-*.mjs `buildDirectChatContext`).
+fn channel_extra_system_prompt(m: &ChannelMessage) -> String {
+    let payload = inbound_payload(&[("schema", "openclaw.inbound_meta.v2"), ("account_id", ACCOUNT), ("channel", CHANNEL), ("provider", CHANNEL), ("surface", CHANNEL), ("chat_type", &m.chat_type)]);
+    let chat = if m.is_group() { group_chat_context() } else { "You are in a Clawspec direct conversation. Your replies are automatically sent to this conversation unless the current-turn context says final replies stay private.".to_string() };
+    format!("{}\n\n{chat}", inbound_meta_system_prompt(&payload))
+}
+
+/// `buildGroupChatContext` then `buildGroupIntro` (dist/get-reply-*.mjs) for
+/// a `clawspec` group message: automatic delivery, Markdown tables
+/// discouraged, no silent-reply line; mention-gated activation (no
+/// `groups` config: `requireMention` defaults on).
+fn group_chat_context() -> String {
+    let lines = [
+        "You are in a Clawspec group chat.",
+        "Your text replies are automatically sent to this group chat unless the current-turn context says final replies stay private. For ordinary text, do not use the message tool to send to this same destination unless the current-turn context asks for visible output via message(action=send). Use message(action=send) only when you need to send files, images, or other attachments to this same group/topic.",
+        "Be a good group participant: mostly lurk and follow the conversation; reply only when directly addressed or you can add clear value. Emoji reactions are welcome when available.",
+        "Write like a human. Avoid Markdown tables. Minimize empty lines and use normal chat conventions, not document-style spacing. Don't type literal \\n sequences; use real line breaks sparingly.",
+        "If addressed to someone else, stay silent unless invited or correcting key facts.",
+        "When subagent or session-spawn tools are available and a directly requested group-chat task will require several tool calls, prefer delegating bounded side investigations early so the channel gets a responsive path forward. Keep the critical path local, avoid subagents for simple one-step work, and only surface concise group-visible updates when they add value.",
+    ];
+    let intro = "Activation: trigger-only (you are invoked only when explicitly mentioned; recent context may be included). Address the specific sender noted in the message context.";
+    format!("{}\n\n{intro}", lines.join(" "))
 }
 
 /// 2026.4.26: the inbound `Sender` block of a gateway `chat.send` from the
@@ -186,8 +259,12 @@ impl Sim<'_> {
     pub fn entry_context(&self, c: &mut Map<String, Value>) {
         let key = &self.setup.session_key;
         c.insert("sandboxSessionKey".into(), json!(key));
+        let channel = self.channel_message.as_ref();
+        if let Some(m) = channel {
+            channel_entry_context(m, &self.setup.agent_id, c);
+        }
         // A heartbeat poll has no inbound message, channel or sender (`heartbeat_extra_system_prompt`).
-        if !self.heartbeat_run {
+        if !self.heartbeat_run && channel.is_none() {
             c.insert("messageProvider".into(), json!(WEBCHAT));
             c.insert("currentChannelId".into(), json!(key));
             c.insert("currentMessageId".into(), json!(self.current_message_id()));
@@ -217,14 +294,18 @@ impl Sim<'_> {
         c.insert("cwd".into(), json!(self.workspace_dir()));
         c.insert("config".into(), json!({}));
         c.insert("skillsSnapshot".into(), json!({}));
-        if !self.heartbeat_run {
+        if !self.heartbeat_run && channel.is_none() {
             c.insert("senderId".into(), json!(GATEWAY_CLIENT_ID));
         }
         c.insert("thinkLevel".into(), json!("off"));
         c.insert("reasoningLevel".into(), json!("off"));
         c.insert("bashElevated".into(), gateway_bash_elevated());
         // An agent run of this session wrote its thinking-level event (see `command_session_entry`).
-        let extra = if self.heartbeat_run { heartbeat_extra_system_prompt(self.transcript.has_marker("thinking_level_change", None)) } else { webchat_extra_system_prompt() };
+        let extra = match channel {
+            _ if self.heartbeat_run => heartbeat_extra_system_prompt(self.transcript.has_marker("thinking_level_change", None)),
+            Some(m) => channel_extra_system_prompt(m),
+            None => webchat_extra_system_prompt(),
+        };
         c.insert("extraSystemPrompt".into(), json!(extra));
         c.insert("transcriptStorage".into(), json!({"kind": "sqlite"}));
         if self.live_children.iter().any(|l| l.announced) {
@@ -273,6 +354,11 @@ impl Sim<'_> {
     /// `__openclaw` metadata the gateway stores on a `chat.send` user message:
     /// the sender is the owner and the transport names the connected client.
     pub fn entry_user_meta(&self) -> Value {
+        // A channel message: the sender is not the owner (no owner allow-list
+        // in the run's config) and the transport is the conversation's ref.
+        if let Some(m) = &self.channel_message {
+            return channel_user_meta(m);
+        }
         json!({"senderIsOwner": true, "transport": {"clients": [{"displayName": GATEWAY_CLIENT_NAME, "id": GATEWAY_CLIENT_ID, "mode": "backend"}]}})
     }
 }

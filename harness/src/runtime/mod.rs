@@ -8,6 +8,7 @@
 //! [`Sim::call`], and checked later from the trace by `crate::check`.
 
 pub mod callbacks;
+pub mod channel;
 pub mod clock;
 pub mod command;
 pub mod entry;
@@ -129,6 +130,9 @@ pub struct Sim<'a> {
     /// inbound message, channel or sender in its attempt context, and the
     /// message is admitted after bootstrap (`turn::attempts`).
     pub agent_rpc_run: bool,
+    /// 2026.9.6: the current user turn arrived as a message on the `clawspec`
+    /// channel (`runtime::channel`), not from the gateway client.
+    pub channel_message: Option<channel::ChannelMessage>,
     /// Heartbeat runs so far (`setup.heartbeat_system_prompts` is per run).
     pub heartbeats: usize,
     pub created_at: u64,
@@ -498,6 +502,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         run_cache_touch: None,
         heartbeat_run: false,
         agent_rpc_run: false,
+        channel_message: None,
         heartbeats: 0,
         attempt_budget: None,
         failed_prompt_tokens: 0,

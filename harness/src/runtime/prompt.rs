@@ -14,6 +14,7 @@
 use clawspec_contract::markers::{self, INBOUND_CONTEXT_MARKER};
 use serde_json::Value;
 
+use super::channel::ChannelMessage;
 use super::clock;
 use super::profile::{Profile, PromptTexts};
 use crate::scenario::model::TurnSpec;
@@ -90,15 +91,29 @@ pub fn build(p: &Profile, t: &TurnSpec, is_new_session: bool, now_ms: u64) -> Pr
 /// [`build`] with the entry point's own preformatted `Sender` block
 /// (`runtime::entry`), used when the scenario scripts no sender metadata.
 pub fn build_with_sender(p: &Profile, t: &TurnSpec, is_new_session: bool, now_ms: u64, entry_sender: Option<&str>) -> PromptBody {
+    build_with_channel(p, t, is_new_session, now_ms, entry_sender, None)
+}
+
+/// [`build_with_sender`] for a turn that may have arrived on a channel
+/// (`runtime::channel`, 2026.9.6 only): the inbound metadata is then the
+/// host's own projection of the channel facts, one compact `Conversation
+/// info` block (dist/inbound-meta-*.mjs `buildInboundUserContextPrefix`,
+/// dist/channel-prompt-context-*.mjs `formatContextJsonBlock`:
+/// `JSON.stringify(payload)`), never a separate `Sender` block.
+pub fn build_with_channel(p: &Profile, t: &TurnSpec, is_new_session: bool, now_ms: u64, entry_sender: Option<&str>, channel: Option<&ChannelMessage>) -> PromptBody {
     let texts = p.prompt_texts;
     let session_reset = is_bare_reset(&t.user);
     let base = if session_reset { reset_prompt(texts, now_ms) } else { t.user.clone() };
 
     let mut blocks = Vec::new();
-    if let Some(c) = &t.conversation {
+    if let (Some(m), PromptTexts::V2026_9_6) = (channel, texts) {
+        blocks.push(markers::untrusted_json_block(&metadata_label(texts, "Conversation info"), &m.conversation_info_2026_9().to_string()));
+    } else if let Some(c) = &t.conversation {
         blocks.push(json_block(&metadata_label(texts, "Conversation info"), c));
     }
-    if let Some(s) = &t.sender {
+    if channel.is_some() && texts == PromptTexts::V2026_9_6 {
+        // The sender is part of the conversation info above.
+    } else if let Some(s) = &t.sender {
         blocks.push(json_block(&metadata_label(texts, "Sender"), s));
     } else if let Some(b) = entry_sender {
         blocks.push(b.to_string());
@@ -142,24 +157,33 @@ pub fn build_with_sender(p: &Profile, t: &TurnSpec, is_new_session: bool, now_ms
         .filter_map(|e| markers::compact_system_event(e, None))
         .map(|e| markers::system_event_lines(&ts, &e))
         .collect();
-    if !events.is_empty() {
-        match texts {
-            // 2026.9.6: the drained block is a `conversation-data` fragment of the
-            // hidden current-inbound carrier, after the inbound metadata, never
-            // part of the prompt (dist/get-reply-*.mjs buildReplyPromptEnvelope
-            // `systemEventBlocks`; twinned: system events on the real host).
-            PromptTexts::V2026_9_6 if !session_reset => context_fragments.push(("conversation-data", events.join("\n"))),
-            _ => body = format!("{}\n\n{body}", events.join("\n")),
-        }
-    }
-    if !t.untrusted_context.is_empty() {
-        body = format!("{body}\n\n{}\n{}", untrusted_context_header(texts), t.untrusted_context.join("\n"));
-    }
     // `threadContextNote`: thread history whenever the channel sent it (the
     // new-session condition applies only to the thread *starter*).
     let _ = is_new_session;
-    if let Some(h) = &t.thread_history {
-        body = format!("{}\n{h}\n\n{body}", markers::THREAD_HISTORY_HEADER);
+    let thread_note = t.thread_history.as_ref().map(|h| format!("{}\n{h}", markers::THREAD_HISTORY_HEADER));
+    let channel_context = (!t.untrusted_context.is_empty()).then(|| format!("{}\n{}", untrusted_context_header(texts), t.untrusted_context.join("\n")));
+    match texts {
+        // 2026.9.6: thread note, drained system events and the channel's
+        // context are `conversation-data` fragments of the hidden
+        // current-inbound carrier, in that order after the inbound metadata,
+        // never part of the prompt (dist/get-reply-*.mjs
+        // buildReplyPromptEnvelope `sourceContext`; twinned: system events and
+        // a channel message's context on the real host).
+        PromptTexts::V2026_9_6 if !session_reset => {
+            let events = (!events.is_empty()).then(|| events.join("\n"));
+            context_fragments.extend([thread_note, events, channel_context].into_iter().flatten().map(|f| ("conversation-data", f)));
+        }
+        _ => {
+            if !events.is_empty() {
+                body = format!("{}\n\n{body}", events.join("\n"));
+            }
+            if let Some(c) = channel_context {
+                body = format!("{body}\n\n{c}");
+            }
+            if let Some(n) = thread_note {
+                body = format!("{n}\n\n{body}");
+            }
+        }
     }
     let note = media_note(t);
     let mut transcript = if session_reset {
@@ -298,9 +322,26 @@ mod tests {
     }
 
     #[test]
-    fn thread_history_is_prepended() {
+    fn thread_history_is_prepended_in_4_26_and_hidden_context_in_9_6() {
         let mut t = turn("hi");
         t.thread_history = Some("Alice: ping".into());
-        assert_eq!(build(&v9(), &t, true, EPOCH_MS).text, format!("{}\nAlice: ping\n\nhi", markers::THREAD_HISTORY_HEADER));
+        assert_eq!(build(&v4(), &t, true, EPOCH_MS).text, format!("{}\nAlice: ping\n\nhi", markers::THREAD_HISTORY_HEADER));
+        // 2026.9.6 `sourceContext`: thread note, system events, channel Context, after the
+        // inbound metadata (twinned on the real host: prompt-thread-history, prompt-untrusted-context).
+        t.untrusted_context = vec!["Forwarded from: A".into()];
+        t.system_events = vec!["Backup done".into()];
+        let m = crate::runtime::channel::message(&t).unwrap();
+        let p = build_with_channel(&v9(), &t, true, EPOCH_MS, None, Some(&m));
+        assert_eq!(p.text, "hi");
+        let texts: Vec<&str> = p.context_fragments.iter().map(|(_, f)| f.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "Conversation info: \u{27e6}openclaw:ctx\u{27e7}\n```json\n{\"chat_id\":\"clawspec:clawspec-user\"}\n```".to_string(),
+                format!("{}\nAlice: ping", markers::THREAD_HISTORY_HEADER),
+                "System: [2026-01-01 00:00:00 UTC] Backup done".to_string(),
+                "Context: \u{27e6}openclaw:ctx\u{27e7}\nForwarded from: A".to_string(),
+            ]
+        );
     }
 }

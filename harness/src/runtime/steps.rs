@@ -107,6 +107,10 @@ pub fn set_ts(m: &mut AgentMessage, ts: u64) {
 
 async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
     let is_new = !sim.transcript.exists();
+    // 2026.9.6: a turn with channel facts is a channel message (runtime::channel),
+    // judged on the scripted turn (a chat.send image is staged as media below);
+    // facts no channel reports keep the gateway entry (realhost: not drivable).
+    sim.channel_message = if sim.profile.attempt_runtime_context_v2026_9 && super::channel::needs_channel(t) { super::channel::message(t).ok() } else { None };
     // 2026.4.26 gateway WebChat entry (runtime::entry): the stamped body and the client's Sender block.
     let webchat = sim.profile.webchat_entry_v2026_4 && !prompt::is_bare_reset(&t.user);
     let stamped;
@@ -128,7 +132,7 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
         }
         None => t,
     };
-    let body = prompt::build_with_sender(sim.profile, t, is_new, sim.clock.now(), sender.as_deref());
+    let body = prompt::build_with_channel(sim.profile, t, is_new, sim.clock.now(), sender.as_deref(), sim.channel_message.as_ref());
     if body.session_reset {
         sim.fire_hook("before_reset").await?;
         if super::command::acknowledges_bare_reset(sim.profile) {
@@ -191,7 +195,9 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
         next_turn_context,
         assemble_prompt: None,
     };
-    turn::run_turn(sim, input).await
+    let out = turn::run_turn(sim, input).await;
+    sim.channel_message = None;
+    out
 }
 
 /// A completion announce (or a collect batch of them) as a new agent turn.
