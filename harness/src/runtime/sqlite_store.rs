@@ -442,7 +442,7 @@ pub fn iso8601(ms: u64) -> String {
 /// every event of at least 1 024 UTF-8 bytes as a zstd frame in `event_zstd`
 /// with `event_json` NULL (dist/transcript-payload-*.mjs `MIN_COMPRESS_BYTES`,
 /// `prepareTranscriptPayload`); the reference runtime's own store never does.
-fn decompress_event(frame: &[u8]) -> Result<String, String> {
+pub(crate) fn decompress_event(frame: &[u8]) -> Result<String, String> {
     use std::io::Read;
     let mut out = Vec::new();
     ruzstd::decoding::StreamingDecoder::new(frame)
