@@ -10,6 +10,7 @@
 pub mod callbacks;
 pub mod clock;
 pub mod command;
+pub mod compact;
 pub mod entry;
 pub mod hooks;
 pub mod inject;

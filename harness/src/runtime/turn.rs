@@ -333,7 +333,14 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                     sim.note("overflow-compaction", format!("context overflow detected; compaction attempt {compactions}/{MAX_OVERFLOW_COMPACTIONS}"));
                     let current = mf.observed_tokens.unwrap_or(sim.budget() + 1);
                     let budget = sim.budget();
-                    let params = sim.compact_params(budget, Some(current), "budget", "overflow", compactions);
+                    let mut params = sim.compact_params(budget, Some(current), "budget", "overflow", compactions);
+                    if sim.profile.attempt_runtime_context_v2026_9 {
+                        // The failed attempt's prompt-cache record (runtime::compact).
+                        let last_call = sim.transcript.entries.get(loop_start..).unwrap_or_default().iter().rev().map(|e| &e.message).find(|m| matches!(m, AgentMessage::Assistant(_)));
+                        if let Some(pc) = super::compact::prompt_cache(&sim.setup.provider, last_call) {
+                            params["runtimeContext"]["promptCache"] = pc;
+                        }
+                    }
                     let ok = compact(sim, params, "overflow").await? == CompactVerdict::Compacted;
                     if ok {
                         true
@@ -1187,6 +1194,9 @@ pub async fn compact(sim: &mut Sim<'_>, params: Value, reason: &str) -> Result<C
     let opts = CallOptions { timeout: Some(sim.driver.compact_timeout), abort_signal: signal };
     let before = sim.profile.estimator.messages(&sim.transcript.messages());
     let meta = CallMeta { reason: Some(reason.into()), params_tokens: Some(before), ..Default::default() };
+    // 2026.9.6 maintains with the recovery compaction's own context (runtime::compact).
+    let recovery = sim.profile.attempt_runtime_context_v2026_9 && params["runtimeContext"]["trigger"].as_str().is_some_and(super::compact::is_recovery_trigger);
+    let maintain = recovery.then(|| params.clone());
     let verdict = match sim.call("compact", params, meta, opts).await? {
         CallOutcome::Returned(v) => {
             let ok = v.get("ok").and_then(Value::as_bool) == Some(true) && v.get("compacted").and_then(Value::as_bool) == Some(true);
@@ -1203,7 +1213,10 @@ pub async fn compact(sim: &mut Sim<'_>, params: Value, reason: &str) -> Result<C
         CallOutcome::Absent => CompactVerdict::NotCompacted,
     };
     if verdict == CompactVerdict::Compacted {
-        let p = sim.maintain_params(false, "compaction");
+        let p = match &maintain {
+            Some(cp) => super::compact::maintain_after_recovery(sim, cp),
+            None => sim.maintain_params(false, "compaction"),
+        };
         sim.call("maintain", p, CallMeta::reason("compaction"), CallOptions::default()).await?;
     }
     Ok(verdict)
