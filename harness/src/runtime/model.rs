@@ -54,6 +54,29 @@ pub fn default_error_message(kind: ModelErrorKind, tokens: u64, max: u64) -> Str
     }
 }
 
+/// What 2026.9.6 shows the user when the provider rejects the message
+/// order (dist embedded-agent-*.mjs `resolveBlockedPromptResult`,
+/// embedded-agent-helpers-*.mjs: "role_ordering").
+pub const ROLE_ORDERING_ERROR: &str = "Message ordering conflict - please try again. If this persists, use /new to start a fresh session.";
+
+/// Anthropic Messages rejects a request whose first message is not a user
+/// message ("messages: first message must use the \"user\" role",
+/// mock-providers validate.rs B1 `anthropic_user_first`), and OpenClaw
+/// 2026.9.6 sends an engine's assembled view as is: an assistant-first view
+/// (a window trimmed right after a user message) fails the attempt with a
+/// format error the host surfaces, no retry (gateway log of `clawspec twin
+/// overflow-natural`: `failover decision … decision=surface_error
+/// reason=format`). The in-process provider has to enforce it like the mock.
+pub fn anthropic_user_first(api: &str, messages: &[AgentMessage]) -> Option<ModelFailure> {
+    let first = messages.first()?;
+    (api == "anthropic-messages" && !matches!(first, AgentMessage::User(_))).then(|| ModelFailure {
+        kind: ModelErrorKind::Other,
+        rejected: true,
+        message: ROLE_ORDERING_ERROR.to_string(),
+        observed_tokens: None,
+    })
+}
+
 /// In-process provider: enforces the context window, otherwise returns the script.
 #[derive(Default)]
 pub struct ScriptedModel;
@@ -117,5 +140,20 @@ impl ModelClient for HttpModel {
 
     fn via(&self) -> Option<String> {
         Some(self.provider.name().to_string())
+    }
+}
+
+#[cfg(test)]
+mod user_first_tests {
+    use super::*;
+
+    #[test]
+    fn anthropic_rejects_an_assistant_first_request_only() {
+        let user = AgentMessage::user_text("hi".into());
+        let asst: AgentMessage = serde_json::from_value(serde_json::json!({"role": "assistant", "content": [{"type": "text", "text": "x"}]})).unwrap();
+        let f = anthropic_user_first("anthropic-messages", &[asst.clone(), user.clone()]).expect("rejected");
+        assert!(f.rejected && f.kind == ModelErrorKind::Other && f.message == ROLE_ORDERING_ERROR);
+        assert_eq!(anthropic_user_first("anthropic-messages", &[user.clone(), asst.clone()]), None);
+        assert_eq!(anthropic_user_first("openai-responses", &[asst, user]), None);
     }
 }

@@ -729,7 +729,12 @@ async fn model_loop(
             context_window: sim.setup.context_window,
             prompt_tokens,
         };
-        let res = sim.model.complete(&req, &step, assistant.clone());
+        // 2026.9.6 sends the assembled view unrepaired (model::anthropic_user_first).
+        let rejected = if sim.profile.attempt_runtime_context_v2026_9 && sim.model.via().is_none() { super::model::anthropic_user_first(&sim.setup.api, &request) } else { None };
+        let res = match rejected {
+            Some(f) => Err(f),
+            None => sim.model.complete(&req, &step, assistant.clone()),
+        };
         sim.seq += 1;
         let outcome = match &res {
             Ok(_) if step.tool_calls.is_empty() => "text".to_string(),
