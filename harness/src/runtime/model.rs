@@ -149,7 +149,7 @@ mod user_first_tests {
 
     #[test]
     fn anthropic_rejects_an_assistant_first_request_only() {
-        let user = AgentMessage::user_text("hi".into());
+        let user = AgentMessage::user_text("hi");
         let asst: AgentMessage = serde_json::from_value(serde_json::json!({"role": "assistant", "content": [{"type": "text", "text": "x"}]})).unwrap();
         let f = anthropic_user_first("anthropic-messages", &[asst.clone(), user.clone()]).expect("rejected");
         assert!(f.rejected && f.kind == ModelErrorKind::Other && f.message == ROLE_ORDERING_ERROR);
