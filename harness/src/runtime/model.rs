@@ -69,7 +69,8 @@ pub const ROLE_ORDERING_ERROR: &str = "Message ordering conflict - please try ag
 /// reason=format`). The in-process provider has to enforce it like the mock.
 pub fn anthropic_user_first(api: &str, messages: &[AgentMessage]) -> Option<ModelFailure> {
     let first = messages.first()?;
-    (api == "anthropic-messages" && !matches!(first, AgentMessage::User(_))).then(|| ModelFailure {
+    // Every other role reaches the wire as a user turn (carriers, summaries, tool results).
+    (api == "anthropic-messages" && matches!(first, AgentMessage::Assistant(_))).then(|| ModelFailure {
         kind: ModelErrorKind::Other,
         rejected: true,
         message: ROLE_ORDERING_ERROR.to_string(),
@@ -154,6 +155,9 @@ mod user_first_tests {
         let f = anthropic_user_first("anthropic-messages", &[asst.clone(), user.clone()]).expect("rejected");
         assert!(f.rejected && f.kind == ModelErrorKind::Other && f.message == ROLE_ORDERING_ERROR);
         assert_eq!(anthropic_user_first("anthropic-messages", &[user.clone(), asst.clone()]), None);
-        assert_eq!(anthropic_user_first("openai-responses", &[asst, user]), None);
+        assert_eq!(anthropic_user_first("openai-responses", &[asst, user.clone()]), None);
+        // A runtime-context carrier first is a user turn on the wire.
+        let carrier: AgentMessage = serde_json::from_value(serde_json::json!({"role": "custom", "customType": "openclaw.runtime-context", "content": "ctx"})).unwrap();
+        assert_eq!(anthropic_user_first("anthropic-messages", &[carrier, user]), None);
     }
 }
