@@ -59,6 +59,27 @@ pub fn default_error_message(kind: ModelErrorKind, tokens: u64, max: u64) -> Str
 /// embedded-agent-helpers-*.mjs: "role_ordering").
 pub const ROLE_ORDERING_ERROR: &str = "Message ordering conflict - please try again. If this persists, use /new to start a fresh session.";
 
+/// The mock Anthropic's 400 body for an assistant-first request (what the
+/// host keeps as the terminal error's `errorBody`).
+pub const ANTHROPIC_USER_FIRST_BODY: &str = r#"{"error":{"message":"messages: first message must use the \"user\" role","type":"invalid_request_error"},"request_id":"req_mock","type":"error"}"#;
+
+/// The assistant message 2026.9.6 writes when a run ends on a provider's
+/// rejection (real store, `clawspec twin durable-overflow-retry`): no
+/// content, zero usage, `stopReason: "error"`, the HTTP status and body,
+/// keyed `<runId>:terminal-error`. It is history: the next bootstrap imports
+/// it, and replay drops it (an empty stream-error assistant).
+pub fn terminal_error_assistant(api: &str, provider: &str, model: &str, run_id: &str, status: u16, body: &str, ts: u64) -> AgentMessage {
+    serde_json::from_value(serde_json::json!({
+        "role": "assistant", "content": [], "api": api, "provider": provider, "model": model,
+        "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
+                  "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+        "stopReason": "error", "timestamp": ts,
+        "errorMessage": format!("{status}: {body}"), "errorCode": status.to_string(), "errorBody": body,
+        "idempotencyKey": format!("{run_id}:terminal-error"), "__openclaw": {"runId": run_id},
+    }))
+    .expect("an assistant message")
+}
+
 /// Anthropic Messages rejects a request whose first message is not a user
 /// message ("messages: first message must use the \"user\" role",
 /// mock-providers validate.rs B1 `anthropic_user_first`), and OpenClaw
@@ -159,5 +180,15 @@ mod user_first_tests {
         // A runtime-context carrier first is a user turn on the wire.
         let carrier: AgentMessage = serde_json::from_value(serde_json::json!({"role": "custom", "customType": "openclaw.runtime-context", "content": "ctx"})).unwrap();
         assert_eq!(anthropic_user_first("anthropic-messages", &[carrier, user]), None);
+    }
+
+    #[test]
+    fn a_terminal_error_is_an_empty_error_assistant() {
+        let m = terminal_error_assistant("anthropic-messages", "anthropic", "claude-sonnet-4-6", "run-0001", 400, ANTHROPIC_USER_FIRST_BODY, 5);
+        let v = serde_json::to_value(&m).unwrap();
+        assert_eq!(v["content"], serde_json::json!([]));
+        assert_eq!(v["stopReason"], "error");
+        assert_eq!(v["idempotencyKey"], "run-0001:terminal-error");
+        assert!(v["errorMessage"].as_str().unwrap().starts_with("400: {\"error\""));
     }
 }

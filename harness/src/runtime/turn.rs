@@ -404,6 +404,13 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             continue;
         }
         if !recovered {
+            if sim.profile.attempt_runtime_context_v2026_9 && mf.rejected && mf.message == super::model::ROLE_ORDERING_ERROR {
+                // The run's terminal error stays in the transcript (model::terminal_error_assistant).
+                let run_id = format!("run-{:04}", sim.turn);
+                let ts = sim.clock.tick();
+                let m = super::model::terminal_error_assistant(&sim.setup.api, &sim.setup.provider, &sim.setup.model, &run_id, 400, super::model::ANTHROPIC_USER_FIRST_BODY, ts);
+                sim.persist(m);
+            }
             let msg = if mf.kind == ModelErrorKind::Overflow { CONTEXT_OVERFLOW_ERROR.to_string() } else { mf.message.clone() };
             fail_turn(sim, &msg);
             finalize(sim, inp, mode, Some((session, fence)), true, admission.as_ref()).await?;
