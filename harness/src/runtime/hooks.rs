@@ -34,7 +34,7 @@ impl Sim<'_> {
             engine_id: &self.info.id,
             prompt_token_budget: limits.0,
             reserve_tokens: limits.1,
-            fallback_reason: None,
+            fallback_reason: self.retry_fallback_reason,
             degraded_reason: degraded,
         });
         Some(serde_json::to_value(s).expect("settings"))

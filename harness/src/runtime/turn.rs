@@ -113,6 +113,7 @@ pub async fn run_turn(sim: &mut Sim<'_>, mut inp: TurnInput) -> Result<(), Abort
     sim.turn += 1;
     sim.attempt = 0;
     sim.run_cache_touch = None;
+    sim.retry_fallback_reason = None;
     let mode = route(sim, &inp).await?;
     sim.on_legacy = mode == Mode::OnLegacy;
     // A fallback candidate serves one run; the next turn starts on the primary
@@ -186,6 +187,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
     }
     let mut compactions = 0u32;
     let mut timeout_recoveries = 0u32;
+    let mut transient_retries = 0u32;
     let mut truncated = false;
     let mut prompt = inp.prompt.clone();
     // Set after a 2026.9.6 recovery: the retry continues the transcript, which
@@ -314,6 +316,9 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                 return Ok(());
             }
             Err(f) => {
+                if sim.profile.attempt_runtime_context_v2026_9 && f.kind == ModelErrorKind::Timeout {
+                    super::retry::persist_timeout_trail(sim, &super::retry::idle_timeout_error(crate::realhost::plan::PROVIDER_TIMEOUT_SECONDS));
+                }
                 host_event_after_attempt(sim);
                 f
             }
@@ -350,6 +355,24 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                     } else {
                         false
                     }
+                }
+            }
+            ModelErrorKind::Timeout if sim.profile.attempt_runtime_context_v2026_9 => {
+                // The provider-reported size of the run's last call (runtime::retry).
+                let usage = super::retry::reported_prompt_tokens(&sim.transcript.messages()) as f64 / sim.budget().max(1) as f64;
+                if timeout_recoveries < MAX_TIMEOUT_RECOVERIES && usage > TIMEOUT_RECOVERY_USAGE {
+                    timeout_recoveries += 1;
+                    sim.note("timeout-recovery", format!("LLM timeout at {:.0}% of the budget; compaction {timeout_recoveries}/{MAX_TIMEOUT_RECOVERIES}", usage * 100.0));
+                    let budget = sim.budget();
+                    let params = sim.compact_params(budget, None, "budget", "timeout_recovery", timeout_recoveries);
+                    compact(sim, params, "timeout_recovery").await? == CompactVerdict::Compacted
+                } else if transient_retries < super::retry::MAX_TRANSIENT_RETRIES {
+                    transient_retries += 1;
+                    sim.retry_fallback_reason = Some("provider_timeout");
+                    sim.note("transient-retry", format!("transient same-model retry {transient_retries}/{} reason=timeout", super::retry::MAX_TRANSIENT_RETRIES));
+                    true
+                } else {
+                    false
                 }
             }
             ModelErrorKind::Timeout => {
