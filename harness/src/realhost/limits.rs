@@ -22,6 +22,9 @@ pub enum ReleaseLimit {
     /// An event-free heartbeat poll run on demand through the heartbeat
     /// monitor automation job (`realhost::heartbeat`).
     HeartbeatMonitor,
+    /// A turn whose scripted replies end on a provider timeout: the host
+    /// must give up on it.
+    TimeoutSurfaced,
 }
 
 impl ReleaseLimit {
@@ -73,6 +76,16 @@ impl ReleaseLimit {
                 "a plain heartbeat poll on openclaw@{version}: the release has no heartbeat monitor automation job to run on demand (its cadence is the heartbeat runner's own timer, agents.defaults.heartbeat.every), and its on-demand triggers (wake, cron.run of a main-session job) always carry an event text"
             ))),
             ReleaseLimit::HeartbeatMonitor => Ok(()),
+            // 2026.9.6 does not compact on a timeout when the provider reported no
+            // prompt usage (the mock reports none) and retries the same model up to 8
+            // times inside a 90 s window with jittered backoff (embedded-agent-*.mjs
+            // `maybeRetryTransient`, MAX_TRANSIENT_RETRIES, MAX_TRANSIENT_RETRY_TIME_MS);
+            // observed (twin --keep, timeout-recovery-limit): three scripted timeouts are
+            // retried 1/8…3/8 and the fourth request gets the mock's unscripted answer.
+            ReleaseLimit::TimeoutSurfaced if !older => Err(NotDrivable(format!(
+                "a turn that ends on a provider timeout on openclaw@{version}: the host retries a timeout with the same model up to 8 times inside 90 s with jittered backoff (maybeRetryTransient) instead of surfacing it, so the scripted timeouts run out and whether the retries end by count or by the time window depends on the jitter"
+            ))),
+            ReleaseLimit::TimeoutSurfaced => Ok(()),
             // openclaw@2026.9.6 acknowledges a bare /new or /reset in its command layer ("✅ New
             // session started.", dist/commands.runtime-*.mjs) without an agent run, and the reference
             // runtime's 2026.9.6 profile does the same (runtime::command::acknowledges_bare_reset).
@@ -95,6 +108,8 @@ mod tests {
         assert!(check_all(&[], "2026.9.6").is_ok());
         assert!(check_all(&[ReleaseLimit::BareResetTurn], "2026.4.26").unwrap_err().0.contains("carries no message"));
         assert!(check_all(&[ReleaseLimit::BareResetTurn], "2026.9.6").is_ok());
+        assert!(check_all(&[ReleaseLimit::TimeoutSurfaced], "2026.9.6").unwrap_err().0.contains("maybeRetryTransient"));
+        assert!(check_all(&[ReleaseLimit::TimeoutSurfaced], "2026.4.26").is_ok());
         let write = ReleaseLimit::ScriptedTool(crate::realhost::tools::ScriptedToolNeed { tool: "write", is_error: false, image: false, untrimmed: false, real_write_answer: false });
         let read = ReleaseLimit::ScriptedTool(crate::realhost::tools::ScriptedToolNeed { tool: "read", is_error: false, image: false, untrimmed: false, real_write_answer: false });
         assert!(check_all(&[write, read], "2026.9.6").is_ok());
