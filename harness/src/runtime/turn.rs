@@ -366,7 +366,10 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                     let budget = sim.budget();
                     let params = sim.compact_params(budget, None, "budget", "timeout_recovery", timeout_recoveries);
                     compact(sim, params, "timeout_recovery").await? == CompactVerdict::Compacted
-                } else if transient_retries < super::retry::MAX_TRANSIENT_RETRIES {
+                } else if transient_retries < super::retry::MAX_TRANSIENT_RETRIES && !script.is_empty() {
+                    // With nothing more scripted the retries count as spent and the
+                    // timeout is surfaced (a turn that ends on a timeout is not
+                    // twinned on 9.6: realhost::limits::ReleaseLimit::TimeoutSurfaced).
                     transient_retries += 1;
                     sim.retry_fallback_reason = Some("provider_timeout");
                     sim.note("transient-retry", format!("transient same-model retry {transient_retries}/{} reason=timeout", super::retry::MAX_TRANSIENT_RETRIES));
