@@ -24,6 +24,9 @@ pub enum ReleaseLimit {
     HeartbeatMonitor,
     /// A message on the bridge's `clawspec` channel (`realhost::channel`).
     ChannelMessage,
+    /// A turn whose scripted replies end on a provider timeout: the host
+    /// must give up on it.
+    TimeoutSurfaced,
 }
 
 impl ReleaseLimit {
@@ -79,6 +82,16 @@ impl ReleaseLimit {
                 "a message on the clawspec channel on openclaw@{version}: not verified — the reference models a channel message's entry point (attempt context, stored transport metadata, hidden inbound context) as openclaw@2026.9.6 records it (twinned there); this release's own channel entry is not twinned yet"
             ))),
             ReleaseLimit::ChannelMessage => Ok(()),
+            // 2026.9.6 does not compact on a timeout when the provider reported no
+            // prompt usage (the mock reports none) and retries the same model up to 8
+            // times inside a 90 s window with jittered backoff (embedded-agent-*.mjs
+            // `maybeRetryTransient`, MAX_TRANSIENT_RETRIES, MAX_TRANSIENT_RETRY_TIME_MS);
+            // observed (twin --keep, timeout-recovery-limit): three scripted timeouts are
+            // retried 1/8…3/8 and the fourth request gets the mock's unscripted answer.
+            ReleaseLimit::TimeoutSurfaced if !older => Err(NotDrivable(format!(
+                "a turn that ends on a provider timeout on openclaw@{version}: the host retries a timeout with the same model up to 8 times inside 90 s with jittered backoff (maybeRetryTransient) instead of surfacing it, so the scripted timeouts run out and whether the retries end by count or by the time window depends on the jitter"
+            ))),
+            ReleaseLimit::TimeoutSurfaced => Ok(()),
             // openclaw@2026.9.6 acknowledges a bare /new or /reset in its command layer ("✅ New
             // session started.", dist/commands.runtime-*.mjs) without an agent run, and the reference
             // runtime's 2026.9.6 profile does the same (runtime::command::acknowledges_bare_reset).
@@ -101,6 +114,8 @@ mod tests {
         assert!(check_all(&[], "2026.9.6").is_ok());
         assert!(check_all(&[ReleaseLimit::BareResetTurn], "2026.4.26").unwrap_err().0.contains("carries no message"));
         assert!(check_all(&[ReleaseLimit::BareResetTurn], "2026.9.6").is_ok());
+        assert!(check_all(&[ReleaseLimit::TimeoutSurfaced], "2026.9.6").unwrap_err().0.contains("maybeRetryTransient"));
+        assert!(check_all(&[ReleaseLimit::TimeoutSurfaced], "2026.4.26").is_ok());
         let write = ReleaseLimit::ScriptedTool(crate::realhost::tools::ScriptedToolNeed { tool: "write", is_error: false, image: false, untrimmed: false, real_write_answer: false });
         let read = ReleaseLimit::ScriptedTool(crate::realhost::tools::ScriptedToolNeed { tool: "read", is_error: false, image: false, untrimmed: false, real_write_answer: false });
         assert!(check_all(&[write, read], "2026.9.6").is_ok());

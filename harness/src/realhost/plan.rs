@@ -240,6 +240,11 @@ pub(super) fn map_turn(p: &mut Plan, i: usize, t: &TurnSpec, s: &Scenario) -> Re
     if is_bare_reset(&t.user) {
         p.limit(super::limits::ReleaseLimit::BareResetTurn);
     }
+    // A turn whose script ends on a timeout relies on the host giving up.
+    let last_is_timeout = t.model.last().is_some_and(|r| matches!(r, crate::scenario::model::ModelReply::Full(st) if st.error.as_ref().is_some_and(|e| e.kind == ModelErrorKind::Timeout)));
+    if last_is_timeout {
+        p.limit(super::limits::ReleaseLimit::TimeoutSurfaced);
+    }
     let first = p.replies.len();
     for r in &t.model {
         let planned = model_reply(r, p, setup.context_window)?;
@@ -493,6 +498,11 @@ mod tests {
         let read = crate::realhost::tools::ScriptedToolNeed { tool: "read", is_error: false, image: false, untrimmed: false, real_write_answer: false };
         assert_eq!(steps_only(&tools.release_limits), [ReleaseLimit::ScriptedTool(read)]);
         assert_eq!(plan(&scenario("  - turn: {user: hi, model: [ok]}\n")).unwrap().release_limits, [ReleaseLimit::ContextWindow(32_000)], "only the model's window");
+        // Only a turn that ends on a timeout needs the host to give up on it.
+        let ends = plan(&scenario("  - turn: {user: hi, model: [{error: {kind: timeout}}]}\n")).unwrap();
+        assert!(ends.release_limits.contains(&ReleaseLimit::TimeoutSurfaced));
+        let recovers = plan(&scenario("  - turn: {user: hi, model: [{error: {kind: timeout}}, ok]}\n")).unwrap();
+        assert!(!recovers.release_limits.contains(&ReleaseLimit::TimeoutSurfaced));
     }
 
     #[test]

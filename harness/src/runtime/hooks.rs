@@ -34,7 +34,7 @@ impl Sim<'_> {
             engine_id: &self.info.id,
             prompt_token_budget: limits.0,
             reserve_tokens: limits.1,
-            fallback_reason: None,
+            fallback_reason: self.retry_fallback_reason,
             degraded_reason: degraded,
         });
         Some(serde_json::to_value(s).expect("settings"))
@@ -268,7 +268,13 @@ impl Sim<'_> {
         Self::put(&mut p, "currentTokenCount", current.map(|c| json!(c)));
         p.insert("force".into(), json!(true));
         p.insert("compactionTarget".into(), json!(target));
-        let mut ctx = Map::new();
+        // 2026.9.6: a recovery compaction carries the run's compaction context
+        // (runtime::compact); earlier profiles only the recovery fields.
+        let mut ctx = if self.profile.attempt_runtime_context_v2026_9 && super::compact::is_recovery_trigger(trigger) {
+            self.recovery_compaction_context()
+        } else {
+            Map::new()
+        };
         ctx.insert("trigger".into(), json!(trigger));
         ctx.insert("diagId".into(), json!(format!("diag-{:04}", self.seq + 1)));
         ctx.insert("attempt".into(), json!(attempt));

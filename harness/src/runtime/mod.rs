@@ -11,6 +11,7 @@ pub mod callbacks;
 pub mod channel;
 pub mod clock;
 pub mod command;
+pub mod compact;
 pub mod entry;
 pub mod hooks;
 pub mod inject;
@@ -19,6 +20,7 @@ pub mod pipeline;
 pub mod profile;
 pub mod prompt;
 pub mod replay;
+pub mod retry;
 pub mod settings;
 pub mod sqlite_store;
 pub mod steps;
@@ -122,6 +124,9 @@ pub struct Sim<'a> {
     /// When the current run's last model call answered (2026.4.26
     /// `runtimeContext.promptCache.lastCacheTouchAt`); reset per run.
     pub run_cache_touch: Option<u64>,
+    /// 2026.9.6: the failover reason of the run's transient retry, carried
+    /// by the retry attempts' runtimeSettings (`runtime::retry`); reset per run.
+    pub retry_fallback_reason: Option<&'static str>,
     /// The current run is a 2026.9.6 heartbeat poll, which comes in through
     /// the heartbeat runner rather than a gateway client (`runtime::entry`).
     pub heartbeat_run: bool,
@@ -500,6 +505,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         failed_turns: Vec::new(),
         last_prompt_tokens: 0,
         run_cache_touch: None,
+        retry_fallback_reason: None,
         heartbeat_run: false,
         agent_rpc_run: false,
         channel_message: None,

@@ -54,6 +54,51 @@ pub fn default_error_message(kind: ModelErrorKind, tokens: u64, max: u64) -> Str
     }
 }
 
+/// What 2026.9.6 shows the user when the provider rejects the message
+/// order (dist embedded-agent-*.mjs `resolveBlockedPromptResult`,
+/// embedded-agent-helpers-*.mjs: "role_ordering").
+pub const ROLE_ORDERING_ERROR: &str = "Message ordering conflict - please try again. If this persists, use /new to start a fresh session.";
+
+/// The mock Anthropic's 400 body for an assistant-first request (what the
+/// host keeps as the terminal error's `errorBody`).
+pub const ANTHROPIC_USER_FIRST_BODY: &str = r#"{"error":{"message":"messages: first message must use the \"user\" role","type":"invalid_request_error"},"request_id":"req_mock","type":"error"}"#;
+
+/// The assistant message 2026.9.6 writes when a run ends on a provider's
+/// rejection (real store, `clawspec twin durable-overflow-retry`): no
+/// content, zero usage, `stopReason: "error"`, the HTTP status and body,
+/// keyed `<runId>:terminal-error`. It is history: the next bootstrap imports
+/// it, and replay drops it (an empty stream-error assistant).
+pub fn terminal_error_assistant(api: &str, provider: &str, model: &str, run_id: &str, status: u16, body: &str, ts: u64) -> AgentMessage {
+    serde_json::from_value(serde_json::json!({
+        "role": "assistant", "content": [], "api": api, "provider": provider, "model": model,
+        "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
+                  "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+        "stopReason": "error", "timestamp": ts,
+        "errorMessage": format!("{status}: {body}"), "errorCode": status.to_string(), "errorBody": body,
+        "idempotencyKey": format!("{run_id}:terminal-error"), "__openclaw": {"runId": run_id},
+    }))
+    .expect("an assistant message")
+}
+
+/// Anthropic Messages rejects a request whose first message is not a user
+/// message ("messages: first message must use the \"user\" role",
+/// mock-providers validate.rs B1 `anthropic_user_first`), and OpenClaw
+/// 2026.9.6 sends an engine's assembled view as is: an assistant-first view
+/// (a window trimmed right after a user message) fails the attempt with a
+/// format error the host surfaces, no retry (gateway log of `clawspec twin
+/// overflow-natural`: `failover decision … decision=surface_error
+/// reason=format`). The in-process provider has to enforce it like the mock.
+pub fn anthropic_user_first(api: &str, messages: &[AgentMessage]) -> Option<ModelFailure> {
+    let first = messages.first()?;
+    // Every other role reaches the wire as a user turn (carriers, summaries, tool results).
+    (api == "anthropic-messages" && matches!(first, AgentMessage::Assistant(_))).then(|| ModelFailure {
+        kind: ModelErrorKind::Other,
+        rejected: true,
+        message: ROLE_ORDERING_ERROR.to_string(),
+        observed_tokens: None,
+    })
+}
+
 /// In-process provider: enforces the context window, otherwise returns the script.
 #[derive(Default)]
 pub struct ScriptedModel;
@@ -117,5 +162,33 @@ impl ModelClient for HttpModel {
 
     fn via(&self) -> Option<String> {
         Some(self.provider.name().to_string())
+    }
+}
+
+#[cfg(test)]
+mod user_first_tests {
+    use super::*;
+
+    #[test]
+    fn anthropic_rejects_an_assistant_first_request_only() {
+        let user = AgentMessage::user_text("hi");
+        let asst: AgentMessage = serde_json::from_value(serde_json::json!({"role": "assistant", "content": [{"type": "text", "text": "x"}]})).unwrap();
+        let f = anthropic_user_first("anthropic-messages", &[asst.clone(), user.clone()]).expect("rejected");
+        assert!(f.rejected && f.kind == ModelErrorKind::Other && f.message == ROLE_ORDERING_ERROR);
+        assert_eq!(anthropic_user_first("anthropic-messages", &[user.clone(), asst.clone()]), None);
+        assert_eq!(anthropic_user_first("openai-responses", &[asst, user.clone()]), None);
+        // A runtime-context carrier first is a user turn on the wire.
+        let carrier: AgentMessage = serde_json::from_value(serde_json::json!({"role": "custom", "customType": "openclaw.runtime-context", "content": "ctx"})).unwrap();
+        assert_eq!(anthropic_user_first("anthropic-messages", &[carrier, user]), None);
+    }
+
+    #[test]
+    fn a_terminal_error_is_an_empty_error_assistant() {
+        let m = terminal_error_assistant("anthropic-messages", "anthropic", "claude-sonnet-4-6", "run-0001", 400, ANTHROPIC_USER_FIRST_BODY, 5);
+        let v = serde_json::to_value(&m).unwrap();
+        assert_eq!(v["content"], serde_json::json!([]));
+        assert_eq!(v["stopReason"], "error");
+        assert_eq!(v["idempotencyKey"], "run-0001:terminal-error");
+        assert!(v["errorMessage"].as_str().unwrap().starts_with("400: {\"error\""));
     }
 }

@@ -389,7 +389,14 @@ fn insert_marker(c: &Connection, session_id: &str, seq: i64, m: &Marker) -> rusq
 }
 
 fn insert_entry(c: &Connection, session_id: &str, seq: i64, e: &Entry) -> rusqlite::Result<()> {
-    let event = json!({"type": "message", "id": e.id, "parentId": e.parent_id, "timestamp": iso8601(e.timestamp), "message": e.message});
+    let event = match &e.message {
+        // 2026.9.6 stores the interrupted-turn guidance as a `custom_message`
+        // event, not a message event (real store, `clawspec twin timeout-recovery`).
+        clawspec_contract::AgentMessage::Custom(cm) if cm.custom_type == crate::runtime::retry::TURN_ABORTED_CUSTOM_TYPE => {
+            json!({"type": "custom_message", "customType": cm.custom_type, "content": cm.content, "display": cm.display.unwrap_or(false), "id": e.id, "parentId": e.parent_id, "timestamp": iso8601(e.timestamp)})
+        }
+        _ => json!({"type": "message", "id": e.id, "parentId": e.parent_id, "timestamp": iso8601(e.timestamp), "message": e.message}),
+    };
     let ts = e.timestamp as i64;
     c.execute("INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?1, ?2, ?3, ?4)", params![session_id, seq, event.to_string(), ts])?;
     // The idempotency index is unique per session: a key seen before (a
@@ -442,7 +449,7 @@ pub fn iso8601(ms: u64) -> String {
 /// every event of at least 1 024 UTF-8 bytes as a zstd frame in `event_zstd`
 /// with `event_json` NULL (dist/transcript-payload-*.mjs `MIN_COMPRESS_BYTES`,
 /// `prepareTranscriptPayload`); the reference runtime's own store never does.
-fn decompress_event(frame: &[u8]) -> Result<String, String> {
+pub(crate) fn decompress_event(frame: &[u8]) -> Result<String, String> {
     use std::io::Read;
     let mut out = Vec::new();
     ruzstd::decoding::StreamingDecoder::new(frame)

@@ -113,6 +113,7 @@ pub async fn run_turn(sim: &mut Sim<'_>, mut inp: TurnInput) -> Result<(), Abort
     sim.turn += 1;
     sim.attempt = 0;
     sim.run_cache_touch = None;
+    sim.retry_fallback_reason = None;
     let mode = route(sim, &inp).await?;
     sim.on_legacy = mode == Mode::OnLegacy;
     // A fallback candidate serves one run; the next turn starts on the primary
@@ -191,6 +192,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
     }
     let mut compactions = 0u32;
     let mut timeout_recoveries = 0u32;
+    let mut transient_retries = 0u32;
     let mut truncated = false;
     let mut prompt = inp.prompt.clone();
     // Set after a 2026.9.6 recovery: the retry continues the transcript, which
@@ -346,6 +348,9 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                 return Ok(());
             }
             Err(f) => {
+                if sim.profile.attempt_runtime_context_v2026_9 && f.kind == ModelErrorKind::Timeout {
+                    super::retry::persist_timeout_trail(sim, &super::retry::idle_timeout_error(crate::realhost::plan::PROVIDER_TIMEOUT_SECONDS));
+                }
                 host_event_after_attempt(sim);
                 f
             }
@@ -365,7 +370,14 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                     sim.note("overflow-compaction", format!("context overflow detected; compaction attempt {compactions}/{MAX_OVERFLOW_COMPACTIONS}"));
                     let current = mf.observed_tokens.unwrap_or(sim.budget() + 1);
                     let budget = sim.budget();
-                    let params = sim.compact_params(budget, Some(current), "budget", "overflow", compactions);
+                    let mut params = sim.compact_params(budget, Some(current), "budget", "overflow", compactions);
+                    if sim.profile.attempt_runtime_context_v2026_9 {
+                        // The failed attempt's prompt-cache record (runtime::compact).
+                        let last_call = sim.transcript.entries.get(loop_start..).unwrap_or_default().iter().rev().map(|e| &e.message).find(|m| matches!(m, AgentMessage::Assistant(_)));
+                        if let Some(pc) = super::compact::prompt_cache(&sim.setup.provider, last_call) {
+                            params["runtimeContext"]["promptCache"] = pc;
+                        }
+                    }
                     let ok = compact(sim, params, "overflow").await? == CompactVerdict::Compacted;
                     if ok {
                         true
@@ -375,6 +387,27 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                     } else {
                         false
                     }
+                }
+            }
+            ModelErrorKind::Timeout if sim.profile.attempt_runtime_context_v2026_9 => {
+                // The provider-reported size of the run's last call (runtime::retry).
+                let usage = super::retry::reported_prompt_tokens(&sim.transcript.messages()) as f64 / sim.budget().max(1) as f64;
+                if timeout_recoveries < MAX_TIMEOUT_RECOVERIES && usage > TIMEOUT_RECOVERY_USAGE {
+                    timeout_recoveries += 1;
+                    sim.note("timeout-recovery", format!("LLM timeout at {:.0}% of the budget; compaction {timeout_recoveries}/{MAX_TIMEOUT_RECOVERIES}", usage * 100.0));
+                    let budget = sim.budget();
+                    let params = sim.compact_params(budget, None, "budget", "timeout_recovery", timeout_recoveries);
+                    compact(sim, params, "timeout_recovery").await? == CompactVerdict::Compacted
+                } else if transient_retries < super::retry::MAX_TRANSIENT_RETRIES && !script.is_empty() {
+                    // With nothing more scripted the retries count as spent and the
+                    // timeout is surfaced (a turn that ends on a timeout is not
+                    // twinned on 9.6: realhost::limits::ReleaseLimit::TimeoutSurfaced).
+                    transient_retries += 1;
+                    sim.retry_fallback_reason = Some("provider_timeout");
+                    sim.note("transient-retry", format!("transient same-model retry {transient_retries}/{} reason=timeout", super::retry::MAX_TRANSIENT_RETRIES));
+                    true
+                } else {
+                    false
                 }
             }
             ModelErrorKind::Timeout => {
@@ -429,6 +462,13 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             continue;
         }
         if !recovered {
+            if sim.profile.attempt_runtime_context_v2026_9 && mf.rejected && mf.message == super::model::ROLE_ORDERING_ERROR {
+                // The run's terminal error stays in the transcript (model::terminal_error_assistant).
+                let run_id = format!("run-{:04}", sim.turn);
+                let ts = sim.clock.tick();
+                let m = super::model::terminal_error_assistant(&sim.setup.api, &sim.setup.provider, &sim.setup.model, &run_id, 400, super::model::ANTHROPIC_USER_FIRST_BODY, ts);
+                sim.persist(m);
+            }
             let msg = if mf.kind == ModelErrorKind::Overflow { CONTEXT_OVERFLOW_ERROR.to_string() } else { mf.message.clone() };
             fail_turn(sim, &msg);
             finalize(sim, inp, mode, Some((session, fence)), true, admission.as_ref()).await?;
@@ -754,7 +794,12 @@ async fn model_loop(
             context_window: sim.setup.context_window,
             prompt_tokens,
         };
-        let res = sim.model.complete(&req, &step, assistant.clone());
+        // 2026.9.6 sends the assembled view unrepaired (model::anthropic_user_first).
+        let rejected = if sim.profile.attempt_runtime_context_v2026_9 && sim.model.via().is_none() { super::model::anthropic_user_first(&sim.setup.api, &request) } else { None };
+        let res = match rejected {
+            Some(f) => Err(f),
+            None => sim.model.complete(&req, &step, assistant.clone()),
+        };
         sim.seq += 1;
         let outcome = match &res {
             Ok(_) if step.tool_calls.is_empty() => "text".to_string(),
@@ -1236,6 +1281,9 @@ pub async fn compact(sim: &mut Sim<'_>, params: Value, reason: &str) -> Result<C
     let opts = CallOptions { timeout: Some(sim.driver.compact_timeout), abort_signal: signal };
     let before = sim.profile.estimator.messages(&sim.transcript.messages());
     let meta = CallMeta { reason: Some(reason.into()), params_tokens: Some(before), ..Default::default() };
+    // 2026.9.6 maintains with the recovery compaction's own context (runtime::compact).
+    let recovery = sim.profile.attempt_runtime_context_v2026_9 && params["runtimeContext"]["trigger"].as_str().is_some_and(super::compact::is_recovery_trigger);
+    let maintain = recovery.then(|| params.clone());
     let verdict = match sim.call("compact", params, meta, opts).await? {
         CallOutcome::Returned(v) => {
             let ok = v.get("ok").and_then(Value::as_bool) == Some(true) && v.get("compacted").and_then(Value::as_bool) == Some(true);
@@ -1252,7 +1300,10 @@ pub async fn compact(sim: &mut Sim<'_>, params: Value, reason: &str) -> Result<C
         CallOutcome::Absent => CompactVerdict::NotCompacted,
     };
     if verdict == CompactVerdict::Compacted {
-        let p = sim.maintain_params(false, "compaction");
+        let p = match &maintain {
+            Some(cp) => super::compact::maintain_after_recovery(sim, cp),
+            None => sim.maintain_params(false, "compaction"),
+        };
         sim.call("maintain", p, CallMeta::reason("compaction"), CallOptions::default()).await?;
     }
     Ok(verdict)

@@ -104,15 +104,32 @@ impl Reader {
 }
 
 /// Every event's JSON text, in `seq` order (what
-/// `runtime::sqlite_store::read_visible_messages` reads).
+/// `runtime::sqlite_store::read_visible_messages` reads). The real 2026.9.6
+/// host stores events of 1 024 UTF-8 bytes or more as zstd frames with
+/// `event_json` NULL (dist/transcript-payload-*.mjs `MIN_COMPRESS_BYTES`):
+/// skipping them broke the parent chain, so a seeded history of long
+/// messages bootstrapped as one message (`clawspec twin overflow-mid-turn`).
 fn event_texts(db: &std::path::Path, session_id: &str) -> Result<Vec<String>, String> {
     let conn = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX)
         .map_err(|e| format!("cannot open {}: {e}", db.display()))?;
     let mut stmt = conn
-        .prepare("SELECT event_json FROM transcript_events WHERE session_id = ?1 AND event_json IS NOT NULL ORDER BY seq")
+        .prepare("SELECT event_json, event_zstd FROM transcript_events WHERE session_id = ?1 ORDER BY seq")
         .map_err(|e| format!("{}: {e}", db.display()))?;
-    let rows = stmt.query_map([session_id], |r| r.get::<_, String>(0)).and_then(|rows| rows.collect::<Result<Vec<_>, _>>()).map_err(|e| format!("{}: {e}", db.display()))?;
-    Ok(rows)
+    let rows: Vec<(Option<String>, Option<Vec<u8>>)> = stmt
+        .query_map([session_id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+        .map_err(|e| format!("{}: {e}", db.display()))?;
+    let mut texts = Vec::with_capacity(rows.len());
+    for row in rows {
+        match row {
+            (Some(json), _) => texts.push(json),
+            (None, Some(frame)) => texts.push(
+                crate::runtime::sqlite_store::decompress_event(&frame).map_err(|e| format!("{}: a compressed transcript event: {e}", db.display()))?,
+            ),
+            (None, None) => {}
+        }
+    }
+    Ok(texts)
 }
 
 /// The path from the root to the leaf (the last event that is not the
@@ -185,5 +202,28 @@ mod tests {
             assert_eq!(again.new, all, "step {i}");
         }
         let _ = std::fs::remove_dir_all(&state);
+    }
+
+    /// The real host's shape: a long event is a zstd frame with
+    /// `event_json` NULL; it is part of the chain and imported.
+    #[test]
+    fn compressed_events_are_imported() {
+        let dir = std::env::temp_dir().join(format!("clawspec-window-boot-zstd-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = dir.join("openclaw-agent.sqlite");
+        let c = rusqlite::Connection::open(&db).unwrap();
+        c.execute_batch("CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL, event_zstd BLOB, event_utf8_bytes INTEGER, navigation_json TEXT, PRIMARY KEY (session_id, seq))").unwrap();
+        let big = "the nightly pipeline failed. ".repeat(80);
+        let e1 = json!({"type": "message", "id": "a", "parentId": null, "message": {"role": "user", "content": big, "timestamp": 1}}).to_string();
+        let e2 = json!({"type": "message", "id": "b", "parentId": "a", "message": {"role": "user", "content": "short", "timestamp": 2}}).to_string();
+        let frame = ruzstd::encoding::compress_to_vec(e1.as_bytes(), ruzstd::encoding::CompressionLevel::Fastest);
+        c.execute("INSERT INTO transcript_events VALUES ('s1', 1, NULL, 0, ?1, ?2, '{}')", rusqlite::params![frame, e1.len() as i64]).unwrap();
+        c.execute("INSERT INTO transcript_events VALUES ('s1', 2, ?1, 0, NULL, NULL, NULL)", [e2]).unwrap();
+        drop(c);
+        let params = json!({"sessionId": "s1", "sessionTarget": {"sessionId": "s1", "storePath": db}});
+        let read = Reader::default().read(&params, true).unwrap();
+        assert_eq!(read.new.len(), 2, "the compressed event is on the chain");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
