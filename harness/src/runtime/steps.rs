@@ -212,7 +212,7 @@ async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[
         if let Some(i) = super::subagent::live_child_for(sim, &announces[0]) {
             let AgentInternalEvent::TaskCompletion(e) = &mut events[0];
             let child = sim.live_children[i].clone();
-            super::subagent::complete_event(sim, &child, e);
+            super::subagent::complete_event(&child, e);
             super::subagent::child_run(sim, i, &announces[0].result).await?;
             sim.live_children[i].announced = true;
             source = child.child.clone();

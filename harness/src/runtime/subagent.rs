@@ -26,6 +26,11 @@ pub struct LiveChild {
     pub session_id: String,
     /// Its completion was announced; the host cleans it up next.
     pub announced: bool,
+    /// `cleanup: "delete"` (docs/tools/subagents/tool-reference.md #param-cleanup):
+    /// the host archives the child right after its announce and ends it as "deleted".
+    pub delete: bool,
+    /// Which spawn of the run this is (1, 2, …): its session's generation and ids.
+    pub ordinal: u64,
 }
 
 /// A host-minted id: the host mints UUIDs (`crypto.randomUUID`), the
@@ -33,6 +38,11 @@ pub struct LiveChild {
 /// every token estimate of a text that names them (the receipt, the
 /// completion block, the assemble budget).
 fn host_uuid(sim: &mut Sim<'_>, kind: &'static str) -> String {
+    host_uuid_n(sim, kind).0
+}
+
+/// [`host_uuid`] and its ordinal.
+fn host_uuid_n(sim: &mut Sim<'_>, kind: &'static str) -> (String, u64) {
     let n = sim.ids.next(kind);
     let n: u64 = n.rsplit('-').next().and_then(|d| d.parse().ok()).unwrap_or(0);
     let tag = match kind {
@@ -40,7 +50,7 @@ fn host_uuid(sim: &mut Sim<'_>, kind: &'static str) -> String {
         "child-run" => 0xa,
         _ => 0x5,
     };
-    format!("00000000-0000-4000-8000-{tag:x}{n:011x}")
+    (format!("00000000-0000-4000-8000-{tag:x}{n:011x}"), n)
 }
 
 /// The real tool inside the parent's tool loop (dist/sessions-spawn-tool-*.mjs
@@ -55,11 +65,12 @@ fn host_uuid(sim: &mut Sim<'_>, kind: &'static str) -> String {
 pub async fn spawn_tool_call(sim: &mut Sim<'_>, call: &ToolCallSpec) -> Result<(String, Value), Abort> {
     let task = call.arguments.get("task").and_then(Value::as_str).unwrap_or_default().to_string();
     // The scenario's announce `child` only names the child; the host mints its key.
-    let minted = host_uuid(sim, "child");
+    let (minted, ordinal) = host_uuid_n(sim, "child");
     let child = format!("agent:{}:subagent:{minted}", sim.setup.agent_id);
     let run_id = host_uuid(sim, "child-run");
     let session_id = host_uuid(sim, "child-sess");
-    sim.live_children.push(LiveChild { task, child: child.clone(), run_id: run_id.clone(), session_id, announced: false });
+    let delete = call.arguments.get("cleanup").and_then(Value::as_str) == Some("delete");
+    sim.live_children.push(LiveChild { task, child: child.clone(), run_id: run_id.clone(), session_id, announced: false, delete, ordinal });
     // A light isolated spawn is not prepared (PR #88667; dist/sessions-spawn-tool-*.mjs:
     // `params.lightContext && preparedSpawnContext.mode === "isolated"`).
     let light = call.arguments.get("lightContext") == Some(&Value::Bool(true)) && sim.profile.skip_light_isolated_spawn_prep;
@@ -137,8 +148,9 @@ pub async fn child_run(sim: &mut Sim<'_>, i: usize, result: &str) -> Result<(), 
     let store = super::sqlite_store::SqliteSession::new(db, sim.setup.agent_id.clone(), child.child.clone());
     let parent = std::mem::replace(&mut sim.transcript, super::transcript::Transcript::sqlite(child.session_id.clone(), store));
     let parent_key = std::mem::replace(&mut sim.setup.session_key, child.child.clone());
-    // Sessions have generations of their own (an opaque value on the real host).
-    sim.transcript.generation = 1 + ((i as u64 + 1) << 32);
+    // Sessions have generations and entry ids of their own (opaque values on the real host).
+    sim.transcript.generation = 1 + (child.ordinal << 32);
+    sim.transcript.start_ids_after(child.ordinal << 24);
     let child_prompt = sim.setup.host_run_prompts.subagent_child.clone();
     let parent_prompt = child_prompt.map(|p| std::mem::replace(&mut sim.setup.system_prompt, Some(p)));
     let out = child_attempt(sim, &child, result).await;
@@ -209,29 +221,19 @@ pub fn live_child_for(sim: &Sim<'_>, a: &AnnounceSpec) -> Option<usize> {
 }
 
 /// What the host puts in a live child's completion event that a scripted
-/// announce does not carry: the child's minted session id, the measured
+/// announce does not carry: the child's minted session id and the measured
 /// stats line (`buildCompactAnnounceStatsLine`, dist/subagent-announce-output-*.mjs:
 /// `runtime <duration> • tokens unknown` when the provider reported no usage —
-/// twin rule 10 compares it as measured) and the model-route notice
-/// (dist/openclaw-state-db-read-connection-*.mjs `formatAgentRunRouteChange`:
-/// the child's reply names a response model other than the requested one —
-/// the reference's provider answers as `mock`, like the mock provider).
-pub fn complete_event(sim: &Sim<'_>, child: &LiveChild, e: &mut TaskCompletionEvent) {
+/// twin rule 10 compares it as measured). No model-route notice: the host
+/// adds one only when the child's response names another model than the
+/// requested one (dist/openclaw-state-db-read-connection-*.mjs
+/// `formatAgentRunRouteChange`, `receipt.rerouted`), and a provider — the
+/// mock, and the reference's (`responseModel` = the setup's model,
+/// runtime::turn) — names the model asked for.
+pub fn complete_event(child: &LiveChild, e: &mut TaskCompletionEvent) {
     e.child_session_key = child.child.clone();
     e.child_session_id.get_or_insert_with(|| child.session_id.clone());
     e.stats_line.get_or_insert_with(|| "Stats: runtime 0s • tokens unknown".to_string());
-    let requested = format!("{}/{}", sim.setup.provider, sim.setup.model);
-    let effective = format!("{}/{}", sim.setup.provider, super::turn::RESPONSE_MODEL);
-    if requested != effective {
-        e.model_route_change = Some(format!("Model route changed: {requested} → {effective}."));
-        // buildAnnounceReplyInstruction (dist/subagent-announce-*.mjs): the
-        // route notice is preserved on a requester's own surface.
-        e.reply_instruction = e.reply_instruction.replacen(
-            &format!("{} Otherwise", markers::SUBAGENT_COMPLETION_OUTCOME_INSTRUCTION),
-            &format!("{} Preserve any runtime-authored model-route change notice in your update. Otherwise", markers::SUBAGENT_COMPLETION_OUTCOME_INSTRUCTION),
-            1,
-        );
-    }
 }
 
 /// The announce run is the subagent registry's `agent` call, not a WebChat
@@ -248,9 +250,10 @@ pub fn announce_entry_context(c: &mut serde_json::Map<String, Value>) {
 }
 
 /// The host cleans up announced children after the announce run (dist
-/// subagent-registry-context-cleanup: `onSubagentEnded {childSessionKey,
-/// reason: "completed", agentDir, workspaceDir}` on a fresh engine instance,
-/// then disposed). Best effort: a throw is noted and the run goes on.
+/// subagent-registry-*.mjs subagent-registry-context-cleanup:
+/// `onSubagentEnded {childSessionKey, reason: options.isDeleteCleanup ?
+/// "deleted" : "completed", agentDir, workspaceDir}` on a fresh engine
+/// instance, then disposed). Best effort: a throw is noted and the run goes on.
 pub async fn clean_up_announced(sim: &mut Sim<'_>) -> Result<(), Abort> {
     let done: Vec<LiveChild> = sim.live_children.iter().filter(|c| c.announced).cloned().collect();
     sim.live_children.retain(|c| !c.announced);
@@ -259,8 +262,9 @@ pub async fn clean_up_announced(sim: &mut Sim<'_>) -> Result<(), Abort> {
             continue;
         }
         sim.rollbacks.remove(&c.child);
-        let params = json!({"childSessionKey": c.child, "reason": "completed", "agentDir": sim.agent_dir(), "workspaceDir": sim.workspace_dir()});
-        let out = sim.call("onSubagentEnded", params, CallMeta::reason("completed"), CallOptions::default()).await?;
+        let reason = if c.delete { "deleted" } else { "completed" };
+        let params = json!({"childSessionKey": c.child, "reason": reason, "agentDir": sim.agent_dir(), "workspaceDir": sim.workspace_dir()});
+        let out = sim.call("onSubagentEnded", params, CallMeta::reason(reason), CallOptions::default()).await?;
         if let CallOutcome::Threw(m) = &out {
             sim.note("subagent-ended-failed", format!("context-engine onSubagentEnded failed (best-effort): {m}"));
         }

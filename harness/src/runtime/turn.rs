@@ -94,10 +94,6 @@ enum Mode {
     Leased,
 }
 
-/// The model the mock provider (and the reference's provider) names in its
-/// answers (`responseModel`, mock-providers server.rs).
-pub const RESPONSE_MODEL: &str = "mock";
-
 pub async fn run_turn(sim: &mut Sim<'_>, mut inp: TurnInput) -> Result<(), Abort> {
     if sim.profile.attempt_runtime_context_v2026_9 && inp.kind == TurnKind::User && inp.admitted {
         // What the gateway stores on a `chat.send` user message (runtime::entry).
