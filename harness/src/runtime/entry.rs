@@ -230,6 +230,9 @@ impl Sim<'_> {
         if self.live_children.iter().any(|l| l.announced) {
             super::subagent::announce_entry_context(c);
         }
+        if let Some(parent) = &self.subagent_of {
+            super::subagent::child_entry_context(c, parent, key);
+        }
     }
 
     /// 2026.4.26 attempt-context fields of the gateway WebChat entry point

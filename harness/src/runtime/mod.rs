@@ -111,6 +111,8 @@ pub struct Sim<'a> {
     pub rollbacks: BTreeMap<String, String>,
     /// Children spawned by a `sessions_spawn` tool call of this run (`subagent`).
     pub live_children: Vec<subagent::LiveChild>,
+    /// The current run is a spawned child's own run; the requester's session key.
+    pub subagent_of: Option<String>,
     pub failed_turns: Vec<String>,
     /// Prompt tokens of the last model request that failed (timeout recovery).
     pub failed_prompt_tokens: u64,
@@ -469,6 +471,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         outbox: None,
         rollbacks: BTreeMap::new(),
         live_children: Vec::new(),
+        subagent_of: None,
         failed_turns: Vec::new(),
         last_prompt_tokens: 0,
         run_cache_touch: None,

@@ -135,7 +135,8 @@ async fn route(sim: &mut Sim<'_>, inp: &TurnInput) -> Result<Mode, Abort> {
     // The real host's announce run of a live child takes the logical-turn
     // lease (gateway log "degraded to \"legacy\" for this logical turn" for a
     // non-fencing engine, which then gets no call).
-    if sim.profile.host_spawn_tool && inp.kind == TurnKind::Announce && sim.live_children.iter().any(|c| c.announced) {
+    // A private completion is admitted and persisted instead (runtime::steps): it routes as a user turn.
+    if sim.profile.host_spawn_tool && inp.kind == TurnKind::Announce && sim.live_children.iter().any(|c| c.announced) && !inp.admitted {
         if !(sim.info.durable_turns() && sim.has("commitTurn")) {
             let id = sim.info.id.clone();
             sim.note("turn-on-legacy", format!("context engine \"{id}\" does not declare transcriptSemantics {{currentTurnFence, turnAdvancementIdempotency}} and implement commitTurn: this announce run runs on legacy"));
@@ -211,7 +212,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         // assembles with (twin of announce-then-followup: equal once the
         // announce run's own system prompt and host-shaped ids are used).
         let budget_prompt = match (mode, inp.assemble_prompt.as_deref()) {
-            (Mode::Leased, Some(p)) => p.to_string(),
+            (Mode::Leased | Mode::Durable, Some(p)) => p.to_string(),
             _ => engine_prompt.clone(),
         };
         sim.attempt_budget = Some(sim.assemble_budget(&budget_prompt));
@@ -1096,7 +1097,7 @@ pub(super) fn host_events_before_model(sim: &mut Sim<'_>) {
 /// are written before a session's first model call (real store, `clawspec
 /// twin http-anthropic`). The result hashes are the host's own (`sourceHash`);
 /// the store keeps only the keys here.
-fn host_event_before_stream(sim: &mut Sim<'_>, request: &[AgentMessage]) {
+pub(super) fn host_event_before_stream(sim: &mut Sim<'_>, request: &[AgentMessage]) {
     if !sim.transcript.is_sqlite() {
         return;
     }
