@@ -230,7 +230,7 @@ impl Sim<'_> {
         if self.live_children.iter().any(|l| l.announced) {
             super::subagent::announce_entry_context(c);
         }
-        if let Some(parent) = &self.subagent_of {
+        if let Some((parent, _)) = &self.subagent_of {
             super::subagent::child_entry_context(c, parent, key);
         }
     }

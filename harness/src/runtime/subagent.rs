@@ -222,7 +222,7 @@ pub async fn child_run(sim: &mut Sim<'_>, i: usize, result: &str) -> Result<(), 
     let store = super::sqlite_store::SqliteSession::new(db, sim.setup.agent_id.clone(), child.child.clone());
     let parent = std::mem::replace(&mut sim.transcript, super::transcript::Transcript::sqlite(child.session_id.clone(), store));
     let parent_key = std::mem::replace(&mut sim.setup.session_key, child.child.clone());
-    sim.subagent_of = Some(parent_key.clone());
+    sim.subagent_of = Some((parent_key.clone(), child.run_id.clone()));
     // Sessions have generations and entry ids of their own (opaque values on the real host).
     sim.transcript.generation = 1 + (child.ordinal << 32);
     sim.transcript.start_ids_after(child.ordinal << 24);
@@ -309,6 +309,30 @@ async fn child_attempt(sim: &mut Sim<'_>, child: &LiveChild, result: &str) -> Re
         sim.transcript.append_marker(json!({"type": "model_change", "provider": provider, "modelId": model}), ts);
     }
     super::turn::host_events_before_model(sim);
+    // The child's run is an admitted logical turn: an engine without fencing
+    // is degraded to legacy for it and gets no call (as the parent's turns).
+    let engine = sim.info.durable_turns() && sim.has("commitTurn") && !sim.quarantined;
+    sim.attempt_budget = Some(sim.assemble_budget(&prompt));
+    // A forked session has history before the attempt: bootstrap and
+    // maintain(bootstrap) as on any existing session, before the task
+    // message is written (twin of spawn-fork: the engine imports the 4
+    // forked messages); the history goes through the same repair as a
+    // parent's (the fork ends in the unanswered sessions_spawn call: a
+    // synthetic error result).
+    let user_at = sim.transcript.entries.len();
+    let history = if child.fork.is_some() {
+        if engine {
+            let p = sim.bootstrap_params();
+            sim.call("bootstrap", p, CallMeta::default(), CallOptions::default()).await?;
+            let p = sim.maintain_params(false, "bootstrap");
+            sim.call("maintain", p, CallMeta::reason("bootstrap"), CallOptions::default()).await?;
+        }
+        let source: Vec<AgentMessage> = sim.transcript.entries.iter().filter(|e| !e.abandoned).map(|e| e.message.clone()).collect();
+        let piped = super::pipeline::run(sim.profile, &source, true);
+        super::replay::sanitize_history(sim.profile, &sim.setup, piped.messages)
+    } else {
+        Vec::new()
+    };
     let mut extra = Extra::new();
     extra.insert("__openclaw".into(), json!({"senderIsOwner": false}));
     let user = AgentMessage::User(UserMessage {
@@ -318,29 +342,7 @@ async fn child_attempt(sim: &mut Sim<'_>, child: &LiveChild, result: &str) -> Re
         idempotency_key: Some(sim.ids.next("idem")),
         extra,
     });
-    let user_at = sim.transcript.entries.len();
     let entry_id = sim.persist(user);
-    // The child's run is an admitted logical turn: an engine without fencing
-    // is degraded to legacy for it and gets no call (as the parent's turns).
-    let engine = sim.info.durable_turns() && sim.has("commitTurn") && !sim.quarantined;
-    sim.attempt_budget = Some(sim.assemble_budget(&prompt));
-    // A forked session has history before the attempt: bootstrap and
-    // maintain(bootstrap) as on any existing session (twin of spawn-fork);
-    // the history goes through the same repair as a parent's (the fork ends
-    // in the unanswered sessions_spawn call: a synthetic error result).
-    let history = if child.fork.is_some() {
-        if engine {
-            let p = sim.bootstrap_params();
-            sim.call("bootstrap", p, CallMeta::default(), CallOptions::default()).await?;
-            let p = sim.maintain_params(false, "bootstrap");
-            sim.call("maintain", p, CallMeta::reason("bootstrap"), CallOptions::default()).await?;
-        }
-        let source: Vec<AgentMessage> = sim.transcript.entries[..user_at].iter().filter(|e| !e.abandoned).map(|e| e.message.clone()).collect();
-        let piped = super::pipeline::run(sim.profile, &source, true);
-        super::replay::sanitize_history(sim.profile, &sim.setup, piped.messages)
-    } else {
-        Vec::new()
-    };
     let budget = sim.settings_budget();
     let params = sim.assemble_params(&history, budget, Some(&prompt), true, 0);
     if engine {
