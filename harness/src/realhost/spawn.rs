@@ -221,6 +221,8 @@ mod tests {
     #[case::announced_twice("exec, sessions_spawn", &format!("{SPAWN_TURN}{ANNOUNCE}{ANNOUNCE}"), "needs a live child run")]
     #[case::scripted_stats("exec, sessions_spawn", &format!("{SPAWN_TURN}  - announce: {{child: c, task: count lines, result: r, stats: \"Stats: runtime 1s\", model: [ok]}}\n"), "host measures and mints")]
     #[case::failed_child("exec, sessions_spawn", &format!("{SPAWN_TURN}  - announce: {{child: c, task: count lines, status: error, error: boom, model: [ok]}}\n"), "announce status error")]
+    #[case::private_without_target("exec, sessions_spawn", &format!("{SPAWN_TURN}  - announce: {{child: c, task: count lines, result: r, private: true, model: [ok]}}\n"), "private exactly when the spawn asks for it")]
+    #[case::target_without_private("exec, sessions_spawn", "  - turn: {user: go, model: [{tool_calls: [{name: sessions_spawn, arguments: {task: \"count lines\", completionTarget: parent}}]}, Spawned.]}\n  - announce: {child: c, task: count lines, result: r, model: [ok]}\n", "announce private: false")]
     #[case::cron("exec, sessions_spawn", &format!("{SPAWN_TURN}  - announce: {{child: c, task: count lines, source: cron, model: [ok]}}\n"), "a cron announce")]
     fn what_a_spawn_cannot_script_says_why(#[case] tools: &str, #[case] script: &str, #[case] reason: &str) {
         let why = plan(&scenario(tools, script)).expect_err("not drivable").0;
