@@ -63,14 +63,18 @@ impl ReleaseLimit {
             // 130 s (gateway "[diagnostic] stuck session … age=128s", then agent.wait returned),
             // prepareSubagentSpawn came inside the parent's tool call, then the child's run
             // (assemble, afterTurn, maintain), the announce run in the parent (bootstrap, maintain,
-            // assemble, afterTurn, maintain) and onSubagentEnded. The earlier "no model request
-            // within 370 s" was that slowness (agent.wait gave up first). Still not drivable: under
+            // assemble, afterTurn, maintain) and onSubagentEnded twice ("completed", then "swept").
+            // The earlier "no model request within 370 s" was that slowness (agent.wait gave up
+            // first). The runner saw the three runs' lifecycle events (the parent's, the child's,
+            // `announce:v1:<child>:<childRun>` in the parent session) and onSubagentEnded, but did
+            // not send the follow-up turn before the 900 s limit (not investigated further). Still
+            // not drivable: under
             // that load the gateway also logged "Subagent announce failed: Error: gateway request
             // timeout for chat.history" after three 50–75 s chat.history calls, so what the host
             // delivers depends on load, and the 4.26 reference does not model this path (afterTurn
             // after the child's and the announce's runs, prepareSubagentSpawn in the tool call).
             ReleaseLimit::HostSpawn if older => Err(NotDrivable(format!(
-                "a sessions_spawn turn and its announce on openclaw@{version}: the host runs it (prepareSubagentSpawn in the tool call, the child's run, the announce run, onSubagentEnded; twin --keep), but under load its gateway logged \"Subagent announce failed: gateway request timeout for chat.history\" (load-dependent delivery), and the 2026.4.26 reference does not model this path yet"
+                "a sessions_spawn turn and its announce on openclaw@{version}: the host runs it (prepareSubagentSpawn in the tool call, the child's run, the announce run, onSubagentEnded \"completed\" then \"swept\"; twin --keep), but the runner did not get past the announce step within 900 s, under load its gateway logged \"Subagent announce failed: gateway request timeout for chat.history\" (load-dependent delivery), and the 2026.4.26 reference does not model this path yet"
             ))),
             ReleaseLimit::HostSpawn => Ok(()),
             // 2026.4.26 has no heartbeat monitor job: its cadence is the heartbeat runner's own
