@@ -68,6 +68,14 @@
 //!    by dist/tool-results-*.mjs `jsonResult`) names the child's minted run
 //!    id as `"runId": "<uuid>"`; that value counts in rule 1's `run` family
 //!    (the same receipt's `details.runId` is already an id by rule 1).
+//! 16. **Budgets that count a measured duration**: an `assemble` whose
+//!    `prompt` carries a completion's `Stats: runtime …` line (rule 10) has
+//!    its `tokenBudget` and `runtimeSettings.limits.promptTokenBudget` read
+//!    `<budget counting measured stats>`: the host subtracts the prompt's
+//!    estimate, which counts the child's measured run time (`571ms`, `3s`,
+//!    dist/subagent-announce-output-*.mjs `buildCompactAnnounceStatsLine`
+//!    `formatDurationCompact`), so the budget moves by a token or two with
+//!    the machine's load. The prompt itself is still compared (rule 10).
 //!
 //! Inputs the reference runtime does not model are taken from the real run
 //! before the reference runs (`cli::twin`): the system prompt text the host
@@ -276,6 +284,7 @@ impl Normaliser {
                 // Sorted before the walk: ids are numbered in a canonical
                 // order, not in each host's key-insertion order.
                 o.sort_keys();
+                erase_measured_budgets(o);
                 for (k, x) in o.iter_mut() {
                     if key == Some("runtimeContext") && ENVIRONMENT_KEYS.contains(&k.as_str()) {
                         *x = json!("<host environment>");
@@ -290,6 +299,21 @@ impl Normaliser {
             }
             _ => {}
         }
+    }
+}
+
+/// Rule 16: the budgets of an assemble whose prompt counts a measured stats line.
+fn erase_measured_budgets(o: &mut serde_json::Map<String, Value>) {
+    let measured = o.get("prompt").and_then(Value::as_str).is_some_and(|p| p.contains(STATS_LINE) && p.contains("[Internal task completion event]"));
+    if !measured {
+        return;
+    }
+    const ERASED: &str = "<budget counting measured stats>";
+    if let Some(b) = o.get_mut("tokenBudget").filter(|b| b.is_number()) {
+        *b = json!(ERASED);
+    }
+    if let Some(b) = o.get_mut("runtimeSettings").and_then(|r| r.get_mut("limits")).and_then(|l| l.get_mut("promptTokenBudget")).filter(|b| b.is_number()) {
+        *b = json!(ERASED);
     }
 }
 
@@ -681,6 +705,20 @@ mod tests {
         let real = trace(vec![("assemble", json!({"prompt": "session_id: a\n[Internal task completion event]\nstatus: failed\nStats: runtime 9s"}))]);
         let d = diff(&reference, &real).unwrap();
         assert!(d.contains("status: failed") && !d.contains("9s"), "{d}");
+    }
+
+    #[test]
+    fn a_budget_counting_a_measured_stats_line_is_measured_and_no_other_is() {
+        let completion = |stats: &str| format!("[Internal task completion event]\nstatus: completed\n\n{stats}");
+        let call = |stats: &str, budget: u64| ("assemble", json!({"prompt": completion(stats), "tokenBudget": budget, "runtimeSettings": {"limits": {"promptTokenBudget": budget, "maxOutputTokens": 8000}}}));
+        // 2026.9.6 announce runs (twin of subagent-ended-reasons): "runtime 571ms" vs the reference's "0s" moved the budget by one.
+        assert_eq!(diff(&trace(vec![call("Stats: runtime 0s • tokens unknown", 12307)]), &trace(vec![call("Stats: runtime 571ms • tokens unknown", 12306)])), None);
+        // The prompt is still compared, and so is every other limit.
+        assert!(diff(&trace(vec![call("Stats: runtime 0s", 1)]), &trace(vec![("assemble", json!({"prompt": completion("Stats: runtime 0s").replace("completed", "failed"), "tokenBudget": 1, "runtimeSettings": {"limits": {"promptTokenBudget": 1, "maxOutputTokens": 8000}}}))])).is_some());
+        assert!(diff(&trace(vec![call("Stats: runtime 0s", 1)]), &trace(vec![("assemble", json!({"prompt": completion("Stats: runtime 0s"), "tokenBudget": 1, "runtimeSettings": {"limits": {"promptTokenBudget": 1, "maxOutputTokens": 4000}}}))])).is_some());
+        // Without a completion's stats line a budget is compared as is.
+        let plain = |budget: u64| trace(vec![("assemble", json!({"prompt": "Stats: runtime 1s", "tokenBudget": budget}))]);
+        assert!(diff(&plain(1), &plain(2)).is_some());
     }
 
     #[test]

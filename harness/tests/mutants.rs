@@ -24,7 +24,8 @@ const MUTANTS: &[(&str, &str, &[&str], Option<&str>)] = &[
     ("exceed-budget", "CE-ASM-010", &["budget-tight-multiturn"], Some(r#"{"ownsCompaction": true}"#)),
     ("nan-tokens", "CE-ASM-008", &["prompt-abort-hint"], None),
     ("drop-volatile-tail", "CE-VOL-001", &["regression-lossless-claw-688"], Some(r#"{"ownsCompaction": true}"#)),
-    ("reingest-suppressed", "CE-PER-001", &["announce-then-followup", "announce-subagent"], None),
+    // A live child's trigger (9.6, rfc-82137) never reaches ingest/afterTurn; bare announces still do.
+    ("reingest-suppressed", "CE-PER-001", &["announce-then-followup", "announce-subagent", "announce-error-status"], None),
     ("compact-bad-shape", "CE-CMP-001", &["manual-compact"], None),
     ("compact-lies", "CE-CMP-002", &["manual-compact"], None),
     ("noop-compact", "CE-CMP-003", &["overflow-scripted-recover"], None),

@@ -156,3 +156,87 @@ fn inter_session_completion_reports_are_not_displayed() {
     let display: Vec<Option<Value>> = calls(&t, "commitTurn").iter().map(|c| c.messages(&t).unwrap().into_iter().find(|m| m["role"] == "user").unwrap().get("display").cloned()).collect();
     assert_eq!(display, [None, Some(Value::Bool(false))]);
 }
+
+/// The `sessions_spawn` receipt of a scripted spawn call, as the parent's commit carries it.
+fn spawn_receipt(t: &Trace) -> Value {
+    let commit = calls(t, "commitTurn")[0];
+    let r = tool_results(t, commit).into_iter().find(|r| r["toolName"] == "sessions_spawn").expect("a spawn receipt");
+    r["details"].clone()
+}
+
+/// spawn-fork: `context: "fork"` prepares the spawn with both session ids
+/// and the forked child's session key as its file (dist/sessions-spawn-tool-*.mjs
+/// prepareContextEngineSubagentSpawn); the child's session starts from the
+/// parent's log, so its run bootstraps (the 4 forked messages, before its
+/// task message is written), names its own run as writer, and assembles the
+/// forked history with the unanswered sessions_spawn call repaired by a
+/// synthetic error result; its task message sits at raw seq 7 (the real
+/// store: 6 forked events before it).
+#[test]
+fn a_forked_child_starts_from_the_parents_log() {
+    let t = run("window", "spawn-fork");
+    let prep = calls(&t, "prepareSubagentSpawn")[0];
+    assert_eq!(prep.params["contextMode"], "fork");
+    assert!(prep.params["parentSessionId"].is_string() && prep.params["childSessionId"].is_string(), "{}", prep.params);
+    let child = prep.params["childSessionKey"].as_str().unwrap();
+    assert_eq!(prep.params["childSessionFile"], child);
+    let receipt = spawn_receipt(&t);
+    assert_eq!(receipt["context"], "fork");
+    let boot = calls(&t, "bootstrap").into_iter().find(|c| c.params["sessionKey"] == child).expect("the forked child bootstraps");
+    assert_eq!(boot.params["sessionTarget"]["expectedWriterRunId"], receipt["runId"]);
+    let imported = match &boot.reply {
+        clawspec::trace::ReplyRecord::Ok(r) => r["importedMessages"].clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(imported, 4);
+    let ctx = &boot.params["runtimeContext"];
+    assert_eq!(ctx["currentChannelId"], "agent:main:main");
+    assert!(ctx["extraSystemPrompt"].as_str().unwrap().starts_with("# Subagent Context\n"), "{ctx}");
+    assert!(ctx.get("senderId").is_none() && ctx.get("currentMessageId").is_none());
+    let assemble = calls(&t, "assemble").into_iter().find(|c| c.params["sessionKey"] == child).expect("the child's assemble");
+    let history = assemble.messages(&t).unwrap();
+    assert_eq!(history.len(), 5, "{history:?}");
+    assert_eq!((history[4]["role"].as_str(), history[4]["isError"].as_bool()), (Some("toolResult"), Some(true)));
+    let commit = calls(&t, "commitTurn").into_iter().find(|c| c.params["sessionKey"] == child).expect("the child's commit");
+    assert_eq!(commit.params["admission"]["rawSeq"], 7);
+}
+
+/// subagent-ended-reasons: the registry's cleanup ends a kept child as
+/// "completed" and a `cleanup: "delete"` child as "deleted"
+/// (dist/subagent-registry-*.mjs: `options.isDeleteCleanup ? "deleted" : "completed"`).
+#[test]
+fn cleanup_delete_ends_a_child_as_deleted() {
+    let t = run("window", "subagent-ended-reasons");
+    let reasons: Vec<&str> = calls(&t, "onSubagentEnded").iter().map(|c| c.params["reason"].as_str().unwrap()).collect();
+    assert_eq!(reasons, ["completed", "deleted"]);
+}
+
+/// announce-private: `completionTarget: "parent"` makes the completion a
+/// private requester turn — the receipt's private note, no stats line, the
+/// private instruction, and the trigger admitted and committed with
+/// `display: false` (dist/agent-turn-service-*.mjs `privateCompletion`).
+#[test]
+fn a_private_completion_is_an_admitted_turn() {
+    let t = run("window", "announce-private");
+    let receipt = spawn_receipt(&t);
+    assert_eq!(receipt["completionTarget"], "parent");
+    assert!(receipt["note"].as_str().unwrap().starts_with("The result returns privately to the requester."));
+    let commits = calls(&t, "commitTurn");
+    let announce = commits.iter().find(|c| c.messages(&t).unwrap()[0]["provenance"]["sourceTool"] == "subagent_announce").expect("the private completion is committed");
+    let trigger = &announce.messages(&t).unwrap()[0];
+    assert_eq!(trigger["display"], false);
+    let text = trigger["content"].as_str().unwrap();
+    assert!(text.starts_with("<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>") && text.contains("Process this result privately.") && !text.contains("Stats: "), "{text}");
+}
+
+/// announce-subagent: a provider naming the requested model leaves no
+/// "Model route changed" notice in the completion (dist
+/// openclaw-state-db-read-connection-*.mjs `formatAgentRunRouteChange`
+/// needs `receipt.rerouted`).
+#[test]
+fn a_completion_without_a_reroute_has_no_route_notice() {
+    let t = run("window", "announce-subagent");
+    let prompts: Vec<&str> = calls(&t, "assemble").iter().filter_map(|c| c.params["prompt"].as_str()).filter(|p| p.contains("[Internal task completion event]")).collect();
+    assert_eq!(prompts.len(), 1);
+    assert!(!prompts[0].contains("Model route changed") && !prompts[0].contains("Preserve any runtime-authored"), "{}", prompts[0]);
+}

@@ -63,11 +63,23 @@ impl ReleaseLimit {
                 }
                 Ok(())
             }
-            // Observed (clawspec twin --scenarios DIR --keep, a sessions_spawn turn + announce, 2026-11-23):
-            // the first turn's chat.send was accepted, then no model request and no engine call came
-            // before agent.wait gave up after 370 s, so the 4.26 spawn/announce flow is unverified.
+            // Observed (clawspec twin --keep, announce-then-followup on 2026.4.26 with this limit
+            // lifted, 2026-11-24, load ~35 on 2 cores): the flow runs — the first turn's run took
+            // 130 s (gateway "[diagnostic] stuck session … age=128s", then agent.wait returned),
+            // prepareSubagentSpawn came inside the parent's tool call, then the child's run
+            // (assemble, afterTurn, maintain), the announce run in the parent (bootstrap, maintain,
+            // assemble, afterTurn, maintain) and onSubagentEnded twice ("completed", then "swept").
+            // The earlier "no model request within 370 s" was that slowness (agent.wait gave up
+            // first). The runner saw the three runs' lifecycle events (the parent's, the child's,
+            // `announce:v1:<child>:<childRun>` in the parent session) and onSubagentEnded, but did
+            // not send the follow-up turn before the 900 s limit (not investigated further). Still
+            // not drivable: under
+            // that load the gateway also logged "Subagent announce failed: Error: gateway request
+            // timeout for chat.history" after three 50–75 s chat.history calls, so what the host
+            // delivers depends on load, and the 4.26 reference does not model this path (afterTurn
+            // after the child's and the announce's runs, prepareSubagentSpawn in the tool call).
             ReleaseLimit::HostSpawn if older => Err(NotDrivable(format!(
-                "a sessions_spawn turn and its announce on openclaw@{version}: not verified — in the one attempt the first turn made no model request and no engine call within 370 s (twin --keep)"
+                "a sessions_spawn turn and its announce on openclaw@{version}: the host runs it (prepareSubagentSpawn in the tool call, the child's run, the announce run, onSubagentEnded \"completed\" then \"swept\"; twin --keep), but the runner did not get past the announce step within 900 s, under load its gateway logged \"Subagent announce failed: gateway request timeout for chat.history\" (load-dependent delivery), and the 2026.4.26 reference does not model this path yet"
             ))),
             ReleaseLimit::HostSpawn => Ok(()),
             // 2026.4.26 has no heartbeat monitor job: its cadence is the heartbeat runner's own
@@ -125,7 +137,7 @@ mod tests {
         assert!(check_all(&[ReleaseLimit::ChannelMessage], "2026.4.26").unwrap_err().0.contains("not verified"));
         assert!(check_all(&[ReleaseLimit::HeartbeatMonitor], "2026.9.6").is_ok());
         assert!(check_all(&[ReleaseLimit::HeartbeatMonitor], "2026.4.26").unwrap_err().0.contains("no heartbeat monitor"));
-        assert!(check_all(&[ReleaseLimit::HostSpawn], "2026.4.26").unwrap_err().0.contains("not verified"));
+        assert!(check_all(&[ReleaseLimit::HostSpawn], "2026.4.26").unwrap_err().0.contains("does not model this path yet"));
         assert!(check_all(&[write, ReleaseLimit::BareResetTurn], "2026.4.26").unwrap_err().0.contains("only bundled plugins"));
         assert!(check_all(&[ReleaseLimit::ContextWindow(4_000)], "2026.9.6").is_ok());
         assert!(check_all(&[ReleaseLimit::ContextWindow(3_999)], "2026.9.6").unwrap_err().0.contains("under 4000 tokens"));

@@ -228,6 +228,7 @@ fn map_step(p: &mut Plan, i: usize, step: &Step, s: &Scenario) -> Result<(), Not
         // them on the real host, and with ids and stats the host mints itself.
         Step::Announce(a) => super::spawn::announce(p, i, a, s),
         Step::Collect(_) => nd(COLLECT_NOT_MAPPED),
+        Step::Spawn(sp) if sp.launch_fails => nd(SPAWN_ROLLBACK_NOT_MAPPED),
         Step::Spawn(_) | Step::SubagentEnded(_) => nd(SPAWN_NOT_MAPPED),
         Step::InterSession(x) => super::inter_session::plan_step(p, i, x, s),
     }
@@ -270,6 +271,9 @@ pub const COLLECT_NOT_MAPPED: &str = "a collect batch needs several children's c
 /// drives that shape (a turn whose scripted reply calls sessions_spawn, then
 /// an announce step), the bare step form cannot be.
 pub const SPAWN_NOT_MAPPED: &str = "a spawn (or subagent_ended) step between turns: on the real host prepareSubagentSpawn happens inside a parent turn's sessions_spawn tool call, with a child key the host mints (agent:<id>:subagent:<uuid>), and onSubagentEnded when the host cleans the child up; script the spawn as a turn whose model reply calls sessions_spawn (drivable), not as a step";
+
+/// The rollback handle of a prepared spawn (dist/sessions-spawn-tool-*.mjs).
+pub const SPAWN_ROLLBACK_NOT_MAPPED: &str = "a spawn whose launch fails after preparation: 2026.9.6 calls the prepared spawn's rollback only when the child's internal `agent` launch or its registry registration fails after prepareSubagentSpawn (dist/sessions-spawn-tool-*.mjs runSpawnPipeline cleanupOnFailure → rollbackPreparedContextEngine) or a queued collector launch is removed (createCollectorLaunchCallbacks onRemoved); no gateway RPC, config or provider answer a scenario scripts makes that launch fail, and removing a queued collect launch is not mapped";
 
 pub(super) fn turn_drivable(t: &TurnSpec) -> Result<(), NotDrivable> {
     let unsupported = [
@@ -453,6 +457,7 @@ mod tests {
     #[case::orphan("  - orphan_user: hello\n", "host crash")]
     #[case::commit_conflict("  - turn: {user: hi, commit_conflict: true, model: [ok]}\n", "second writer")]
     #[case::spawn("  - spawn: {child: c}\n", "sessions_spawn")]
+    #[case::spawn_rollback("  - spawn: {child: c, launch_fails: true}\n", "rollback only when the child's internal `agent` launch")]
     fn what_the_real_host_cannot_reproduce_says_why(#[case] script: &str, #[case] reason: &str) {
         let w = why(script);
         assert!(w.contains(reason), "{w}");

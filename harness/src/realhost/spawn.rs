@@ -89,6 +89,10 @@ pub fn host_run_prompts(bodies: &[&Value], system_prompt: impl Fn(&Value) -> Opt
 pub struct PlannedSpawn {
     pub tool_call_id: String,
     pub task: String,
+    /// `completionTarget: "parent"`: a private completion (docs/tools/subagents/announce.md
+    /// "Private parent completion"), the announce step's `private`.
+    #[serde(skip)]
+    private: bool,
     /// Whether an announce step has claimed this child's completion.
     #[serde(skip)]
     announced: bool,
@@ -123,7 +127,8 @@ pub fn host_tool_call(p: &mut Plan, c: &ToolCallSpec, id: &str) -> Result<(), No
     if !c.result.is_empty() || c.is_error || c.image {
         return Err(NotDrivable("tool call sessions_spawn with a scripted result: the real host answers the call itself (its result names the child key it mints), so the scenario must leave `result` empty".into()));
     }
-    p.spawns.spawns.push(PlannedSpawn { tool_call_id: id.to_string(), task: task.to_string(), announced: false });
+    let private = c.arguments.get("completionTarget").and_then(Value::as_str) == Some("parent");
+    p.spawns.spawns.push(PlannedSpawn { tool_call_id: id.to_string(), task: task.to_string(), private, announced: false });
     p.limit(super::limits::ReleaseLimit::HostSpawn);
     Ok(())
 }
@@ -141,8 +146,10 @@ pub fn announce(p: &mut Plan, i: usize, a: &AnnounceSpec, s: &Scenario) -> Resul
     if a.status != "ok" || a.error.is_some() {
         return Err(NotDrivable(format!("announce status {}: the child's outcome is the host's (a failing child needs the mock to fail the child's model call); not mapped yet", a.status)));
     }
-    if a.private {
-        return Err(NotDrivable("a private completion needs sessions_spawn completionTarget \"parent\"; not mapped yet".into()));
+    // A private completion is the host's answer to `completionTarget: "parent"`
+    // (dist/agent-turn-service-*.mjs `privateCompletion`): the step and the spawn must agree.
+    if a.private != spawn.private {
+        return Err(NotDrivable(format!("announce private: {} for a sessions_spawn call {} completionTarget \"parent\": the host makes a completion private exactly when the spawn asks for it", a.private, if spawn.private { "with" } else { "without" })));
     }
     if a.stats.is_some() || a.child_session_id.is_some() {
         return Err(NotDrivable("an announce with scripted stats or child session id: the host measures and mints them".into()));
@@ -214,6 +221,8 @@ mod tests {
     #[case::announced_twice("exec, sessions_spawn", &format!("{SPAWN_TURN}{ANNOUNCE}{ANNOUNCE}"), "needs a live child run")]
     #[case::scripted_stats("exec, sessions_spawn", &format!("{SPAWN_TURN}  - announce: {{child: c, task: count lines, result: r, stats: \"Stats: runtime 1s\", model: [ok]}}\n"), "host measures and mints")]
     #[case::failed_child("exec, sessions_spawn", &format!("{SPAWN_TURN}  - announce: {{child: c, task: count lines, status: error, error: boom, model: [ok]}}\n"), "announce status error")]
+    #[case::private_without_target("exec, sessions_spawn", &format!("{SPAWN_TURN}  - announce: {{child: c, task: count lines, result: r, private: true, model: [ok]}}\n"), "private exactly when the spawn asks for it")]
+    #[case::target_without_private("exec, sessions_spawn", "  - turn: {user: go, model: [{tool_calls: [{name: sessions_spawn, arguments: {task: \"count lines\", completionTarget: parent}}]}, Spawned.]}\n  - announce: {child: c, task: count lines, result: r, model: [ok]}\n", "announce private: false")]
     #[case::cron("exec, sessions_spawn", &format!("{SPAWN_TURN}  - announce: {{child: c, task: count lines, source: cron, model: [ok]}}\n"), "a cron announce")]
     fn what_a_spawn_cannot_script_says_why(#[case] tools: &str, #[case] script: &str, #[case] reason: &str) {
         let why = plan(&scenario(tools, script)).expect_err("not drivable").0;

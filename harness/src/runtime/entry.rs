@@ -321,6 +321,9 @@ impl Sim<'_> {
             }
             c.insert("messageChannel".into(), json!(WEBCHAT));
         }
+        if let Some((parent, _)) = &self.subagent_of {
+            super::subagent::child_entry_context(c, parent, key);
+        }
     }
 
     /// 2026.4.26 attempt-context fields of the gateway WebChat entry point

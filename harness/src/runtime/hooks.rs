@@ -54,7 +54,11 @@ impl Sim<'_> {
     pub fn writer_session_target(&self) -> Option<Value> {
         self.session_target().map(|mut t| {
             t["expectedLifecycleRevision"] = json!(format!("rev-{}", self.transcript.session_id));
-            t["expectedWriterRunId"] = json!(format!("run-{:04}", self.turn));
+            t["expectedWriterRunId"] = match &self.subagent_of {
+                // A spawned child's run writes its session (twin of spawn-fork).
+                Some((_, run)) => json!(run),
+                None => json!(format!("run-{:04}", self.turn)),
+            };
             t
         })
     }

@@ -114,6 +114,9 @@ pub struct Sim<'a> {
     pub rollbacks: BTreeMap<String, String>,
     /// Children spawned by a `sessions_spawn` tool call of this run (`subagent`).
     pub live_children: Vec<subagent::LiveChild>,
+    /// The current run is a spawned child's own run: the requester's session
+    /// key and the child's run id (the host-minted one its receipt names).
+    pub subagent_of: Option<(String, String)>,
     pub failed_turns: Vec<String>,
     /// Prompt tokens of the last model request that failed (timeout recovery).
     pub failed_prompt_tokens: u64,
@@ -502,6 +505,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         outbox: None,
         rollbacks: BTreeMap::new(),
         live_children: Vec::new(),
+        subagent_of: None,
         failed_turns: Vec::new(),
         last_prompt_tokens: 0,
         run_cache_touch: None,

@@ -213,16 +213,18 @@ async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[
     // A child the run spawned through the host's tool: the host fills in what
     // it minted and measured, and the run is the leased announce run (runtime::subagent).
     let mut live = false;
+    let mut live_private = false;
     let mut source = announces[0].child.clone();
     if sim.profile.host_spawn_tool && announces.len() == 1 {
         if let Some(i) = super::subagent::live_child_for(sim, &announces[0]) {
             let AgentInternalEvent::TaskCompletion(e) = &mut events[0];
             let child = sim.live_children[i].clone();
-            super::subagent::complete_event(sim, &child, e);
+            super::subagent::complete_event(&child, e);
             super::subagent::child_run(sim, i, &announces[0].result).await?;
             sim.live_children[i].announced = true;
             source = child.child.clone();
             live = true;
+            live_private = child.private;
         }
     }
     let prov = announce_provenance(&source);
@@ -246,12 +248,28 @@ async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[
         (format_internal_events(sim.profile, &events), Vec::new())
     };
     let persist = !(sim.profile.suppress_announce_persistence && suppress_persistence(Some(&prov), &events, private));
+    // A private completion of a live child is an admitted requester turn
+    // (dist/agent-turn-service-*.mjs: `suppressPromptPersistence =
+    // !params.privateCompletion && …`, `display: false` for a private
+    // completion, `trackInputCompletion`): the transcript keeps the events'
+    // internal-context block with the turn's idempotency key, hidden from
+    // display, not owner-sent (twin of announce-private: then commitTurn and
+    // maintain like a user turn).
+    let admitted_private = live_private && sim.profile.announce_runtime_context;
+    let (content, idempotency_key, extra) = if admitted_private {
+        let mut extra = Extra::new();
+        extra.insert("__openclaw".into(), json!({"senderIsOwner": false}));
+        extra.insert("display".into(), json!(false));
+        (format_internal_events(sim.profile, &events), Some(sim.ids.next("idem")), extra)
+    } else {
+        (prompt.clone(), None, Extra::new())
+    };
     let msg = AgentMessage::User(UserMessage {
-        content: MessageContent::Text(prompt.clone()),
+        content: MessageContent::Text(content),
         timestamp: Some(ts.into()),
         provenance: Some(prov),
-        idempotency_key: None,
-        extra: Extra::new(),
+        idempotency_key,
+        extra,
     });
     if !persist {
         sim.unpersisted.push(prompt.clone());
@@ -267,8 +285,9 @@ async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[
         message: msg,
         model_message: None,
         persist,
-        // No user-turn transcript entry is admitted for a runtime event.
-        admitted: false,
+        // No user-turn transcript entry is admitted for a runtime event
+        // (except a live child's private completion, above).
+        admitted: admitted_private,
         is_heartbeat: false,
         carriers,
         // The live child's announce run persists no carrier (the next turn's

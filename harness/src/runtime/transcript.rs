@@ -101,6 +101,13 @@ impl Transcript {
         id
     }
 
+    /// Entry ids of this transcript start after `base`: the host's ids are
+    /// unique across sessions (UUIDs), so a second session of the run (a
+    /// subagent child's) must not reuse the ids of another.
+    pub fn start_ids_after(&mut self, base: u64) {
+        self.next_entry = self.next_entry.max(base);
+    }
+
     /// The id the next event hangs from: a marker written after the last
     /// entry, else the last entry on the active branch.
     fn leaf(&self) -> Option<String> {

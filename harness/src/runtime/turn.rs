@@ -94,10 +94,6 @@ enum Mode {
     Leased,
 }
 
-/// The model the mock provider (and the reference's provider) names in its
-/// answers (`responseModel`, mock-providers server.rs).
-pub const RESPONSE_MODEL: &str = "mock";
-
 pub async fn run_turn(sim: &mut Sim<'_>, mut inp: TurnInput) -> Result<(), Abort> {
     if sim.profile.attempt_runtime_context_v2026_9 && inp.kind == TurnKind::User && inp.admitted {
         // What the gateway stores on a `chat.send` user message (runtime::entry).
@@ -140,7 +136,8 @@ async fn route(sim: &mut Sim<'_>, inp: &TurnInput) -> Result<Mode, Abort> {
     // The real host's announce run of a live child takes the logical-turn
     // lease (gateway log "degraded to \"legacy\" for this logical turn" for a
     // non-fencing engine, which then gets no call).
-    if sim.profile.host_spawn_tool && inp.kind == TurnKind::Announce && sim.live_children.iter().any(|c| c.announced) {
+    // A private completion is admitted and persisted instead (runtime::steps): it routes as a user turn.
+    if sim.profile.host_spawn_tool && inp.kind == TurnKind::Announce && sim.live_children.iter().any(|c| c.announced) && !inp.admitted {
         if !(sim.info.durable_turns() && sim.has("commitTurn")) {
             let id = sim.info.id.clone();
             sim.note("turn-on-legacy", format!("context engine \"{id}\" does not declare transcriptSemantics {{currentTurnFence, turnAdvancementIdempotency}} and implement commitTurn: this announce run runs on legacy"));
@@ -222,7 +219,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         // assembles with (twin of announce-then-followup: equal once the
         // announce run's own system prompt and host-shaped ids are used).
         let budget_prompt = match (mode, inp.assemble_prompt.as_deref()) {
-            (Mode::Leased, Some(p)) => p.to_string(),
+            (Mode::Leased | Mode::Durable, Some(p)) => p.to_string(),
             // So does a 2026.9.6 inter-session run: its attempt prompt is the
             // annotated text (dist/agent-turn-service-*.mjs
             // `annotateInterSessionPromptText`; twin of inter-session-send).
@@ -1177,7 +1174,7 @@ pub(super) fn host_events_before_model(sim: &mut Sim<'_>) {
 /// are written before a session's first model call (real store, `clawspec
 /// twin http-anthropic`). The result hashes are the host's own (`sourceHash`);
 /// the store keeps only the keys here.
-fn host_event_before_stream(sim: &mut Sim<'_>, request: &[AgentMessage]) {
+pub(super) fn host_event_before_stream(sim: &mut Sim<'_>, request: &[AgentMessage]) {
     if !sim.transcript.is_sqlite() {
         return;
     }
