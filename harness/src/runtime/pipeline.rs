@@ -26,6 +26,13 @@ pub struct PipelineOut {
 }
 
 pub fn run(profile: &Profile, transcript: &[AgentMessage], hide_orphan_user: bool) -> PipelineOut {
+    run_with(profile, transcript, hide_orphan_user, true)
+}
+
+/// [`run`], with 2026.9.6's user merge set by the replay policy
+/// (`replay::merges_consecutive_users`: off for prefix-binding Claude ids on
+/// anthropic-messages).
+pub fn run_with(profile: &Profile, transcript: &[AgentMessage], hide_orphan_user: bool, merge_users: bool) -> PipelineOut {
     let mut notes = Vec::new();
     let mut ms: Vec<AgentMessage> = transcript
         .iter()
@@ -44,7 +51,10 @@ pub fn run(profile: &Profile, transcript: &[AgentMessage], hide_orphan_user: boo
             ms.pop();
             notes.push(orphan_note.clone());
         }
-        ms = merge_consecutive_users(drop_silent_replies(ms));
+        ms = drop_silent_replies(ms);
+        if merge_users {
+            ms = merge_consecutive_users(ms);
+        }
     }
     ms = filter_heartbeat_artifacts(profile, ms);
     if profile.inter_session_visible_prefix {

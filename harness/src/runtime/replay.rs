@@ -86,6 +86,18 @@ pub fn sanitize_history(profile: &Profile, setup: &Setup, ms: Vec<AgentMessage>)
     ms
 }
 
+/// Whether 2026.9.6's `validateReplayTurns` merges consecutive user turns:
+/// not on anthropic-messages when the model binds its thinking prefix
+/// (`appendOnlyRuntimeContext: bindsClaudeThinkingPrefix(model)`, helpers-*.mjs /
+/// provider-replay-helpers-*.mjs; `shouldMergeConsecutiveUserTurns`,
+/// embedded-agent-helpers-*.mjs: Claude Opus 5.5 and Fable 5.1 only).
+pub fn merges_consecutive_users(profile: &Profile, setup: &Setup) -> bool {
+    match wire(profile, setup) {
+        Some(Provider::Anthropic) => Policy::for_model(Provider::Anthropic, &setup.model).merge_user_turns,
+        _ => true,
+    }
+}
+
 /// What the transport records from the mock's answer: the response id each API carries, and whether the
 /// usage gets a `contextUsage` (the Anthropic reducer's, anthropic-stream-reducer-*.mjs).
 pub struct ReplyFields {
@@ -153,6 +165,27 @@ mod tests {
         assert_eq!(out, [want[0], want[1], want[0], want[1]], "each result follows its call");
         let p426 = Profile::by_id("openclaw-2026.4.26").unwrap();
         assert_eq!(ids(&sanitize_history(&p426, &setup, history())), ["call_log 01", "toolu_0001", "call_log 01", "toolu_0001"], "2026.4.26 unchanged");
+    }
+
+    // Twin of regression-a8-consecutive-user (claude-sonnet-4-6: merged); Opus 5.5 /
+    // Fable 5.1 keep the turns apart (bindsClaudeThinkingPrefix, anthropic-*.mjs).
+    #[rstest]
+    #[case::sonnet_4_6("claude-sonnet-4-6", 1)]
+    #[case::opus_5("claude-opus-5", 1)]
+    #[case::opus_5_5("claude-opus-5-5", 2)]
+    #[case::fable_5_1("claude-fable-5-1", 2)]
+    fn anthropic_history_merges_consecutive_users_per_model(#[case] model: &str, #[case] users: usize) {
+        let setup = Setup { provider: "anthropic".into(), api: "anthropic-messages".into(), model: model.into(), ..Setup::default() };
+        let p96 = Profile::by_id("openclaw-2026.9.6").unwrap();
+        let ms: Vec<AgentMessage> = serde_json::from_value(json!([
+            {"role": "user", "content": "meta", "timestamp": 1},
+            {"role": "user", "content": "question", "timestamp": 2},
+            {"role": "assistant", "content": [{"type": "text", "text": "answer"}], "timestamp": 3}
+        ]))
+        .unwrap();
+        let piped = super::super::pipeline::run_with(&p96, &ms, false, merges_consecutive_users(&p96, &setup));
+        let out = sanitize_history(&p96, &setup, piped.messages);
+        assert_eq!(out.iter().filter(|m| matches!(m, AgentMessage::User(_))).count(), users);
     }
 
     #[test]

@@ -251,7 +251,8 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             }
         }
         // A continuation keeps the persisted user turn: it is not an orphan.
-        let piped = pipeline::run(sim.profile, &source, !continuation);
+        let merge_users = super::replay::merges_consecutive_users(sim.profile, &sim.setup);
+        let piped = pipeline::run_with(sim.profile, &source, !continuation, merge_users);
         for (code, text) in piped.notes {
             sim.note(code, text);
         }
