@@ -95,7 +95,21 @@ pub fn build_with_sender(p: &Profile, t: &TurnSpec, is_new_session: bool, now_ms
     let base = if session_reset { reset_prompt(texts, now_ms) } else { t.user.clone() };
 
     let mut blocks = Vec::new();
-    if let Some(c) = &t.conversation {
+    // 2026.9.6 adds the inbound media's kind to the conversation info
+    // (inbound-meta-*.mjs `resolveInboundSourceModality`: the first medium's
+    // type, `application/*` and `text/*` as "document"); so an image turn gets
+    // a current-inbound carrier of its own (twin of http-mistral, whose
+    // carrier then follows the tool result). 2026.4.26 has no such field.
+    let modality = (texts == PromptTexts::V2026_9_6).then(|| source_modality(t)).flatten();
+    let conversation = match (&t.conversation, modality) {
+        (c, Some(m)) => {
+            let mut c = c.clone().unwrap_or_default();
+            c.entry("source_modality".to_string()).or_insert(Value::String(m.to_string()));
+            Some(c)
+        }
+        (c, None) => c.clone(),
+    };
+    if let Some(c) = &conversation {
         blocks.push(json_block(&metadata_label(texts, "Conversation info"), c));
     }
     if let Some(s) = &t.sender {
@@ -204,6 +218,22 @@ fn media_note(t: &TurnSpec) -> Option<String> {
             Some(lines.join("\n"))
         }
     }
+}
+
+/// `resolveInboundSourceModality` over the turn's media (inbound-meta-*.mjs).
+fn source_modality(t: &TurnSpec) -> Option<&'static str> {
+    let kind = |mime: &str| -> Option<&'static str> {
+        let k = mime.split('/').next().unwrap_or("").to_ascii_lowercase();
+        match k.as_str() {
+            "application" | "text" => Some("document"),
+            "image" => Some("image"),
+            "audio" => Some("audio"),
+            "video" => Some("video"),
+            _ => None,
+        }
+    };
+    let images = t.image.then_some("image/png");
+    t.media.iter().map(|m| m.mime.as_str()).chain(images).find_map(kind)
 }
 
 fn json_block(title: &str, fields: &std::collections::BTreeMap<String, Value>) -> String {

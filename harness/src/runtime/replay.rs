@@ -98,6 +98,35 @@ pub fn merges_consecutive_users(profile: &Profile, setup: &Setup) -> bool {
     }
 }
 
+/// The replay policy's `appendOnlyRuntimeContext` (2026.9.6): OpenAI Responses
+/// APIs (extensions/openai replay-policy-*.mjs `buildOpenAIReplayPolicy`) and
+/// prefix-binding Claude ids on Anthropic (helpers-*.mjs); false elsewhere.
+pub fn append_only_runtime_context(profile: &Profile, setup: &Setup) -> bool {
+    match wire(profile, setup) {
+        Some(Provider::OpenAiResponses) => true,
+        Some(Provider::Anthropic | Provider::Bedrock) => repair::binds_claude_thinking_prefix(&setup.model),
+        _ => false,
+    }
+}
+
+/// 2026.9.6 `convertToLlm` without `appendOnlyRuntimeContext`
+/// (builtin-openclaw-*.mjs; internal-runtime-context-*.mjs
+/// `relocateCurrentRuntimeContextCarrierToTail`): every runtime-context
+/// carrier moves to the end of the current user turn — after the first user
+/// message following the first carrier and everything up to the next user
+/// message. Mid tool loop that is after the tool results, so a provider that
+/// refuses a user turn after a tool turn (Mistral: "Unexpected role 'user'
+/// after role 'tool'") rejects the request (twin of http-mistral).
+pub fn relocate_carriers_to_tail(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    let is_user = |m: &AgentMessage| matches!(m, AgentMessage::User(_));
+    let Some(carrier) = ms.iter().position(AgentMessage::is_runtime_context_carrier) else { return ms };
+    let Some(user) = ms.iter().enumerate().position(|(i, m)| i > carrier && is_user(m)) else { return ms };
+    let boundary = ms.iter().enumerate().position(|(i, m)| i > user && is_user(m)).unwrap_or(ms.len());
+    let (carriers, rest): (Vec<(usize, AgentMessage)>, Vec<(usize, AgentMessage)>) = ms.into_iter().enumerate().partition(|(_, m)| m.is_runtime_context_carrier());
+    let (prefix, suffix): (Vec<_>, Vec<_>) = rest.into_iter().partition(|(i, _)| *i < boundary);
+    prefix.into_iter().chain(carriers).chain(suffix).map(|(_, m)| m).collect()
+}
+
 /// What the transport records from the mock's answer: the response id each API carries, and whether the
 /// usage gets a `contextUsage` (the Anthropic reducer's, anthropic-stream-reducer-*.mjs).
 pub struct ReplyFields {
@@ -186,6 +215,38 @@ mod tests {
         let piped = super::super::pipeline::run_with(&p96, &ms, false, merges_consecutive_users(&p96, &setup));
         let out = sanitize_history(&p96, &setup, piped.messages);
         assert_eq!(out.iter().filter(|m| matches!(m, AgentMessage::User(_))).count(), users);
+    }
+
+    #[test]
+    fn carriers_move_to_the_end_of_the_current_turn() {
+        let carrier = |t: &str| serde_json::from_value::<AgentMessage>(json!({"role": "custom", "customType": "openclaw.runtime-context", "content": t, "display": false, "timestamp": 0})).unwrap();
+        let ms: Vec<AgentMessage> = vec![
+            AgentMessage::user_text("old"),
+            carrier("ctx"),
+            AgentMessage::user_text("now"),
+            serde_json::from_value(json!({"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {}}], "timestamp": 1})).unwrap(),
+            serde_json::from_value(json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [{"type": "text", "text": "r"}], "isError": false, "timestamp": 2})).unwrap(),
+        ];
+        let out = relocate_carriers_to_tail(ms.clone());
+        let roles: Vec<&str> = out.iter().map(|m| if m.is_runtime_context_carrier() { "carrier" } else { m.role() }).collect();
+        assert_eq!(roles, ["user", "user", "assistant", "toolResult", "carrier"]);
+        // A later user message bounds the turn; no user after the carrier: unchanged.
+        let mut with_next = ms.clone();
+        with_next.push(AgentMessage::user_text("next"));
+        let roles: Vec<String> = relocate_carriers_to_tail(with_next).iter().map(|m| if m.is_runtime_context_carrier() { "carrier".into() } else { m.role().to_string() }).collect();
+        assert_eq!(roles, ["user", "user", "assistant", "toolResult", "carrier", "user"]);
+        let tail_only = vec![AgentMessage::user_text("u"), carrier("ctx")];
+        assert_eq!(relocate_carriers_to_tail(tail_only.clone()), tail_only);
+    }
+
+    #[rstest]
+    #[case::mistral("mistral", "openai-completions", "mistral-large-latest", false)]
+    #[case::sonnet("anthropic", "anthropic-messages", "claude-sonnet-4-6", false)]
+    #[case::opus_5_5("anthropic", "anthropic-messages", "claude-opus-5-5", true)]
+    #[case::responses("openai", "openai-responses", "gpt-5.1", true)]
+    fn append_only_runtime_context_follows_the_replay_policy(#[case] provider: &str, #[case] api: &str, #[case] model: &str, #[case] want: bool) {
+        let setup = Setup { provider: provider.into(), api: api.into(), model: model.into(), ..Setup::default() };
+        assert_eq!(append_only_runtime_context(&Profile::by_id("openclaw-2026.9.6").unwrap(), &setup), want);
     }
 
     #[test]

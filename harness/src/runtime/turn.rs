@@ -685,9 +685,25 @@ async fn model_loop(
         };
         let carriers: Vec<AgentMessage> = inp.carriers.clone();
         let mut request = view;
-        let insert_at = request.len().saturating_sub(1);
+        // 2026.9.6 installs the carrier just before the turn's user message
+        // (builtin-openclaw-*.mjs `installRuntimeContextMessageForPrompt`) and
+        // `convertToLlm` moves it to the turn's tail; under
+        // `appendOnlyRuntimeContext` it is queued after the prompt instead
+        // (`agentSessionQueuePromptContext` → `pendingNextTurnMessages`,
+        // resource-loader-*.mjs) and stays there for the turn's later calls.
+        let v2026_9 = sim.profile.runtime_context_carriers && !carriers.is_empty();
+        let append_only = v2026_9 && super::replay::append_only_runtime_context(sim.profile, &sim.setup);
+        let current_user = request.iter().rposition(|r| *r == inp.message).filter(|_| v2026_9);
+        let insert_at = match current_user {
+            Some(i) if append_only => i + 1,
+            Some(i) => i,
+            None => request.len().saturating_sub(1),
+        };
         for (k, c) in carriers.into_iter().enumerate() {
             request.insert(insert_at + k, c);
+        }
+        if v2026_9 && !append_only {
+            request = super::replay::relocate_carriers_to_tail(request);
         }
         // Model-only prompt text replaces the persisted body in the request.
         if let Some(mm) = &inp.model_message {
@@ -722,6 +738,7 @@ async fn model_loop(
             messages: &request,
             context_window: sim.setup.context_window,
             prompt_tokens,
+            transport_2026_9: sim.profile.attempt_runtime_context_v2026_9,
         };
         let res = sim.model.complete(&req, &step, assistant.clone());
         sim.seq += 1;
