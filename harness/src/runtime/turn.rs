@@ -399,6 +399,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         }
         if !recovered {
             let msg = if mf.kind == ModelErrorKind::Overflow { CONTEXT_OVERFLOW_ERROR.to_string() } else { mf.message.clone() };
+            persist_terminal_error(sim, &mf);
             fail_turn(sim, &msg);
             finalize(sim, inp, mode, Some((session, fence)), true, admission.as_ref()).await?;
             return Ok(());
@@ -489,6 +490,40 @@ fn persist_carriers(sim: &mut Sim<'_>, inp: &TurnInput, done: &mut bool) {
             sim.persist(c.clone());
         }
         *done = true;
+    }
+}
+
+/// 2026.9.6 keeps a failed logical run's provider error in the session: an
+/// empty assistant with `stopReason: "error"` and the provider's error,
+/// written once the run gives up (assistant-error-transcript-*.mjs
+/// `createAssistantErrorTranscript` → `settle(true)`, idempotency key
+/// `<runId>:terminal-error`; twin of http-mistral, whose next turn's
+/// bootstrap imports it). Overflow and timeout failures take their own
+/// recovery paths and are left as they were.
+fn persist_terminal_error(sim: &mut Sim<'_>, mf: &ModelFailure) {
+    if !sim.profile.attempt_runtime_context_v2026_9 || matches!(mf.kind, ModelErrorKind::Overflow | ModelErrorKind::Timeout | ModelErrorKind::Aborted) {
+        return;
+    }
+    let run = format!("run-{:04}", sim.turn);
+    let zero = json!({"input": 0, "output": 0, "total": 0, "cacheRead": 0, "cacheWrite": 0});
+    let m = json!({
+        "role": "assistant",
+        "content": [],
+        "api": sim.setup.api,
+        "provider": sim.setup.provider,
+        "model": sim.setup.model,
+        "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0, "cost": zero},
+        "stopReason": "error",
+        "timestamp": sim.clock.now(),
+        "errorMessage": mf.message,
+        "idempotencyKey": format!("{run}:terminal-error"),
+        "__openclaw": {"runId": run},
+    });
+    match serde_json::from_value::<AgentMessage>(m) {
+        Ok(m) => {
+            sim.persist(m);
+        }
+        Err(e) => sim.note("terminal-error", format!("could not build the terminal error message: {e}")),
     }
 }
 
