@@ -139,17 +139,26 @@ pub struct ReplyFields {
     /// (`chunk.model !== model.id`, openai-completions-stream-*.mjs,
     /// mistral-*.mjs; google-messages-*.mjs; twin of regression-a8-consecutive-user).
     pub response_model_always: bool,
+    /// OpenAI Responses streams (openai-responses-shared-*.mjs, the mock's
+    /// answer: one `msg_mock` message item, `fc_mock<i>` function calls, zero
+    /// usage): text blocks carry `textSignature` `{"v":1,"id":"msg_mock"}`
+    /// (`encodeTextSignatureV1`), tool call ids are `call_id|item_id`, the
+    /// message gets an `openai_responses_terminal` diagnostic
+    /// (`finalizeResponse`) and `contextUsage` is `available` with the
+    /// reported zeros (diagnostics-*.mjs `mapResponsesTerminalUsage`). Twins
+    /// of http-openai-responses and model-switch.
+    pub responses_output: bool,
 }
 
 pub fn reply_fields(profile: &Profile, setup: &Setup) -> ReplyFields {
     match wire(profile, setup) {
         // openai-completions-stream-*.mjs: `output.responseId ||= chunk.id`.
-        Some(Provider::OpenAiChat | Provider::Mistral) => ReplyFields { response_id: "chatcmpl-mock", context_usage: false, response_model_always: false },
+        Some(Provider::OpenAiChat | Provider::Mistral) => ReplyFields { response_id: "chatcmpl-mock", context_usage: false, response_model_always: false, responses_output: false },
         // openai-responses-shared-*.mjs: `response.created` → `output.responseId`.
-        Some(Provider::OpenAiResponses) => ReplyFields { response_id: "resp_mock", context_usage: false, response_model_always: true },
+        Some(Provider::OpenAiResponses) => ReplyFields { response_id: "resp_mock", context_usage: false, response_model_always: true, responses_output: true },
         // google-messages-*.mjs: `output.responseId ||= chunk.responseId`.
-        Some(Provider::Gemini) => ReplyFields { response_id: "mock-response", context_usage: false, response_model_always: false },
-        _ => ReplyFields { response_id: "msg_mock", context_usage: true, response_model_always: true },
+        Some(Provider::Gemini) => ReplyFields { response_id: "mock-response", context_usage: false, response_model_always: false, responses_output: false },
+        _ => ReplyFields { response_id: "msg_mock", context_usage: true, response_model_always: true, responses_output: false },
     }
 }
 

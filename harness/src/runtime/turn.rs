@@ -662,6 +662,25 @@ pub(super) fn provider_reply_fields(sim: &Sim<'_>, m: &mut AgentMessage, step: &
     if !wire.context_usage {
         usage.as_object_mut().expect("an object").remove("contextUsage");
     }
+    if wire.responses_output {
+        usage["contextUsage"] = json!({"state": "available", "promptTokens": 0, "totalTokens": 0});
+        let mut calls = 0;
+        for b in a.content.iter_mut() {
+            match b {
+                ContentBlock::Text(t) => t.text_signature = Some(r#"{"v":1,"id":"msg_mock"}"#.to_string()),
+                ContentBlock::ToolCall(c) => {
+                    c.id = format!("{}|fc_mock{calls}", c.id);
+                    calls += 1;
+                }
+                _ => {}
+            }
+        }
+        let stop = a.stop_reason.clone().unwrap_or_else(|| "stop".into());
+        a.extra.insert(
+            "diagnostics".into(),
+            json!([{"type": "openai_responses_terminal", "timestamp": sim.clock.now(), "details": {"eventType": "response.completed", "stopReason": stop, "endTurn": "absent"}}]),
+        );
+    }
     a.usage = Some(usage);
     a.extra.insert("responseId".into(), json!(wire.response_id));
     if wire.response_model_always {
