@@ -110,10 +110,10 @@ pub fn build_with_sender(p: &Profile, t: &TurnSpec, is_new_session: bool, now_ms
         (c, None) => c.clone(),
     };
     if let Some(c) = &conversation {
-        blocks.push(json_block(&metadata_label(texts, "Conversation info"), c));
+        blocks.push(json_block(texts, &metadata_label(texts, "Conversation info"), c));
     }
     if let Some(s) = &t.sender {
-        blocks.push(json_block(&metadata_label(texts, "Sender"), s));
+        blocks.push(json_block(texts, &metadata_label(texts, "Sender"), s));
     } else if let Some(b) = entry_sender {
         blocks.push(b.to_string());
     }
@@ -236,8 +236,13 @@ fn source_modality(t: &TurnSpec) -> Option<&'static str> {
     t.media.iter().map(|m| m.mime.as_str()).chain(images).find_map(kind)
 }
 
-fn json_block(title: &str, fields: &std::collections::BTreeMap<String, Value>) -> String {
-    let v = serde_json::to_string_pretty(fields).expect("json");
+/// 2026.4.26 pretty-prints (`formatUntrustedJsonBlock`, `JSON.stringify(…, null, 2)`);
+/// 2026.9.6 writes compact JSON (channel-prompt-context-*.mjs `formatContextJsonBlock`).
+fn json_block(texts: PromptTexts, title: &str, fields: &std::collections::BTreeMap<String, Value>) -> String {
+    let v = match texts {
+        PromptTexts::V2026_4_26 => serde_json::to_string_pretty(fields).expect("json"),
+        PromptTexts::V2026_9_6 => serde_json::to_string(fields).expect("json"),
+    };
     markers::untrusted_json_block(title, &v)
 }
 

@@ -64,6 +64,7 @@ pub fn sanitize_history(profile: &Profile, setup: &Setup, ms: Vec<AgentMessage>)
             let policy = Policy { untrimmed_call_ids_in_pairing: true, allowed_tools: allowed, inter_session_explanation: explanation, ..policy };
             repair::validate_replay_turns(&policy, repair::sanitize_session_history(&policy, ms))
         }
+        None if matches!(wire(profile, setup), Some(Provider::OpenAiResponses)) => normalize_responses_history_ids(ms),
         None => ms,
     };
     let mut last_ts = None;
@@ -80,6 +81,50 @@ pub fn sanitize_history(profile: &Profile, setup: &Setup, ms: Vec<AgentMessage>)
                     r.timestamp = last_ts.clone();
                 }
             }
+            _ => {}
+        }
+    }
+    ms
+}
+
+/// OpenAI Responses history as 2026.9.6 hands it to the engine: a call id that
+/// is not a Responses `call_…` id (`^call_[A-Za-z0-9_-]{1,59}$`) becomes
+/// `call_<sanitised tail>_<sha256(id)[..10]>`, at most 64 characters, its
+/// result following it (embedded-agent-helpers-*.mjs
+/// `normalizeOpenAIResponsesIdPart` over the whole stored id; a stored
+/// `call_id|item_id` keeps no item part: twin of http-openai-responses,
+/// `call_log 01` → `call_log_01_329852950a`, `toolu_0001|fc_mock0` →
+/// `call_toolu_0001_fc_mock0_7c19d3e0a7`).
+fn normalize_responses_history_ids(mut ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    use sha2::Digest;
+    fn valid(id: &str) -> bool {
+        id.strip_prefix("call_").is_some_and(|t| (1..=59).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'))
+    }
+    let normalize = |id: &str| -> String {
+        let trimmed = id.trim();
+        if valid(trimmed) {
+            return trimmed.to_string();
+        }
+        let raw_tail = trimmed.strip_prefix("call_").unwrap_or(trimmed);
+        let hash: String = sha2::Sha256::digest(if trimmed.is_empty() { "call_" } else { trimmed }.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+        let suffix = format!("_{}", &hash[..10]);
+        let sanitized: String = raw_tail.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
+        let sanitized = sanitized.trim_matches('_');
+        let max_tail = 64 - "call_".len();
+        let head: String = sanitized.chars().take(max_tail.saturating_sub(suffix.len()).max(1)).collect();
+        let tail: String = format!("{}{suffix}", if head.is_empty() { "id" } else { &head }).chars().take(max_tail).collect();
+        format!("call_{tail}")
+    };
+    for m in &mut ms {
+        match m {
+            AgentMessage::Assistant(a) => {
+                for b in a.content.iter_mut() {
+                    if let ContentBlock::ToolCall(c) = b {
+                        c.id = normalize(&c.id);
+                    }
+                }
+            }
+            AgentMessage::ToolResult(r) => r.tool_call_id = normalize(&r.tool_call_id),
             _ => {}
         }
     }
@@ -195,7 +240,7 @@ mod tests {
     #[case::mistral("mistral", "openai-completions", "mistral-large-latest", ["calllog01", "toolu0001"])]
     #[case::gemini("google", "google-generative-ai", "gemini-2.5-pro", ["calllog01", "toolu0001"])]
     #[case::anthropic_keeps_native_ids("anthropic", "anthropic-messages", "claude-sonnet-4-6", ["calllog01", "toolu_0001"])]
-    #[case::responses_untouched("openai", "openai-responses", "gpt-5.1", ["call_log 01", "toolu_0001"])]
+    #[case::responses_normalised("openai", "openai-responses", "gpt-5.1", ["call_log_01_329852950a", "call_toolu_0001_173eb042ef"])]
     fn history_tool_call_ids_follow_the_apis_replay_policy(#[case] provider: &str, #[case] api: &str, #[case] model: &str, #[case] want: [&str; 2]) {
         let setup = Setup { provider: provider.into(), api: api.into(), model: model.into(), ..Setup::default() };
         let p96 = Profile::by_id("openclaw-2026.9.6").unwrap();
@@ -224,6 +269,17 @@ mod tests {
         let piped = super::super::pipeline::run_with(&p96, &ms, false, merges_consecutive_users(&p96, &setup));
         let out = sanitize_history(&p96, &setup, piped.messages);
         assert_eq!(out.iter().filter(|m| matches!(m, AgentMessage::User(_))).count(), users);
+    }
+
+    #[test]
+    fn responses_history_ids_are_normalised_as_the_real_host_hands_them_over() {
+        let msgs: Vec<AgentMessage> = serde_json::from_value(json!([
+            {"role": "assistant", "content": [{"type": "toolCall", "id": "toolu_0001|fc_mock0", "name": "read", "arguments": {}}, {"type": "toolCall", "id": "call_ok-1", "name": "read", "arguments": {}}], "timestamp": 1},
+            {"role": "toolResult", "toolCallId": "toolu_0001|fc_mock0", "toolName": "read", "content": [{"type": "text", "text": "a"}], "isError": false, "timestamp": 2}
+        ]))
+        .unwrap();
+        // Observed on openclaw@2026.9.6 (twin --keep of http-openai-responses).
+        assert_eq!(ids(&normalize_responses_history_ids(msgs)), ["call_toolu_0001_fc_mock0_7c19d3e0a7", "call_ok-1", "call_toolu_0001_fc_mock0_7c19d3e0a7"]);
     }
 
     #[test]

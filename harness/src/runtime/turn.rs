@@ -183,6 +183,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         let id = sim.persist(inp.message.clone());
         admission = Some((idx, id));
         user_persisted = true;
+        persist_queued_carriers(sim, inp, &mut carriers_persisted);
     }
     let mut compactions = 0u32;
     let mut timeout_recoveries = 0u32;
@@ -252,7 +253,8 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         }
         // A continuation keeps the persisted user turn: it is not an orphan.
         let merge_users = super::replay::merges_consecutive_users(sim.profile, &sim.setup);
-        let piped = pipeline::run_with(sim.profile, &source, !continuation, merge_users);
+        let append_only = super::replay::append_only_runtime_context(sim.profile, &sim.setup);
+        let piped = pipeline::run_with_policy(sim.profile, &source, !continuation, merge_users, append_only);
         for (code, text) in piped.notes {
             sim.note(code, text);
         }
@@ -294,6 +296,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                     if fresh {
                         sim.persist(msg.clone());
                         user_persisted = true;
+                        persist_queued_carriers(sim, inp, &mut carriers_persisted);
                     }
                     session.push(msg);
                     if let (true, Some(ctx)) = (fresh, &inp.next_turn_context) {
@@ -482,6 +485,25 @@ fn prompt_includes_queued(prompt: &str, orphan: &str) -> bool {
     let orphan = orphan.trim();
     let block = format!("{}\n{orphan}", markers::QUEUED_USER_MESSAGE_MARKER);
     prompt == block || prompt.starts_with(&format!("{block}\n")) || prompt.contains(&format!("\n{block}\n")) || format!("\n{prompt}\n").contains(&format!("\n{orphan}\n"))
+}
+
+/// Under `appendOnlyRuntimeContext` (OpenAI Responses; Claude Opus 5.5 /
+/// Fable 5.1) a user turn's current-inbound carrier is queued as prompt
+/// context (`agentSessionQueuePromptContext` → `pendingNextTurnMessages`,
+/// resource-loader-*.mjs) and persisted with the prompt, right after the user
+/// message (twin of http-openai-responses: one more transcript entry, the
+/// carrier in later assembles).
+fn persist_queued_carriers(sim: &mut Sim<'_>, inp: &TurnInput, done: &mut bool) {
+    if *done || inp.persist_carriers || inp.kind != TurnKind::User || inp.carriers.is_empty() {
+        return;
+    }
+    if !(sim.profile.runtime_context_carriers && super::replay::append_only_runtime_context(sim.profile, &sim.setup)) {
+        return;
+    }
+    for c in &inp.carriers {
+        sim.persist(c.clone());
+    }
+    *done = true;
 }
 
 fn persist_carriers(sim: &mut Sim<'_>, inp: &TurnInput, done: &mut bool) {
@@ -1214,12 +1236,16 @@ fn host_event_after_attempt(sim: &mut Sim<'_>) {
 pub(super) fn commit_params(sim: &Sim<'_>, idx: usize, entry_id: &str, heartbeat: bool) -> Value {
     let entries = &sim.transcript.entries;
     let range: Vec<&AgentMessage> = entries[idx..].iter().map(|e| &e.message).filter(|m| !m.is_runtime_context_carrier()).collect();
+    // The position among the session's active messages, runtime-context
+    // carriers (`custom_message` entries) not counted (twin of
+    // http-openai-responses, whose Responses carrier is persisted).
+    let position = |i: usize| entries[..i].iter().filter(|e| !e.message.is_runtime_context_carrier()).count();
     let anchor = |i: usize| {
         let e = &entries[i];
         // The generation is an opaque hex string on the real host.
         json!({"agentId": sim.setup.agent_id, "sessionId": sim.transcript.session_id, "sessionKey": sim.setup.session_key,
                "storePath": sim.commit_store_path(), "generation": format!("{:032x}", sim.transcript.generation),
-               "entryId": e.id, "rawSeq": sim.transcript.raw_seq(i), "effectiveParentId": e.parent_id, "activeMessagePosition": i})
+               "entryId": e.id, "rawSeq": sim.transcript.raw_seq(i), "effectiveParentId": e.parent_id, "activeMessagePosition": position(i)})
     };
     let logical = format!("turn-{}-{entry_id}", sim.transcript.session_id);
     let mut admission = anchor(idx);
