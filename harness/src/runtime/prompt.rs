@@ -311,7 +311,23 @@ mod tests {
         assert_eq!(p.transcript, "hi");
         let p = build(&v9(), &t, false, EPOCH_MS);
         assert_eq!(p.text, "hi");
-        assert_eq!(p.context_fragments, vec![("conversation-data", "Sender: ⟦openclaw:ctx⟧\n```json\n{\n  \"label\": \"Ann\"\n}\n```".to_string())]);
+        // Compact JSON on 9.6 (channel-prompt-context-*.mjs formatContextJsonBlock; the
+        // carrier the real host persisted on http-openai-responses).
+        assert_eq!(p.context_fragments, vec![("conversation-data", "Sender: ⟦openclaw:ctx⟧\n```json\n{\"label\":\"Ann\"}\n```".to_string())]);
+    }
+
+    #[test]
+    fn an_image_turn_names_its_source_modality_on_9_6_only() {
+        // inbound-meta-*.mjs resolveInboundSourceModality (twins of http-mistral, http-openai-responses).
+        let mut t = turn("look");
+        t.image = true;
+        let p = build(&v9(), &t, false, EPOCH_MS);
+        assert_eq!(p.context_fragments, vec![("conversation-data", "Conversation info: ⟦openclaw:ctx⟧\n```json\n{\"source_modality\":\"image\"}\n```".to_string())]);
+        assert!(build(&v4(), &t, false, EPOCH_MS).context_fragments.is_empty());
+        let mut doc = turn("read this");
+        doc.media = vec![MediaSpec { path: "/tmp/a.pdf".into(), mime: "application/pdf".into() }];
+        assert!(build(&v9(), &doc, false, EPOCH_MS).context_fragments[0].1.contains("{\"source_modality\":\"document\"}"));
+        assert!(build(&v9(), &turn("plain"), false, EPOCH_MS).context_fragments.is_empty());
     }
 
     #[test]
