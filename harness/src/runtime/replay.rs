@@ -144,10 +144,19 @@ fn normalize_responses_history_ids(mut ms: Vec<AgentMessage>) -> Vec<AgentMessag
 fn sanitize_history_2026_4(profile: &Profile, setup: &Setup, ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
     let wire = Provider::for_openclaw(&setup.provider, &setup.api);
     let (true, Some(w @ (Provider::Anthropic | Provider::Gemini))) = (profile.id == "openclaw-2026.4.26", wire) else { return ms };
-    let policy = Policy { inter_session_explanation: None, ..Policy::for_model(w, &setup.model) };
-    let allowed = (!setup.tools.is_empty()).then(|| setup.tools.iter().chain(&setup.client_tools).cloned().collect());
-    let policy = Policy { allowed_tools: allowed, ..policy };
-    repair::validate_replay_turns(&policy, repair::sanitize_session_history(&policy, ms))
+    let policy = Policy::for_model(w, &setup.model);
+    // Only the passes the 4.26 twin shows: the release's own inter-session
+    // annotation and turn validation are the pipeline's (profile flags), not
+    // 2026.9.6's.
+    let ms = if policy.preserve_signatures { repair::thinking::strip_invalid_thinking_signatures(ms) } else { ms };
+    let ms = repair::pairing::repair_tool_use_result_pairing(ms, repair::placeholders::MISSING_TOOL_RESULT);
+    let mut ms = repair::tool_call_ids::sanitize_tool_call_ids(&policy, ms);
+    for m in &mut ms {
+        if let AgentMessage::ToolResult(r) = m {
+            r.details = None;
+        }
+    }
+    ms
 }
 
 /// Whether 2026.9.6's `validateReplayTurns` merges consecutive user turns:
