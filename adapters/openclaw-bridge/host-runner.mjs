@@ -36,6 +36,15 @@ const HOST_VERSION = JSON.parse(fs.readFileSync(path.join(plan.openclawRoot, "pa
 const HAS_UTILITY_MODEL = !/^2026\.[1-4]\./.test(HOST_VERSION);
 const RELEASE_4X = /^2026\.[1-4]\./.test(HOST_VERSION);
 const zeroCost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+// A context-token cap: `agents.defaults.contextTokens` on 2026.4.x
+// (docs/gateway/config-agents.md); 2026.9 removed that key ("cannot be
+// represented per model; use models.providers.<provider>.models[].contextTokens",
+// config doctor) and caps each model instead (docs/gateway/config-agents/models.md;
+// dist context-resolution-*.mjs resolveConfiguredContextTokenLimits: min(contextTokens,
+// contextWindow)). Left under agents.defaults, 9.6 drops it and budgets the whole window.
+const { contextTokens: CONTEXT_TOKENS_CAP, ...hostAgentDefaults } = plan.hostSetup?.agentDefaults ?? {};
+const agentDefaultsForRelease = RELEASE_4X && CONTEXT_TOKENS_CAP !== undefined ? { ...hostAgentDefaults, contextTokens: CONTEXT_TOKENS_CAP } : hostAgentDefaults;
+const modelCap = !RELEASE_4X && CONTEXT_TOKENS_CAP !== undefined ? { contextTokens: CONTEXT_TOKENS_CAP } : {};
 
 /**
  * 2026.4.x enables the bundled plugin of each configured model provider at
@@ -102,7 +111,7 @@ function config(port, token) {
       // Utility tasks (session titles, activity recaps) on their own model id, so
       // they never consume the scenario's scripted replies (docs/concepts/models.md
       // agents.defaults.utilityModel; recaps: dist/server-runtime-subscriptions-*.mjs).
-      defaults: { workspace: dirs.workspace, model: { primary: ref }, ...(HAS_UTILITY_MODEL ? { utilityModel: `${p.id}/${UTILITY_MODEL}` } : {}), ...(plan.agentDefaults ?? {}), ...(plan.hostSetup?.agentDefaults ?? {}) },
+      defaults: { workspace: dirs.workspace, model: { primary: ref }, ...(HAS_UTILITY_MODEL ? { utilityModel: `${p.id}/${UTILITY_MODEL}` } : {}), ...(plan.agentDefaults ?? {}), ...agentDefaultsForRelease },
       list: [{ id: plan.hostSetup?.agentId ?? "main", default: true }],
     },
     models: {
@@ -116,7 +125,7 @@ function config(port, token) {
           // A scripted timeout: the mock holds its answer past this (docs/concepts/agent-loop.md "Provider HTTP request timeout").
           ...(p.timeoutSeconds ? { timeoutSeconds: p.timeoutSeconds } : {}),
           models: [
-            { id: p.model, name: p.model, api: p.api, reasoning: false, input: ["text", "image"], cost: zeroCost, contextWindow: p.contextWindow, maxTokens: p.maxTokens },
+            { id: p.model, name: p.model, api: p.api, reasoning: false, input: ["text", "image"], cost: zeroCost, contextWindow: p.contextWindow, ...modelCap, maxTokens: p.maxTokens },
             { id: UTILITY_MODEL, name: UTILITY_MODEL, api: p.api, reasoning: false, input: ["text"], cost: zeroCost, contextWindow: 200_000, maxTokens: 4096 },
           ],
         },
@@ -133,7 +142,7 @@ function config(port, token) {
               // Codex harness (dist/sessions-patch-*.mjs); OpenClaw's own runtime is
               // chosen explicitly (docs/concepts/agent-runtimes.md). 2026.4.x has no such key.
               ...(HAS_UTILITY_MODEL ? { agentRuntime: { id: "openclaw" } } : {}),
-              models: [{ id: x.model, name: x.model, api: x.api, reasoning: false, input: ["text", "image"], cost: zeroCost, contextWindow: p.contextWindow, maxTokens: p.maxTokens }],
+              models: [{ id: x.model, name: x.model, api: x.api, reasoning: false, input: ["text", "image"], cost: zeroCost, contextWindow: p.contextWindow, ...modelCap, maxTokens: p.maxTokens }],
             },
           ]),
         ),

@@ -89,9 +89,19 @@ export class ScriptedTools {
     return this.byId.size;
   }
 
+  /**
+   * The scripted result of a call id. OpenAI Responses calls are stored as
+   * `call_id|item_id` (@openclaw/ai openai-responses-shared-*.mjs), so the
+   * scripted call id is the part before the `|`.
+   */
+  lookup(id) {
+    if (typeof id !== "string") return undefined;
+    return this.byId.get(id) ?? (id.includes("|") ? this.byId.get(id.slice(0, id.indexOf("|"))) : undefined);
+  }
+
   /** before_tool_call: the stand-in params for a scripted call, else nothing. */
   standIn(event) {
-    const r = this.byId.get(event?.toolCallId);
+    const r = this.lookup(event?.toolCallId);
     const s = r && STAND_INS[r.toolName];
     if (!s || event.toolName !== r.toolName) return undefined;
     return { params: { ...(r.isError ? s.error : s.ok) } };
@@ -99,7 +109,7 @@ export class ScriptedTools {
 
   /** Tool-result middleware: the scripted result for a scripted call, else nothing. */
   result(event) {
-    const r = this.byId.get(event?.toolCallId);
+    const r = this.lookup(event?.toolCallId);
     if (!r || event.toolName !== r.toolName) return undefined;
     // details as the reference runtime records them ({}); the host keeps the
     // error flag of the stand-in's execution.
@@ -167,7 +177,7 @@ export class WorkspaceTools extends ScriptedTools {
 
   /** before_tool_call: the real read (or cat) of the result's file, else nothing. */
   standIn(event) {
-    const r = this.byId.get(event?.toolCallId);
+    const r = this.lookup(event?.toolCallId);
     if (!r || event.toolName !== r.toolName || !WORKSPACE_ROUTE_TOOLS.includes(r.toolName)) return undefined;
     const out = { params: realCall(r.toolName, r.file) };
     // The hook is awaited before the tool runs: a held call stays running until released.

@@ -99,3 +99,11 @@ test("the workspace route (2026.4.x) writes each read result to its own file and
   assert.deepEqual(seen, ["before_tool_call"]);
   fs.rmSync(dir, { recursive: true });
 });
+
+test("an OpenAI Responses call id (call_id|item_id) finds the scripted call by its call_id", () => {
+  const t = new ScriptedTools(results);
+  // @openclaw/ai openai-responses-shared-*.mjs stores `${call_id}|${item.id}` (twin of http-openai-responses).
+  assert.deepEqual(t.standIn({ toolCallId: "toolu_0002|fc_mock0", toolName: "read" }), { params: { path: STAND_IN_FILE } });
+  assert.deepEqual(t.result({ toolCallId: "toolu_0001|fc_mock1", toolName: "exec", result: {} }).result.content, [{ type: "text", text: "permission denied" }]);
+  assert.equal(t.standIn({ toolCallId: "other|fc_mock0", toolName: "read" }), undefined);
+});

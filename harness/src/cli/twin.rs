@@ -133,6 +133,7 @@ pub async fn twin_one(s: &Scenario, profile: &Profile, spec: &EngineSpec, engine
     s.setup.heartbeat_system_prompts = real.heartbeat_system_prompts.clone();
     s.setup.host_dir = Some(real.work_dir.to_string_lossy().into_owned());
     s.setup.host_run_prompts = real.host_run_prompts.clone();
+    s.setup.system_prompts_by_model = real.system_prompts_by_model.clone();
     if let Some(tools) = real.trace.calls().find(|c| c.method == "assemble").and_then(|c| c.params["availableTools"].as_array()) {
         s.setup.tools = tools.iter().filter_map(|t| t.as_str().map(str::to_string)).collect();
     }

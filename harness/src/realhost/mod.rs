@@ -85,6 +85,27 @@ pub struct RealRun {
     pub heartbeat_system_prompts: Vec<String>,
     /// The system prompts of the host-started runs (`spawn::host_run_prompts`).
     pub host_run_prompts: crate::scenario::model::HostRunPrompts,
+    /// The system prompt the host built for each model a `switch_model` step
+    /// moved to ([`switched_system_prompts`]).
+    pub system_prompts_by_model: std::collections::BTreeMap<String, String>,
+}
+
+/// The system prompt of the first agent request to each model a
+/// `switch_model` step moves to. A provider plugin adds its own sections
+/// (2026.9.6's OpenAI plugin: "Interaction Style" and the GPT-5 overlay), so
+/// the attempt after a switch budgets another prompt (twin of model-switch:
+/// `promptTokenBudget` 589 tokens lower on gpt-5.1).
+pub fn switched_system_prompts(scenario: &Scenario, bodies: &[Value]) -> std::collections::BTreeMap<String, String> {
+    let mut out = std::collections::BTreeMap::new();
+    for step in &scenario.script {
+        let crate::scenario::model::Step::SwitchModel(sw) = step else { continue };
+        let api = sw.api.clone().unwrap_or_else(|| scenario.setup.api.clone());
+        let Ok(wire) = providers::mock_for(&sw.provider, &api, None) else { continue };
+        if let Some(sys) = bodies.iter().find(|b| b["model"].as_str() == Some(sw.model.as_str())).and_then(|b| providers::system_prompt(wire, b)) {
+            out.entry(sw.model.clone()).or_insert(sys);
+        }
+    }
+    out
 }
 
 /// The bridge plugin directory: env `CLAWSPEC_OPENCLAW_BRIDGE`, else the
@@ -207,7 +228,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     for (_, m) in &switched {
         lines.extend(m.received_bodies().await.iter().map(|b| format!("{b}\n")));
     }
-    let _ = std::fs::write(work.join("provider-requests.ndjson"), lines);
+    let _ = std::fs::write(work.join("provider-requests.ndjson"), &lines);
     let runner: Value = std::fs::read(&result_path).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or(Value::Null);
     if !status.success() {
         let why = runner["error"].as_str().unwrap_or("no result written").to_string();
@@ -229,7 +250,9 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     }
     let mut host_run_prompts = spawn::host_run_prompts(&agent_requests, |b| providers::system_prompt(wire, b));
     host_run_prompts.inter_session = inter_session::host_run_prompt(&agent_requests, |b| providers::system_prompt(wire, b));
-    Ok(RealRun { trace, runner, work_dir: work, system_prompt, heartbeat_system_prompts, host_run_prompts })
+    let all_bodies: Vec<Value> = lines.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let system_prompts_by_model = switched_system_prompts(scenario, &all_bodies);
+    Ok(RealRun { trace, runner, work_dir: work, system_prompt, heartbeat_system_prompts, host_run_prompts, system_prompts_by_model })
 }
 
 /// A kept work directory (`twin --keep`) read back instead of a new real run
@@ -259,7 +282,9 @@ fn reread(scenario: &Scenario, profile: &Profile, engine: &EngineSpec, work: Pat
             None => bodies.iter().filter_map(|b| providers::system_prompt(wire, b)).max_by_key(String::len),
         }
     });
-    Ok(RealRun { trace, runner, work_dir: work, system_prompt, heartbeat_system_prompts: Vec::new(), host_run_prompts })
+    let bodies: Vec<Value> = read("provider-requests.ndjson").map(|t| t.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()).unwrap_or_default();
+    let system_prompts_by_model = switched_system_prompts(scenario, &bodies);
+    Ok(RealRun { trace, runner, work_dir: work, system_prompt, heartbeat_system_prompts: Vec::new(), host_run_prompts, system_prompts_by_model })
 }
 
 /// Where the gateway's Node keeps compiled module code between runs

@@ -181,6 +181,11 @@ pub fn plan(s: &Scenario) -> Result<Plan, NotDrivable> {
     }
     let mut p = Plan { steps: Vec::new(), replies: Vec::new(), provider_timeout_seconds: None, setup: host_setup, tool_results: Vec::new(), minted_tool_ids: 0, release_limits: Vec::new(), model_switches: Vec::new(), holds: 0, spawns: Default::default() };
     p.limit(super::limits::ReleaseLimit::ContextWindow(setup.context_window));
+    // The context-token cap is the effective window the release's guard checks
+    // (2026.9.6 models[].contextTokens: context-window-guard-*.mjs, source=modelsConfig).
+    if let Some(cap) = setup.context_token_budget {
+        p.limit(super::limits::ReleaseLimit::ContextWindow(cap.min(setup.context_window)));
+    }
     for (i, step) in s.script.iter().enumerate() {
         map_step(&mut p, i, step, s).map_err(|NotDrivable(why)| NotDrivable(format!("step {i} ({}): {why}", step_kind(step))))?;
     }

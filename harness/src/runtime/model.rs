@@ -15,6 +15,9 @@ pub struct ModelRequest<'a> {
     pub messages: &'a [AgentMessage],
     pub context_window: u64,
     pub prompt_tokens: u64,
+    /// The request goes out as openclaw@2026.9.6's transport sends it
+    /// (`wire::to_wire_openclaw_2026_9`).
+    pub transport_2026_9: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -147,7 +150,8 @@ impl ModelClient for HttpModel {
         let reply = scripted.complete(req, step, reply)?;
         let policy = repair::Policy::for_provider(self.provider);
         let repaired = repair::repair(&policy, req.messages.to_vec());
-        let body = wire::to_wire(self.provider, &repaired, &wire::RequestOptions { model: req.model.into(), system: Some(req.system_prompt.into()), thinking: false });
+        let options = wire::RequestOptions { model: req.model.into(), system: Some(req.system_prompt.into()), thinking: false };
+        let body = if req.transport_2026_9 { wire::to_wire_openclaw_2026_9(self.provider, &repaired, &options) } else { wire::to_wire(self.provider, &repaired, &options) };
         let calls: Vec<serde_json::Value> = step.tool_calls.iter().map(|c| serde_json::json!({"id": c.id, "name": c.name, "arguments": c.arguments})).collect();
         let script = serde_json::json!({"text": step.text.clone().unwrap_or_default(), "toolCalls": calls});
         match client::post_json(&self.endpoint, &body, &[(server::REPLY_HEADER, script.to_string())]) {

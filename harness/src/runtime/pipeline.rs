@@ -26,10 +26,24 @@ pub struct PipelineOut {
 }
 
 pub fn run(profile: &Profile, transcript: &[AgentMessage], hide_orphan_user: bool) -> PipelineOut {
+    run_with(profile, transcript, hide_orphan_user, true)
+}
+
+/// [`run`], with 2026.9.6's user merge set by the replay policy
+/// (`replay::merges_consecutive_users`: off for prefix-binding Claude ids on
+/// anthropic-messages).
+pub fn run_with(profile: &Profile, transcript: &[AgentMessage], hide_orphan_user: bool, merge_users: bool) -> PipelineOut {
+    run_with_policy(profile, transcript, hide_orphan_user, merge_users, false)
+}
+
+/// [`run_with`]; `append_only_runtime_context` keeps the session's carriers in
+/// the history the engine gets (context-engine-lifecycle-*.mjs: `appendOnlyRuntimeContext
+/// ? messages : stripRuntimeContextCustomMessages(messages)`; audit item 9).
+pub fn run_with_policy(profile: &Profile, transcript: &[AgentMessage], hide_orphan_user: bool, merge_users: bool, append_only_runtime_context: bool) -> PipelineOut {
     let mut notes = Vec::new();
     let mut ms: Vec<AgentMessage> = transcript
         .iter()
-        .filter(|m| !(profile.runtime_context_carriers && m.is_runtime_context_carrier()))
+        .filter(|m| !(profile.runtime_context_carriers && !append_only_runtime_context && m.is_runtime_context_carrier()))
         .filter(|m| !excluded(m))
         .cloned()
         .collect();
@@ -44,7 +58,10 @@ pub fn run(profile: &Profile, transcript: &[AgentMessage], hide_orphan_user: boo
             ms.pop();
             notes.push(orphan_note.clone());
         }
-        ms = merge_consecutive_users(drop_silent_replies(ms));
+        ms = drop_silent_replies(ms);
+        if merge_users {
+            ms = merge_consecutive_users(ms);
+        }
     }
     ms = filter_heartbeat_artifacts(profile, ms);
     if profile.inter_session_visible_prefix {

@@ -106,15 +106,29 @@ pub fn build_with_channel(p: &Profile, t: &TurnSpec, is_new_session: bool, now_m
     let base = if session_reset { reset_prompt(texts, now_ms) } else { t.user.clone() };
 
     let mut blocks = Vec::new();
+    // 2026.9.6 adds the inbound media's kind to the conversation info
+    // (inbound-meta-*.mjs `resolveInboundSourceModality`: the first medium's
+    // type, `application/*` and `text/*` as "document"); so an image turn gets
+    // a current-inbound carrier of its own (twin of http-mistral, whose
+    // carrier then follows the tool result). 2026.4.26 has no such field.
+    let modality = (texts == PromptTexts::V2026_9_6).then(|| source_modality(t)).flatten();
+    let conversation = match (&t.conversation, modality) {
+        (c, Some(m)) => {
+            let mut c = c.clone().unwrap_or_default();
+            c.entry("source_modality".to_string()).or_insert(Value::String(m.to_string()));
+            Some(c)
+        }
+        (c, None) => c.clone(),
+    };
     if let (Some(m), PromptTexts::V2026_9_6) = (channel, texts) {
         blocks.push(markers::untrusted_json_block(&metadata_label(texts, "Conversation info"), &m.conversation_info_2026_9().to_string()));
-    } else if let Some(c) = &t.conversation {
-        blocks.push(json_block(&metadata_label(texts, "Conversation info"), c));
+    } else if let Some(c) = &conversation {
+        blocks.push(json_block(texts, &metadata_label(texts, "Conversation info"), c));
     }
     if channel.is_some() && texts == PromptTexts::V2026_9_6 {
         // The sender is part of the conversation info above.
     } else if let Some(s) = &t.sender {
-        blocks.push(json_block(&metadata_label(texts, "Sender"), s));
+        blocks.push(json_block(texts, &metadata_label(texts, "Sender"), s));
     } else if let Some(b) = entry_sender {
         blocks.push(b.to_string());
     }
@@ -230,8 +244,29 @@ fn media_note(t: &TurnSpec) -> Option<String> {
     }
 }
 
-fn json_block(title: &str, fields: &std::collections::BTreeMap<String, Value>) -> String {
-    let v = serde_json::to_string_pretty(fields).expect("json");
+/// `resolveInboundSourceModality` over the turn's media (inbound-meta-*.mjs).
+fn source_modality(t: &TurnSpec) -> Option<&'static str> {
+    let kind = |mime: &str| -> Option<&'static str> {
+        let k = mime.split('/').next().unwrap_or("").to_ascii_lowercase();
+        match k.as_str() {
+            "application" | "text" => Some("document"),
+            "image" => Some("image"),
+            "audio" => Some("audio"),
+            "video" => Some("video"),
+            _ => None,
+        }
+    };
+    let images = t.image.then_some("image/png");
+    t.media.iter().map(|m| m.mime.as_str()).chain(images).find_map(kind)
+}
+
+/// 2026.4.26 pretty-prints (`formatUntrustedJsonBlock`, `JSON.stringify(…, null, 2)`);
+/// 2026.9.6 writes compact JSON (channel-prompt-context-*.mjs `formatContextJsonBlock`).
+fn json_block(texts: PromptTexts, title: &str, fields: &std::collections::BTreeMap<String, Value>) -> String {
+    let v = match texts {
+        PromptTexts::V2026_4_26 => serde_json::to_string_pretty(fields).expect("json"),
+        PromptTexts::V2026_9_6 => serde_json::to_string(fields).expect("json"),
+    };
     markers::untrusted_json_block(title, &v)
 }
 
@@ -300,7 +335,23 @@ mod tests {
         assert_eq!(p.transcript, "hi");
         let p = build(&v9(), &t, false, EPOCH_MS);
         assert_eq!(p.text, "hi");
-        assert_eq!(p.context_fragments, vec![("conversation-data", "Sender: ⟦openclaw:ctx⟧\n```json\n{\n  \"label\": \"Ann\"\n}\n```".to_string())]);
+        // Compact JSON on 9.6 (channel-prompt-context-*.mjs formatContextJsonBlock; the
+        // carrier the real host persisted on http-openai-responses).
+        assert_eq!(p.context_fragments, vec![("conversation-data", "Sender: ⟦openclaw:ctx⟧\n```json\n{\"label\":\"Ann\"}\n```".to_string())]);
+    }
+
+    #[test]
+    fn an_image_turn_names_its_source_modality_on_9_6_only() {
+        // inbound-meta-*.mjs resolveInboundSourceModality (twins of http-mistral, http-openai-responses).
+        let mut t = turn("look");
+        t.image = true;
+        let p = build(&v9(), &t, false, EPOCH_MS);
+        assert_eq!(p.context_fragments, vec![("conversation-data", "Conversation info: ⟦openclaw:ctx⟧\n```json\n{\"source_modality\":\"image\"}\n```".to_string())]);
+        assert!(build(&v4(), &t, false, EPOCH_MS).context_fragments.is_empty());
+        let mut doc = turn("read this");
+        doc.media = vec![MediaSpec { path: "/tmp/a.pdf".into(), mime: "application/pdf".into() }];
+        assert!(build(&v9(), &doc, false, EPOCH_MS).context_fragments[0].1.contains("{\"source_modality\":\"document\"}"));
+        assert!(build(&v9(), &turn("plain"), false, EPOCH_MS).context_fragments.is_empty());
     }
 
     #[test]

@@ -60,6 +60,10 @@ pub async fn run_script(sim: &mut Sim<'_>) -> Result<(), Abort> {
                 if let Some(api) = &s.api {
                     sim.setup.api = api.clone();
                 }
+                // The new model's provider plugin builds its own system prompt (twin only).
+                if let Some(sys) = sim.setup.system_prompts_by_model.get(&s.model) {
+                    sim.setup.system_prompt = Some(sys.clone());
+                }
                 sim.note("model-switch", format!("provider/model switched to {}/{}", s.provider, s.model));
             }
             Step::Generate(_) => return Err(Abort::Harness("a generate step reached the runtime: scenarios are expanded when loaded (scenario::generate)".into())),

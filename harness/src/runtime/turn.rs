@@ -186,6 +186,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         let id = sim.persist(inp.message.clone());
         admission = Some((idx, id));
         user_persisted = true;
+        persist_queued_carriers(sim, inp, &mut carriers_persisted);
     }
     let mut compactions = 0u32;
     let mut timeout_recoveries = 0u32;
@@ -276,7 +277,9 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             }
         }
         // A continuation keeps the persisted user turn: it is not an orphan.
-        let piped = pipeline::run(sim.profile, &source, !continuation);
+        let merge_users = super::replay::merges_consecutive_users(sim.profile, &sim.setup);
+        let append_only = super::replay::append_only_runtime_context(sim.profile, &sim.setup);
+        let piped = pipeline::run_with_policy(sim.profile, &source, !continuation, merge_users, append_only);
         for (code, text) in piped.notes {
             sim.note(code, text);
         }
@@ -324,6 +327,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                     if fresh {
                         sim.persist(msg.clone());
                         user_persisted = true;
+                        persist_queued_carriers(sim, inp, &mut carriers_persisted);
                     }
                     session.push(msg);
                     if let (true, Some(ctx)) = (fresh, &inp.next_turn_context) {
@@ -465,6 +469,8 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                 let ts = sim.clock.tick();
                 let m = super::model::terminal_error_assistant(&sim.setup.api, &sim.setup.provider, &sim.setup.model, &run_id, 400, super::model::ANTHROPIC_USER_FIRST_BODY, ts);
                 sim.persist(m);
+            } else {
+                persist_terminal_error(sim, &mf);
             }
             let msg = if mf.kind == ModelErrorKind::Overflow { CONTEXT_OVERFLOW_ERROR.to_string() } else { mf.message.clone() };
             fail_turn(sim, &msg);
@@ -551,12 +557,65 @@ fn prompt_includes_queued(prompt: &str, orphan: &str) -> bool {
     prompt == block || prompt.starts_with(&format!("{block}\n")) || prompt.contains(&format!("\n{block}\n")) || format!("\n{prompt}\n").contains(&format!("\n{orphan}\n"))
 }
 
+/// Under `appendOnlyRuntimeContext` (OpenAI Responses; Claude Opus 5.5 /
+/// Fable 5.1) a user turn's current-inbound carrier is queued as prompt
+/// context (`agentSessionQueuePromptContext` → `pendingNextTurnMessages`,
+/// resource-loader-*.mjs) and persisted with the prompt, right after the user
+/// message (twin of http-openai-responses: one more transcript entry, the
+/// carrier in later assembles).
+fn persist_queued_carriers(sim: &mut Sim<'_>, inp: &TurnInput, done: &mut bool) {
+    if *done || inp.persist_carriers || inp.kind != TurnKind::User || inp.carriers.is_empty() {
+        return;
+    }
+    if !(sim.profile.runtime_context_carriers && super::replay::append_only_runtime_context(sim.profile, &sim.setup)) {
+        return;
+    }
+    for c in &inp.carriers {
+        sim.persist(c.clone());
+    }
+    *done = true;
+}
+
 fn persist_carriers(sim: &mut Sim<'_>, inp: &TurnInput, done: &mut bool) {
     if !*done && inp.persist_carriers {
         for c in &inp.carriers {
             sim.persist(c.clone());
         }
         *done = true;
+    }
+}
+
+/// 2026.9.6 keeps a failed logical run's provider error in the session: an
+/// empty assistant with `stopReason: "error"` and the provider's error,
+/// written once the run gives up (assistant-error-transcript-*.mjs
+/// `createAssistantErrorTranscript` → `settle(true)`, idempotency key
+/// `<runId>:terminal-error`; twin of http-mistral, whose next turn's
+/// bootstrap imports it). Overflow and timeout failures take their own
+/// recovery paths and are left as they were.
+fn persist_terminal_error(sim: &mut Sim<'_>, mf: &ModelFailure) {
+    if !sim.profile.attempt_runtime_context_v2026_9 || matches!(mf.kind, ModelErrorKind::Overflow | ModelErrorKind::Timeout | ModelErrorKind::Aborted) {
+        return;
+    }
+    let run = format!("run-{:04}", sim.turn);
+    let zero = json!({"input": 0, "output": 0, "total": 0, "cacheRead": 0, "cacheWrite": 0});
+    let m = json!({
+        "role": "assistant",
+        "content": [],
+        "api": sim.setup.api,
+        "provider": sim.setup.provider,
+        "model": sim.setup.model,
+        "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0, "cost": zero},
+        "stopReason": "error",
+        "timestamp": sim.clock.now(),
+        "errorMessage": mf.message,
+        "idempotencyKey": format!("{run}:terminal-error"),
+        "__openclaw": {"runId": run},
+    });
+    match serde_json::from_value::<AgentMessage>(m) {
+        Ok(m) => {
+            sim.persist(m);
+        }
+        Err(e) => sim.note("terminal-error", format!("could not build the terminal error message: {e}")),
     }
 }
 
@@ -695,6 +754,25 @@ pub(super) fn provider_reply_fields(sim: &Sim<'_>, m: &mut AgentMessage, step: &
     if !wire.context_usage {
         usage.as_object_mut().expect("an object").remove("contextUsage");
     }
+    if wire.responses_output {
+        usage["contextUsage"] = json!({"state": "available", "promptTokens": 0, "totalTokens": 0});
+        let mut calls = 0;
+        for b in a.content.iter_mut() {
+            match b {
+                ContentBlock::Text(t) => t.text_signature = Some(r#"{"v":1,"id":"msg_mock"}"#.to_string()),
+                ContentBlock::ToolCall(c) => {
+                    c.id = format!("{}|fc_mock{calls}", c.id);
+                    calls += 1;
+                }
+                _ => {}
+            }
+        }
+        let stop = a.stop_reason.clone().unwrap_or_else(|| "stop".into());
+        a.extra.insert(
+            "diagnostics".into(),
+            json!([{"type": "openai_responses_terminal", "timestamp": sim.clock.now(), "details": {"eventType": "response.completed", "stopReason": stop, "endTurn": "absent"}}]),
+        );
+    }
     a.usage = Some(usage);
     a.extra.insert("responseId".into(), json!(wire.response_id));
     if wire.response_model_always {
@@ -753,9 +831,25 @@ async fn model_loop(
         };
         let carriers: Vec<AgentMessage> = inp.carriers.clone();
         let mut request = view;
-        let insert_at = request.len().saturating_sub(1);
+        // 2026.9.6 installs the carrier just before the turn's user message
+        // (builtin-openclaw-*.mjs `installRuntimeContextMessageForPrompt`) and
+        // `convertToLlm` moves it to the turn's tail; under
+        // `appendOnlyRuntimeContext` it is queued after the prompt instead
+        // (`agentSessionQueuePromptContext` → `pendingNextTurnMessages`,
+        // resource-loader-*.mjs) and stays there for the turn's later calls.
+        let v2026_9 = sim.profile.runtime_context_carriers && !carriers.is_empty();
+        let append_only = v2026_9 && super::replay::append_only_runtime_context(sim.profile, &sim.setup);
+        let current_user = request.iter().rposition(|r| *r == inp.message).filter(|_| v2026_9);
+        let insert_at = match current_user {
+            Some(i) if append_only => i + 1,
+            Some(i) => i,
+            None => request.len().saturating_sub(1),
+        };
         for (k, c) in carriers.into_iter().enumerate() {
             request.insert(insert_at + k, c);
+        }
+        if v2026_9 && !append_only {
+            request = super::replay::relocate_carriers_to_tail(request);
         }
         // Model-only prompt text replaces the persisted body in the request.
         if let Some(mm) = &inp.model_message {
@@ -790,6 +884,7 @@ async fn model_loop(
             messages: &request,
             context_window: sim.setup.context_window,
             prompt_tokens,
+            transport_2026_9: sim.profile.attempt_runtime_context_v2026_9,
         };
         // 2026.9.6 sends the assembled view unrepaired (model::anthropic_user_first).
         let rejected = if sim.profile.attempt_runtime_context_v2026_9 && sim.model.via().is_none() { super::model::anthropic_user_first(&sim.setup.api, &request) } else { None };
@@ -1217,7 +1312,14 @@ fn anchor(sim: &Sim<'_>, i: usize) -> Value {
     // The generation is an opaque hex string on the real host.
     json!({"agentId": sim.setup.agent_id, "sessionId": sim.transcript.session_id, "sessionKey": sim.setup.session_key,
            "storePath": sim.commit_store_path(), "generation": format!("{:032x}", sim.transcript.generation),
-           "entryId": e.id, "rawSeq": sim.transcript.raw_seq(i), "effectiveParentId": e.parent_id, "activeMessagePosition": i})
+           "entryId": e.id, "rawSeq": sim.transcript.raw_seq(i), "effectiveParentId": e.parent_id, "activeMessagePosition": active_position(sim, i)})
+}
+
+/// The position among the session's active messages, runtime-context
+/// carriers (`custom_message` entries) not counted (twin of
+/// http-openai-responses, whose Responses carrier is persisted).
+fn active_position(sim: &Sim<'_>, i: usize) -> usize {
+    sim.transcript.entries[..i].iter().filter(|e| !e.message.is_runtime_context_carrier()).count()
 }
 
 /// The admission receipt of the turn whose user entry is `entry_id`, as the

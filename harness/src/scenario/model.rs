@@ -92,6 +92,11 @@ pub struct Setup {
     #[serde(skip)]
     #[schemars(skip)]
     pub host_run_prompts: HostRunPrompts,
+    /// The system prompt per model a `switch_model` step moves to: only
+    /// `clawspec twin` sets it, from what the real host sent that model.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub system_prompts_by_model: BTreeMap<String, String>,
 }
 
 /// See [`Setup::host_run_prompts`].
@@ -128,6 +133,7 @@ impl Default for Setup {
             heartbeat_system_prompts: Vec::new(),
             host_dir: None,
             host_run_prompts: HostRunPrompts::default(),
+            system_prompts_by_model: BTreeMap::new(),
         }
     }
 }

@@ -69,7 +69,10 @@ pub struct Policy {
     pub drop_thinking_blocks: bool,
     pub validate_anthropic_turns: bool,
     pub validate_gemini_turns: bool,
-    /// A5 step 3 (off for prefix-binding Claude models on anthropic-messages).
+    /// A5 step 3: `validateAnthropicTurns` merges consecutive user turns
+    /// unless the policy is `appendOnlyRuntimeContext` on anthropic-messages
+    /// (embedded-agent-helpers-*.mjs `shouldMergeConsecutiveUserTurns`), i.e.
+    /// only for prefix-binding Claude ids ([`binds_claude_thinking_prefix`]).
     pub merge_user_turns: bool,
     /// A3.14 `applyGoogleTurnOrdering`.
     pub google_turn_ordering: bool,
@@ -112,6 +115,36 @@ pub fn claude_keeps_thinking(model: &str) -> bool {
     ["opus-4-5", "opus-4-6", "opus-4-7", "opus-4-8", "sonnet-4-6", "sonnet-5", "opus-5", "fable-5", "mythos-5", "mythos-preview"].iter().any(|k| model.contains(k))
 }
 
+/// `bindsClaudeThinkingPrefix` (openclaw@2026.9.6 dist anthropic-*.mjs): Claude
+/// Opus 5.5 and Fable 5.1 bind thinking to the prompt prefix, so their replay
+/// policy is `appendOnlyRuntimeContext` (provider-replay-helpers-*.mjs,
+/// helpers-*.mjs). The id is normalised as `normalizeClaudeModelId` does
+/// (lower case, `anthropic/` prefix dropped, `.`/`_`/space runs → `-`) and
+/// its `claude-…` tail taken (`resolveClaudeModelIdentity`).
+pub fn binds_claude_thinking_prefix(model: &str) -> bool {
+    let lower = model.trim().to_lowercase();
+    let lower = lower.strip_prefix("anthropic/").unwrap_or(&lower);
+    let mut id = String::with_capacity(lower.len());
+    let mut in_run = false;
+    for c in lower.chars() {
+        // `[._\s]+` → one `-` per run.
+        let sep = matches!(c, '.' | '_') || c.is_whitespace();
+        if !sep {
+            id.push(c);
+        } else if !in_run {
+            id.push('-');
+        }
+        in_run = sep;
+    }
+    // `/(?:^|[-/])(claude-[^/]+)$/`: the last `claude-…` segment, when there is one.
+    let ident = match id.rfind("claude-").filter(|&i| i == 0 || matches!(id.as_bytes()[i - 1], b'-' | b'/')) {
+        Some(i) if !id[i..].contains('/') => &id[i..],
+        _ => id.as_str(),
+    };
+    let prefixed = |p: &str| ident.strip_prefix(p).is_some_and(|rest| rest.chars().next().is_none_or(|c| !c.is_ascii_alphanumeric()));
+    ident == "opus-5-5" || prefixed("claude-opus-5-5") || prefixed("claude-fable-5-1")
+}
+
 impl Policy {
     /// The provider's policy for its default model ([`default_model`]).
     pub fn for_provider(p: Provider) -> Policy {
@@ -152,6 +185,7 @@ impl Policy {
                 drop_thinking_blocks: !claude_keeps_thinking(model),
                 validate_anthropic_turns: true,
                 bootstrap_user_first: true,
+                merge_user_turns: !binds_claude_thinking_prefix(model),
                 ..base
             },
             // Anthropic-by-model (Bedrock): as above without native ids; users always merged.
@@ -331,6 +365,28 @@ mod tests {
         let policy = Policy { history_limit: Some(1), merge_user_turns: false, ..Policy::for_provider(Provider::Anthropic) };
         let out = repair(&policy, ms);
         assert_eq!(shape(&out), ["user:3", "user:4"], "4 user turns, limit 1: 1 + (4-1) mod 2 = 2 kept");
+    }
+
+    #[rstest::rstest]
+    #[case::sonnet_4_6("claude-sonnet-4-6", true)]
+    #[case::opus_5("claude-opus-5", true)]
+    #[case::fable_5("claude-fable-5", true)]
+    #[case::opus_5_5("claude-opus-5-5", false)]
+    #[case::opus_5_5_dotted("anthropic/Claude-Opus-5.5", false)]
+    #[case::opus_5_5_dated("claude-opus-5-5-20261001", false)]
+    #[case::opus_5_5_alias("opus-5.5", false)]
+    #[case::fable_5_1("claude-fable-5-1", false)]
+    #[case::fable_5_10("claude-fable-5-10", true)]
+    #[case::cloud_id("us.anthropic.claude-fable-5-1-v1", false)]
+    fn anthropic_messages_merges_users_unless_the_model_binds_the_thinking_prefix(#[case] model: &str, #[case] merge: bool) {
+        // helpers-*.mjs `appendOnlyRuntimeContext: bindsClaudeThinkingPrefix(model)`;
+        // embedded-agent-helpers-*.mjs `shouldMergeConsecutiveUserTurns`.
+        assert_eq!(Policy::for_model(Provider::Anthropic, model).merge_user_turns, merge);
+        // Bedrock Converse always merges (the rule is for anthropic-messages only).
+        assert!(Policy::for_model(Provider::Bedrock, model).merge_user_turns);
+        let two_users = crate::repair::test_support::msgs(serde_json::json!([{"role":"user","content":"u"},{"role":"user","content":"v"}]));
+        let out = repair(&Policy::for_model(Provider::Anthropic, model), two_users);
+        assert_eq!(out.len(), if merge { 1 } else { 2 });
     }
 
     #[test]

@@ -62,7 +62,7 @@ pub fn convert(ms: &[AgentMessage], c: Conv, mistral: bool) -> Value {
     for m in ms {
         // Keyed on the last role actually sent: a skipped empty assistant must
         // not hide a tool → user step (fuzz finding, see docs/performance-providers.md).
-        if h && mistral && matches!(m, AgentMessage::User(_)) && out.last().is_some_and(|l| l["role"] == "tool") {
+        if h && mistral && c.assistant_after_tool_result && matches!(m, AgentMessage::User(_)) && out.last().is_some_and(|l| l["role"] == "tool") {
             out.push(json!({"role":"assistant","content":TOOL_RESULTS_PROCESSED}));
         }
         match m {

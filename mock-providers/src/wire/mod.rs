@@ -34,6 +34,9 @@ pub struct RequestOptions {
 #[derive(Clone, Copy)]
 pub(crate) struct Conv<'a> {
     pub hygiene: bool,
+    /// Mistral: an `assistant` bridge between a tool result and a user turn
+    /// (pi-ai's Mistral hygiene; `compat.requiresAssistantAfterToolResult`).
+    pub assistant_after_tool_result: bool,
     pub o: &'a RequestOptions,
 }
 
@@ -80,12 +83,23 @@ pub fn to_wire(p: Provider, ms: &[AgentMessage], o: &RequestOptions) -> Value {
 /// [`to_wire`] for a transcript the caller no longer needs (saves a copy).
 pub fn into_wire(p: Provider, ms: Vec<AgentMessage>, o: &RequestOptions) -> Value {
     let ms = transport::transform_messages(llm_messages(ms), &o.model);
-    convert(p, &ms, Conv { hygiene: true, o })
+    convert(p, &ms, Conv { hygiene: true, assistant_after_tool_result: true, o })
+}
+
+/// [`to_wire`] as openclaw@2026.9.6's `@openclaw/ai` transport sends it:
+/// `compat.requiresAssistantAfterToolResult` defaults to false
+/// (openai-completions-compat-*.mjs; the bridge in
+/// openai-completions-stream-*.mjs is only added when a model configures it),
+/// so a user turn right after a tool result reaches Mistral as is and is
+/// rejected ("Unexpected role 'user' after role 'tool'"; twin of http-mistral).
+pub fn to_wire_openclaw_2026_9(p: Provider, ms: &[AgentMessage], o: &RequestOptions) -> Value {
+    let ms = transport::transform_messages(llm_messages(ms.to_vec()), &o.model);
+    convert(p, &ms, Conv { hygiene: true, assistant_after_tool_result: false, o })
 }
 
 /// Message-by-message conversion without transport hygiene.
 pub fn to_wire_verbatim(p: Provider, ms: &[AgentMessage], o: &RequestOptions) -> Value {
-    convert(p, &llm_messages(ms.to_vec()), Conv { hygiene: false, o })
+    convert(p, &llm_messages(ms.to_vec()), Conv { hygiene: false, assistant_after_tool_result: false, o })
 }
 
 fn convert(p: Provider, ms: &[AgentMessage], c: Conv) -> Value {
