@@ -8,6 +8,7 @@
 //! trace grows linearly with the session; read them through
 //! [`Trace::messages`], [`Trace::params`] and [`Trace::result`].
 
+pub mod json_eq;
 pub mod store;
 
 use std::borrow::Cow;

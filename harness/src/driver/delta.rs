@@ -21,10 +21,13 @@
 //! their own ports of it).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::{Map, Value};
+
+use crate::trace::json_eq::json_eq;
 
 /// The `initialize` field naming the encoding: the host offers it in
 /// `offers.messageDelta`, the engine accepts with a top-level `messageDelta`
@@ -35,11 +38,15 @@ pub const VERSION: u64 = 1;
 /// The key of an encoded `messages` value.
 pub const KEY: &str = "$delta";
 
-/// One remembered `messages` array: the request that carried it.
+/// One remembered `messages` array: the request that carried it. Messages
+/// are shared between slots (a turn's `afterTurn` array starts with its
+/// `assemble` array): a message two slots share is one allocation, so
+/// comparing slots with each other is comparing pointers, and only the part
+/// of a new array past what the slots share is compared value by value.
 #[derive(Clone, Debug)]
 struct Slot<I> {
     id: I,
-    messages: Vec<Value>,
+    messages: Vec<Arc<Value>>,
 }
 
 /// How `messages` goes on the wire for one request.
@@ -58,8 +65,26 @@ pub struct Encoder {
     slots: BTreeMap<String, Slot<u64>>,
 }
 
-fn common_prefix(a: &[Value], b: &[Value]) -> usize {
-    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+/// How many leading messages of `slot` equal those of `new`, given that the
+/// first `known` messages of `new` equal those of `best` (another slot):
+/// where `slot` shares `best`'s message (same allocation) no value is
+/// compared.
+fn shared_prefix(slot: &[Arc<Value>], new: &[Value], best: Option<(&[Arc<Value>], usize)>) -> usize {
+    let (best, known) = best.unwrap_or((&[], 0));
+    slot.iter()
+        .zip(new)
+        .enumerate()
+        .take_while(|&(i, (s, v))| (i < known && best.get(i).is_some_and(|b| Arc::ptr_eq(b, s))) || json_eq(s, v))
+        .count()
+}
+
+/// `new` as slot messages: the first `keep` shared with `base` (equal by
+/// the caller's comparison), the rest copied.
+fn share(base: &[Arc<Value>], keep: usize, new: &[Value]) -> Vec<Arc<Value>> {
+    let mut out = Vec::with_capacity(new.len());
+    out.extend_from_slice(&base[..keep]);
+    out.extend(new[keep..].iter().cloned().map(Arc::new));
+    out
 }
 
 impl Encoder {
@@ -68,23 +93,32 @@ impl Encoder {
     /// request that will be written (the engine decodes every request it
     /// reads, in order).
     pub fn plan(&mut self, id: u64, method: &str, messages: &[Value]) -> Plan {
-        // Longest shared prefix; among equals the most recent request.
-        let best = self.slots.values().map(|s| (common_prefix(&s.messages, messages), s.id)).max();
+        // Longest shared prefix; among equals the most recent request (the
+        // slots are visited newest first, and a later one must be longer).
+        let mut order: Vec<&Slot<u64>> = self.slots.values().collect();
+        order.sort_by(|a, b| b.id.cmp(&a.id));
+        let mut best: Option<(&Slot<u64>, usize)> = None;
+        for s in order {
+            if best.is_some_and(|(_, n)| s.messages.len() <= n) {
+                continue;
+            }
+            let n = shared_prefix(&s.messages, messages, best.map(|(b, n)| (b.messages.as_slice(), n)));
+            if n > 0 && best.is_none_or(|(_, bn)| n > bn) {
+                best = Some((s, n));
+            }
+        }
         let plan = match best {
-            Some((keep, base)) if keep > 0 => Plan::Delta { base, keep },
-            _ => Plan::Full,
+            Some((s, keep)) => Plan::Delta { base: s.id, keep },
+            None => Plan::Full,
+        };
+        let remembered = match best {
+            Some((s, keep)) => share(&s.messages, keep, messages),
+            None => share(&[], 0, messages),
         };
         match self.slots.get_mut(method) {
-            Some(s) => {
-                s.id = id;
-                // Reuse the allocation: only the part after the shared prefix
-                // with this slot's previous array is copied.
-                let same = common_prefix(&s.messages, messages);
-                s.messages.truncate(same);
-                s.messages.extend_from_slice(&messages[same..]);
-            }
+            Some(s) => *s = Slot { id, messages: remembered },
             None => {
-                self.slots.insert(method.to_string(), Slot { id, messages: messages.to_vec() });
+                self.slots.insert(method.to_string(), Slot { id, messages: remembered });
             }
         }
         plan
@@ -108,7 +142,7 @@ impl Encoder {
         let Some(Value::Object(mut d)) = enc.remove(KEY) else { return };
         let Some(Value::Array(append)) = d.remove("append") else { return };
         let mut full = Vec::with_capacity(keep + append.len());
-        full.extend_from_slice(&slot.messages[..keep]);
+        full.extend(slot.messages[..keep].iter().map(|m| Value::clone(m)));
         full.extend(append);
         result["messages"] = Value::Array(full);
     }
@@ -163,22 +197,22 @@ impl Decoder {
     /// violation (answer it `-32602`).
     pub fn decode(&mut self, id: &Value, method: &str, params: &mut Value) -> Result<(), String> {
         let Some(obj) = params.as_object_mut() else { return Ok(()) };
+        // A decoded array is remembered sharing its base's messages: no
+        // comparison, and the next request's base is found by pointer.
+        let mut shared = None;
         if let Some(Value::Object(enc)) = obj.get_mut("messages") {
             if enc.len() == 1 && enc.contains_key(KEY) {
                 let full = self.rebuild(enc)?;
-                obj.insert("messages".into(), Value::Array(full));
+                obj.insert("messages".into(), Value::Array(full.iter().map(|m| Value::clone(m)).collect()));
+                shared = Some(full);
             }
         }
         if let Some(Value::Array(a)) = obj.get("messages") {
+            let messages = shared.unwrap_or_else(|| share(&[], 0, a));
             match self.slots.get_mut(method) {
-                Some(s) => {
-                    s.id = id.clone();
-                    let same = common_prefix(&s.messages, a);
-                    s.messages.truncate(same);
-                    s.messages.extend_from_slice(&a[same..]);
-                }
+                Some(s) => *s = Slot { id: id.clone(), messages },
                 None => {
-                    self.slots.insert(method.to_string(), Slot { id: id.clone(), messages: a.clone() });
+                    self.slots.insert(method.to_string(), Slot { id: id.clone(), messages });
                 }
             }
         }
@@ -192,7 +226,7 @@ impl Decoder {
     pub fn encode_result(&self, id: &Value, method: &str, result: &mut Value) {
         let Some(slot) = self.slots.get(method).filter(|s| s.id == *id) else { return };
         let Some(Value::Array(out)) = result.get_mut("messages") else { return };
-        let keep = common_prefix(&slot.messages, out);
+        let keep = shared_prefix(&slot.messages, out, None);
         if keep == 0 {
             return;
         }
@@ -200,7 +234,7 @@ impl Decoder {
         result["messages"] = serde_json::json!({KEY: {"base": id, "keep": keep, "append": append}});
     }
 
-    fn rebuild(&self, enc: &mut Map<String, Value>) -> Result<Vec<Value>, String> {
+    fn rebuild(&self, enc: &mut Map<String, Value>) -> Result<Vec<Arc<Value>>, String> {
         let Some(Value::Object(d)) = enc.get_mut(KEY) else { return Err(format!("{KEY} must be an object")) };
         let base = d.get("base").cloned().unwrap_or(Value::Null);
         let keep = d.get("keep").and_then(Value::as_u64).ok_or_else(|| format!("{KEY}.keep must be a non-negative integer"))? as usize;
@@ -211,7 +245,7 @@ impl Decoder {
         }
         let mut full = Vec::with_capacity(keep + append.len());
         full.extend_from_slice(&slot.messages[..keep]);
-        full.extend(append);
+        full.extend(append.into_iter().map(Arc::new));
         Ok(full)
     }
 }
@@ -307,6 +341,43 @@ mod tests {
         }
         let full: usize = (1..=200u32).map(|n| serde_json::to_string(&json!({"messages": (0..n).map(msg).collect::<Vec<_>>()})).unwrap().len()).sum();
         assert!(wire_bytes * 50 < full, "linear, not quadratic: {wire_bytes} vs {full}");
+    }
+
+    /// Both halves remember a message once however many methods' arrays
+    /// hold it: a new array is compared by pointer with what the slots share
+    /// and by value only past it, so a call appending k messages compares
+    /// O(k) values, not the whole history.
+    #[test]
+    fn slots_share_the_messages_they_have_in_common() {
+        let (mut enc, mut dec) = (Encoder::default(), Decoder::default());
+        let history = |n: u32| (0..n).map(msg).collect::<Vec<_>>();
+        for (id, method, n) in [(1u64, "assemble", 3u32), (2, "afterTurn", 4), (3, "assemble", 5), (4, "afterTurn", 6)] {
+            let params = json!({"messages": history(n)});
+            let plan = enc.plan(id, method, params["messages"].as_array().unwrap());
+            let mut got: Value = serde_json::from_str(&serde_json::to_string(&Encoded { params: &params, plan }).unwrap()).unwrap();
+            dec.decode(&json!(id), method, &mut got).unwrap();
+            assert_eq!(got, params);
+        }
+        let (a, t) = (&enc.slots["assemble"].messages, &enc.slots["afterTurn"].messages);
+        assert!((0..5).all(|i| Arc::ptr_eq(&a[i], &t[i])), "host: the afterTurn array shares the assemble array's messages");
+        let (a, t) = (&dec.slots["assemble"].messages, &dec.slots["afterTurn"].messages);
+        assert!((0..5).all(|i| Arc::ptr_eq(&a[i], &t[i])), "engine: likewise");
+    }
+
+    #[test]
+    fn the_most_recent_of_equally_long_bases_is_chosen() {
+        let mut enc = Encoder::default();
+        let ms: Vec<Value> = (0..4).map(msg).collect();
+        enc.plan(1, "assemble", &ms[..3]);
+        enc.plan(2, "afterTurn", &ms[..3]);
+        assert_eq!(enc.plan(3, "commitTurn", &ms), Plan::Delta { base: 2, keep: 3 });
+        // A longer, older base wins over a shorter, newer one.
+        enc.plan(4, "assemble", &ms[..1]);
+        assert_eq!(enc.plan(5, "ingestBatch", &ms), Plan::Delta { base: 3, keep: 4 });
+        // Equal by value though not shared: still found.
+        let mut other = Encoder::default();
+        other.plan(1, "assemble", &ms);
+        assert_eq!(other.plan(2, "afterTurn", &serde_json::from_str::<Vec<Value>>(&serde_json::to_string(&ms).unwrap()).unwrap()), Plan::Delta { base: 1, keep: 4 });
     }
 
     #[test]

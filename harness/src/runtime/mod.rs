@@ -175,6 +175,16 @@ fn normalise(v: &mut Value, state: &str) {
     }
 }
 
+/// Would [`normalise`] change `v`?
+fn mentions(v: &Value, state: &str) -> bool {
+    match v {
+        Value::String(s) => s.contains(state),
+        Value::Array(a) => a.iter().any(|x| mentions(x, state)),
+        Value::Object(o) => o.values().any(|x| mentions(x, state)),
+        _ => false,
+    }
+}
+
 impl<'a> Sim<'a> {
     pub fn host_offers() -> HostOffers {
         HostOffers {
@@ -325,9 +335,15 @@ impl<'a> Sim<'a> {
             Ok(Reply::Ok(v)) => {
                 // A reply may echo a path under the state dir (a 2026.4.26 exec
                 // result's `cwd`); the trace records it as `$STATE` like params.
-                let mut shown = v.clone();
-                normalise(&mut shown, &state);
-                let recorded = self.store.interned(&shown);
+                // Copied only when there is something to normalise: the
+                // result of an assemble carries the whole history.
+                let recorded = if mentions(&v, &state) {
+                    let mut shown = v.clone();
+                    normalise(&mut shown, &state);
+                    self.store.interned(&shown)
+                } else {
+                    self.store.interned(&v)
+                };
                 (ReplyRecord::Ok(recorded), Ok(CallOutcome::Returned(v)))
             }
             Ok(Reply::Threw(e)) => (ReplyRecord::Threw { code: e.code, message: e.message.clone() }, Ok(CallOutcome::Threw(e.message))),

@@ -175,7 +175,7 @@ impl MessageStore {
     /// equal messages, so another candidate is compared by key up to the
     /// best length so far, and by value only beyond it.
     fn recent_prefix(&self, arr: &[Value]) -> Option<(usize, usize)> {
-        let same = |k: &String, v: &Value| self.messages.get(k) == Some(v);
+        let same = |k: &String, v: &Value| self.messages.get(k).is_some_and(|m| super::json_eq::json_eq(m, v));
         let mut best: Option<(usize, usize)> = None;
         for (r, rec) in self.recent.iter().enumerate().rev() {
             let n = match best {
