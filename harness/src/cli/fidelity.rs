@@ -136,7 +136,9 @@ pub async fn refresh(scenarios: &[Scenario], base: &EngineArgs, out: &Path, only
         eprintln!("clawspec twin --fidelity: --profile {p} is not a released profile ({})", PROFILES.join(", "));
         return super::EXIT_USAGE;
     }
-    let picked: Vec<&Scenario> = scenarios.iter().filter(|s| super::common::glob_match(filter, &s.id)).collect();
+    // Several globs, comma-separated (scenario ids have no commas).
+    let globs: Vec<&str> = filter.split(',').map(str::trim).filter(|g| !g.is_empty()).collect();
+    let picked: Vec<&Scenario> = scenarios.iter().filter(|s| globs.iter().any(|g| super::common::glob_match(g, &s.id))).collect();
     if picked.is_empty() {
         eprintln!("clawspec twin --fidelity: no scenario matches {filter:?}: nothing to re-twin");
         return super::EXIT_USAGE;

@@ -27,7 +27,7 @@ pub struct Args {
     pub scenarios: PathBuf,
     /// The scenario to twin; with `--fidelity --gate`, a glob restricting
     /// the gated rows (`--scenario 'compact-*'`); with `--fidelity` alone, a
-    /// glob of rows to re-twin into the table (both engines; the other rows
+    /// glob (or comma-separated globs) of rows to re-twin into the table (both engines; the other rows
     /// are rendered again from the table's stored rows, `docs/fidelity.json`).
     #[arg(long, required_unless_present = "fidelity")]
     pub scenario: Option<String>,
