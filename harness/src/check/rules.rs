@@ -801,6 +801,8 @@ pub fn wire_accepted(c: &Ctx<'_>) -> Outcome {
     none_if_empty(&calls, "model call through an HTTP mock provider")?;
     Ok(calls
         .iter()
+        // `rejected-host-order`: the host's own carrier placement made the
+        // request invalid (runtime::turn, 2026.9.6 on Mistral), not the engine.
         .filter(|m| m.outcome == "rejected")
         .map(|m| format!("turn {} attempt {}: {} rejected the request: {}", m.turn, m.attempt, m.via.as_deref().unwrap_or("?"), m.error.as_deref().unwrap_or("")))
         .collect())

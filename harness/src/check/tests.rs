@@ -282,6 +282,7 @@ const ROWS: &[Row] = &[
     // provider acceptance
     ("provider accepted", "CE-WIRE-001", || model("text"), Status::Pass),
     ("provider rejected", "CE-WIRE-001", || model("rejected"), Status::Fail),
+    ("rejected for the host's own carrier order", "CE-WIRE-001", || model("rejected-host-order"), Status::Pass),
     ("no HTTP provider", "CE-WIRE-001", || trace(vec![asm(vec![], vec![])]), Status::NotApplicable),
     // subagents
     ("spawn null", "CE-SUB-001", || trace(vec![call("prepareSubagentSpawn", json!({}), ok(Value::Null))]), Status::Pass),
