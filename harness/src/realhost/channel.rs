@@ -87,12 +87,8 @@ fn previous_turn_aborted(p: &Plan) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::plan::{plan, InFlight, PlanStep};
-    use crate::scenario::model::Scenario;
 
-    fn scenario(script: &str) -> Scenario {
-        let src = format!("id: t\ntitle: t\ndescription: t\nscript:\n{script}");
-        crate::scenario::load::parse(std::path::Path::new("t.yaml"), &src).expect("test scenario parses").scenario
-    }
+    use super::super::plan::scenario_from_script as scenario;
 
     #[test]
     fn a_turn_with_channel_facts_is_a_channel_message_with_them() {

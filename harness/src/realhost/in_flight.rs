@@ -86,13 +86,9 @@ fn hold_reply(p: &mut Plan, index: usize) -> u64 {
 mod tests {
     use super::super::plan::{plan, PlanStep};
     use super::*;
-    use crate::scenario::model::Scenario;
     use rstest::rstest;
 
-    fn scenario(script: &str) -> Scenario {
-        let src = format!("id: t\ntitle: t\ndescription: t\nscript:\n{script}");
-        crate::scenario::load::parse(std::path::Path::new("t.yaml"), &src).expect("test scenario parses").scenario
-    }
+    use super::super::plan::scenario_from_script as scenario;
 
     fn in_flight(p: &Plan, step: usize) -> Vec<InFlight> {
         match &p.steps[step] {

@@ -132,10 +132,7 @@ mod tests {
     use super::*;
     use rstest::rstest;
 
-    fn scenario(script: &str) -> Scenario {
-        let src = format!("id: t\ntitle: t\ndescription: t\nscript:\n{script}");
-        crate::scenario::load::parse(std::path::Path::new("t.yaml"), &src).expect("test scenario parses").scenario
-    }
+    use super::super::plan::scenario_from_script as scenario;
 
     #[test]
     fn an_inter_session_message_is_one_agent_rpc_with_the_reference_provenance() {

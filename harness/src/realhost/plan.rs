@@ -409,16 +409,20 @@ fn step_kind(s: &Step) -> &'static str {
     }
 }
 
+/// A scenario from a script fragment, for the realhost test modules.
+#[cfg(test)]
+pub(super) fn scenario_from_script(script: &str) -> Scenario {
+    let src = format!("id: t\ntitle: t\ndescription: t\nscript:\n{script}");
+    crate::scenario::load::parse(std::path::Path::new("t.yaml"), &src).expect("test scenario parses").scenario
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use clawspec_mock_providers::scripted::FailureKind;
     use rstest::rstest;
 
-    fn scenario(script: &str) -> Scenario {
-        let src = format!("id: t\ntitle: t\ndescription: t\nscript:\n{script}");
-        crate::scenario::load::parse(std::path::Path::new("t.yaml"), &src).expect("test scenario parses").scenario
-    }
+    use super::scenario_from_script as scenario;
 
     fn why(script: &str) -> String {
         plan(&scenario(script)).expect_err("not drivable").0
