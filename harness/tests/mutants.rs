@@ -119,18 +119,6 @@ fn each_mutant_is_caught_by_its_clause() {
     assert!(escaped.is_empty(), "mutants not caught:\n{}", escaped.join("\n"));
 }
 
-/// MUST failures every engine gets because of what the host itself does
-/// (clause, scenario, profile prefix, why). 2026.9.6 relocates its runtime-
-/// context carrier behind a tool result, so Mistral rejects the tool turn
-/// whatever the engine assembles, and the failed turn leaves the next turn's
-/// user message right after that tool result (twin of http-mistral equal;
-/// docs/openclaw-facts.md §5). runtime::turn marks the first rejection
-/// `rejected-host-order`; the follow-on one is not told apart yet.
-const KNOWN_HOST_FAILURES: &[(&str, &str, &str, &str)] = &[
-    ("CE-WIRE-001", "http-mistral", "openclaw-2026.9.6", "2026.9.6 carrier relocation on Mistral"),
-    ("CE-WIRE-001", "http-mistral", "rfc-82137", "rfc-82137 inherits the 2026.9.6 host"),
-];
-
 #[test]
 fn builtin_engines_pass_every_must_clause() {
     // Long sessions (generated) are certified by the golden suite's ignored trials.
@@ -143,19 +131,9 @@ fn builtin_engines_pass_every_must_clause() {
         let silent_legacy = config.as_ref().is_some_and(|c| c.get("durable") == Some(&json!(false)));
         let cov = verdicts.iter().filter(|v| v.clause == "CE-COV-001" && v.status == Status::Fail).count();
         assert_eq!(cov > 0, silent_legacy, "builtin:{engine} {config:?}: CE-COV-001 failed {cov} time(s)");
-        let failing: Vec<_> = verdicts
+        let bad: Vec<String> = verdicts
             .into_iter()
             .filter(|v| v.level == Level::Must && matches!(v.status, Status::Fail | Status::Error) && !(silent_legacy && v.clause == "CE-COV-001"))
-            .collect();
-        // Expected failures (an unexpected pass is an error too): the host's own doing, not the engine's.
-        for (clause, scenario, profile, why) in KNOWN_HOST_FAILURES {
-            if engine == "window" && config.is_none() {
-                assert!(failing.iter().any(|v| v.clause == *clause && v.scenario == *scenario && v.profile.starts_with(profile)), "expected failure {clause} {scenario} {profile} now passes ({why}): take it off KNOWN_HOST_FAILURES");
-            }
-        }
-        let bad: Vec<String> = failing
-            .into_iter()
-            .filter(|v| !KNOWN_HOST_FAILURES.iter().any(|(c, s, p, _)| v.clause == *c && v.scenario == *s && v.profile.starts_with(p)))
             .map(|v| format!("{} {} {} {:?}", v.clause, v.scenario, v.profile, v.details))
             .collect();
         assert!(bad.is_empty(), "builtin:{engine} {config:?} fails MUST clauses:\n{}", bad.join("\n"));

@@ -133,6 +133,9 @@ pub struct Sim<'a> {
     /// The current run is a 2026.9.6 heartbeat poll, which comes in through
     /// the heartbeat runner rather than a gateway client (`runtime::entry`).
     pub heartbeat_run: bool,
+    /// A provider rejected a request for the 2026.9.6 host's own carrier
+    /// order (`turn::model_loop`, outcome `rejected-host-order`).
+    pub host_order_rejected: bool,
     /// The current run is a 2026.9.6 run the gateway's `agent` RPC started
     /// for an inter-session message (`steps::inter_session_turn`): no
     /// inbound message, channel or sender in its attempt context, and the
@@ -527,6 +530,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         run_cache_touch: None,
         retry_fallback_reason: None,
         heartbeat_run: false,
+        host_order_rejected: false,
         agent_rpc_run: false,
         channel_message: None,
         heartbeats: 0,

@@ -853,9 +853,15 @@ async fn model_loop(
         }
         // The host's own relocation can put its carrier (a user turn on the
         // wire) right after a tool result, which Mistral rejects (twin of
-        // http-mistral; docs/openclaw-facts.md §5): that rejection is the
-        // host's doing, not the engine's (CE-WIRE-001 leaves it out).
-        let host_order = v2026_9 && !append_only && request.windows(2).any(|w| matches!(w[0], AgentMessage::ToolResult(_)) && w[1].is_runtime_context_carrier());
+        // http-mistral; docs/openclaw-facts.md §5), and the failed turn then
+        // leaves that tool result unanswered before the next user message:
+        // those rejections are the host's doing, not the engine's (CE-WIRE-001
+        // leaves them out).
+        let host_failed_before = sim.host_order_rejected;
+        let host_order = (v2026_9 && !append_only && request.windows(2).any(|w| matches!(w[0], AgentMessage::ToolResult(_)) && w[1].is_runtime_context_carrier()))
+            // (the failed run's empty error assistant is not sent, so the next
+            // user message follows the unanswered tool result on the wire)
+            || (host_failed_before && request.iter().any(|m| matches!(m, AgentMessage::ToolResult(_))));
         // Model-only prompt text replaces the persisted body in the request.
         if let Some(mm) = &inp.model_message {
             for r in request.iter_mut().filter(|r| **r == inp.message) {
@@ -901,7 +907,10 @@ async fn model_loop(
         let outcome = match &res {
             Ok(_) if step.tool_calls.is_empty() => "text".to_string(),
             Ok(_) => "toolUse".to_string(),
-            Err(f) if f.rejected && host_order => "rejected-host-order".to_string(),
+            Err(f) if f.rejected && host_order => {
+                sim.host_order_rejected = true;
+                "rejected-host-order".to_string()
+            }
             Err(f) if f.rejected => "rejected".to_string(),
             Err(f) => format!("{:?}", f.kind).to_lowercase(),
         };
