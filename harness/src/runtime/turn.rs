@@ -390,16 +390,20 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                     }
                 }
             }
-            ModelErrorKind::Timeout if sim.profile.attempt_runtime_context_v2026_9 => {
-                // The provider-reported size of the run's last call (runtime::retry).
-                let usage = super::retry::reported_prompt_tokens(&sim.transcript.messages()) as f64 / sim.budget().max(1) as f64;
+            ModelErrorKind::Timeout => {
+                let v2026_9 = sim.profile.attempt_runtime_context_v2026_9;
+                // 2026.9.6: the provider-reported size of the run's last call
+                // (runtime::retry); earlier: the size of the request that timed
+                // out (`tokenUsedRatio`).
+                let used = if v2026_9 { super::retry::reported_prompt_tokens(&sim.transcript.messages()) } else { sim.failed_prompt_tokens };
+                let usage = used as f64 / sim.budget().max(1) as f64;
                 if timeout_recoveries < MAX_TIMEOUT_RECOVERIES && usage > TIMEOUT_RECOVERY_USAGE {
                     timeout_recoveries += 1;
                     sim.note("timeout-recovery", format!("LLM timeout at {:.0}% of the budget; compaction {timeout_recoveries}/{MAX_TIMEOUT_RECOVERIES}", usage * 100.0));
                     let budget = sim.budget();
                     let params = sim.compact_params(budget, None, "budget", "timeout_recovery", timeout_recoveries);
                     compact(sim, params, "timeout_recovery").await? == CompactVerdict::Compacted
-                } else if transient_retries < super::retry::MAX_TRANSIENT_RETRIES && !script.is_empty() {
+                } else if v2026_9 && transient_retries < super::retry::MAX_TRANSIENT_RETRIES && !script.is_empty() {
                     // With nothing more scripted the retries count as spent and the
                     // timeout is surfaced (a turn that ends on a timeout is not
                     // twinned on 9.6: realhost::limits::ReleaseLimit::TimeoutSurfaced).
@@ -407,19 +411,6 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                     sim.retry_fallback_reason = Some("provider_timeout");
                     sim.note("transient-retry", format!("transient same-model retry {transient_retries}/{} reason=timeout", super::retry::MAX_TRANSIENT_RETRIES));
                     true
-                } else {
-                    false
-                }
-            }
-            ModelErrorKind::Timeout => {
-                // The size of the request that timed out (`tokenUsedRatio`).
-                let usage = sim.failed_prompt_tokens as f64 / sim.budget().max(1) as f64;
-                if timeout_recoveries < MAX_TIMEOUT_RECOVERIES && usage > TIMEOUT_RECOVERY_USAGE {
-                    timeout_recoveries += 1;
-                    sim.note("timeout-recovery", format!("LLM timeout at {:.0}% of the budget; compaction {timeout_recoveries}/{MAX_TIMEOUT_RECOVERIES}", usage * 100.0));
-                    let budget = sim.budget();
-                    let params = sim.compact_params(budget, None, "budget", "timeout_recovery", timeout_recoveries);
-                    compact(sim, params, "timeout_recovery").await? == CompactVerdict::Compacted
                 } else {
                     false
                 }
