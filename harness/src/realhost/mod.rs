@@ -221,6 +221,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
         .status()
         .await
         .map_err(|e| RealHostError::Run(format!("cannot start {}: {e}", node.display())))?;
+    release_gateway_locks(&work);
     // What the host sent the provider, one JSON body a line: shows which
     // host requests consumed which scripted reply (kept with --keep).
     let bodies = mock.received_bodies().await;
@@ -253,6 +254,18 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     let all_bodies: Vec<Value> = lines.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
     let system_prompts_by_model = switched_system_prompts(scenario, &all_bodies);
     Ok(RealRun { trace, runner, work_dir: work, system_prompt, heartbeat_system_prompts, host_run_prompts, system_prompts_by_model })
+}
+
+/// The gateway's SQLite lock files: the 2026.9.6 host locks every state
+/// database it opens in `/tmp/openclaw-state-locks-<uid>/`, a directory it
+/// hard-codes (dist `managed-handoff-runtime.mjs`
+/// `resolveStateLifecycleRuntimeDirectory`; TMPDIR does not move it), and
+/// leaves a 0-byte file per database behind. Their names hash the database
+/// path, which lies in this row's work dir, so only this row's are removed.
+fn release_gateway_locks(work: &Path) {
+    // SAFETY: getuid never fails.
+    let uid = unsafe { libc::getuid() };
+    crate::driver::sandbox::remove_locks_of(Path::new(&format!("/tmp/openclaw-state-locks-{uid}")), work);
 }
 
 /// A kept work directory (`twin --keep`) read back instead of a new real run
@@ -307,4 +320,32 @@ fn tempdir(prefix: &str) -> Result<PathBuf, RealHostError> {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| RealHostError::Run(format!("{}: {e}", dir.display())))?;
     Ok(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use sha2::{Digest as _, Sha256};
+
+    /// A row removes the lock files of the databases in its own work dir,
+    /// in the directory the real host uses, and no one else's.
+    #[test]
+    fn a_row_releases_its_own_gateway_locks_only() {
+        let work = super::tempdir("lock-release-test").unwrap();
+        let db = work.join("state/agents/main/agent/openclaw-agent.sqlite");
+        std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+        std::fs::write(&db, b"").unwrap();
+        let canon = std::fs::canonicalize(&db).unwrap();
+        let hex: String = Sha256::digest(canon.to_string_lossy().as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+        let dir = crate::driver::sandbox::openclaw_lock_dir().unwrap();
+        let ours = dir.join(format!("state-lifecycle.{}.lock.sqlite", &hex[..8]));
+        let theirs = dir.join("state-lifecycle.zzzzzzzz.lock.sqlite");
+        std::fs::write(&ours, b"").unwrap();
+        std::fs::write(&theirs, b"").unwrap();
+        super::release_gateway_locks(&work);
+        let (ours_left, theirs_left) = (ours.exists(), theirs.exists());
+        let _ = std::fs::remove_file(&theirs);
+        let _ = std::fs::remove_dir_all(&work);
+        assert!(!ours_left, "the row's own lock file is left behind");
+        assert!(theirs_left, "another row's lock file was removed");
+    }
 }
