@@ -8,7 +8,7 @@ use clawspec::driver::{DriverConfig, EngineSpec};
 use clawspec::runtime::model::ScriptedModel;
 use clawspec::runtime::profile::Profile;
 use clawspec::runtime::{self, RunConfig};
-use clawspec::trace::{CallRecord, Event, Outcome, Trace};
+use clawspec::trace::{CallRecord, Event, Outcome, ReplyRecord, Trace};
 use serde_json::Value;
 
 fn run(engine: &str, profile: &str, scenario: &str) -> Trace {
@@ -244,4 +244,35 @@ fn a_scripted_exec_result_has_the_real_execs_details_in_2026_4_26_only() {
             }
         }
     }
+}
+
+/// A durable (admitted) turn's loop hook runs in `deferredTurn` mode in
+/// 2026.9.6 (dist builtin-openclaw-*.mjs `installContextEngineLoopHook`): the
+/// engine is given the history before the prompt, the prompt and the tools and
+/// the budget less the pending messages, and the host appends the pending
+/// messages — the turn so far, committed only by `commitTurn` — itself. An
+/// engine that assembles from its own store (lossless-claw 1.0) never has the
+/// live turn there, so sending it and expecting it back made CE-ASM-005 fail
+/// although the model got the turn.
+#[test]
+fn a_durable_turns_loop_hook_gets_the_history_and_the_host_appends_the_turn_in_2026_9_6() {
+    let t = run_with("window", "openclaw-2026.9.6", "profile-diff", Some(serde_json::json!({"ownsCompaction": true})));
+    let hooks: Vec<&CallRecord> = calls(&t, "assemble").into_iter().filter(|c| c.meta.reason.as_deref() == Some("loop-hook") && c.turn == 1).collect();
+    assert_eq!(hooks.len(), 2, "one loop-hook assemble per model call of the tool loop");
+    let attempt = calls(&t, "assemble").into_iter().find(|c| c.meta.reason.as_deref() == Some("attempt") && c.turn == 1).unwrap();
+    let history_len = match &attempt.reply {
+        ReplyRecord::Ok(v) => t.messages(v).unwrap().len(),
+        other => panic!("{other:?}"),
+    };
+    for h in &hooks {
+        let sent = h.messages(&t).unwrap();
+        assert_eq!(sent.len(), history_len, "only the history before the prompt: {sent:?}");
+        assert!(!sent.iter().any(|m| m["content"].to_string().contains("Read a.txt please")), "the live turn is the host's to append");
+        assert_eq!(h.params["prompt"], "Read a.txt please");
+        assert!(h.params["availableTools"].is_array());
+    }
+    // The model still gets the turn: history + the user message, then + the tool call and result.
+    let models: Vec<usize> = t.events.iter().filter_map(|e| match e { Event::Model(m) if m.turn == 1 => Some(m.message_count), _ => None }).collect();
+    assert_eq!(models[0], history_len + 1);
+    assert_eq!(models[1], history_len + 3);
 }

@@ -112,7 +112,7 @@ pub fn cmp_keeps_tail(c: &Ctx<'_>) -> Outcome {
         let volatile = &next.meta.volatile;
         let newest = input.iter().enumerate().rev().find(|(i, m)| !volatile.contains(i) && !is_summary(*m));
         let Some((i, last)) = newest else { continue };
-        if !output.iter().any(|o| text_key(o) == text_key(last)) {
+        if !comes_back(last.borrow(), output) {
             out.push(format!(
                 "{}: after {} the newest message the host sent (messages[{i}], {}: {:?}) is gone from the assembled context — the compaction kept no recent tail",
                 at(next),
@@ -123,6 +123,36 @@ pub fn cmp_keeps_tail(c: &Ctx<'_>) -> Outcome {
         }
     }
     Ok(out)
+}
+
+/// Whether `m` is in `output` verbatim, or — a user message the host merged
+/// from consecutive ones (per-model Anthropic merging; the engine's store holds
+/// them apart) — as the same consecutive user messages, text for text.
+fn comes_back(m: &AgentMessage, output: &[impl Borrow<AgentMessage>]) -> bool {
+    if output.iter().any(|o| text_key(o) == text_key(m)) {
+        return true;
+    }
+    let AgentMessage::User(_) = m else { return false };
+    let want = m.text();
+    (0..output.len()).any(|start| {
+        let mut joined = String::new();
+        for o in output[start..].iter().map(Borrow::borrow) {
+            if !matches!(o, AgentMessage::User(_)) {
+                return false;
+            }
+            if !joined.is_empty() {
+                joined.push('\n');
+            }
+            joined.push_str(&o.text());
+            if joined == want {
+                return true;
+            }
+            if !want.starts_with(&joined) {
+                return false;
+            }
+        }
+        false
+    })
 }
 
 /// CE-ASM-009: messages the host sent twice (a user who says "yes" twice)

@@ -10,6 +10,10 @@ fn summary() -> Value {
     json!({"role": "compactionSummary", "summary": "earlier: a", "tokensBefore": 0})
 }
 
+fn merged_users(texts: &[&str]) -> Value {
+    json!({"role": "user", "content": texts.iter().map(|t| json!({"type": "text", "text": t})).collect::<Vec<_>>(), "timestamp": 2})
+}
+
 fn owner(calls: Vec<CallRecord>) -> Trace {
     let mut t = trace(calls);
     t.engine.info = Some(json!({"id": "unit", "ownsCompaction": true}));
@@ -38,5 +42,10 @@ pub(super) const ROWS: &[Row] = &[
     ("no compaction", "CE-CMP-006", || trace(vec![asm(vec![user("a", 1)], vec![user("a", 1)])]), Status::NotApplicable),
     ("tail kept", "CE-CMP-007", || trace(vec![compact(compacted(900, 100)), asm(vec![user("a", 1), user("b", 2)], vec![summary(), user("b", 2)])]), Status::Pass),
     ("everything summarised", "CE-CMP-007", || trace(vec![compact(compacted(900, 100)), asm(vec![user("a", 1), user("b", 2)], vec![summary()])]), Status::Fail),
+    // lossless-claw 1.0, budget-tight-multiturn × 9.6: the host merged two
+    // consecutive users into one message of two text blocks; the engine's
+    // store returns them apart — the tail is kept.
+    ("host-merged users come back apart", "CE-CMP-007", || trace(vec![compact(compacted(900, 100)), asm(vec![merged_users(&["a", "b"])], vec![user("a", 1), user("b", 2)])]), Status::Pass),
+    ("only part of a host-merged user", "CE-CMP-007", || trace(vec![compact(compacted(900, 100)), asm(vec![merged_users(&["a", "b"])], vec![user("a", 1)])]), Status::Fail),
     ("declined compaction", "CE-CMP-007", || trace(vec![compact(json!({"ok": true, "compacted": false, "reason": "small"})), asm(vec![user("a", 1)], vec![])]), Status::NotApplicable),
 ];

@@ -339,7 +339,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                     session.extend(pending.iter().cloned());
                 }
                 host_events_before_model(sim);
-                model_loop(sim, inp, &mut session, fence, spa.as_deref(), &mut script, strip_thinking).await?
+                model_loop(sim, inp, &mut session, fence, spa.as_deref(), &mut script, strip_thinking, Some(assemble_prompt)).await?
             }
         };
         let failure = match outcome {
@@ -782,6 +782,7 @@ async fn model_loop(
     spa: Option<&str>,
     script: &mut VecDeque<ModelReply>,
     strip_thinking: bool,
+    deferred_prompt: Option<&str>,
 ) -> Result<Result<Option<usize>, ModelFailure>, Abort> {
     let owns = sim.info.owns_compaction() && !sim.on_legacy;
     let mut hook_fence = fence;
@@ -805,11 +806,30 @@ async fn model_loop(
                     ingest_delta(sim, inp, all, hook_fence, "loop-hook").await?;
                 }
                 hook_fence = all.len();
-                let budget = sim.budget();
-                let params = sim.assemble_params(all, budget, None, false, fence);
-                let meta = assemble_meta(sim, all, fence, "loop-hook", budget);
+                // A durable turn's hook runs in deferredTurn mode (2026.9.6
+                // builtin-openclaw-*.mjs `installContextEngineLoopHook`): the
+                // engine gets the history before the prompt, the prompt and
+                // the tools, the budget less the pending messages, and the
+                // host appends the pending messages (the turn so far, not yet
+                // committed) to what the engine returns.
+                let deferred = (sim.profile.durable_turns && inp.admitted).then_some(fence.min(all.len()));
+                let history = &all[..deferred.unwrap_or(all.len())];
+                let pending = &all[history.len()..];
+                let budget = match deferred {
+                    Some(_) => sim.budget().saturating_sub(sim.profile.estimator.messages(pending)).max(1),
+                    None => sim.budget(),
+                };
+                let mut params = sim.assemble_params(history, budget, deferred_prompt, deferred.is_some(), fence);
+                if let Some(p) = params.as_object_mut() {
+                    // deferredTurn spreads only `prompt` and `availableTools`.
+                    p.remove("citationsMode");
+                }
+                let meta = assemble_meta(sim, history, fence, "loop-hook", budget);
                 hook_view = match sim.call("assemble", params, meta, CallOptions::default()).await? {
-                    CallOutcome::Returned(v) => parse_assemble(&v).ok().map(|r| r.0),
+                    CallOutcome::Returned(v) => parse_assemble(&v).ok().map(|r| r.0).map(|mut view| {
+                        view.extend(pending.iter().cloned());
+                        view
+                    }),
                     _ => None,
                 };
                 if hook_view.is_none() {
