@@ -240,3 +240,23 @@ fn a_completion_without_a_reroute_has_no_route_notice() {
     assert_eq!(prompts.len(), 1);
     assert!(!prompts[0].contains("Model route changed") && !prompts[0].contains("Preserve any runtime-authored"), "{}", prompts[0]);
 }
+
+/// existing-session-bootstrap (also overflow-mid-turn, overflow-scripted-recover,
+/// overflow-three-compactions): the window engine's overflow compaction asks
+/// `runtimeContext.llm.complete` for a summary with its block-list messages;
+/// 2026.9.6's Anthropic transport cannot encode them (runtime-llm.runtime-*.mjs
+/// `buildMessages`, @openclaw/ai anthropic-stream-reducer-*.mjs
+/// `convertAnthropicMessages`: `block.text.trim()`), so the host answers
+/// `stopReason: "error"` with no text and the summary is empty. 2026.4.26
+/// keeps the digest stand-in.
+#[test]
+fn an_unsendable_summary_request_gives_an_empty_summary() {
+    let t = run("window", "existing-session-bootstrap");
+    let compact = calls(&t, "compact")[0];
+    let llm = compact.callbacks.iter().find(|c| c.method == "host/llm.complete").expect("the engine asked for a summary");
+    assert_eq!((llm.result["text"].as_str(), llm.result["stopReason"].as_str()), (Some(""), Some("error")), "{}", llm.result);
+    assert_eq!(t.resolve(match &compact.reply { clawspec::trace::ReplyRecord::Ok(v) => v, r => panic!("{r:?}") })["result"]["summary"], "");
+    let classic = run_on("openclaw-2026.4.26", "window", "existing-session-bootstrap");
+    let summaries: Vec<String> = classic.calls().flat_map(|c| c.callbacks.iter()).filter(|c| c.method == "host/llm.complete").map(|c| c.result["text"].as_str().unwrap_or_default().to_string()).collect();
+    assert!(!summaries.is_empty() && summaries.iter().all(|s| s.starts_with("Summary of ")), "{summaries:?}");
+}

@@ -1,5 +1,6 @@
 //! Engine → host requests answered while a call is in flight, deterministically:
-//! `host/llm.complete` (a digest summary), `host/delegateCompaction`
+//! `host/llm.complete` (a digest summary; on 2026.9.6 the request the real
+//! host cannot send fails as it does there, [`RuntimeLlm`]), `host/delegateCompaction`
 //! (OpenClaw's built-in compaction, `delegateCompactionToRuntime`,
 //! openclaw `src/context-engine/delegate.ts`), `host/rewriteTranscriptEntries`.
 
@@ -28,11 +29,60 @@ pub struct Callbacks<'a> {
     pub entries: &'a [Entry],
     pub plan: Option<CompactionPlan>,
     pub log: Vec<String>,
+    /// The 2026.9.6 host's `runtimeContext.llm` (None: the digest stand-in only).
+    pub llm: Option<RuntimeLlm>,
 }
 
 impl<'a> Callbacks<'a> {
     pub fn new(entries: &'a [Entry]) -> Self {
-        Callbacks { records: Vec::new(), entries, plan: None, log: Vec::new() }
+        Callbacks { records: Vec::new(), entries, plan: None, log: Vec::new(), llm: None }
+    }
+
+    pub fn with_runtime_llm(mut self, llm: Option<RuntimeLlm>) -> Self {
+        self.llm = llm;
+        self
+    }
+}
+
+/// The session's model behind 2026.9.6's `runtimeContext.llm.complete`
+/// (dist runtime-llm.runtime-*.mjs `createRuntimeLlm`: a direct provider call
+/// to the agent's model, `execution.mode: "direct-provider"`).
+#[derive(Clone, Debug)]
+pub struct RuntimeLlm {
+    pub api: String,
+    pub provider: String,
+    pub model: String,
+}
+
+impl RuntimeLlm {
+    /// The host's answer when it cannot send the request at all, else None.
+    ///
+    /// `buildMessages` (runtime-llm.runtime-*.mjs) passes a user message's
+    /// content as is and wraps every other non-system message as an
+    /// assistant `[{type: "text", text: message.content}]`, whatever that
+    /// content is. The Anthropic transport then calls `block.text.trim()` on
+    /// each assistant text block (@openclaw/ai dist/anthropic-stream-reducer-*.mjs
+    /// `convertAnthropicMessages`), which throws for a content that is not a
+    /// string (an engine's `AgentMessage` block list); the stream turns the
+    /// throw into `stopReason: "error"` with no text, before any request goes
+    /// out (`clawspec twin existing-session-bootstrap`: no request reached the
+    /// mock provider; the engine's compaction got `text: ""`).
+    pub fn unsendable(&self, params: &Value) -> Option<Value> {
+        if self.api != "anthropic-messages" {
+            return None;
+        }
+        let messages = params.get("messages").and_then(Value::as_array)?;
+        let throws = messages.iter().any(|m| !matches!(m["role"].as_str(), Some("system" | "user")) && !m["content"].is_string());
+        throws.then(|| {
+            json!({
+                "text": "",
+                "provider": self.provider,
+                "model": self.model,
+                "stopReason": "error",
+                "execution": {"mode": "direct-provider", "owner": {"kind": "provider", "id": self.provider}},
+                "usage": {"inputTokens": 0, "outputTokens": 0, "cacheReadTokens": 0, "cacheWriteTokens": 0, "totalTokens": 0, "costUsd": 0},
+            })
+        })
     }
 }
 
@@ -91,10 +141,13 @@ pub fn plan_compaction(ms: &[AgentMessage], token_budget: u64) -> Option<Compact
 impl HostHandler for Callbacks<'_> {
     fn request(&mut self, m: &str, params: &Value) -> Result<Value, RpcError> {
         let result = match m {
-            method::HOST_LLM_COMPLETE => {
-                let messages = params.get("messages").and_then(Value::as_array).cloned().unwrap_or_default();
-                json!({"text": summarize(&messages)})
-            }
+            method::HOST_LLM_COMPLETE => match self.llm.as_ref().and_then(|l| l.unsendable(params)) {
+                Some(failed) => failed,
+                None => {
+                    let messages = params.get("messages").and_then(Value::as_array).cloned().unwrap_or_default();
+                    json!({"text": summarize(&messages)})
+                }
+            },
             method::HOST_DELEGATE_COMPACTION => {
                 let budget = params.get("tokenBudget").and_then(Value::as_u64).unwrap_or(u64::MAX / 4);
                 let transcript: Vec<AgentMessage> = self.entries.iter().filter(|e| !e.abandoned).map(|e| e.message.clone()).collect();
@@ -122,5 +175,43 @@ impl HostHandler for Callbacks<'_> {
         if m == method::LOG {
             self.log.push(params.get("message").and_then(Value::as_str).unwrap_or_default().to_string());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rstest::rstest;
+
+    fn llm(api: &str) -> RuntimeLlm {
+        RuntimeLlm { api: api.into(), provider: "anthropic".into(), model: "claude-sonnet-4-6".into() }
+    }
+
+    fn complete(llm: Option<RuntimeLlm>, messages: Value) -> Value {
+        let mut cb = Callbacks::new(&[]).with_runtime_llm(llm);
+        cb.request(method::HOST_LLM_COMPLETE, &json!({"systemPrompt": "Summarize the conversation so far.", "messages": messages, "maxTokens": 512})).unwrap()
+    }
+
+    const BLOCKS: &str = r#"[{"role": "user", "content": "why did the build fail"}, {"role": "assistant", "content": [{"type": "text", "text": "a flaky test"}]}]"#;
+    const STRINGS: &str = r#"[{"role": "system", "content": "be brief"}, {"role": "user", "content": [{"type": "text", "text": "why"}]}, {"role": "assistant", "content": "a flaky test"}]"#;
+
+    #[rstest]
+    #[case::assistant_blocks_on_anthropic("anthropic-messages", BLOCKS, true)]
+    #[case::tool_result_blocks_on_anthropic("anthropic-messages", r#"[{"role": "toolResult", "content": [{"type": "text", "text": "3 retries"}]}]"#, true)]
+    #[case::string_contents_on_anthropic("anthropic-messages", STRINGS, false)]
+    #[case::assistant_blocks_on_openai_responses("openai-responses", BLOCKS, false)]
+    fn the_2026_9_host_fails_what_its_anthropic_transport_cannot_encode(#[case] api: &str, #[case] messages: &str, #[case] fails: bool) {
+        let out = complete(Some(llm(api)), serde_json::from_str(messages).unwrap());
+        if fails {
+            assert_eq!((out["text"].as_str(), out["stopReason"].as_str()), (Some(""), Some("error")), "{out}");
+        } else {
+            assert!(out["text"].as_str().unwrap().starts_with("Summary of "), "{out}");
+        }
+    }
+
+    #[test]
+    fn without_the_2026_9_llm_every_request_gets_the_digest() {
+        let out = complete(None, serde_json::from_str(BLOCKS).unwrap());
+        assert_eq!(out, json!({"text": "Summary of 2 messages (8 words): why did the build fail a flaky test"}));
     }
 }

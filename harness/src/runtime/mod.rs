@@ -318,7 +318,8 @@ impl<'a> Sim<'a> {
                 project_host_params(m, &mut params, accepted);
             }
         }
-        let mut cb = Callbacks::new(&self.transcript.entries);
+        let llm = self.profile.runtime_llm_v2026_9.then(|| callbacks::RuntimeLlm { api: self.setup.api.clone(), provider: self.setup.provider.clone(), model: self.setup.model.clone() });
+        let mut cb = Callbacks::new(&self.transcript.entries).with_runtime_llm(llm);
         let engine = self.engine.as_mut().ok_or_else(|| Abort::Harness("engine not running".into()))?;
         let res = engine.call_ref(m, &params, opts, &mut cb).await;
         let state = self.state_str();

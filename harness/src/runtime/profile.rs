@@ -142,6 +142,12 @@ pub struct Profile {
     /// 2026.4.26 passes only `{sessionId, sessionKey, sessionFile}` (dist
     /// attempt.tool-run-context-*.js, audit item 7).
     pub bootstrap_runtime_context: bool,
+    /// `runtimeContext.llm.complete` is 2026.9.6's direct provider call to the
+    /// session's model (dist runtime-llm.runtime-*.mjs), which fails before
+    /// any request for what its transport cannot encode
+    /// (`runtime::callbacks::RuntimeLlm::unsendable`); 2026.4.26 keeps the
+    /// digest stand-in.
+    pub runtime_llm_v2026_9: bool,
     /// The gateway WebChat entry of 2026.4.26 (`runtime::entry`, observed by
     /// `clawspec twin`): `chat.send` stamps the body `[Ddd YYYY-MM-DD HH:MM UTC] `
     /// (dist agent-timestamp-*.js `injectTimestamp`), the prompt carries the
@@ -211,6 +217,7 @@ impl Profile {
             reserve_floor_and_cap: false,
             attempt_runtime_context_v2026_9: false,
             bootstrap_runtime_context: false,
+            runtime_llm_v2026_9: false,
             webchat_entry_v2026_4: true,
             real_tool_result_details: true,
             transcript_store: TranscriptStore::Jsonl,
@@ -250,6 +257,7 @@ impl Profile {
             reserve_floor_and_cap: true,
             attempt_runtime_context_v2026_9: true,
             bootstrap_runtime_context: true,
+            runtime_llm_v2026_9: true,
             webchat_entry_v2026_4: false,
             real_tool_result_details: false,
             transcript_store: TranscriptStore::Sqlite,
