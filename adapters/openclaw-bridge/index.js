@@ -14,6 +14,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
+import { captureCallContext } from "./lib/call-context.js";
 import { registerChannel } from "./lib/channel.js";
 import { CallEncoding } from "./lib/encode.js";
 import { EngineProcess } from "./lib/engine-process.js";
@@ -106,10 +107,17 @@ class Bridge {
     if (method === "host/llm.complete" || method === "host/rewriteTranscriptEntries") {
       const fn = call.encoding.callbacks.get(method.slice("host/".length));
       if (!fn) throw Object.assign(new Error(`${method} was not offered on this call`), { code: -32601 });
-      result = await fn(rest);
+      try {
+        result = await call.inCall(() => fn(rest));
+      } catch (e) {
+        // A host callback that failed is recorded too (the engine saw the
+        // error; without it a fallback summary reads as unexplained).
+        call.entry.callbacks.push({ method, params: rest, threw: String(e?.message ?? e) });
+        throw e;
+      }
     } else if (method === "host/delegateCompaction") {
-      const sdk = await hostSdkCore(this.config.openclawRoot);
-      result = await sdk.delegateCompactionToRuntime(call.raw);
+      const sdk = await call.inCall(() => hostSdkCore(this.config.openclawRoot));
+      result = await call.inCall(() => sdk.delegateCompactionToRuntime(call.raw));
     } else {
       throw Object.assign(new Error(`unknown host method ${method}`), { code: -32601 });
     }
@@ -125,7 +133,9 @@ class Bridge {
       const encoding = new CallEncoding(() => `sig-${++this.signalSeq}`);
       const params = encoding.encode(raw ?? {}, []) ?? {};
       const entry = { kind: "call", seq: ++this.seq, method, params, callbacks: [] };
-      this.current = { raw, encoding, entry };
+      // Host requests run in this call's async context (lib/call-context.js).
+      const inCall = captureCallContext();
+      this.current = { raw, encoding, entry, inCall };
       const listeners = encoding.signals.map(({ id, signal }) => {
         const fire = () => this.engine.notify("$/abort", { signal: id, reason: String(signal.reason?.message ?? signal.reason ?? "aborted") });
         if (signal.aborted) fire();
