@@ -240,3 +240,24 @@ fn a_completion_without_a_reroute_has_no_route_notice() {
     assert_eq!(prompts.len(), 1);
     assert!(!prompts[0].contains("Model route changed") && !prompts[0].contains("Preserve any runtime-authored"), "{}", prompts[0]);
 }
+
+/// compact-state-effect: after a manual `/compact` the engine's
+/// maintain(compaction) gets the compaction's own runtimeContext (the
+/// command's: `trigger: "manual"`, `customInstructions`, no `forceReason`)
+/// and the successor's `sessionFile`, the command's session key
+/// (embedded-agent-*.mjs `runContextEngineMaintenance` after the commit;
+/// commands-handlers.runtime-*.mjs `sessionFile: params.sessionKey`).
+#[test]
+fn maintain_after_a_manual_compact_carries_the_command_context() {
+    let t = run("window", "compact-state-effect");
+    let compact = calls(&t, "compact").into_iter().next().expect("a compact");
+    let after: Vec<&CallRecord> = t.calls().filter(|c| c.method == "maintain" && c.step == compact.step).collect();
+    assert_eq!(after.len(), 1, "one maintain(compaction) in the /compact step");
+    let (m, c) = (&after[0].params, &compact.params);
+    assert_eq!(m["runtimeContext"]["trigger"], "manual");
+    assert_eq!(m["runtimeContext"]["customInstructions"], c["runtimeContext"]["customInstructions"]);
+    assert_eq!(c["runtimeContext"]["forceReason"], "manual");
+    assert!(m["runtimeContext"].get("forceReason").is_none(), "{m}");
+    assert_eq!(m["sessionFile"], "agent:main:main");
+    assert!(m["runtimeContext"].get("currentMessageId").is_none(), "no attempt context: {m}");
+}
