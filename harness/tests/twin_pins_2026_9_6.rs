@@ -260,4 +260,8 @@ fn maintain_after_a_manual_compact_carries_the_command_context() {
     assert!(m["runtimeContext"].get("forceReason").is_none(), "{m}");
     assert_eq!(m["sessionFile"], "agent:main:main");
     assert!(m["runtimeContext"].get("currentMessageId").is_none(), "no attempt context: {m}");
+    // A handle per call: the command's signal under a new id, after the call's own.
+    let sig = |v: &Value| v["$abortSignal"].as_str().map(str::to_string);
+    assert_ne!(sig(&m["runtimeContext"]["abortSignal"]), sig(&c["runtimeContext"]["abortSignal"]));
+    assert!(sig(&m["runtimeContext"]["abortSignal"]) > sig(&m["abortSignal"]), "{m}");
 }

@@ -1421,6 +1421,10 @@ pub async fn compact(sim: &mut Sim<'_>, params: Value, reason: &str) -> Result<C
                         c.remove("forceReason");
                     }
                     p["sessionFile"] = json!(sim.setup.session_key);
+                    // The command's signal again, but a handle is minted per
+                    // call (docs/protocol.md `$abortSignal`; the bridge
+                    // encodes each call anew): the engine sees a new id.
+                    p["runtimeContext"]["abortSignal"] = json!({"$abortSignal": sim.ids.next("sig")});
                 }
                 p
             }
