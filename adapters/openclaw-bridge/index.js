@@ -14,10 +14,37 @@ import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
+import { captureCallContext } from "./lib/call-context.js";
 import { registerChannel } from "./lib/channel.js";
 import { CallEncoding } from "./lib/encode.js";
 import { EngineProcess } from "./lib/engine-process.js";
 import { ScriptedTools, WorkspaceTools } from "./lib/tools.js";
+
+/**
+ * `openclaw/plugin-sdk/core` as a real plugin imports it (docs/concepts/context-engine.md:
+ * "have `compact()` call `delegateCompactionToRuntime(...)` from
+ * `openclaw/plugin-sdk/core`"). A bare specifier is what the host's loader
+ * resolves to its own running copy: 2026.9.x captures a plugin's sources
+ * into `$STATE/tmp/plugin-captures` and links `node_modules/openclaw` there
+ * to the host (dist plugin-setup-module-*.mjs `artifact.linkHost`,
+ * `installOpenClawPluginSdkNativeResolver`), while an absolute file URL into
+ * the package is captured as a plugin file like any other
+ * (plugin-generation-artifact-*.mjs `captureExecutableFile`): that copy's
+ * `import.meta.url` then points into the capture and the host's compaction
+ * worker fails ("Cannot find module …/plugin-captures/…/openclaw/dist/agents/
+ * sessions/session-manager-metadata.worker.js", dist
+ * runtime-process-entrypoints-*.mjs resolves workers from `import.meta.url`).
+ * The absolute path stays only for a host whose loader does not map the bare
+ * name for a plugin outside any node_modules.
+ */
+async function hostSdkCore(openclawRoot) {
+  try {
+    return await import("openclaw/plugin-sdk/core");
+  } catch (e) {
+    if (e?.code !== "ERR_MODULE_NOT_FOUND" && e?.code !== "MODULE_NOT_FOUND") throw e;
+    return await import(pathToFileURL(path.join(openclawRoot, "dist/plugin-sdk/core.js")).href);
+  }
+}
 
 const REQUIRED = ["ingest", "assemble", "compact"];
 const OPTIONAL = ["bootstrap", "maintain", "ingestBatch", "afterTurn", "commitTurn", "prepareSubagentSpawn", "onSubagentEnded", "dispose"];
@@ -80,10 +107,17 @@ class Bridge {
     if (method === "host/llm.complete" || method === "host/rewriteTranscriptEntries") {
       const fn = call.encoding.callbacks.get(method.slice("host/".length));
       if (!fn) throw Object.assign(new Error(`${method} was not offered on this call`), { code: -32601 });
-      result = await fn(rest);
+      try {
+        result = await call.inCall(() => fn(rest));
+      } catch (e) {
+        // A host callback that failed is recorded too (the engine saw the
+        // error; without it a fallback summary reads as unexplained).
+        call.entry.callbacks.push({ method, params: rest, threw: String(e?.message ?? e) });
+        throw e;
+      }
     } else if (method === "host/delegateCompaction") {
-      const sdk = await import(pathToFileURL(path.join(this.config.openclawRoot, "dist/plugin-sdk/core.js")).href);
-      result = await sdk.delegateCompactionToRuntime(call.raw);
+      const sdk = await call.inCall(() => hostSdkCore(this.config.openclawRoot));
+      result = await call.inCall(() => sdk.delegateCompactionToRuntime(call.raw));
     } else {
       throw Object.assign(new Error(`unknown host method ${method}`), { code: -32601 });
     }
@@ -99,7 +133,9 @@ class Bridge {
       const encoding = new CallEncoding(() => `sig-${++this.signalSeq}`);
       const params = encoding.encode(raw ?? {}, []) ?? {};
       const entry = { kind: "call", seq: ++this.seq, method, params, callbacks: [] };
-      this.current = { raw, encoding, entry };
+      // Host requests run in this call's async context (lib/call-context.js).
+      const inCall = captureCallContext();
+      this.current = { raw, encoding, entry, inCall };
       const listeners = encoding.signals.map(({ id, signal }) => {
         const fire = () => this.engine.notify("$/abort", { signal: id, reason: String(signal.reason?.message ?? signal.reason ?? "aborted") });
         if (signal.aborted) fire();

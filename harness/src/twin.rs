@@ -442,12 +442,27 @@ pub fn normalise(t: &Trace) -> Vec<Value> {
 /// never started, the reference ended in a harness/engine fault, or every
 /// real turn failed before the engine was called records no calls, and two
 /// empty traces must then never read as *equal* (a built-in engine whose
-/// executable the real host could not spawn once passed every row that way). `real_errors` are the host runner's step
-/// errors, quoted so the cause is visible.
-pub fn untested(reference: &Trace, real: &Trace, real_errors: &[String]) -> Option<String> {
+/// executable the real host could not spawn once passed every row that way).
+/// `real_errors` are the host runner's failed steps (plan step index, the
+/// error the host surfaced), quoted so the cause is visible.
+///
+/// Verdict rule V1 (failed before the engine, on both hosts): when the real
+/// host called the engine nowhere and some of its steps failed, the row
+/// still compared something only if the reference failed exactly the same
+/// steps and called the engine nowhere either — then the empty call lists
+/// and the per-step outcome (which steps failed) agree, as a run whose turns
+/// all succeeded without the engine agrees by its empty call lists. The
+/// error *texts* are not compared: the real host surfaces its user-facing
+/// rendering of the provider error (2026.9.6 dist
+/// embedded-agent-helpers-*.mjs `formatAssistantErrorText`, e.g. a 400
+/// "…role…" reads "Message ordering conflict - please try again…"), which
+/// the reference does not model; it records the provider's message. Any
+/// other combination (different failed steps, calls on one side only) is
+/// *error*, naming both sides' failed steps.
+pub fn untested(reference: &Trace, real: &Trace, real_errors: &[(usize, String)]) -> Option<String> {
     use crate::trace::Outcome;
     let because = || match real_errors.first() {
-        Some(e) => format!(" (first step error on the real host: {e})"),
+        Some((_, e)) => format!(" (first step error on the real host: {e})"),
         None => String::new(),
     };
     match &reference.outcome {
@@ -459,13 +474,33 @@ pub fn untested(reference: &Trace, real: &Trace, real_errors: &[String]) -> Opti
         return Some(format!("the engine never started on the real host (the bridge recorded no initialize){}", because()));
     }
     // The real host ran the engine but every turn failed before reaching it
-    // (e.g. its context-window guard): name the host's error, not a diff.
+    // (e.g. its context-window guard): name the host's error, not a diff,
+    // unless the reference failed the same steps without the engine (V1).
     if real.calls().next().is_none() && !real_errors.is_empty() {
-        return Some(format!("no engine call was recorded on the real host: nothing was compared{}", because()));
+        let real_failed: std::collections::BTreeSet<usize> = real_errors.iter().map(|(s, _)| *s).collect();
+        let reference_failed = failed_steps(reference);
+        if reference.calls().next().is_none() && reference_failed == real_failed {
+            return None;
+        }
+        return Some(format!(
+            "no engine call was recorded on the real host: nothing was compared (failed steps: real {real_failed:?}, reference {reference_failed:?}){}",
+            because()
+        ));
     }
     // Otherwise the diff decides: an engine both hosts kept out of every turn
     // (9.6 degrades an unfenced engine to its own legacy) legitimately agrees.
     None
+}
+
+/// The plan steps whose turn failed in a reference run (its `turn-failed` notes).
+fn failed_steps(t: &Trace) -> std::collections::BTreeSet<usize> {
+    t.events
+        .iter()
+        .filter_map(|e| match e {
+            crate::trace::Event::Note(n) if n.code == "turn-failed" => Some(n.step),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Pretty text of normalised calls: the unit the diff works on.
@@ -611,7 +646,7 @@ mod tests {
     fn two_runs_that_recorded_nothing_are_not_equal() {
         let mut empty = trace(vec![]);
         assert_eq!(diff(&empty, &empty), None, "the diff alone cannot tell");
-        let errs = vec!["Model context window too small".to_string()];
+        let errs = vec![(0, "Model context window too small".to_string())];
         // The engine never started on the real host.
         empty.engine.info = None;
         let why = untested(&trace(vec![("assemble", json!({}))]), &empty, &errs).expect("untested");
@@ -627,6 +662,35 @@ mod tests {
         assert!(untested(&faulted, &trace(vec![("assemble", json!({}))]), &[]).unwrap().contains("spawn-failed"));
         // Both ran and called the engine: the diff decides.
         assert_eq!(untested(&trace(vec![("assemble", json!({}))]), &trace(vec![("assemble", json!({}))]), &[]), None);
+    }
+
+    fn failing(steps: &[usize]) -> Trace {
+        let mut t = trace(vec![]);
+        t.events = steps.iter().map(|&step| Event::Note(crate::trace::NoteRecord { seq: 0, turn: step as u32 + 1, step, code: "turn-failed".into(), text: "429".into() })).collect();
+        t
+    }
+
+    /// Rule V1: both hosts failed the same steps before any engine call.
+    #[rstest::rstest]
+    #[case::same_steps_failed(&[0, 1], &[0, 1], true)]
+    #[case::reference_failed_fewer(&[0], &[0, 1], false)]
+    #[case::reference_failed_none(&[], &[0], false)]
+    #[case::another_step(&[1], &[0], false)]
+    fn failures_before_the_engine_compare_only_when_both_failed_the_same_steps(#[case] reference: &[usize], #[case] real: &[usize], #[case] compared: bool) {
+        let errs: Vec<(usize, String)> = real.iter().map(|&s| (s, "⚠️ The model request was rate-limited.".to_string())).collect();
+        let why = untested(&failing(reference), &trace(vec![]), &errs);
+        assert_eq!(why.is_none(), compared, "{why:?}");
+        if let Some(why) = why {
+            assert!(why.contains("nothing was compared") && why.contains("rate-limited"), "{why}");
+        }
+    }
+
+    #[test]
+    fn a_reference_that_called_the_engine_never_matches_a_real_host_that_failed_before_it() {
+        let mut reference = failing(&[0]);
+        let call = trace(vec![("assemble", json!({}))]).events.remove(0);
+        reference.events.push(call);
+        assert!(untested(&reference, &trace(vec![]), &[(0, "boom".into())]).is_some());
     }
 
     #[test]

@@ -260,3 +260,28 @@ fn an_unsendable_summary_request_gives_an_empty_summary() {
     let summaries: Vec<String> = classic.calls().flat_map(|c| c.callbacks.iter()).filter(|c| c.method == "host/llm.complete").map(|c| c.result["text"].as_str().unwrap_or_default().to_string()).collect();
     assert!(!summaries.is_empty() && summaries.iter().all(|s| s.starts_with("Summary of ")), "{summaries:?}");
 }
+
+/// compact-state-effect: after a manual `/compact` the engine's
+/// maintain(compaction) gets the compaction's own runtimeContext (the
+/// command's: `trigger: "manual"`, `customInstructions`, no `forceReason`)
+/// and the successor's `sessionFile`, the command's session key
+/// (embedded-agent-*.mjs `runContextEngineMaintenance` after the commit;
+/// commands-handlers.runtime-*.mjs `sessionFile: params.sessionKey`).
+#[test]
+fn maintain_after_a_manual_compact_carries_the_command_context() {
+    let t = run("window", "compact-state-effect");
+    let compact = calls(&t, "compact").into_iter().next().expect("a compact");
+    let after: Vec<&CallRecord> = t.calls().filter(|c| c.method == "maintain" && c.step == compact.step).collect();
+    assert_eq!(after.len(), 1, "one maintain(compaction) in the /compact step");
+    let (m, c) = (&after[0].params, &compact.params);
+    assert_eq!(m["runtimeContext"]["trigger"], "manual");
+    assert_eq!(m["runtimeContext"]["customInstructions"], c["runtimeContext"]["customInstructions"]);
+    assert_eq!(c["runtimeContext"]["forceReason"], "manual");
+    assert!(m["runtimeContext"].get("forceReason").is_none(), "{m}");
+    assert_eq!(m["sessionFile"], "agent:main:main");
+    assert!(m["runtimeContext"].get("currentMessageId").is_none(), "no attempt context: {m}");
+    // A handle per call: the command's signal under a new id, after the call's own.
+    let sig = |v: &Value| v["$abortSignal"].as_str().map(str::to_string);
+    assert_ne!(sig(&m["runtimeContext"]["abortSignal"]), sig(&c["runtimeContext"]["abortSignal"]));
+    assert!(sig(&m["runtimeContext"]["abortSignal"]) > sig(&m["abortSignal"]), "{m}");
+}

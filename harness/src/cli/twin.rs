@@ -150,7 +150,13 @@ pub async fn twin_one(s: &Scenario, profile: &Profile, spec: &EngineSpec, engine
     };
     let reference = runtime::run(&s, profile, &cfg, model).await;
     let _ = std::fs::remove_dir_all(&cfg.state_root);
-    let step_errors: Vec<String> = real.runner["steps"].as_array().into_iter().flatten().filter_map(|s| s["error"].as_str().map(str::to_string)).collect();
+    let step_errors: Vec<(usize, String)> = real.runner["steps"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .filter_map(|(i, s)| s["error"].as_str().map(|e| (s["step"].as_u64().map_or(i, |n| n as usize), e.to_string())))
+        .collect();
     row.verdict = match (crate::twin::untested(&reference, &real.trace, &step_errors), crate::twin::diff(&reference, &real.trace)) {
         (Some(why), _) => Verdict::Error(format!("{}: {why}", s.id)),
         (None, None) => Verdict::Equal,

@@ -53,7 +53,12 @@ pub fn to_trace(scenario: &Scenario, profile: &Profile, engine: &EngineSpec, ndj
                     .map(|c| {
                         let mut params = c["params"].clone();
                         store.intern_field(&mut params);
-                        CallbackRecord { method: c["method"].as_str().unwrap_or_default().into(), params, result: c["result"].clone() }
+                        // A callback the host failed (the bridge records `threw`): the engine got that error.
+                        let result = match c.get("threw") {
+                            Some(t) => serde_json::json!({"threw": t}),
+                            None => c["result"].clone(),
+                        };
+                        CallbackRecord { method: c["method"].as_str().unwrap_or_default().into(), params, result }
                     })
                     .collect();
                 let mut params = v["params"].take();
@@ -83,5 +88,28 @@ fn relocate(v: &mut Value, from: &str, to: &str) {
         Value::Array(a) => a.iter_mut().for_each(|x| relocate(x, from, to)),
         Value::Object(o) => o.values_mut().for_each(|x| relocate(x, from, to)),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A host callback the real host failed reads as its error, so a
+    /// fallback the engine took is explained in the trace.
+    #[test]
+    fn a_failed_host_callback_is_recorded_with_its_error() {
+        let s = super::super::plan::scenario_from_script("  - compact: {}");
+        let engine = EngineSpec::builtin_at("clawspec", "window");
+        let ndjson = [
+            r#"{"kind":"initialize","info":{"id":"window"},"methods":["compact"]}"#,
+            r#"{"kind":"step","step":0}"#,
+            r#"{"kind":"call","seq":1,"method":"compact","params":{},"reply":{"ok":{"ok":true,"compacted":false}},"callbacks":[{"method":"host/llm.complete","params":{"messages":[]},"threw":"Async work scope is closed"},{"method":"host/llm.complete","params":{},"result":{"text":"S"}}]}"#,
+        ]
+        .join("\n");
+        let t = to_trace(&s, &Profile::current_2026_9_6(), &engine, &ndjson, Path::new("/w")).expect("trace");
+        let call = t.calls().next().expect("one call");
+        assert_eq!(call.callbacks[0].result, serde_json::json!({"threw": "Async work scope is closed"}));
+        assert_eq!(call.callbacks[1].result, serde_json::json!({"text": "S"}));
     }
 }

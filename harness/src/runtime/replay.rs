@@ -87,48 +87,124 @@ pub fn sanitize_history(profile: &Profile, setup: &Setup, ms: Vec<AgentMessage>)
     ms
 }
 
-/// OpenAI Responses history as 2026.9.6 hands it to the engine: a call id that
-/// is not a Responses `call_…` id (`^call_[A-Za-z0-9_-]{1,59}$`) becomes
-/// `call_<sanitised tail>_<sha256(id)[..10]>`, at most 64 characters, its
-/// result following it (embedded-agent-helpers-*.mjs
-/// `normalizeOpenAIResponsesIdPart` over the whole stored id; a stored
-/// `call_id|item_id` keeps no item part: twin of http-openai-responses,
-/// `call_log 01` → `call_log_01_329852950a`, `toolu_0001|fc_mock0` →
-/// `call_toolu_0001_fc_mock0_7c19d3e0a7`).
-fn normalize_responses_history_ids(mut ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
-    use sha2::Digest;
-    fn valid(id: &str) -> bool {
-        id.strip_prefix("call_").is_some_and(|t| (1..=59).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'))
-    }
-    let normalize = |id: &str| -> String {
-        let trimmed = id.trim();
-        if valid(trimmed) {
-            return trimmed.to_string();
-        }
-        let raw_tail = trimmed.strip_prefix("call_").unwrap_or(trimmed);
-        let hash: String = sha2::Sha256::digest(if trimmed.is_empty() { "call_" } else { trimmed }.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
-        let suffix = format!("_{}", &hash[..10]);
-        let sanitized: String = raw_tail.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
-        let sanitized = sanitized.trim_matches('_');
-        let max_tail = 64 - "call_".len();
-        let head: String = sanitized.chars().take(max_tail.saturating_sub(suffix.len()).max(1)).collect();
-        let tail: String = format!("{}{suffix}", if head.is_empty() { "id" } else { &head }).chars().take(max_tail).collect();
-        format!("call_{tail}")
-    };
-    for m in &mut ms {
-        match m {
+/// OpenAI Responses history as 2026.9.6 hands it to the engine
+/// (builtin-openclaw-*.mjs `sanitizeSessionHistory`:
+/// `downgradeOpenAIFunctionCallReasoningPairs(normalizeOpenAIResponsesToolCallIds(…))`,
+/// embedded-agent-helpers-*.mjs). A stored id is a `call_id|item_id` pair
+/// (the host joins them when it reads a Responses `function_call`, @openclaw/ai
+/// openai-responses-shared-*.mjs `resolveResponsesToolCallId`). Normalising:
+/// when the call part is not a Responses `call_…` id
+/// (`^call_[A-Za-z0-9_-]{1,59}$`) or the item part not an `fc_…` id
+/// (`^fc_[A-Za-z0-9_-]{1,61}$`), the call part becomes
+/// `call_<sanitised tail>_<sha256(whole pair)[..10]>` (≤ 64 characters) and
+/// the item part is normalised alike with `fc_`. Downgrading: a call whose
+/// item is `fc_…` with no replayable reasoning (`rs_…`) before it in its
+/// message loses the `|item` suffix, as do the results right after that
+/// message. Twins: http-openai-responses (`call_log 01` →
+/// `call_log_01_329852950a`, `toolu_0001|fc_mock0` →
+/// `call_toolu_0001_fc_mock0_7c19d3e0a7`) and regression-a8-long-call-ids
+/// (a valid `call_…|fc_…` pair keeps its call id byte for byte).
+fn normalize_responses_history_ids(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    downgrade_function_call_pairs(ms.into_iter().map(|mut m| {
+        match &mut m {
             AgentMessage::Assistant(a) => {
                 for b in a.content.iter_mut() {
                     if let ContentBlock::ToolCall(c) = b {
-                        c.id = normalize(&c.id);
+                        c.id = normalize_responses_call_id(&c.id);
                     }
                 }
             }
-            AgentMessage::ToolResult(r) => r.tool_call_id = normalize(&r.tool_call_id),
+            AgentMessage::ToolResult(r) => r.tool_call_id = normalize_responses_call_id(&r.tool_call_id),
             _ => {}
         }
+        m
+    }))
+}
+
+/// `splitOpenAIFunctionCallPairing`: the call and item parts of a stored id.
+fn split_pairing(id: &str) -> (&str, Option<&str>) {
+    match id.find('|') {
+        Some(i) if i > 0 && i < id.len() - 1 => (&id[..i], Some(&id[i + 1..])),
+        _ => (id, None),
     }
-    ms
+}
+
+fn valid_id(id: &str, prefix: &str, max_tail: usize) -> bool {
+    id.strip_prefix(prefix).is_some_and(|t| (1..=max_tail).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'))
+}
+
+/// `normalizeOpenAIResponsesIdPart`.
+fn normalize_id_part(value: &str, prefix: &str, max_tail: usize) -> String {
+    use sha2::Digest;
+    let trimmed = value.trim();
+    if valid_id(trimmed, prefix, max_tail) {
+        return trimmed.to_string();
+    }
+    let raw_tail = trimmed.strip_prefix(prefix).unwrap_or(trimmed);
+    let hash: String = sha2::Sha256::digest(if trimmed.is_empty() { prefix } else { trimmed }.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+    let suffix = format!("_{}", &hash[..10]);
+    let sanitized: String = raw_tail.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
+    let sanitized = sanitized.trim_matches('_');
+    let max = 64 - prefix.len();
+    let head: String = sanitized.chars().take(max.saturating_sub(suffix.len()).max(1)).collect();
+    let tail: String = format!("{}{suffix}", if head.is_empty() { "id" } else { &head }).chars().take(max).collect();
+    format!("{prefix}{tail}")
+}
+
+/// `shouldNormalizeOpenAIResponsesToolCallId` + `normalizeOpenAIResponsesFunctionCallId`.
+fn normalize_responses_call_id(id: &str) -> String {
+    let (call, item) = split_pairing(id);
+    let call_ok = valid_id(call, "call_", 59);
+    if call_ok && item.is_none_or(|i| valid_id(i, "fc_", 61)) {
+        return id.to_string();
+    }
+    match item {
+        None => normalize_id_part(call, "call_", 59),
+        Some(i) => format!("{}|{}", normalize_id_part(&format!("{call}|{i}"), "call_", 59), normalize_id_part(i, "fc_", 61)),
+    }
+}
+
+/// `parseOpenAIReasoningSignature`: a thinking block replayable as a
+/// Responses reasoning item (`{"id":"rs_…","type":"reasoning…"}`).
+fn replayable_reasoning(b: &ContentBlock) -> bool {
+    let ContentBlock::Thinking(t) = b else { return false };
+    let Some(sig) = t.thinking_signature.as_deref().map(str::trim).filter(|s| s.starts_with('{') && s.ends_with('}')) else { return false };
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(sig) else { return false };
+    let (id, ty) = (v["id"].as_str().unwrap_or(""), v["type"].as_str().unwrap_or(""));
+    id.starts_with("rs_") && (ty == "reasoning" || ty.starts_with("reasoning."))
+}
+
+/// `downgradeOpenAIFunctionCallReasoningPairs`.
+fn downgrade_function_call_pairs(ms: impl Iterator<Item = AgentMessage>) -> Vec<AgentMessage> {
+    let mut out = Vec::new();
+    let mut pending: std::collections::HashMap<String, String> = Default::default();
+    for mut m in ms {
+        match &mut m {
+            AgentMessage::Assistant(a) => {
+                pending.clear();
+                let mut seen_reasoning = false;
+                for b in a.content.iter_mut() {
+                    if replayable_reasoning(b) {
+                        seen_reasoning = true;
+                    } else if let ContentBlock::ToolCall(c) = b {
+                        let (call, item) = split_pairing(&c.id);
+                        if !seen_reasoning && item.is_some_and(|i| i.starts_with("fc_")) {
+                            let call = call.to_string();
+                            pending.insert(std::mem::replace(&mut c.id, call.clone()), call);
+                        }
+                    }
+                }
+            }
+            AgentMessage::ToolResult(r) if !pending.is_empty() => {
+                if let Some(to) = pending.get(&r.tool_call_id) {
+                    r.tool_call_id = to.clone();
+                }
+            }
+            _ => pending.clear(),
+        }
+        out.push(m);
+    }
+    out
 }
 
 /// 2026.4.26 on anthropic-messages and Google: the same `sanitizeSessionHistory` pass
@@ -311,6 +387,26 @@ mod tests {
         .unwrap();
         // Observed on openclaw@2026.9.6 (twin --keep of http-openai-responses).
         assert_eq!(ids(&normalize_responses_history_ids(msgs)), ["call_toolu_0001_fc_mock0_7c19d3e0a7", "call_ok-1", "call_toolu_0001_fc_mock0_7c19d3e0a7"]);
+    }
+
+    /// regression-a8-long-call-ids on openclaw@2026.9.6 (twin --keep): a valid
+    /// `call_…|fc_…` pair keeps its call id byte for byte and loses the item
+    /// (no reasoning in its message), its result too; after a replayable
+    /// `rs_…` reasoning block the pair stays whole.
+    #[test]
+    fn valid_responses_pairs_are_split_not_rehashed() {
+        let pair = "call_Zq9dP3kLmN8vR2sT6wX1yB4cF7gH0jK5|fc_0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071";
+        let rs = r#"{"id":"rs_1","type":"reasoning"}"#;
+        let msgs: Vec<AgentMessage> = serde_json::from_value(json!([
+            {"role": "assistant", "content": [{"type": "toolCall", "id": pair, "name": "read", "arguments": {}}], "timestamp": 1},
+            {"role": "toolResult", "toolCallId": pair, "toolName": "read", "content": [{"type": "text", "text": "a"}], "isError": false, "timestamp": 2},
+            {"role": "user", "content": "next", "timestamp": 3},
+            {"role": "assistant", "content": [{"type": "thinking", "thinking": "t", "thinkingSignature": rs}, {"type": "toolCall", "id": "call_b|fc_b", "name": "read", "arguments": {}}], "timestamp": 4},
+            {"role": "toolResult", "toolCallId": "call_b|fc_b", "toolName": "read", "content": [{"type": "text", "text": "b"}], "isError": false, "timestamp": 5}
+        ]))
+        .unwrap();
+        let call = "call_Zq9dP3kLmN8vR2sT6wX1yB4cF7gH0jK5";
+        assert_eq!(ids(&normalize_responses_history_ids(msgs)), [call, call, "call_b|fc_b", "call_b|fc_b"]);
     }
 
     #[test]

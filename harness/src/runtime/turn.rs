@@ -1408,7 +1408,15 @@ pub async fn compact(sim: &mut Sim<'_>, params: Value, reason: &str) -> Result<C
     let meta = CallMeta { reason: Some(reason.into()), params_tokens: Some(before), ..Default::default() };
     // 2026.9.6 maintains with the recovery compaction's own context (runtime::compact).
     let recovery = sim.profile.attempt_runtime_context_v2026_9 && params["runtimeContext"]["trigger"].as_str().is_some_and(super::compact::is_recovery_trigger);
-    let maintain = recovery.then(|| params.clone());
+    // A manual `/compact` too: the embedded compactor maintains with the
+    // compaction's `runtimeContext` (no `forceReason`, which only the compact
+    // call gets) and the successor's `sessionFile`, the command's session key
+    // (embedded-agent-*.mjs `runContextEngineMaintenance({… sessionFile:
+    // postCompactionSessionFile, reason: "compaction", runtimeContext …})`;
+    // commands-handlers.runtime-*.mjs passes `sessionFile: params.sessionKey`;
+    // twin of compact-state-effect).
+    let manual = sim.profile.attempt_runtime_context_v2026_9 && params["runtimeContext"]["trigger"] == "manual";
+    let maintain = (recovery || manual).then(|| params.clone());
     let verdict = match sim.call("compact", params, meta, opts).await? {
         CallOutcome::Returned(v) => {
             let ok = v.get("ok").and_then(Value::as_bool) == Some(true) && v.get("compacted").and_then(Value::as_bool) == Some(true);
@@ -1426,7 +1434,20 @@ pub async fn compact(sim: &mut Sim<'_>, params: Value, reason: &str) -> Result<C
     };
     if verdict == CompactVerdict::Compacted {
         let p = match &maintain {
-            Some(cp) => super::compact::maintain_after_recovery(sim, cp),
+            Some(cp) => {
+                let mut p = super::compact::maintain_after_recovery(sim, cp);
+                if manual {
+                    if let Some(c) = p["runtimeContext"].as_object_mut() {
+                        c.remove("forceReason");
+                    }
+                    p["sessionFile"] = json!(sim.setup.session_key);
+                    // The command's signal again, but a handle is minted per
+                    // call (docs/protocol.md `$abortSignal`; the bridge
+                    // encodes each call anew): the engine sees a new id.
+                    p["runtimeContext"]["abortSignal"] = json!({"$abortSignal": sim.ids.next("sig")});
+                }
+                p
+            }
             None => sim.maintain_params(false, "compaction"),
         };
         sim.call("maintain", p, CallMeta::reason("compaction"), CallOptions::default()).await?;
