@@ -36,7 +36,7 @@ export function freePort() {
  * for 2026.4.x plugin staging, the user's npm network settings, never
  * credentials: realhost/install.rs npm_network_env).
  */
-export function gatewayEnv({ work, dirs, configPath, port, token, stageDir, npmEnv, compileCacheDir, path: PATH, release4x = false }) {
+export function gatewayEnv({ work, dirs, configPath, port, token, stageDir, npmEnv, compileCacheDir, path: PATH, release4x = false, bundledPluginsDir }) {
   return {
     PATH: PATH ?? "/usr/bin:/bin",
     TMPDIR: `${work}/tmp`,
@@ -73,6 +73,8 @@ export function gatewayEnv({ work, dirs, configPath, port, token, stageDir, npmE
     // the snapshot for 10 minutes.
     ...(release4x ? { OPENCLAW_PLUGIN_DISCOVERY_CACHE_MS: "600000", OPENCLAW_PLUGIN_MANIFEST_CACHE_MS: "600000" } : {}),
     ...(stageDir ? (npmEnv ?? {}) : {}),
+    // 2026.4.x: only the bundled plugins the twin loads are discoverable (lib/bundled-subset.js).
+    ...(bundledPluginsDir ? { OPENCLAW_BUNDLED_PLUGINS_DIR: bundledPluginsDir } : {}),
   };
 }
 
