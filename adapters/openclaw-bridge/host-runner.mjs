@@ -309,7 +309,7 @@ try {
     // 2026.4.x may take minutes to accept a chat.send with an image attachment on a loaded
     // machine (http-anthropic: no answer within 30 s while the gateway was otherwise idle).
     const slow = RELEASE_4X ? { sendTimeoutMs: 300_000 } : {};
-    const outcome = await drive(client, margin ? { ...step, ...slow, timeoutMs: step.timeoutMs + margin } : step, index, { holdUrl: plan.provider.holdUrl, trace: plan.trace, release4x: RELEASE_4X });
+    const outcome = await drive(client, margin ? { ...step, ...slow, timeoutMs: step.timeoutMs + margin } : step, index, { holdUrl: plan.provider.holdUrl, trace: plan.trace, release4x: RELEASE_4X, fs, configPath: `${work}/openclaw.json` });
     // 2026.4.x answers agent.wait when the run's lifecycle ends, while the
     // legacy-mode ingests of the attempt's messages may still be on their way
     // to the engine (seen in the first 4.26 twins: turn 1's ingests recorded
