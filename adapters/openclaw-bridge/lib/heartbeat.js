@@ -64,7 +64,8 @@ async function intervalHeartbeat(client, step, { pollMs, fs, configPath }) {
   } finally {
     setEvery(fs, configPath, step.restoreEvery);
   }
-  return { heartbeat: { status: evt.status, error: evt.reason ?? null, summary: evt.preview ?? null, sessionKey: null }, hostRun: true };
+  // `reason` is the run's trigger ("interval") or, for a skip or failure, why.
+  return { heartbeat: { status: evt.status, reason: evt.reason ?? null, error: evt.status === "failed" ? (evt.reason ?? null) : null, summary: evt.preview ?? null, sessionKey: null }, hostRun: true };
 }
 
 export async function heartbeat(client, step, index, { pollMs = 200, fs, configPath } = {}) {
