@@ -16,6 +16,7 @@ import fs from "node:fs";
 import path from "node:path";
 
 import { compileCacheWarm, connect, freePort, freezeTrace, gatewayEnv, groupCpuMs, markCompileCacheWarm, packagedCompileCacheDir, startGateway as startGateway_, stopGateway } from "./lib/gateway.js";
+import { bundledSubset } from "./lib/bundled-subset.js";
 import { HostRuns } from "./lib/runs.js";
 import { drive, markStep, withStartupRetry } from "./lib/steps.js";
 import { prepareResultFiles, prepareStandIns } from "./lib/tools.js";
@@ -76,6 +77,32 @@ function pluginAllowlist() {
   if (!RELEASE_4X) return {};
   const providers = Object.keys(providerPluginEntries());
   return { allow: ["clawspec-bridge", ...LOADED_4X_PLUGINS, ...providers] };
+}
+
+/**
+ * Bundled plugins whose public surfaces 2026.4.26's core imports by name
+ * whether or not they are loaded as plugins (every literal `dirName:` of a
+ * loadBundledPluginPublicSurface… / loadBundledPluginPublicArtifactModuleSync
+ * call in dist/*.js). The manifest-less `*-core` directories (speech-core, whose
+ * runtime-api.js every reply imports: without it a turn fails "Unable to
+ * resolve bundled plugin public surface speech-core/runtime-api.js", observed)
+ * are no plugins and always come along (lib/bundled-subset.js).
+ */
+const SURFACE_4X_PLUGINS = ["anthropic-vertex", "bluebubbles", "browser", "feishu", "github-copilot", "irc", "line", "lmstudio", "matrix", "mattermost", "memory-core", "zalo", "zalouser"];
+
+/**
+ * 2026.4.x with a stage dir: the bundled plugins the gateway may discover are
+ * the ones it loads (LOADED_4X_PLUGINS and the model providers' plugins), so
+ * the release's repeated plugin-index derivations read those manifests only
+ * (lib/bundled-subset.js says why and how). `plan.allBundledPlugins` keeps the
+ * release's whole set (for comparing).
+ */
+function bundledPlugins() {
+  if (!RELEASE_4X || !plan.stageDir || plan.allBundledPlugins) return null;
+  const t = Date.now();
+  const subset = bundledSubset({ stageDir: plan.stageDir, openclawRoot: plan.openclawRoot, version: HOST_VERSION, ids: [...LOADED_4X_PLUGINS, ...SURFACE_4X_PLUGINS, ...Object.keys(providerPluginEntries())] });
+  result.bundledPlugins = { ids: subset.ids, built: subset.built, ms: Date.now() - t };
+  return subset;
 }
 
 function config(port, token) {
@@ -193,7 +220,7 @@ function persistPluginRegistry(env, configPath) {
   // A load path's manifest and package.json are part of its index record (manifestHash, packageJson.hash).
   const read = (f) => (fs.existsSync(f) ? fs.readFileSync(f, "utf8") : null);
   const loadPaths = (p.load?.paths ?? []).map((d) => [d, read(path.join(d, "openclaw.plugin.json")), read(path.join(d, "package.json"))]);
-  const policy = { version: HOST_VERSION, root: plan.openclawRoot, loadPaths, slots: p.slots ?? {}, allow: p.allow ?? null, deny: p.deny ?? null, entries: Object.fromEntries(Object.entries(p.entries ?? {}).map(([k, v]) => [k, v?.enabled ?? null])) };
+  const policy = { version: HOST_VERSION, root: plan.openclawRoot, bundled: env.OPENCLAW_BUNDLED_PLUGINS_DIR ?? null, loadPaths, slots: p.slots ?? {}, allow: p.allow ?? null, deny: p.deny ?? null, entries: Object.fromEntries(Object.entries(p.entries ?? {}).map(([k, v]) => [k, v?.enabled ?? null])) };
   const key = crypto.createHash("sha256").update(JSON.stringify(policy)).digest("hex").slice(0, 16);
   const cached = path.join(plan.stageDir, ".plugin-registry", `${key}.json`);
   const target = path.join(dirs.state, "plugins", "installs.json");
@@ -216,7 +243,8 @@ async function startGateway() {
   const token = `clawspec-${process.pid}-${port}`;
   const configPath = `${work}/openclaw.json`;
   fs.writeFileSync(configPath, `${JSON.stringify(config(port, token), null, 2)}\n`, { mode: 0o600 });
-  const env = gatewayEnv({ work, dirs, configPath, port, token, stageDir: plan.stageDir, npmEnv: plan.npmEnv, compileCacheDir: plan.compileCacheDir && packagedCompileCacheDir(plan.compileCacheDir, plan.openclawRoot), path: process.env.PATH, release4x: RELEASE_4X });
+  const bundled = bundledPlugins();
+  const env = gatewayEnv({ work, dirs, configPath, port, token, stageDir: plan.stageDir, npmEnv: plan.npmEnv, compileCacheDir: plan.compileCacheDir && packagedCompileCacheDir(plan.compileCacheDir, plan.openclawRoot), path: process.env.PATH, release4x: RELEASE_4X, bundledPluginsDir: bundled?.dir });
   fs.mkdirSync(env.TMPDIR, { recursive: true });
   fs.writeFileSync(env.NPM_CONFIG_USERCONFIG, "");
   if (plan.hostSetup?.seed) result.seeded = seedSession(env);
@@ -281,7 +309,7 @@ try {
     // 2026.4.x may take minutes to accept a chat.send with an image attachment on a loaded
     // machine (http-anthropic: no answer within 30 s while the gateway was otherwise idle).
     const slow = RELEASE_4X ? { sendTimeoutMs: 300_000 } : {};
-    const outcome = await drive(client, margin ? { ...step, ...slow, timeoutMs: step.timeoutMs + margin } : step, index, { holdUrl: plan.provider.holdUrl, trace: plan.trace, release4x: RELEASE_4X });
+    const outcome = await drive(client, margin ? { ...step, ...slow, timeoutMs: step.timeoutMs + margin } : step, index, { holdUrl: plan.provider.holdUrl, trace: plan.trace, release4x: RELEASE_4X, fs, configPath: `${work}/openclaw.json` });
     // 2026.4.x answers agent.wait when the run's lifecycle ends, while the
     // legacy-mode ingests of the attempt's messages may still be on their way
     // to the engine (seen in the first 4.26 twins: turn 1's ingests recorded

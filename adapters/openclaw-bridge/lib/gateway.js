@@ -36,7 +36,7 @@ export function freePort() {
  * for 2026.4.x plugin staging, the user's npm network settings, never
  * credentials: realhost/install.rs npm_network_env).
  */
-export function gatewayEnv({ work, dirs, configPath, port, token, stageDir, npmEnv, compileCacheDir, path: PATH, release4x = false }) {
+export function gatewayEnv({ work, dirs, configPath, port, token, stageDir, npmEnv, compileCacheDir, path: PATH, release4x = false, bundledPluginsDir }) {
   return {
     PATH: PATH ?? "/usr/bin:/bin",
     TMPDIR: `${work}/tmp`,
@@ -72,7 +72,16 @@ export function gatewayEnv({ work, dirs, configPath, port, token, stageDir, npmE
     // the run (isolated config, one package), so the release's own knobs keep
     // the snapshot for 10 minutes.
     ...(release4x ? { OPENCLAW_PLUGIN_DISCOVERY_CACHE_MS: "600000", OPENCLAW_PLUGIN_MANIFEST_CACHE_MS: "600000" } : {}),
+    // 2026.4.x: with OPENCLAW_TEST_FAST=1 its reply path asserts that a caller
+    // passing a config override marked it "complete" (dist/typing-policy-*.js
+    // resolveGetReplyConfig); the heartbeat runner passes one unmarked, so every
+    // heartbeat failed "Fast reply tests must pass with withFastReplyConfig()…"
+    // (observed). The release's own opt-out of that test-only assertion
+    // (isSlowReplyTestAllowed) gives the production path back.
+    ...(release4x ? { OPENCLAW_ALLOW_SLOW_REPLY_TESTS: "1" } : {}),
     ...(stageDir ? (npmEnv ?? {}) : {}),
+    // 2026.4.x: only the bundled plugins the twin loads are discoverable (lib/bundled-subset.js).
+    ...(bundledPluginsDir ? { OPENCLAW_BUNDLED_PLUGINS_DIR: bundledPluginsDir } : {}),
   };
 }
 

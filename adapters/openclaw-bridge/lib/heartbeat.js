@@ -20,7 +20,59 @@ export function finishedRun(page, runId) {
   return (page?.entries ?? []).find((e) => e?.runId === runId && typeof e.status === "string") ?? null;
 }
 
-export async function heartbeat(client, step, index, { pollMs = 200 } = {}) {
+/**
+ * 2026.4.x (`step.every` set; harness/src/realhost/heartbeat.rs for_release
+ * says why): set `agents.defaults.heartbeat.every` to `step.every` in the
+ * gateway's config file (its watcher hot-reloads that path: the runner
+ * re-plans its next interval tick within the interval), wait for the tick's
+ * `heartbeat` event (`last-heartbeat`, dist/heartbeat-events-*.js: every run
+ * ends with one), and set the cadence back to `step.restoreEvery` so no other
+ * tick fires. The file, not `config.patch`: the gateway's own writer
+ * materialises defaults (plugins.entries.*.config, commands) into the file,
+ * which its reloader then treats as a restart-requiring change (observed:
+ * "config change requires gateway restart (plugins.entries.anthropic.config,
+ * plugins.entries.memory-core, commands)", then SIGUSR1).
+ */
+export function setEvery(fs, configPath, every) {
+  const cfg = JSON.parse(fs.readFileSync(configPath, "utf8"));
+  cfg.agents ??= {};
+  cfg.agents.defaults ??= {};
+  cfg.agents.defaults.heartbeat = { ...(cfg.agents.defaults.heartbeat ?? {}), every };
+  fs.writeFileSync(configPath, `${JSON.stringify(cfg, null, 2)}\n`, { mode: 0o600 });
+}
+
+/** A heartbeat event of a tick that ran (or ended for good) after `since`; null while none. */
+export function tickAfter(evt, since) {
+  if (!evt || typeof evt.ts !== "number" || evt.ts < since) return null;
+  // A tick that met a busy lane is retried by the runner itself (heartbeat-wake-*.js DEFAULT_RETRY_MS).
+  if (evt.status === "skipped" && evt.reason === "requests-in-flight") return null;
+  return evt;
+}
+
+async function intervalHeartbeat(client, step, { pollMs, fs, configPath }) {
+  const until = Date.now() + step.timeoutMs;
+  const since = Date.now();
+  setEvery(fs, configPath, step.every);
+  let evt = null;
+  try {
+    for (;;) {
+      evt = tickAfter(await client.request("last-heartbeat", {}), since);
+      if (evt) break;
+      if (Date.now() >= until) throw new Error(`step ${step.step}: no heartbeat tick within ${step.timeoutMs} ms of agents.defaults.heartbeat.every=${step.every}`);
+      await sleep(pollMs);
+    }
+  } finally {
+    setEvery(fs, configPath, step.restoreEvery);
+  }
+  // `reason` is the run's trigger ("interval") or, for a skip or failure, why.
+  return { heartbeat: { status: evt.status, reason: evt.reason ?? null, error: evt.status === "failed" ? (evt.reason ?? null) : null, summary: evt.preview ?? null, sessionKey: null }, hostRun: true };
+}
+
+export async function heartbeat(client, step, index, { pollMs = 200, fs, configPath } = {}) {
+  if (step.every) {
+    if (!fs || !configPath) throw new Error(`step ${step.step}: a 2026.4.x heartbeat needs the gateway's config file`);
+    return intervalHeartbeat(client, step, { pollMs, fs, configPath });
+  }
   const until = Date.now() + step.timeoutMs;
   // The gateway writes the monitor row when its automation service starts
   // (dist/server-cron-*.mjs reconcileSystemJobs → heartbeat-monitor-*.mjs),

@@ -62,3 +62,12 @@ test("no monitor job, no queued run, or no end within the step's time are errors
   await assert.rejects(heartbeat(fakeClient({ "cron.list": { jobs: [monitor] }, "cron.run": { ok: true, ran: false, reason: "invalid-spec" } }), short, 0), /queued no run/);
   await assert.rejects(heartbeat(fakeClient({ "cron.list": { jobs: [monitor] }, "cron.run": { runId: "r" }, "cron.runs": { entries: [] } }), short, 0, { pollMs: 5 }), /did not finish within 30 ms/);
 });
+
+test("2026.4.x: the tick a step waits for is the first heartbeat event after the patch that ran or ended for good", async () => {
+  const { tickAfter } = await import("../lib/heartbeat.js");
+  assert.equal(tickAfter(null, 10), null);
+  assert.equal(tickAfter({ ts: 9, status: "ok-token" }, 10), null, "an earlier tick");
+  assert.equal(tickAfter({ ts: 11, status: "skipped", reason: "requests-in-flight" }, 10), null, "retried by the runner");
+  assert.deepEqual(tickAfter({ ts: 11, status: "ok-token" }, 10), { ts: 11, status: "ok-token" });
+  assert.equal(tickAfter({ ts: 12, status: "skipped", reason: "empty-heartbeat-file" }, 10).reason, "empty-heartbeat-file");
+});

@@ -52,21 +52,68 @@ pub fn plan_step(p: &mut Plan, i: usize, h: &HeartbeatSpec, s: &Scenario) -> Res
     p.replies.push(PlannedReply { step: Some(i), text: reply, ..Default::default() });
     p.limit(super::limits::ReleaseLimit::HeartbeatMonitor);
     p.setup.agent_defaults.insert("heartbeat".into(), json!({"every": HEARTBEAT_EVERY, "target": "none"}));
-    p.steps.push(PlanStep::Heartbeat { step: i, agent_id: s.setup.agent_id.clone(), session_key: main, timeout_ms: HEARTBEAT_TIMEOUT_MS });
+    p.steps.push(PlanStep::Heartbeat { step: i, agent_id: s.setup.agent_id.clone(), session_key: main, timeout_ms: HEARTBEAT_TIMEOUT_MS, every: None, restore_every: None, default_ack: h.reply.is_none() });
     Ok(())
+}
+
+/// The heartbeat cadence a 2026.4.x heartbeat step reloads into the config:
+/// the runner's next tick falls within it (below).
+pub const HEARTBEAT_EVERY_4X_STEP: &str = "10s";
+
+/// A 2026.4.x heartbeat step is the heartbeat runner's own scheduled tick.
+///
+/// 2026.4.26 has no monitor job and its on-demand triggers carry an event
+/// text (`wake` requires a non-empty `text`, dist/protocol-*.js
+/// WakeParamsSchema; `system-event` answers "text required",
+/// dist/server-methods-*.js), but its runner (dist/heartbeat-runner-*.js
+/// `startHeartbeatRunner`) re-plans on every config reload
+/// (`updateConfig`; `agents.defaults.heartbeat` is a hot-reload path,
+/// dist/presence-events-*.js, applied by server.impl-*.js
+/// `heartbeatRunner.updateConfig`): the next due time becomes
+/// `computeNextHeartbeatPhaseDueMs`, within one interval of now, and the
+/// timer then fires `requestHeartbeatNow({reason: "interval"})` — the plain
+/// scheduled poll, no event text. So the step `config.patch`es `every` down to
+/// [`HEARTBEAT_EVERY_4X_STEP`], waits for that tick's `heartbeat` event
+/// (`last-heartbeat`), and patches it back to [`HEARTBEAT_EVERY`] before the
+/// next step (lib/heartbeat.js). The default ack is this release's
+/// `HEARTBEAT_OK` (its prompt: "If nothing needs attention, reply
+/// HEARTBEAT_OK.", `HEARTBEAT_PROMPT_2026_4`).
+pub fn for_release(p: &mut Plan, version: &str) {
+    if !version.starts_with("2026.4.") {
+        return;
+    }
+    let mut acks = Vec::new();
+    for st in &mut p.steps {
+        if let PlanStep::Heartbeat { step, every, restore_every, default_ack, .. } = st {
+            *every = Some(HEARTBEAT_EVERY_4X_STEP.to_string());
+            *restore_every = Some(HEARTBEAT_EVERY.to_string());
+            if *default_ack {
+                acks.push(*step);
+            }
+        }
+    }
+    for r in &mut p.replies {
+        if r.step.is_some_and(|s| acks.contains(&s)) && r.text == clawspec_contract::markers::NO_REPLY {
+            r.text = clawspec_contract::markers::HEARTBEAT_OK.to_string();
+        }
+    }
 }
 
 /// Whether a provider request body is a heartbeat run's: its prompt is the
 /// 2026.9.6 heartbeat prompt (the transcript keeps only `[OpenClaw heartbeat
 /// poll]`, so later requests do not carry it).
 pub fn is_heartbeat_request(body: &serde_json::Value) -> bool {
-    body.to_string().contains(clawspec_contract::markers::HEARTBEAT_PROMPT)
+    let b = body.to_string();
+    b.contains(clawspec_contract::markers::HEARTBEAT_PROMPT) || b.contains(clawspec_contract::markers::HEARTBEAT_PROMPT_2026_4)
 }
 
 /// Whether a request opens a heartbeat run: its last message is the poll's
 /// prompt (later model calls of the same run end with tool results).
 pub fn opens_heartbeat_run(body: &serde_json::Value) -> bool {
-    body["messages"].as_array().and_then(|m| m.last()).is_some_and(|m| m.to_string().contains(clawspec_contract::markers::HEARTBEAT_PROMPT))
+    body["messages"].as_array().and_then(|m| m.last()).is_some_and(|m| {
+        let m = m.to_string();
+        m.contains(clawspec_contract::markers::HEARTBEAT_PROMPT) || m.contains(clawspec_contract::markers::HEARTBEAT_PROMPT_2026_4)
+    })
 }
 
 #[cfg(test)]
@@ -89,6 +136,23 @@ mod tests {
         assert_eq!(texts, [(Some(0), "NO_REPLY"), (Some(1), "stuck deploy"), (Some(2), "ok")], "the 2026.9.6 ack by default, the scripted reply otherwise");
         assert!(p.release_limits.contains(&ReleaseLimit::HeartbeatMonitor));
         assert_eq!(p.setup.agent_defaults["heartbeat"], json!({"every": "24h", "target": "none"}));
+    }
+
+    #[test]
+    fn on_2026_4_a_heartbeat_is_the_runners_interval_tick_answered_heartbeat_ok() {
+        let mut p = plan(&scenario("", "  - heartbeat: {}\n  - heartbeat: {reply: stuck deploy}\n  - turn: {user: hi, model: [ok]}\n")).expect("drivable");
+        let nine = p.clone();
+        for_release(&mut p, "2026.9.6");
+        assert_eq!(serde_json::to_value(&p.steps).unwrap(), serde_json::to_value(&nine.steps).unwrap(), "2026.9 keeps the monitor job");
+        assert!(serde_json::to_value(&p.steps[0]).unwrap().get("every").is_none());
+        for_release(&mut p, "2026.4.26");
+        let json = serde_json::to_value(&p.steps[0]).unwrap();
+        assert_eq!((json["every"].as_str(), json["restoreEvery"].as_str()), (Some("10s"), Some("24h")));
+        let texts: Vec<_> = p.replies.iter().map(|r| (r.step, r.text.as_str())).collect();
+        assert_eq!(texts, [(Some(0), "HEARTBEAT_OK"), (Some(1), "stuck deploy"), (Some(2), "ok")], "the 2026.4.26 ack by default, the scripted reply kept");
+        assert!(crate::realhost::limits::check_all(&p.release_limits, "2026.4.26").is_ok());
+        let hb = json!({"messages": [{"role": "user", "content": format!("{}\nCurrent time: x", clawspec_contract::markers::HEARTBEAT_PROMPT_2026_4)}]});
+        assert!(is_heartbeat_request(&hb) && opens_heartbeat_run(&hb));
     }
 
     #[test]

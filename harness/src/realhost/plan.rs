@@ -77,7 +77,23 @@ pub enum PlanStep {
     /// "force"}` of the agent's system-owned heartbeat monitor job, then the
     /// run's outcome from `cron.runs` (`realhost::heartbeat`).
     #[serde(rename_all = "camelCase")]
-    Heartbeat { step: usize, agent_id: String, session_key: String, timeout_ms: u64 },
+    Heartbeat {
+        step: usize,
+        agent_id: String,
+        session_key: String,
+        timeout_ms: u64,
+        /// 2026.4.x: the heartbeat runner's own interval tick, brought due by a
+        /// hot-reloaded `agents.defaults.heartbeat.every` of this value
+        /// (`realhost::heartbeat::for_release`); `None`: the monitor job (2026.9).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        every: Option<String>,
+        /// The cadence the step patches back afterwards (the configured one).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        restore_every: Option<String>,
+        /// The scenario scripts no reply: the mock answers the release's own ack.
+        #[serde(skip)]
+        default_ack: bool,
+    },
 }
 
 /// A host action taken while the run's model call `hold` is in flight: the
