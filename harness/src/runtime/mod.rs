@@ -15,6 +15,7 @@ pub mod compact;
 pub mod entry;
 pub mod hooks;
 pub mod inject;
+mod mentions;
 pub mod model;
 pub mod pipeline;
 pub mod profile;

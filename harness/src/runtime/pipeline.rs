@@ -39,10 +39,13 @@ pub fn run_with(profile: &Profile, transcript: &[AgentMessage], hide_orphan_user
 /// [`run_with`]; `append_only_runtime_context` keeps the session's carriers in
 /// the history the engine gets (context-engine-lifecycle-*.mjs: `appendOnlyRuntimeContext
 /// ? messages : stripRuntimeContextCustomMessages(messages)`; audit item 9).
-pub fn run_with_policy(profile: &Profile, transcript: &[AgentMessage], hide_orphan_user: bool, merge_users: bool, append_only_runtime_context: bool) -> PipelineOut {
+/// `transcript` may be borrowed messages: the caller need not copy the
+/// session to hand it over (the pipeline copies what it keeps, once).
+pub fn run_with_policy<M: std::borrow::Borrow<AgentMessage>>(profile: &Profile, transcript: &[M], hide_orphan_user: bool, merge_users: bool, append_only_runtime_context: bool) -> PipelineOut {
     let mut notes = Vec::new();
     let mut ms: Vec<AgentMessage> = transcript
         .iter()
+        .map(std::borrow::Borrow::borrow)
         .filter(|m| !(profile.runtime_context_carriers && !append_only_runtime_context && m.is_runtime_context_carrier()))
         .filter(|m| !excluded(m))
         .cloned()

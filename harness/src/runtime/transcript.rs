@@ -145,7 +145,13 @@ impl Transcript {
 
     /// The active branch.
     pub fn messages(&self) -> Vec<AgentMessage> {
-        self.entries.iter().filter(|e| !e.abandoned).map(|e| e.message.clone()).collect()
+        self.active().cloned().collect()
+    }
+
+    /// The active branch, borrowed: for a question about it (is it empty, does
+    /// it hold X, how many tokens) a copy of the whole history is not needed.
+    pub fn active(&self) -> impl DoubleEndedIterator<Item = &AgentMessage> + Clone {
+        self.entries.iter().filter(|e| !e.abandoned).map(|e| &e.message)
     }
 
     /// Branch away from a trailing user message that got no reply (the next

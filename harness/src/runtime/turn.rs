@@ -201,7 +201,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
     let mut fell_back = false;
     // 2026.4.26 fallback retry: the marked prompt replaces the persisted message.
     let mut retry_message: Option<AgentMessage> = None;
-    let had_history = existed_before_turn && !sim.transcript.messages().is_empty();
+    let had_history = existed_before_turn && sim.transcript.active().next().is_some();
     loop {
         sim.attempt += 1;
         // The previous attempt's before_prompt_build context is not part of this
@@ -231,7 +231,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         // 1. bootstrap + maintain(bootstrap), every attempt, only when the
         //    transcript existed before it (`hadSessionFile`).
         let had_session_file = if sim.profile.bootstrap_after_admission {
-            sim.transcript.messages().iter().any(|m| !m.is_runtime_context_carrier())
+            sim.transcript.active().any(|m| !m.is_runtime_context_carrier())
         } else if sim.attempt == 1 {
             existed_before_turn
         } else {
@@ -267,9 +267,10 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         // 2. history pipeline
         // The model's history starts at the last reset boundary (`Transcript::context_start`).
         let from = sim.transcript.context_start();
-        let mut source: Vec<AgentMessage> = match admission {
-            Some((idx, _)) if !continuation => sim.transcript.entries[from.min(idx)..idx].iter().map(|e| e.message.clone()).collect(),
-            _ => sim.transcript.entries[from..].iter().filter(|e| !e.abandoned).map(|e| e.message.clone()).collect(),
+        // Borrowed: the pipeline copies what it keeps.
+        let mut source: Vec<&AgentMessage> = match admission {
+            Some((idx, _)) if !continuation => sim.transcript.entries[from.min(idx)..idx].iter().map(|e| &e.message).collect(),
+            _ => sim.transcript.entries[from..].iter().filter(|e| !e.abandoned).map(|e| &e.message).collect(),
         };
         if orphan.is_some() {
             if let Some(at) = source.iter().rposition(|m| !m.is_runtime_context_carrier()) {
@@ -521,8 +522,7 @@ fn orphaned_user_text(sim: &Sim<'_>) -> Option<String> {
     if sim.profile.overflow_retry != OverflowRetry::ContinueFromTranscript {
         return None;
     }
-    let messages = sim.transcript.messages();
-    let AgentMessage::User(u) = messages.iter().rev().find(|m| !m.is_runtime_context_carrier())? else {
+    let AgentMessage::User(u) = sim.transcript.active().rev().find(|m| !m.is_runtime_context_carrier())? else {
         return None;
     };
     let text = match &u.content {
@@ -676,7 +676,9 @@ fn parse_assemble(v: &Value) -> Result<Assembled, String> {
     let mut ms = Vec::with_capacity(arr.len());
     for m in arr {
         // Messages the model transport cannot read are skipped by the host.
-        if let Ok(m) = serde_json::from_value::<AgentMessage>(m.clone()) {
+        // (deserialised from the borrowed value: the result carries the whole
+        // history, a copy per call would make a session quadratic)
+        if let Ok(m) = <AgentMessage as serde::Deserialize>::deserialize(m) {
             ms.push(m);
         }
     }
@@ -1001,14 +1003,17 @@ async fn model_loop(
 /// work dir under `twin`, the fixed `$STATE` otherwise — so token counts never
 /// depend on where a run's state lives (traces are byte-identical across
 /// state roots: tests/message_delta.rs, the golden suite).
-fn host_weighted(sim: &Sim<'_>, request: &[AgentMessage]) -> Vec<AgentMessage> {
+fn host_weighted<'r>(sim: &Sim<'_>, request: &'r [AgentMessage]) -> std::borrow::Cow<'r, [AgentMessage]> {
     let state = sim.state_str();
-    let json = serde_json::to_string(request).expect("messages serialise");
-    if !json.contains(state.as_str()) {
-        return request.to_vec();
+    // Asked of every model call with the whole history: the answer is
+    // streamed out of the serialiser instead of building the JSON text and a
+    // copy of the request (a long session would pay both per call).
+    if !super::mentions::serialises_with(request, state.as_bytes()) {
+        return std::borrow::Cow::Borrowed(request);
     }
+    let json = serde_json::to_string(request).expect("messages serialise");
     let to = sim.setup.host_dir.as_deref().unwrap_or("$STATE");
-    serde_json::from_str(&json.replace(state.as_str(), to)).expect("messages deserialise")
+    std::borrow::Cow::Owned(serde_json::from_str(&json.replace(state.as_str(), to)).expect("messages deserialise"))
 }
 
 fn scripted_result_details(profile: &super::profile::Profile, tool: &str, text: &str, workspace: &str) -> Option<serde_json::Value> {
@@ -1081,7 +1086,7 @@ fn assemble_meta(sim: &Sim<'_>, messages: &[AgentMessage], boundary: usize, reas
 
 /// afterTurn, else ingestBatch, else ingest per message (contract §4.4).
 async fn ingest_delta(sim: &mut Sim<'_>, inp: &TurnInput, all: &[AgentMessage], pre: usize, reason: &str) -> Result<bool, Abort> {
-    let snapshot: Vec<AgentMessage> = all.iter().filter(|m| !(sim.profile.runtime_context_carriers && m.is_runtime_context_carrier())).cloned().collect();
+    let snapshot: Vec<&AgentMessage> = all.iter().filter(|m| !(sim.profile.runtime_context_carriers && m.is_runtime_context_carrier())).collect();
     let hb = inp.is_heartbeat.then_some(true);
     if sim.has("afterTurn") {
         let mut p = serde_json::Map::new();
@@ -1115,7 +1120,7 @@ async fn ingest_delta(sim: &mut Sim<'_>, inp: &TurnInput, all: &[AgentMessage], 
         let out = sim.call("afterTurn", Value::Object(p), meta, CallOptions::default()).await?;
         return Ok(report_finalize(sim, "afterTurn", out));
     }
-    let new: Vec<AgentMessage> = snapshot.iter().skip(pre).cloned().collect();
+    let new: Vec<&AgentMessage> = snapshot.iter().skip(pre).copied().collect();
     if new.is_empty() {
         return Ok(true);
     }

@@ -58,6 +58,11 @@ fn parse_messages(v: &Value) -> Result<Vec<AgentMessage>, Fail> {
     Vec::<AgentMessage>::deserialize(v).map_err(|e| Fail::Threw(format!("window: cannot read messages: {e}")))
 }
 
+/// [`parse_messages`] of part of an array.
+fn parse_slice(v: &[Value]) -> Result<Vec<AgentMessage>, Fail> {
+    v.iter().map(|m| <AgentMessage as serde::Deserialize>::deserialize(m).map_err(|e| Fail::Threw(format!("window: cannot read messages: {e}")))).collect()
+}
+
 fn str_param<'a>(params: &'a Value, key: &str) -> &'a str {
     params.get(key).and_then(Value::as_str).unwrap_or_default()
 }
@@ -166,10 +171,20 @@ impl Engine for Window {
     /// `messages` is the assembled view plus the new turn; only
     /// `messages[prePromptMessageCount..]` is new (openclaw-contract.md §4.4).
     fn after_turn(&mut self, params: Value, _host: &mut HostLink<'_>) -> Outcome {
-        let mut ms = parse_messages(&params["messages"])?;
-        self.check_custom(&ms)?;
-        let pre = (params["prePromptMessageCount"].as_u64().unwrap_or(0) as usize).min(ms.len());
-        self.add(&params, ms.split_off(pre))?;
+        let sent = params["messages"].as_array().map(Vec::as_slice);
+        let pre = (params["prePromptMessageCount"].as_u64().unwrap_or(0) as usize).min(sent.map_or(0, <[Value]>::len));
+        // Only the new messages are read: the host sends the whole history
+        // every turn, and reading it all made a session quadratic. The
+        // crash-on-custom defect looks at every message, as before.
+        let ms = match sent {
+            Some(sent) if self.mutation != Mutation::CrashOnCustomRole => parse_slice(&sent[pre..])?,
+            _ => {
+                let mut ms = parse_messages(&params["messages"])?;
+                self.check_custom(&ms)?;
+                ms.split_off(pre)
+            }
+        };
+        self.add(&params, ms)?;
         Ok(Value::Null)
     }
 
