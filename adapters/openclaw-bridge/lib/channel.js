@@ -100,7 +100,14 @@ export function registerChannel(api) {
   api.registerChannel({ plugin: channelPlugin });
   api.registerGatewayMethod(
     INBOUND_METHOD,
-    async ({ params }) => {
+    // Answered through `respond`: 2026.4.26 stores a plugin's handler as is
+    // (dist/loader-*.js registerGatewayMethod) and ignores its return value
+    // (dist/server-methods-*.js handleGatewayRequest), so a returned result
+    // never reaches the caller and the request hangs until it times out;
+    // 2026.9.6 wraps the handler (dist/loader-runtime-load-*.mjs
+    // adaptPluginGatewayMethodHandler) and answers a returned result only when
+    // the handler did not respond itself. A thrown error is answered by both.
+    async ({ params, respond }) => {
       const reply = api.runtime?.channel?.reply;
       if (!reply?.finalizeInboundContext || !reply?.dispatchReplyWithBufferedBlockDispatcher) throw new Error("clawspec channel: this OpenClaw has no runtime.channel.reply dispatch");
       const cfg = api.runtime.config?.current?.() ?? api.runtime.config?.loadConfig?.() ?? api.config;
@@ -116,7 +123,9 @@ export function registerChannel(api) {
           onError: (err) => replies.push(`error: ${String(err?.message ?? err)}`),
         },
       });
-      return { replies, queuedFinal: result?.queuedFinal ?? null };
+      const out = { replies, queuedFinal: result?.queuedFinal ?? null };
+      respond?.(true, out);
+      return out;
     },
     { scope: "operator.admin" },
   );

@@ -52,8 +52,11 @@ test("the channel registers with the plugin API's required surfaces and dispatch
   assert.equal(registered.channel, channelPlugin);
   assert.deepEqual(channelPlugin.capabilities.chatTypes, ["direct", "group"]);
   assert.deepEqual(channelPlugin.config.listAccountIds(), ["default"]);
-  const out = await registered[INBOUND_METHOD]({ params: { sessionKey: "k", body: "hi", chatType: "direct" } });
+  const responses = [];
+  const out = await registered[INBOUND_METHOD]({ params: { sessionKey: "k", body: "hi", chatType: "direct" }, respond: (...a) => responses.push(a) });
   assert.deepEqual(out, { replies: ["reply"], queuedFinal: true });
+  // 2026.4.26 ignores a handler's return value: the answer must go through respond, once.
+  assert.deepEqual(responses, [[true, { replies: ["reply"], queuedFinal: true }]]);
   assert.equal(dispatched[0].ctx.finalized, true);
   assert.deepEqual(dispatched[0].cfg, { cfg: true });
   // The account runs until the gateway aborts it (readiness waits for running accounts).
