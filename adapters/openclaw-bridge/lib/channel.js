@@ -83,8 +83,12 @@ export function inboundContext(msg) {
   set("GroupSubject", msg.groupSubject);
   set("WasMentioned", msg.wasMentioned);
   set("ThreadHistoryBody", msg.threadHistory);
-  // Deprecated alias of ChannelPromptContext, folded by finalizeInboundContext (dist/inbound-context-*.mjs).
-  set("ChannelPromptContext", msg.untrustedContext);
+  // The channel's untrusted context under the name both releases read:
+  // 2026.4.26 appends ctx.UntrustedContext to the prompt (dist/get-reply-*.js
+  // appendUntrustedContext) and knows no ChannelPromptContext; 2026.9.6
+  // folds this deprecated alias into ChannelPromptContext
+  // (dist/inbound-context-*.mjs finalizeInboundContext).
+  set("UntrustedContext", msg.untrustedContext);
   set("MediaPaths", msg.media?.map((m) => m.path));
   set("MediaTypes", msg.media?.map((m) => m.mime));
   if (msg.media?.length) {

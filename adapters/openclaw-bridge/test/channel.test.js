@@ -21,11 +21,11 @@ test("a message's channel facts become the MsgContext fields a channel sets, and
   assert.equal(ctx.OriginatingTo, "clawspec:clawspec-group");
   assert.equal(ctx.From, "clawspec:+1");
   assert.deepEqual([ctx.MessageSid, ctx.SenderId, ctx.SenderName, ctx.SenderUsername, ctx.GroupSubject, ctx.WasMentioned], ["m1", "+1", "Mara", "mara", "Ops", true]);
-  assert.deepEqual(ctx.ChannelPromptContext, ["Forwarded from: A"]);
+  assert.deepEqual(ctx.UntrustedContext, ["Forwarded from: A"]);
   assert.equal(ctx.ThreadHistoryBody, "x: y");
   const bare = inboundContext({ sessionKey: "k", body: "/stop", chatType: "direct" });
   assert.equal(bare.OriginatingTo, "clawspec:clawspec-user");
-  for (const k of ["MessageSid", "SenderId", "GroupSubject", "ChannelPromptContext", "ThreadHistoryBody", "MediaPaths"]) assert.equal(k in bare, false, k);
+  for (const k of ["MessageSid", "SenderId", "GroupSubject", "UntrustedContext", "ThreadHistoryBody", "MediaPaths"]) assert.equal(k in bare, false, k);
 });
 
 test("the channel registers with the plugin API's required surfaces and dispatches through runtime.channel.reply", async () => {
