@@ -358,35 +358,43 @@ impl Sim<'_> {
     /// "adaptive", the sender flags, its own inbound-meta prompt, and after a
     /// model call of the run the prompt-cache state (mock usage: zeros).
     pub fn entry_context_2026_4(&self, c: &mut Map<String, Value>) {
+        // A `clawspec` channel message: the account, the reply route, the
+        // channel's own message and sender ids when it reported them, and a
+        // sender who is not the owner (no owner allow-list in the run's config).
+        // (Insertion order kept as the WebChat entry's: goldens print it.)
+        let channel = self.channel_message.as_ref();
+        if let Some(m) = channel {
+            c.insert("agentAccountId".into(), json!(ACCOUNT));
+            c.insert("messageProvider".into(), json!(CHANNEL));
+            c.insert("currentChannelId".into(), json!(m.originating_to()));
+            if let Some(id) = &m.message_id {
+                c.insert("currentMessageId".into(), json!(id));
+            }
+        } else {
+            c.insert("messageProvider".into(), json!(WEBCHAT));
+            c.insert("currentMessageId".into(), json!(self.current_message_id()));
+        }
         c.insert("config".into(), json!({}));
-        c.insert("thinkLevel".into(), json!(think_level_2026_4(&self.setup.provider, &self.setup.model)));
-        c.insert("reasoningLevel".into(), json!("off"));
-        c.insert("bashElevated".into(), gateway_bash_elevated());
-        match &self.channel_message {
-            // A `clawspec` channel message: the account, the reply route, the
-            // channel's own message and sender ids when it reported them, and a
-            // sender who is not the owner (no owner allow-list in the run's config).
+        match channel {
             Some(m) => {
-                c.insert("agentAccountId".into(), json!(ACCOUNT));
-                c.insert("messageProvider".into(), json!(CHANNEL));
-                c.insert("currentChannelId".into(), json!(m.originating_to()));
-                if let Some(id) = &m.message_id {
-                    c.insert("currentMessageId".into(), json!(id));
-                }
                 if let Some(id) = m.sender.as_ref().and_then(|s| s.id.as_ref()) {
                     c.insert("senderId".into(), json!(id));
                 }
                 c.insert("senderIsOwner".into(), json!(false));
-                c.insert("extraSystemPrompt".into(), json!(channel_extra_system_prompt_2026_4(m, m.first_in_session)));
             }
             None => {
-                c.insert("messageProvider".into(), json!(WEBCHAT));
-                c.insert("currentMessageId".into(), json!(self.current_message_id()));
                 c.insert("senderId".into(), json!(GATEWAY_CLIENT_ID));
                 c.insert("senderIsOwner".into(), json!(true));
-                c.insert("extraSystemPrompt".into(), json!(webchat_extra_system_prompt_2026_4()));
             }
         }
+        c.insert("thinkLevel".into(), json!(think_level_2026_4(&self.setup.provider, &self.setup.model)));
+        c.insert("reasoningLevel".into(), json!("off"));
+        c.insert("bashElevated".into(), gateway_bash_elevated());
+        let extra = match channel {
+            Some(m) => channel_extra_system_prompt_2026_4(m, m.first_in_session),
+            None => webchat_extra_system_prompt_2026_4(),
+        };
+        c.insert("extraSystemPrompt".into(), json!(extra));
         if let Some(at) = self.run_cache_touch {
             let mut cache = json!({"lastCallUsage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}, "lastCacheTouchAt": at});
             // dist/extra-params-*.js resolveCacheRetention: "short" by default only for the
