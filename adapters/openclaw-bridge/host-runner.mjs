@@ -297,6 +297,21 @@ try {
   const runs = new HostRuns({ log: (e) => fs.appendFileSync(`${work}/events.ndjson`, `${JSON.stringify(e)}\n`) });
   const client = await withStartupRetry(() => connect(gw, (frame) => runs.observe(frame)));
   client.runs = runs;
+  // 2026.4.x: a subagent's completion announce reads the child's history with
+  // the gateway's own chat.history (dist/subagent-announce-output-*.js
+  // readSubagentOutput → callGateway, no timeoutMs: 10 s, dist/call-*.js
+  // resolveGatewayCallTimeout). chat.history on a session entry without a
+  // thinkingLevel (a fresh child's) first loads the gateway model catalog
+  // (dist/chat-*.js → loadGatewayModelCatalog), cached once loaded
+  // (dist/model-catalog-*.js modelCatalogPromise). That first load took 50–75 s
+  // on a loaded machine (gateway.log "res ✓ chat.history 74568ms"), so the
+  // announce failed with "gateway request timeout for chat.history". Load it
+  // first through models.list (the same cached catalog), with time to spare.
+  if (RELEASE_4X && plan.subagents) {
+    const t = Date.now();
+    await client.request("models.list", {}, 900_000);
+    result.timing.modelCatalogMs = Date.now() - t;
+  }
   for (const [index, step] of plan.steps.entries()) {
     const ts = Date.now();
     mark({ kind: "step", step: step.step });

@@ -83,8 +83,12 @@ export function inboundContext(msg) {
   set("GroupSubject", msg.groupSubject);
   set("WasMentioned", msg.wasMentioned);
   set("ThreadHistoryBody", msg.threadHistory);
-  // Deprecated alias of ChannelPromptContext, folded by finalizeInboundContext (dist/inbound-context-*.mjs).
-  set("ChannelPromptContext", msg.untrustedContext);
+  // The channel's untrusted context under the name both releases read:
+  // 2026.4.26 appends ctx.UntrustedContext to the prompt (dist/get-reply-*.js
+  // appendUntrustedContext) and knows no ChannelPromptContext; 2026.9.6
+  // folds this deprecated alias into ChannelPromptContext
+  // (dist/inbound-context-*.mjs finalizeInboundContext).
+  set("UntrustedContext", msg.untrustedContext);
   set("MediaPaths", msg.media?.map((m) => m.path));
   set("MediaTypes", msg.media?.map((m) => m.mime));
   if (msg.media?.length) {
@@ -100,7 +104,14 @@ export function registerChannel(api) {
   api.registerChannel({ plugin: channelPlugin });
   api.registerGatewayMethod(
     INBOUND_METHOD,
-    async ({ params }) => {
+    // Answered through `respond`: 2026.4.26 stores a plugin's handler as is
+    // (dist/loader-*.js registerGatewayMethod) and ignores its return value
+    // (dist/server-methods-*.js handleGatewayRequest), so a returned result
+    // never reaches the caller and the request hangs until it times out;
+    // 2026.9.6 wraps the handler (dist/loader-runtime-load-*.mjs
+    // adaptPluginGatewayMethodHandler) and answers a returned result only when
+    // the handler did not respond itself. A thrown error is answered by both.
+    async ({ params, respond }) => {
       const reply = api.runtime?.channel?.reply;
       if (!reply?.finalizeInboundContext || !reply?.dispatchReplyWithBufferedBlockDispatcher) throw new Error("clawspec channel: this OpenClaw has no runtime.channel.reply dispatch");
       const cfg = api.runtime.config?.current?.() ?? api.runtime.config?.loadConfig?.() ?? api.config;
@@ -116,7 +127,9 @@ export function registerChannel(api) {
           onError: (err) => replies.push(`error: ${String(err?.message ?? err)}`),
         },
       });
-      return { replies, queuedFinal: result?.queuedFinal ?? null };
+      const out = { replies, queuedFinal: result?.queuedFinal ?? null };
+      respond?.(true, out);
+      return out;
     },
     { scope: "operator.admin" },
   );

@@ -21,11 +21,11 @@ test("a message's channel facts become the MsgContext fields a channel sets, and
   assert.equal(ctx.OriginatingTo, "clawspec:clawspec-group");
   assert.equal(ctx.From, "clawspec:+1");
   assert.deepEqual([ctx.MessageSid, ctx.SenderId, ctx.SenderName, ctx.SenderUsername, ctx.GroupSubject, ctx.WasMentioned], ["m1", "+1", "Mara", "mara", "Ops", true]);
-  assert.deepEqual(ctx.ChannelPromptContext, ["Forwarded from: A"]);
+  assert.deepEqual(ctx.UntrustedContext, ["Forwarded from: A"]);
   assert.equal(ctx.ThreadHistoryBody, "x: y");
   const bare = inboundContext({ sessionKey: "k", body: "/stop", chatType: "direct" });
   assert.equal(bare.OriginatingTo, "clawspec:clawspec-user");
-  for (const k of ["MessageSid", "SenderId", "GroupSubject", "ChannelPromptContext", "ThreadHistoryBody", "MediaPaths"]) assert.equal(k in bare, false, k);
+  for (const k of ["MessageSid", "SenderId", "GroupSubject", "UntrustedContext", "ThreadHistoryBody", "MediaPaths"]) assert.equal(k in bare, false, k);
 });
 
 test("the channel registers with the plugin API's required surfaces and dispatches through runtime.channel.reply", async () => {
@@ -52,8 +52,11 @@ test("the channel registers with the plugin API's required surfaces and dispatch
   assert.equal(registered.channel, channelPlugin);
   assert.deepEqual(channelPlugin.capabilities.chatTypes, ["direct", "group"]);
   assert.deepEqual(channelPlugin.config.listAccountIds(), ["default"]);
-  const out = await registered[INBOUND_METHOD]({ params: { sessionKey: "k", body: "hi", chatType: "direct" } });
+  const responses = [];
+  const out = await registered[INBOUND_METHOD]({ params: { sessionKey: "k", body: "hi", chatType: "direct" }, respond: (...a) => responses.push(a) });
   assert.deepEqual(out, { replies: ["reply"], queuedFinal: true });
+  // 2026.4.26 ignores a handler's return value: the answer must go through respond, once.
+  assert.deepEqual(responses, [[true, { replies: ["reply"], queuedFinal: true }]]);
   assert.equal(dispatched[0].ctx.finalized, true);
   assert.deepEqual(dispatched[0].cfg, { cfg: true });
   // The account runs until the gateway aborts it (readiness waits for running accounts).

@@ -67,6 +67,10 @@ pub struct ChannelMessage {
     pub thread_history: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub media: Vec<Media>,
+    /// The reference's own bookkeeping, not a channel fact: the message is the
+    /// session's first turn (2026.4.26 introduces a group only then).
+    #[serde(skip)]
+    pub first_in_session: bool,
 }
 
 /// Does this turn carry facts only a channel message has?
@@ -222,6 +226,63 @@ impl ChannelMessage {
     }
 }
 
+impl ChannelMessage {
+    /// The 2026.4.26 `Conversation info` payload (dist/get-reply-*.js
+    /// `buildInboundUserContextPrefix`: a non-WebChat channel always includes
+    /// it), in its key order, absent fields dropped; printed pretty
+    /// (`formatUntrustedJsonBlock`, `JSON.stringify(…, null, 2)`).
+    pub fn conversation_info_2026_4(&self) -> Value {
+        let mut o = serde_json::Map::new();
+        o.insert("chat_id".into(), json!(self.originating_to()));
+        if let Some(id) = &self.message_id {
+            o.insert("message_id".into(), json!(id));
+        }
+        let sender = self.sender.clone().unwrap_or_default();
+        if let Some(id) = &sender.id {
+            o.insert("sender_id".into(), json!(id));
+        }
+        if self.is_group() {
+            o.insert("conversation_label".into(), json!(self.conversation_label()));
+        }
+        // `SenderName ?? SenderE164 ?? SenderId ?? SenderUsername` (the channel reports no E.164).
+        if let Some(name) = sender.name.as_ref().or(sender.id.as_ref()).or(sender.username.as_ref()) {
+            o.insert("sender".into(), json!(name));
+        }
+        if let Some(g) = &self.group_subject {
+            o.insert("group_subject".into(), json!(g));
+        }
+        if self.is_group() {
+            o.insert("is_group_chat".into(), json!(true));
+        }
+        if self.was_mentioned == Some(true) {
+            o.insert("was_mentioned".into(), json!(true));
+        }
+        Value::Object(o)
+    }
+
+    /// The 2026.4.26 `Sender` payload (same function): only when the
+    /// channel reported a sender fact, labelled by dist/envelope-*.js
+    /// `resolveSenderLabel` ("Name (id)").
+    pub fn sender_info_2026_4(&self) -> Option<Value> {
+        let s = self.sender.as_ref()?;
+        let display = s.name.as_ref().or(s.username.as_ref());
+        let label = match (display, &s.id) {
+            (Some(d), Some(id)) if d != id => format!("{d} ({id})"),
+            (Some(d), _) => d.clone(),
+            (None, Some(id)) => id.clone(),
+            (None, None) => return None,
+        };
+        let mut o = serde_json::Map::new();
+        o.insert("label".into(), json!(label));
+        for (k, v) in [("id", &s.id), ("name", &s.name), ("username", &s.username)] {
+            if let Some(v) = v {
+                o.insert(k.into(), json!(v));
+            }
+        }
+        Some(Value::Object(o))
+    }
+}
+
 /// `resolveInboundSourceModality`'s media type → modality.
 fn source_modality(mime: &str) -> Option<&'static str> {
     let kind = mime.split('/').next().unwrap_or("").to_ascii_lowercase();
@@ -256,5 +317,21 @@ mod tests {
         assert_eq!(m.conversation_info_2026_9().to_string(), r#"{"chat_id":"clawspec:clawspec-group","message_id":"m1","conversation_label":"Ops","sender":{"name":"Mara"},"group_subject":"Ops","is_group_chat":true,"was_mentioned":true}"#);
         let t: TurnSpec = serde_json::from_value(json!({"user": "hi", "conversation": {"topic": "x"}})).unwrap();
         assert!(message(&t).unwrap_err().contains("conversation.topic"));
+    }
+
+    /// What the real 2026.4.26 host printed for prompt-inbound-metadata's
+    /// group message (`clawspec twin --profile openclaw-2026.4.26`).
+    #[test]
+    fn the_2026_4_projection_is_the_hosts() {
+        let t: TurnSpec = serde_json::from_value(json!({"user": "hi", "conversation": {"message_id": "msg_abc123", "sender_id": "+1234567890", "group_subject": "Team Chat", "was_mentioned": true}, "sender": {"label": "Wayne (+1234567890)", "name": "Wayne"}})).unwrap();
+        let m = message(&t).unwrap();
+        assert_eq!(m.conversation_info_2026_4().to_string(), r#"{"chat_id":"clawspec:clawspec-group","message_id":"msg_abc123","sender_id":"+1234567890","conversation_label":"Team Chat","sender":"Wayne","group_subject":"Team Chat","is_group_chat":true,"was_mentioned":true}"#);
+        assert_eq!(m.sender_info_2026_4().unwrap().to_string(), r#"{"label":"Wayne (+1234567890)","id":"+1234567890","name":"Wayne"}"#);
+        // No sender fact: the chat is the default sender's, and there is no Sender block.
+        let bare = ChannelMessage { body: "x".into(), chat_type: "direct".into(), ..Default::default() };
+        assert_eq!(bare.conversation_info_2026_4(), json!({"chat_id": "clawspec:clawspec-user"}));
+        assert_eq!(bare.sender_info_2026_4(), None);
+        let id_only = ChannelMessage { sender: Some(Sender { id: Some("42".into()), ..Default::default() }), ..bare };
+        assert_eq!(id_only.sender_info_2026_4(), Some(json!({"label": "42", "id": "42"})));
     }
 }

@@ -120,13 +120,25 @@ pub fn build_with_channel(p: &Profile, t: &TurnSpec, is_new_session: bool, now_m
         }
         (c, None) => c.clone(),
     };
-    if let (Some(m), PromptTexts::V2026_9_6) = (channel, texts) {
-        blocks.push(markers::untrusted_json_block(&metadata_label(texts, "Conversation info"), &m.conversation_info_2026_9().to_string()));
-    } else if let Some(c) = &conversation {
-        blocks.push(json_block(texts, &metadata_label(texts, "Conversation info"), c));
+    match (channel, texts) {
+        (Some(m), PromptTexts::V2026_9_6) => blocks.push(markers::untrusted_json_block(&metadata_label(texts, "Conversation info"), &m.conversation_info_2026_9().to_string())),
+        // 2026.4.26: the host's own projection of the channel facts, pretty-printed, then
+        // its Sender block (twinned: prompt-inbound-metadata).
+        (Some(m), PromptTexts::V2026_4_26) => {
+            let pretty = |v: &Value| serde_json::to_string_pretty(v).expect("json");
+            blocks.push(markers::untrusted_json_block(&metadata_label(texts, "Conversation info"), &pretty(&m.conversation_info_2026_4())));
+            if let Some(s) = m.sender_info_2026_4() {
+                blocks.push(markers::untrusted_json_block(&metadata_label(texts, "Sender"), &pretty(&s)));
+            }
+        }
+        (None, _) => {
+            if let Some(c) = &conversation {
+                blocks.push(json_block(texts, &metadata_label(texts, "Conversation info"), c));
+            }
+        }
     }
-    if channel.is_some() && texts == PromptTexts::V2026_9_6 {
-        // The sender is part of the conversation info above.
+    if channel.is_some() {
+        // The sender is the channel's: part of the blocks above.
     } else if let Some(s) = &t.sender {
         blocks.push(json_block(texts, &metadata_label(texts, "Sender"), s));
     } else if let Some(b) = entry_sender {

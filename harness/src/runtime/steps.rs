@@ -114,9 +114,14 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
     // 2026.9.6: a turn with channel facts is a channel message (runtime::channel),
     // judged on the scripted turn (a chat.send image is staged as media below);
     // facts no channel reports keep the gateway entry (realhost: not drivable).
-    sim.channel_message = if sim.profile.attempt_runtime_context_v2026_9 && super::channel::needs_channel(t) { super::channel::message(t).ok() } else { None };
-    // 2026.4.26 gateway WebChat entry (runtime::entry): the stamped body and the client's Sender block.
-    let webchat = sim.profile.webchat_entry_v2026_4 && !prompt::is_bare_reset(&t.user);
+    // 2026.4.26 too: its channel entry is twinned (prompt-inbound-metadata on the real 4.26 host).
+    let channels = sim.profile.attempt_runtime_context_v2026_9 || sim.profile.webchat_entry_v2026_4;
+    sim.channel_message = if channels && super::channel::needs_channel(t) { super::channel::message(t).ok().map(|m| super::channel::ChannelMessage { first_in_session: is_new, ..m }) } else { None };
+    // 2026.4.26 entry (runtime::entry): a gateway WebChat `chat.send` stamps the
+    // body and adds the client's Sender block; a channel message is neither
+    // stamped (that is the chat.send handler's injectTimestamp) nor from the client.
+    let entry_4x = sim.profile.webchat_entry_v2026_4 && !prompt::is_bare_reset(&t.user);
+    let webchat = entry_4x && sim.channel_message.is_none();
     let stamped;
     let t = if webchat {
         stamped = TurnSpec { user: entry::inject_timestamp_2026_4(&t.user, sim.clock.now()), ..t.clone() };
@@ -153,7 +158,7 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
                 text_block(text),
                 ContentBlock::Image(ImageBlock { data: TINY_PNG.into(), mime_type: "image/png".into(), extra: Extra::new() }),
             ])
-        } else if webchat {
+        } else if entry_4x {
             MessageContent::Blocks(vec![text_block(text)])
         } else {
             MessageContent::Text(text.to_string())
@@ -162,7 +167,7 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
             content,
             timestamp: Some(ts.into()),
             provenance: None,
-            idempotency_key: (!webchat).then(|| format!("run-{:04}:user", sim.turn + 1)),
+            idempotency_key: (!entry_4x).then(|| format!("run-{:04}:user", sim.turn + 1)),
             extra: Extra::new(),
         })
     };
@@ -180,7 +185,7 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
     };
     // 2026.9.6: inbound metadata travels in a hidden carrier (`currentInboundContext`).
     let carriers = if body.context_fragments.is_empty() { Vec::new() } else { vec![inject::carrier(sim.profile, &body.context_fragments, ts)] };
-    let next_turn_context = if webchat { entry::runtime_context_of(&body.text, &body.transcript).map(|c| entry::runtime_context_message_2026_4(&c, ts)) } else { None };
+    let next_turn_context = if entry_4x { entry::runtime_context_of(&body.text, &body.transcript).map(|c| entry::runtime_context_message_2026_4(&c, ts)) } else { None };
     let input = TurnInput {
         kind: TurnKind::User,
         prompt: body.text,
