@@ -20,8 +20,11 @@ const MUTANTS: &[(&str, &str, &[&str], Option<&str>)] = &[
     ("split-tool-pair", "CE-ASM-003", &["tool-loop-parallel"], None),
     ("reorder-messages", "CE-ASM-004", &["prompt-abort-hint"], None),
     ("drop-current-turn", "CE-ASM-005", &["tool-loop-parallel"], Some(r#"{"ownsCompaction": true}"#)),
-    ("exceed-budget", "CE-ASM-006", &["budget-tight-multiturn"], None),
-    ("exceed-budget", "CE-ASM-010", &["budget-tight-multiturn"], Some(r#"{"ownsCompaction": true}"#)),
+    // budget-tight-multiturn drops old turns without overflowing (scaled so the
+    // real host drives it); overflow-natural's seeded history is over budget at
+    // the first assemble, so an engine that ignores its budget shows there.
+    ("exceed-budget", "CE-ASM-006", &["budget-tight-multiturn", "overflow-natural"], None),
+    ("exceed-budget", "CE-ASM-010", &["budget-tight-multiturn", "overflow-natural"], Some(r#"{"ownsCompaction": true}"#)),
     ("nan-tokens", "CE-ASM-008", &["prompt-abort-hint"], None),
     ("drop-volatile-tail", "CE-VOL-001", &["regression-lossless-claw-688"], Some(r#"{"ownsCompaction": true}"#)),
     // A live child's trigger (9.6, rfc-82137) never reaches ingest/afterTurn; bare announces still do.

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use super::callbacks::plan_compaction;
 use super::model::{ModelFailure, ModelRequest};
 use super::pipeline::{self, repair_pairing};
-use super::profile::OverflowRetry;
+use super::profile::{OverflowRetry, PromptTexts};
 use clawspec_contract::markers;
 use super::transcript::{assistant_message, set_usage, text_block};
 use super::{Abort, CallOutcome, Sim};
@@ -280,7 +280,14 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         // A continuation keeps the persisted user turn: it is not an orphan.
         let merge_users = super::replay::merges_consecutive_users(sim.profile, &sim.setup);
         let append_only = super::replay::append_only_runtime_context(sim.profile, &sim.setup);
-        let piped = pipeline::run_with_policy(sim.profile, &source, !continuation, merge_users, append_only);
+        // 2026.9.6 admits the user turn before the attempt, so the session's
+        // leaf is that turn: orphan repair finds the current message, which
+        // `reconcilePrePersistedCurrentUserTurn` matches, and an older
+        // unanswered user message stays in the history (dist/builtin-openclaw-*.mjs
+        // prepareEmbeddedAttemptSessionBoundary → resolveOrphanRepairPlan;
+        // twin of orphan-trailing-user). Only a turn not yet in the store repairs it.
+        let admitted_leaf = sim.profile.prompt_texts == PromptTexts::V2026_9_6 && admission.is_some();
+        let piped = pipeline::run_with_policy(sim.profile, &source, !continuation && !admitted_leaf, merge_users, append_only);
         for (code, text) in piped.notes {
             sim.note(code, text);
         }

@@ -46,14 +46,23 @@ fn into_blocks(c: MessageContent) -> Vec<ContentBlock> {
     }
 }
 
-/// A5 step 3: consecutive user turns merged (string content becomes a text block).
+/// A5 step 3: consecutive user turns merged (string content becomes a text
+/// block). The later message's other fields win — its idempotency key,
+/// provenance, `__openclaw` facts — and its timestamp, else the earlier one:
+/// `{...current, content, timestamp: current.timestamp ?? previous.timestamp}`
+/// (`mergeConsecutiveUserTurns`, 2026.9.6 dist/embedded-agent-helpers-*.mjs,
+/// 2026.4.26 dist/pi-embedded-helpers-*.js; twin of budget-tight-multiturn,
+/// whose failed turns' prompts merge under the newest run's key).
 pub fn merge_consecutive_users(mut ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
     filter_in_place(&mut ms, |out, m| {
         let (Some(AgentMessage::User(prev)), AgentMessage::User(cur)) = (out.last_mut(), m) else { return true };
         // Moved, not cloned: a long run of users stays linear.
         let mut b = into_blocks(std::mem::replace(&mut prev.content, MessageContent::Blocks(Vec::new())));
         b.extend(into_blocks(std::mem::replace(&mut cur.content, MessageContent::Blocks(Vec::new()))));
+        let timestamp = cur.timestamp.take().or_else(|| prev.timestamp.take());
+        std::mem::swap(prev, cur);
         prev.content = MessageContent::Blocks(b);
+        prev.timestamp = timestamp;
         false
     });
     ms
@@ -137,5 +146,17 @@ mod tests {
     #[case::answered(json!([{"role":"assistant","content":[{"type":"toolCall","id":"t","name":"r","arguments":{}}]},{"role":"toolResult","toolCallId":"t","toolName":"r","content":[{"type":"text","text":"x"}]}]), true, vec!["assistant:", "toolResult:x"])]
     fn anthropic(#[case] input: Value, #[case] merge_users: bool, #[case] expect: Vec<&str>) {
         assert_eq!(shape(&validate_anthropic_turns(msgs(input), merge_users)), expect);
+    }
+
+    #[test]
+    fn merged_users_keep_the_later_fields_and_timestamp() {
+        // `{...current, content, timestamp: current.timestamp ?? previous.timestamp}`.
+        let out = merge_consecutive_users(msgs(json!([
+            {"role":"user","content":"q4","timestamp":4,"idempotencyKey":"run-4:user"},
+            {"role":"user","content":"q5","timestamp":5,"idempotencyKey":"run-5:user"},
+            {"role":"user","content":"q6","idempotencyKey":"run-6:user"}
+        ])));
+        let v = serde_json::to_value(&out).unwrap();
+        assert_eq!(v, json!([{"role":"user","content":[{"type":"text","text":"q4"},{"type":"text","text":"q5"},{"type":"text","text":"q6"}],"timestamp":5,"idempotencyKey":"run-6:user"}]));
     }
 }
