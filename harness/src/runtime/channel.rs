@@ -213,6 +213,15 @@ impl ChannelMessage {
         if let Some(m) = self.media.iter().find_map(|m| source_modality(&m.mime)) {
             o.insert("source_modality".into(), json!(m));
         }
+        self.insert_group_facts(&mut o);
+        Value::Object(o)
+    }
+}
+
+impl ChannelMessage {
+    /// The group facts both releases' `Conversation info` payloads end with,
+    /// in the same key order.
+    fn insert_group_facts(&self, o: &mut serde_json::Map<String, Value>) {
         if let Some(g) = &self.group_subject {
             o.insert("group_subject".into(), json!(g));
         }
@@ -222,11 +231,8 @@ impl ChannelMessage {
         if self.was_mentioned == Some(true) {
             o.insert("was_mentioned".into(), json!(true));
         }
-        Value::Object(o)
     }
-}
 
-impl ChannelMessage {
     /// The 2026.4.26 `Conversation info` payload (dist/get-reply-*.js
     /// `buildInboundUserContextPrefix`: a non-WebChat channel always includes
     /// it), in its key order, absent fields dropped; printed pretty
@@ -248,15 +254,7 @@ impl ChannelMessage {
         if let Some(name) = sender.name.as_ref().or(sender.id.as_ref()).or(sender.username.as_ref()) {
             o.insert("sender".into(), json!(name));
         }
-        if let Some(g) = &self.group_subject {
-            o.insert("group_subject".into(), json!(g));
-        }
-        if self.is_group() {
-            o.insert("is_group_chat".into(), json!(true));
-        }
-        if self.was_mentioned == Some(true) {
-            o.insert("was_mentioned".into(), json!(true));
-        }
+        self.insert_group_facts(&mut o);
         Value::Object(o)
     }
 
