@@ -117,6 +117,11 @@ fn outcome(rows: &[Row], before: &BTreeSet<String>) -> u8 {
     }
 }
 
+/// Whether `rows` hold a row for every library scenario on every engine.
+fn covers_library(rows: &[Row], scenarios: &[Scenario]) -> bool {
+    ENGINES.iter().all(|e| scenarios.iter().all(|s| rows.iter().any(|r| r.engine == *e && r.scenario == s.id)))
+}
+
 /// `--fidelity TABLE --scenario GLOB` (no `--gate`): re-twin only the rows
 /// of the matching scenarios (both engines; `only`'s release when given)
 /// and render the table again from its stored rows (`fidelity_store`), so a
@@ -163,6 +168,12 @@ pub async fn refresh(scenarios: &[Scenario], base: &EngineArgs, out: &Path, only
             sec.timing.total_ms += started.elapsed().as_millis() as u64;
         }
         store::splice(sec, done.clone(), &order);
+        // Refreshes that have covered every scenario × engine make the
+        // section as complete as a whole run (whose own rows may also be
+        // re-twinned later): it gets totals, not the "only these rows" note.
+        if !sec.whole && covers_library(&sec.rows, scenarios) {
+            sec.whole = true;
+        }
         fresh.extend(done);
     }
     let _ = std::fs::remove_dir(crate::realhost::work_root());
@@ -623,6 +634,17 @@ mod tests {
         let src = std::fs::read_to_string(root.join("new-session-no-bootstrap.yaml")).unwrap();
         let base = crate::scenario::load::parse(&root.join("new-session-no-bootstrap.yaml"), &src).map_err(|_| ()).unwrap().scenario;
         ids.iter().map(|id| Scenario { id: id.to_string(), ..base.clone() }).collect()
+    }
+
+    /// Refreshes that have reached every scenario on every engine make a
+    /// partial section whole; one missing row keeps it partial.
+    #[test]
+    fn a_section_covering_the_library_counts_as_whole() {
+        let lib = library(&["a", "b"]);
+        let mut rows: Vec<Row> = ENGINES.iter().flat_map(|e| ["a", "b"].map(|s| row(s, "openclaw-2026.4.26", e, Verdict::Equal))).collect();
+        assert!(covers_library(&rows, &lib));
+        rows.pop();
+        assert!(!covers_library(&rows, &lib));
     }
 
     fn table(rows: &[(&str, &str, &str, &str)]) -> String {
