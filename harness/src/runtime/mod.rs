@@ -21,6 +21,7 @@ pub mod pipeline;
 pub mod profile;
 pub mod prompt;
 pub mod replay;
+mod replay_2026_4;
 pub mod retry;
 pub mod settings;
 pub mod sqlite_store;

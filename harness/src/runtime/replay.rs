@@ -175,7 +175,7 @@ fn replayable_reasoning(b: &ContentBlock) -> bool {
 }
 
 /// `downgradeOpenAIFunctionCallReasoningPairs`.
-fn downgrade_function_call_pairs(ms: impl Iterator<Item = AgentMessage>) -> Vec<AgentMessage> {
+pub(super) fn downgrade_function_call_pairs(ms: impl Iterator<Item = AgentMessage>) -> Vec<AgentMessage> {
     let mut out = Vec::new();
     let mut pending: std::collections::HashMap<String, String> = Default::default();
     for mut m in ms {
@@ -207,32 +207,13 @@ fn downgrade_function_call_pairs(ms: impl Iterator<Item = AgentMessage>) -> Vec<
     out
 }
 
-/// 2026.4.26 on anthropic-messages and Google: the same `sanitizeSessionHistory` pass
-/// list then `validateReplayTurns` (dist compaction-successor-transcript-*.js
-/// `sanitizeSessionHistory`, selection-*.js attempt): tool call ids strict
-/// (`sanitizeToolCallIdsForCloudCodeAssist`, native `toolu_` kept: `call_t1` →
-/// `callt1`), a result's empty `toolName` named after its call
-/// (`sanitizeToolUseResultPairing`), unsigned thinking dropped
-/// (`stripInvalidThinkingSignatures`), result details not replayed
-/// (`stripToolResultDetails`, same function); twin of
-/// regression-a8-empty-tool-name on 4.26 (google-generative-ai). Other APIs
-/// are unchanged (not yet twinned on 4.26).
+/// 2026.4.26: that release's own `sanitizeSessionHistory` on every API
+/// ([`super::replay_2026_4`]); other pre-2026.9 profiles are unchanged.
 fn sanitize_history_2026_4(profile: &Profile, setup: &Setup, ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
-    let wire = Provider::for_openclaw(&setup.provider, &setup.api);
-    let (true, Some(w @ (Provider::Anthropic | Provider::Gemini))) = (profile.id == "openclaw-2026.4.26", wire) else { return ms };
-    let policy = Policy::for_model(w, &setup.model);
-    // Only the passes the 4.26 twin shows: the release's own inter-session
-    // annotation and turn validation are the pipeline's (profile flags), not
-    // 2026.9.6's.
-    let ms = if policy.preserve_signatures { repair::thinking::strip_invalid_thinking_signatures(ms) } else { ms };
-    let ms = repair::pairing::repair_tool_use_result_pairing(ms, repair::placeholders::MISSING_TOOL_RESULT);
-    let mut ms = repair::tool_call_ids::sanitize_tool_call_ids(&policy, ms);
-    for m in &mut ms {
-        if let AgentMessage::ToolResult(r) = m {
-            r.details = None;
-        }
+    if profile.id != "openclaw-2026.4.26" {
+        return ms;
     }
-    ms
+    super::replay_2026_4::sanitize_session_history(setup, ms)
 }
 
 /// Whether 2026.9.6's `validateReplayTurns` merges consecutive user turns:
@@ -351,9 +332,14 @@ mod tests {
         let out = ids(&sanitize_history(&p96, &setup, history()));
         assert_eq!(out, [want[0], want[1], want[0], want[1]], "each result follows its call");
         let p426 = Profile::by_id("openclaw-2026.4.26").unwrap();
-        // 2026.4.26: anthropic-messages runs its own sanitizeSessionHistory (strict ids, native toolu_ kept:
-        // twin of regression-a8-empty-tool-name on 4.26); other APIs unchanged.
-        let want_426: [&str; 4] = if api == "google-generative-ai" { ["calllog01", "toolu0001", "calllog01", "toolu0001"] } else if api == "anthropic-messages" { ["calllog01", "toolu_0001", "calllog01", "toolu_0001"] } else { ["call_log 01", "toolu_0001", "call_log 01", "toolu_0001"] };
+        // 2026.4.26 runs its own sanitizeSessionHistory on every API: strict ids (native toolu_ kept on
+        // anthropic-messages; Mistral's strict9 gives the same 9-character ids here), none on Responses
+        // (twins of http-openai-chat, http-mistral, regression-a8-empty-tool-name on 4.26).
+        let want_426: [&str; 4] = match api {
+            "openai-responses" => ["call_log 01", "toolu_0001", "call_log 01", "toolu_0001"],
+            "anthropic-messages" => ["calllog01", "toolu_0001", "calllog01", "toolu_0001"],
+            _ => ["calllog01", "toolu0001", "calllog01", "toolu0001"],
+        };
         assert_eq!(ids(&sanitize_history(&p426, &setup, history())), want_426);
     }
 
@@ -490,9 +476,8 @@ mod tests {
         }
         let details = |ms: &[AgentMessage]| ms.iter().filter(|m| matches!(m, AgentMessage::ToolResult(r) if r.details.is_some())).count();
         assert_eq!(details(&sanitize_history(&Profile::by_id("openclaw-2026.9.6").unwrap(), &setup, h.clone())), 0);
-        // 2026.4.26 strips them on anthropic-messages (its sanitizeSessionHistory); other APIs are not modelled there.
-        let kept = if matches!(api, "anthropic-messages" | "google-generative-ai") { 0 } else { 2 };
-        assert_eq!(details(&sanitize_history(&Profile::by_id("openclaw-2026.4.26").unwrap(), &setup, h)), kept);
+        // 2026.4.26 strips them too (`stripToolResultDetails` in its sanitizeSessionHistory, every API).
+        assert_eq!(details(&sanitize_history(&Profile::by_id("openclaw-2026.4.26").unwrap(), &setup, h)), 0);
     }
 
     // Twin of regression-a8-blank-content: on anthropic-messages the whole
@@ -532,7 +517,7 @@ mod tests {
     }
 
     #[test]
-    fn the_synthetic_missing_result_is_stamped_on_2026_9() {
+    fn the_synthetic_missing_result_is_stamped() {
         let calls: Vec<AgentMessage> = serde_json::from_value(json!([
             {"role": "user", "content": "go", "timestamp": 1},
             {"role": "assistant", "content": [{"type": "toolCall", "id": "toolu_p1", "name": "read", "arguments": {}}], "timestamp": 7}
@@ -544,7 +529,8 @@ mod tests {
             other => panic!("{other:?}"),
         };
         assert_eq!(stamp("openclaw-2026.9.6"), Some("7".into()));
-        assert_eq!(stamp("openclaw-2026.4.26"), None, "2026.4.26 unchanged");
+        // 2026.4.26's makeMissingToolResult stamps it too (twin of regression-a8-aborted-parallel-calls on 4.26).
+        assert_eq!(stamp("openclaw-2026.4.26"), Some("7".into()));
     }
 
     #[test]

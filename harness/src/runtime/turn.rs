@@ -735,9 +735,7 @@ pub(super) fn provider_reply_fields(sim: &Sim<'_>, m: &mut AgentMessage, step: &
         // `cost`, and the response id; no contextUsage/responseModel/runId
         // (observed on the real gateway by `clawspec twin`).
         if let AgentMessage::Assistant(a) = m {
-            a.usage = Some(json!({"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
-                "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}));
-            a.extra.insert("responseId".into(), json!("msg_mock"));
+            super::replay_2026_4::record_reply(&sim.setup, a);
         }
         return;
     }

@@ -1,0 +1,267 @@
+//! What openclaw@2026.4.26's provider layer does to a session's messages:
+//! its own `sanitizeSessionHistory` pass list (dist
+//! compaction-successor-transcript-*.js, called by the attempt in
+//! selection-*.js before `assemble`), and what its transports record on a
+//! provider reply. Kept apart from 2026.9.6's ([`super::replay`]): the two
+//! releases differ pass by pass (4.26 keeps a failed assistant as a
+//! placeholder, strips unsigned thinking from every assistant, stamps a
+//! usage snapshot on every assistant, has no Responses id normalisation).
+
+use clawspec_contract::{AgentMessage, AssistantMessage, ContentBlock};
+use clawspec_mock_providers::repair::{self, placeholders, IdMode, Policy};
+use clawspec_mock_providers::Provider;
+use serde_json::{json, Value};
+
+use crate::scenario::model::Setup;
+
+/// compaction-successor-transcript-*.js `STREAM_ERROR_FALLBACK_TEXT`.
+pub const STREAM_ERROR_FALLBACK_TEXT: &str = "[assistant turn failed before producing content]";
+
+/// The replay policy 4.26 resolves (`resolveTranscriptPolicy`): the provider
+/// plugin's `buildReplayPolicy` over `DEFAULT_TRANSCRIPT_POLICY`.
+/// - anthropic: `buildNativeAnthropicReplayPolicyForModel`
+///   (provider-model-shared-*.js): strict ids keeping native `toolu_`,
+///   signatures kept, thinking dropped only for Claude ids
+///   `shouldPreserveThinkingBlocks` rejects;
+/// - openai: `buildOpenAIReplayPolicy` (replay-policy-*.js): strict ids on
+///   openai-completions only, no turn validation;
+/// - mistral: `buildMistralReplayPolicy` (extensions/mistral/index.js):
+///   `strict9` ids, nothing else;
+/// - google: `buildGoogleGeminiReplayPolicy`: strict ids, turn ordering.
+fn policy(setup: &Setup) -> Option<Policy> {
+    let wire = Provider::for_openclaw(&setup.provider, &setup.api)?;
+    let base = Policy::for_model(wire, &setup.model);
+    Some(match wire {
+        Provider::Anthropic => Policy { drop_thinking_blocks: setup.model.to_lowercase().contains("claude") && !preserves_thinking_blocks(&setup.model), ..base },
+        Provider::OpenAiChat => Policy { tool_call_id_mode: Some(IdMode::Strict), validate_anthropic_turns: false, validate_gemini_turns: false, ..base },
+        Provider::Mistral => Policy { tool_call_id_mode: Some(IdMode::Strict9), validate_anthropic_turns: false, validate_gemini_turns: false, ..base },
+        Provider::OpenAiResponses => Policy { tool_call_id_mode: None, ..base },
+        Provider::Gemini => base,
+        Provider::Bedrock => return None,
+    })
+}
+
+/// provider-model-shared-*.js `shouldPreserveThinkingBlocks`.
+fn preserves_thinking_blocks(model: &str) -> bool {
+    let id = model.to_lowercase();
+    if !id.contains("claude") {
+        return false;
+    }
+    if ["opus-4", "sonnet-4", "haiku-4"].iter().any(|k| id.contains(k)) {
+        return true;
+    }
+    // /claude-[5-9]/ or /claude-\d{2,}/
+    id.match_indices("claude-").any(|(i, _)| {
+        let tail = id[i + 7..].as_bytes();
+        matches!(tail.first(), Some(b'5'..=b'9')) || (tail.len() >= 2 && tail[0].is_ascii_digit() && tail[1].is_ascii_digit())
+    })
+}
+
+/// `sanitizeSessionHistory` of 2026.4.26, in its pass order (dist
+/// compaction-successor-transcript-*.js). Inter-session annotation and turn
+/// validation are the pipeline's (profile flags), not repeated here.
+pub fn sanitize_session_history(setup: &Setup, ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    let Some(mut policy) = policy(setup) else { return ms };
+    policy.allowed_tools = (!setup.tools.is_empty()).then(|| setup.tools.iter().chain(&setup.client_tools).cloned().collect());
+    let responses = policy.responses_family;
+    let ms = normalize_assistant_replay_content(ms);
+    let ms = if policy.preserve_signatures { strip_invalid_thinking_signatures(ms) } else { ms };
+    let ms = if policy.drop_reasoning_from_history || policy.drop_thinking_blocks { repair::thinking::drop_thinking_blocks(ms) } else { ms };
+    let ms = repair::tool_call_inputs::sanitize_tool_call_inputs(&policy, ms);
+    let ms = if responses {
+        // `sanitizeToolUseResultPairing(…, {missingToolResultText: "aborted"})`
+        // then `downgradeOpenAIFunctionCallReasoningPairs`; no id normalisation
+        // in this release.
+        let ms = if policy.repair_pairing { repair::pairing::repair_tool_use_result_pairing(ms, placeholders::ABORTED) } else { ms };
+        super::replay::downgrade_function_call_pairs(ms.into_iter())
+    } else {
+        ms
+    };
+    let ms = if policy.tool_call_id_mode.is_some() { repair::tool_call_ids::sanitize_tool_call_ids(&policy, ms) } else { ms };
+    let mut ms = if !responses && policy.repair_pairing { repair::pairing::repair_tool_use_result_pairing(ms, placeholders::MISSING_TOOL_RESULT) } else { ms };
+    let mut last_ts = None;
+    for m in &mut ms {
+        match m {
+            AgentMessage::Assistant(a) => last_ts = a.timestamp.clone(),
+            AgentMessage::ToolResult(r) => {
+                // `stripToolResultDetails`.
+                r.details = None;
+                // The pairing repair's synthetic result is stamped `Date.now()`
+                // (`makeMissingToolResult`); the reference takes its call's time.
+                if r.timestamp.is_none() && r.is_error == Some(true) && r.content.iter().any(|b| matches!(b, ContentBlock::Text(t) if t.text == placeholders::MISSING_TOOL_RESULT || t.text == placeholders::ABORTED)) {
+                    r.timestamp = last_ts.clone();
+                }
+            }
+            _ => {}
+        }
+    }
+    let ms = strip_stale_usage_before_latest_compaction(ms);
+    let ms = ensure_assistant_usage_snapshots(ms);
+    if policy.google_turn_ordering {
+        repair::turns::google_turn_ordering(ms)
+    } else {
+        ms
+    }
+}
+
+/// `normalizeAssistantReplayContent` (4.26): blank user text goes (a blank
+/// user message entirely); transcript-only assistants (`openclaw` /
+/// `delivery-mirror`, `gateway-injected`) go; an assistant with no content
+/// that errored, or stopped with zero usage, is kept with
+/// [`STREAM_ERROR_FALLBACK_TEXT`] (2026.9.6 drops it instead).
+fn normalize_assistant_replay_content(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    use clawspec_contract::MessageContent;
+    let blank = |b: &ContentBlock| matches!(b, ContentBlock::Text(t) if t.text.trim().is_empty());
+    ms.into_iter()
+        .filter_map(|mut m| {
+            match &mut m {
+                AgentMessage::User(u) => match &mut u.content {
+                    MessageContent::Text(t) if t.trim().is_empty() => return None,
+                    MessageContent::Blocks(b) => {
+                        b.retain(|x| !blank(x));
+                        if b.is_empty() {
+                            return None;
+                        }
+                    }
+                    _ => {}
+                },
+                AgentMessage::Assistant(a) => {
+                    if a.provider.as_deref() == Some("openclaw") && matches!(a.model.as_deref(), Some("delivery-mirror" | "gateway-injected")) {
+                        return None;
+                    }
+                    if a.content.is_empty() && (a.stop_reason.as_deref() == Some("error") || (a.stop_reason.as_deref() == Some("stop") && zero_token_usage(a))) {
+                        a.content.push(ContentBlock::Text(clawspec_contract::TextBlock { text: STREAM_ERROR_FALLBACK_TEXT.into(), text_signature: None, extra: Default::default() }));
+                    }
+                }
+                _ => {}
+            }
+            Some(m)
+        })
+        .collect()
+}
+
+/// `hasZeroTokenUsageSnapshot`.
+fn zero_token_usage(a: &AssistantMessage) -> bool {
+    let Some(u) = a.usage.as_ref().and_then(Value::as_object) else { return false };
+    let n = |k: &str| u.get(k).and_then(Value::as_f64);
+    match n("total").or(n("totalTokens")).or(n("total_tokens")) {
+        Some(t) => t == 0.0 && ["input", "output", "cacheRead", "cacheWrite"].iter().all(|k| n(k).unwrap_or(0.0) == 0.0),
+        None => ["input", "output", "cacheRead", "cacheWrite"].iter().all(|k| n(k).unwrap_or(0.0) == 0.0),
+    }
+}
+
+/// `stripInvalidThinkingSignatures` (4.26): every assistant, the latest
+/// included, loses thinking without a non-blank `signature` /
+/// `thinkingSignature` / `thought_signature`; one left with nothing reads
+/// `[assistant reasoning omitted]`.
+fn strip_invalid_thinking_signatures(mut ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    let signed = |t: &clawspec_contract::ThinkingBlock| {
+        t.thinking_signature.as_deref().is_some_and(|s| !s.trim().is_empty()) || ["signature", "thought_signature"].iter().any(|k| t.extra.get(*k).and_then(Value::as_str).is_some_and(|s| !s.trim().is_empty()))
+    };
+    for m in &mut ms {
+        if let AgentMessage::Assistant(a) = m {
+            let before = a.content.len();
+            a.content.retain(|b| !matches!(b, ContentBlock::Thinking(t) if !signed(t)));
+            if a.content.is_empty() && before > 0 {
+                a.content.push(ContentBlock::Text(clawspec_contract::TextBlock { text: placeholders::REASONING_OMITTED.into(), text_signature: None, extra: Default::default() }));
+            }
+        }
+    }
+    ms
+}
+
+fn zero_usage() -> Value {
+    json!({"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}})
+}
+
+/// `stripStaleAssistantUsageBeforeLatestCompaction`: usage older than the
+/// latest compaction summary is zeroed.
+fn strip_stale_usage_before_latest_compaction(mut ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    let Some(at) = ms.iter().rposition(|m| matches!(m, AgentMessage::CompactionSummary(_))) else { return ms };
+    let cut = match &ms[at] {
+        AgentMessage::CompactionSummary(c) => c.timestamp.as_ref().and_then(|n| n.as_f64()),
+        _ => None,
+    };
+    for (i, m) in ms.iter_mut().enumerate() {
+        if let AgentMessage::Assistant(a) = m {
+            let older = cut.zip(a.timestamp.as_ref().and_then(|n| n.as_f64())).is_some_and(|(c, t)| t <= c);
+            if a.usage.as_ref().is_some_and(Value::is_object) && (older || i < at) {
+                a.usage = Some(zero_usage());
+            }
+        }
+    }
+    ms
+}
+
+/// `ensureAssistantUsageSnapshots` / `normalizeAssistantUsageSnapshot`: every
+/// assistant carries `{input, output, cacheRead, cacheWrite, totalTokens}`
+/// (missing counts 0, `totalTokens` their sum), with `cost` when it had one;
+/// one without usage gets the zero snapshot with zero cost.
+fn ensure_assistant_usage_snapshots(mut ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    for m in &mut ms {
+        if let AgentMessage::Assistant(a) = m {
+            a.usage = Some(normalized_usage(a.usage.as_ref()));
+        }
+    }
+    ms
+}
+
+fn normalized_usage(usage: Option<&Value>) -> Value {
+    let Some(u) = usage.filter(|u| u.is_object()) else { return zero_usage() };
+    let n = |keys: &[&str]| keys.iter().find_map(|k| u.get(*k).and_then(Value::as_f64).filter(|v| v.is_finite()));
+    let (input, output) = (n(&["input", "inputTokens", "input_tokens", "promptTokens", "prompt_tokens"]), n(&["output", "outputTokens", "output_tokens", "completionTokens", "completion_tokens"]));
+    let (cache_read, cache_write) = (n(&["cacheRead", "cache_read", "cache_read_input_tokens", "cached_tokens"]), n(&["cacheWrite", "cache_write", "cache_creation_input_tokens"]));
+    let total = n(&["total", "totalTokens", "total_tokens"]);
+    if input.is_none() && output.is_none() && cache_read.is_none() && cache_write.is_none() && total.is_none() {
+        return zero_usage();
+    }
+    let num = |v: f64| if v.fract() == 0.0 { json!(v as i64) } else { json!(v) };
+    let (i, o, r, w) = (input.unwrap_or(0.0), output.unwrap_or(0.0), cache_read.unwrap_or(0.0), cache_write.unwrap_or(0.0));
+    let mut out = json!({"input": num(i), "output": num(o), "cacheRead": num(r), "cacheWrite": num(w), "totalTokens": num(total.unwrap_or(i + o + r + w))});
+    if let Some(c) = u.get("cost").filter(|c| c.is_object()) {
+        let f = |k: &str| c.get(k).and_then(Value::as_f64).filter(|v| v.is_finite());
+        if ["input", "output", "cacheRead", "cacheWrite", "total"].iter().any(|k| f(k).is_some()) {
+            let (ci, co, cr, cw) = (f("input").unwrap_or(0.0), f("output").unwrap_or(0.0), f("cacheRead").unwrap_or(0.0), f("cacheWrite").unwrap_or(0.0));
+            out["cost"] = json!({"input": num(ci), "output": num(co), "cacheRead": num(cr), "cacheWrite": num(cw), "total": num(f("total").unwrap_or(ci + co + cr + cw))});
+        }
+    }
+    out
+}
+
+/// What 4.26's transports record on the mock's reply: the provider's usage
+/// (zeros from the mock) with `cost`, and the response id each API carries
+/// (anthropic `msg_mock`; openai-completions/Mistral `chatcmpl-mock`,
+/// `output.responseId ||= chunk.id`; Responses `resp_mock` from
+/// `response.created`; Gemini `mock-response`). No
+/// contextUsage/responseModel/runId (observed by `clawspec twin`). On
+/// OpenAI Responses the text blocks carry the message item's
+/// `textSignature` `{"v":1,"id":"msg_mock"}` and a tool call's id is
+/// `call_id|item_id` (`toolu_0001|fc_mock0`): the mock answers one
+/// `msg_mock` message item and `fc_mock<i>` function calls, as a real
+/// Responses API answers `msg_…`/`fc_…` items (twins of
+/// http-openai-responses and model-switch on 4.26).
+pub fn record_reply(setup: &Setup, a: &mut AssistantMessage) {
+    a.usage = Some(zero_usage());
+    let wire = Provider::for_openclaw(&setup.provider, &setup.api);
+    let response_id = match wire {
+        Some(Provider::OpenAiChat | Provider::Mistral) => "chatcmpl-mock",
+        Some(Provider::OpenAiResponses) => "resp_mock",
+        Some(Provider::Gemini) => "mock-response",
+        _ => "msg_mock",
+    };
+    a.extra.insert("responseId".into(), json!(response_id));
+    if wire == Some(Provider::OpenAiResponses) {
+        let mut calls = 0;
+        for b in a.content.iter_mut() {
+            match b {
+                ContentBlock::Text(t) => t.text_signature = Some(r#"{"v":1,"id":"msg_mock"}"#.to_string()),
+                ContentBlock::ToolCall(c) => {
+                    c.id = format!("{}|fc_mock{calls}", c.id);
+                    calls += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+}
