@@ -265,3 +265,106 @@ pub fn record_reply(setup: &Setup, a: &mut AssistantMessage) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rstest::rstest;
+    use serde_json::json;
+
+    fn msgs(v: Value) -> Vec<AgentMessage> {
+        serde_json::from_value(v).unwrap()
+    }
+
+    fn setup(provider: &str, api: &str, model: &str) -> Setup {
+        Setup { provider: provider.into(), api: api.into(), model: model.into(), ..Setup::default() }
+    }
+
+    // Twins of unknown-fields / regression-a8-duplicated-thinking on 4.26: a stored
+    // assistant without usage reaches the engine with the zero snapshot and its cost;
+    // a partial usage is completed, its missing cost not invented.
+    #[test]
+    fn every_assistant_carries_a_usage_snapshot() {
+        let ms = msgs(json!([
+            {"role": "user", "content": "hi", "timestamp": 1},
+            {"role": "assistant", "content": [{"type": "text", "text": "a"}], "stopReason": "stop", "timestamp": 2},
+            {"role": "user", "content": "more", "timestamp": 3},
+            {"role": "assistant", "content": [{"type": "text", "text": "b"}], "stopReason": "stop", "usage": {"input": 0, "output": 4, "totalTokens": 4}, "timestamp": 4}
+        ]));
+        let v = serde_json::to_value(sanitize_session_history(&Setup::default(), ms)).unwrap();
+        assert_eq!(v[1]["usage"], zero_usage());
+        assert_eq!(v[3]["usage"], json!({"input": 0, "output": 4, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 4}));
+    }
+
+    // Twin of regression-a8-blank-content on 4.26: the blank user block goes, the
+    // failed empty assistant stays with the placeholder (2026.9.6 drops it).
+    #[test]
+    fn a_failed_empty_assistant_becomes_the_placeholder() {
+        let ms = msgs(json!([
+            {"role": "user", "content": [{"type": "text", "text": "   "}, {"type": "text", "text": "Run the job."}], "timestamp": 1},
+            {"role": "assistant", "content": [], "stopReason": "error", "errorMessage": "stream interrupted", "timestamp": 2},
+            {"role": "user", "content": "Try again.", "timestamp": 3}
+        ]));
+        let v = serde_json::to_value(sanitize_session_history(&Setup::default(), ms)).unwrap();
+        assert_eq!(v.as_array().unwrap().len(), 3, "{v:#}");
+        assert_eq!(v[0]["content"], json!([{"type": "text", "text": "Run the job."}]));
+        assert_eq!(v[1]["content"], json!([{"type": "text", "text": STREAM_ERROR_FALLBACK_TEXT}]));
+    }
+
+    // Twin of thinking-redacted-unsigned on 4.26: unsigned thinking goes from every
+    // assistant, the latest included; signed thinking stays.
+    #[test]
+    fn unsigned_thinking_goes_from_every_assistant() {
+        let ms = msgs(json!([
+            {"role": "user", "content": "q", "timestamp": 1},
+            {"role": "assistant", "content": [{"type": "thinking", "thinking": "s", "thinkingSignature": "sig"}, {"type": "text", "text": "a"}], "stopReason": "stop", "timestamp": 2},
+            {"role": "user", "content": "q2", "timestamp": 3},
+            {"role": "assistant", "content": [{"type": "thinking", "thinking": "Consider locks."}, {"type": "text", "text": "b"}], "stopReason": "stop", "timestamp": 4}
+        ]));
+        let v = serde_json::to_value(sanitize_session_history(&Setup::default(), ms)).unwrap();
+        assert_eq!(v[1]["content"][0]["type"], "thinking");
+        assert_eq!(v[3]["content"], json!([{"type": "text", "text": "b"}]));
+    }
+
+    #[rstest]
+    #[case::sonnet_4_6("claude-sonnet-4-6", true)]
+    #[case::opus_4("claude-opus-4-1", true)]
+    #[case::claude_5("claude-5-haiku", true)]
+    #[case::claude_3_7("claude-3-7-sonnet", false)]
+    #[case::not_claude("gpt-5.1", false)]
+    fn thinking_blocks_kept_per_claude_model(#[case] model: &str, #[case] keeps: bool) {
+        assert_eq!(preserves_thinking_blocks(model), keeps);
+    }
+
+    // Twins of http-openai-responses / model-switch on 4.26.
+    #[test]
+    fn responses_replies_carry_item_ids_and_text_signatures() {
+        let mut a: AssistantMessage = serde_json::from_value(json!({"role": "assistant", "content": [{"type": "text", "text": "t"}, {"type": "toolCall", "id": "toolu_0001", "name": "read", "arguments": {}}], "timestamp": 1})).unwrap();
+        record_reply(&setup("openai", "openai-responses", "gpt-5.1"), &mut a);
+        let v = serde_json::to_value(&a).unwrap();
+        assert_eq!(v["content"][0]["textSignature"], r#"{"v":1,"id":"msg_mock"}"#);
+        assert_eq!(v["content"][1]["id"], "toolu_0001|fc_mock0");
+        assert_eq!(v["responseId"], "resp_mock");
+        let mut b: AssistantMessage = serde_json::from_value(json!({"role": "assistant", "content": [{"type": "text", "text": "t"}], "timestamp": 1})).unwrap();
+        record_reply(&Setup::default(), &mut b);
+        let v = serde_json::to_value(&b).unwrap();
+        assert_eq!((v["responseId"].as_str(), v["content"][0].get("textSignature")), (Some("msg_mock"), None));
+    }
+
+    // Twin of regression-a8-long-call-ids on 4.26: a `call_…|fc_…` pair without
+    // reasoning in its message loses the item part, no id is rehashed.
+    #[test]
+    fn responses_history_pairs_are_downgraded_not_normalised() {
+        let pair = "call_Zq9dP3kLmN8vR2sT6wX1yB4cF7gH0jK5|fc_0a1b2c";
+        let ms = msgs(json!([
+            {"role": "user", "content": "q", "timestamp": 1},
+            {"role": "assistant", "content": [{"type": "toolCall", "id": pair, "name": "read", "arguments": {}}, {"type": "toolCall", "id": "call_log 01", "name": "read", "arguments": {}}], "stopReason": "toolUse", "timestamp": 2},
+            {"role": "toolResult", "toolCallId": pair, "toolName": "read", "content": [{"type": "text", "text": "a"}], "isError": false, "timestamp": 3},
+            {"role": "toolResult", "toolCallId": "call_log 01", "toolName": "read", "content": [{"type": "text", "text": "b"}], "isError": false, "timestamp": 4}
+        ]));
+        let v = serde_json::to_value(sanitize_session_history(&setup("openai", "openai-responses", "gpt-5.1"), ms)).unwrap();
+        assert_eq!(v[1]["content"][0]["id"], "call_Zq9dP3kLmN8vR2sT6wX1yB4cF7gH0jK5");
+        assert_eq!(v[1]["content"][1]["id"], "call_log 01");
+        assert_eq!(v[2]["toolCallId"], "call_Zq9dP3kLmN8vR2sT6wX1yB4cF7gH0jK5");
+    }
+}
