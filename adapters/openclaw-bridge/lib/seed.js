@@ -106,6 +106,10 @@ export async function seedSession({ openclawRoot, stateDir, workspace, seed }) {
   // SessionManager itself does for an explicit --session path.
   sm.newSession({ id: sessionId });
   sm.sessionFile = sessionFile;
+  // What the earlier turns' first attempt wrote before its user message
+  // (sanitizeSessionHistory → appendModelSnapshot, dist
+  // compaction-successor-transcript-*.js; realhost/seed.rs Seed::model_snapshot).
+  if (seed.modelSnapshot && seed.messages.length > 0) sm.appendCustomEntry("model-snapshot", { timestamp: Date.now(), ...seed.modelSnapshot });
   for (const message of seed.messages) sm.appendMessage(message);
   // The SessionManager defers the first write until an assistant message
   // exists (_persist); a seeded session that has none must still be a file.

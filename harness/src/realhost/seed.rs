@@ -36,6 +36,17 @@ pub struct Seed {
     pub agent_id: String,
     pub session_key: String,
     pub messages: Vec<Value>,
+    /// The model the earlier turns ran on. A 2026.4.x session that earlier
+    /// real turns wrote starts with a `model-snapshot` custom entry
+    /// (`{timestamp, provider, modelApi, modelId}`): the first attempt's
+    /// `sanitizeSessionHistory` appends one before its user message is
+    /// persisted (dist compaction-successor-transcript-*.js
+    /// `appendModelSnapshot`, `MODEL_SNAPSHOT_CUSTOM_TYPE`). Without it the
+    /// first real turn appends it after the seeded messages, and the
+    /// orphaned-user repair (selection-*.js: only when the leaf entry is a
+    /// user *message*) never sees a seeded trailing user message (twin of
+    /// orphan-trailing-user). `lib/seed.js` writes it on the JSONL store only.
+    pub model_snapshot: Value,
 }
 
 fn nd<T>(why: impl Into<String>) -> Result<T, NotDrivable> {
@@ -58,7 +69,8 @@ pub fn host_setup(setup: &Setup) -> Result<HostSetup, NotDrivable> {
         if messages.iter().any(|m| m["role"] == "compactionSummary") {
             return nd("setup.transcript: a compaction summary is a compaction entry in the host's session file, written only by a real compaction, not a message that can be seeded");
         }
-        out.seed = Some(Seed { agent_id: setup.agent_id.clone(), session_key: setup.session_key.clone(), messages });
+        let model_snapshot = json!({"provider": setup.provider, "modelApi": setup.api, "modelId": setup.model});
+        out.seed = Some(Seed { agent_id: setup.agent_id.clone(), session_key: setup.session_key.clone(), messages, model_snapshot });
     }
     // agents.defaults.contextTokens (2026.4.26 docs/gateway/config-agents.md;
     // 2026.9.6 docs/gateway/config-agents/models.md).
@@ -107,6 +119,7 @@ mod tests {
         let reference = serde_json::to_value(expand_message(&setup.transcript[0], &setup, 0).unwrap()).unwrap();
         assert_eq!(seed.messages, vec![reference]);
         assert_eq!(seed.session_key, "agent:main:main");
+        assert_eq!(seed.model_snapshot, json!({"provider": "anthropic", "modelApi": "anthropic-messages", "modelId": "claude-sonnet-4-6"}));
     }
 
     #[test]
