@@ -217,8 +217,14 @@ impl Sim<'_> {
 
     /// `availableTools`: capability tool names, client tools excluded
     /// (attempt.spawn-workspace.context-engine.test.ts).
+    /// On 2026.4.26 the catalogue follows the session's current model
+    /// ([`super::replay_2026_4::offered_tools`]: `apply_patch` for OpenAI).
     pub fn available_tools(&self) -> Vec<String> {
-        self.setup.tools.iter().filter(|t| !self.setup.client_tools.contains(t)).cloned().collect()
+        let tools: Vec<String> = self.setup.tools.iter().filter(|t| !self.setup.client_tools.contains(t)).cloned().collect();
+        if self.profile.id == "openclaw-2026.4.26" {
+            return super::replay_2026_4::offered_tools(&self.setup.provider, tools);
+        }
+        tools
     }
 
     pub fn assemble_params(&self, messages: &[AgentMessage], token_budget: u64, prompt: Option<&str>, attempt_call: bool, boundary: usize) -> Value {

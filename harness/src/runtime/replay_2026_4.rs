@@ -266,6 +266,25 @@ pub fn record_reply(setup: &Setup, a: &mut AssistantMessage) {
     }
 }
 
+/// The tool catalogue 2026.4.26 offers on `provider`: `apply_patch` only
+/// for OpenAI and OpenAI Codex models, right after the coding tools, when
+/// the tool policy allows `write` (pi-tools-*.js `applyPatchEnabled` /
+/// `isOpenAIProvider`; tool-policy-match-*.js: `apply_patch` matches an
+/// allowed `write`). A switch to or from such a model changes the catalogue
+/// (twin of model-switch on 4.26; the twin takes the first assemble's
+/// catalogue from the real host, `cli::twin`).
+pub fn offered_tools(provider: &str, mut tools: Vec<String>) -> Vec<String> {
+    let openai = matches!(provider.trim().to_lowercase().as_str(), "openai" | "openai-codex");
+    let has = tools.iter().any(|t| t == "apply_patch");
+    if !openai && has {
+        tools.retain(|t| t != "apply_patch");
+    } else if openai && !has && tools.iter().any(|t| t == "write") {
+        let at = tools.iter().rposition(|t| matches!(t.as_str(), "read" | "edit" | "write")).map_or(0, |i| i + 1);
+        tools.insert(at, "apply_patch".into());
+    }
+    tools
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -366,5 +385,15 @@ mod tests {
         assert_eq!(v[1]["content"][0]["id"], "call_Zq9dP3kLmN8vR2sT6wX1yB4cF7gH0jK5");
         assert_eq!(v[1]["content"][1]["id"], "call_log 01");
         assert_eq!(v[2]["toolCallId"], "call_Zq9dP3kLmN8vR2sT6wX1yB4cF7gH0jK5");
+    }
+
+    #[rstest]
+    #[case::openai("openai", &["read", "write", "exec"], &["read", "write", "apply_patch", "exec"])]
+    #[case::codex("openai-codex", &["read", "write", "exec"], &["read", "write", "apply_patch", "exec"])]
+    #[case::no_write("openai", &["read", "exec"], &["read", "exec"])]
+    #[case::kept_once("openai", &["read", "write", "apply_patch", "exec"], &["read", "write", "apply_patch", "exec"])]
+    #[case::back_to_anthropic("anthropic", &["read", "write", "apply_patch", "exec"], &["read", "write", "exec"])]
+    fn apply_patch_follows_the_current_provider(#[case] provider: &str, #[case] tools: &[&str], #[case] want: &[&str]) {
+        assert_eq!(offered_tools(provider, tools.iter().map(|t| t.to_string()).collect()), want);
     }
 }
