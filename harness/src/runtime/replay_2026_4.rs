@@ -97,11 +97,40 @@ pub fn sanitize_session_history(setup: &Setup, ms: Vec<AgentMessage>) -> Vec<Age
     }
     let ms = strip_stale_usage_before_latest_compaction(ms);
     let ms = ensure_assistant_usage_snapshots(ms);
-    if policy.google_turn_ordering {
-        repair::turns::google_turn_ordering(ms)
-    } else {
-        ms
+    let ms = if policy.google_turn_ordering { repair::turns::google_turn_ordering(ms) } else { ms };
+    validate_replay_turns(&policy, ms)
+}
+
+/// `validateReplayTurns` (4.26, run right after `sanitizeSessionHistory` by
+/// the attempt, selection-*.js; pi-embedded-helpers-*.js): Gemini merges
+/// consecutive assistants; Anthropic strips dangling tool uses and merges
+/// consecutive users with `mergeConsecutiveUserTurns`, which keeps only
+/// array contents — two string-content users merge into `content: []`
+/// (twin of regression-a8-split-tool-pair on 4.26; 2026.9.6 turns a string
+/// into a text block first).
+fn validate_replay_turns(policy: &Policy, ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    use clawspec_contract::MessageContent;
+    let ms = if policy.validate_gemini_turns { repair::turns::merge_consecutive_assistants(ms) } else { ms };
+    if !policy.validate_anthropic_turns {
+        return ms;
     }
+    let mut out: Vec<AgentMessage> = Vec::with_capacity(ms.len());
+    for m in repair::turns::strip_dangling_tool_calls(ms) {
+        match (out.last_mut(), m) {
+            (Some(AgentMessage::User(prev)), AgentMessage::User(mut cur)) => {
+                let blocks = |c: &MessageContent| match c {
+                    MessageContent::Blocks(b) => b.clone(),
+                    MessageContent::Text(_) => Vec::new(),
+                };
+                let merged = [blocks(&prev.content), blocks(&cur.content)].concat();
+                cur.timestamp = cur.timestamp.take().or_else(|| prev.timestamp.take());
+                cur.content = MessageContent::Blocks(merged);
+                *prev = cur;
+            }
+            (_, m) => out.push(m),
+        }
+    }
+    out
 }
 
 /// `normalizeAssistantReplayContent` (4.26): blank user text goes (a blank
@@ -385,6 +414,27 @@ mod tests {
         assert_eq!(v[1]["content"][0]["id"], "call_Zq9dP3kLmN8vR2sT6wX1yB4cF7gH0jK5");
         assert_eq!(v[1]["content"][1]["id"], "call_log 01");
         assert_eq!(v[2]["toolCallId"], "call_Zq9dP3kLmN8vR2sT6wX1yB4cF7gH0jK5");
+    }
+
+    // Twin of regression-a8-split-tool-pair on 4.26: the call of a tool outside the
+    // catalogue goes, and the two string users around it merge into an empty user.
+    #[test]
+    fn anthropic_users_merge_losing_string_content() {
+        let ms = msgs(json!([
+            {"role": "user", "content": "List the files.", "timestamp": 1},
+            {"role": "assistant", "content": [{"type": "toolCall", "id": "toolu_nores", "name": "ls", "arguments": {}}], "stopReason": "toolUse", "timestamp": 2},
+            {"role": "user", "content": "Hello?", "timestamp": 3},
+            {"role": "assistant", "content": [{"type": "text", "text": "a, b, c."}], "stopReason": "stop", "timestamp": 4}
+        ]));
+        let s = Setup { tools: vec!["read".into(), "exec".into()], ..Setup::default() };
+        let v = serde_json::to_value(sanitize_session_history(&s, ms)).unwrap();
+        assert_eq!(v.as_array().unwrap().len(), 2, "{v:#}");
+        assert_eq!(v[0]["content"], json!([]));
+        assert_eq!(v[0]["timestamp"], 3);
+        // openai-completions (OpenAI plugin policy): no turn validation.
+        let chat = Setup { provider: "openai".into(), api: "openai-completions".into(), model: "gpt-4.1".into(), ..s };
+        let users = msgs(json!([{"role": "user", "content": "a", "timestamp": 1}, {"role": "user", "content": "b", "timestamp": 2}]));
+        assert_eq!(sanitize_session_history(&chat, users).len(), 2);
     }
 
     #[rstest]

@@ -288,9 +288,18 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         // twin of orphan-trailing-user). Only a turn not yet in the store repairs it.
         let admitted_leaf = sim.profile.prompt_texts == PromptTexts::V2026_9_6 && admission.is_some();
         let piped = pipeline::run_with_policy(sim.profile, &source, !continuation && !admitted_leaf, merge_users, append_only);
+        // 2026.4.26 removes an orphaned trailing user at prompt time, after
+        // assemble (selection-*.js: `mergeOrphanedTrailingUserPrompt`, then
+        // `sessionManager.branch(parentId)` and `activeSession.agent.state.messages
+        // = sessionContext.messages`): the engine assembles with it, the attempt
+        // goes on with the session without it (twin of orphan-trailing-user).
+        let orphan_after_assemble = (sim.profile.id == "openclaw-2026.4.26" && piped.notes.iter().any(|(c, _)| *c == "orphan-user-hidden"))
+            .then(|| source.iter().rev().find(|m| !m.is_runtime_context_carrier()).map(|m| (*m).clone()))
+            .flatten();
         for (code, text) in piped.notes {
             sim.note(code, text);
         }
+        let assemble_history = orphan_after_assemble.map(|o| super::replay::sanitize_history(sim.profile, &sim.setup, piped.messages.iter().cloned().chain([o]).collect()));
         let history = super::replay::sanitize_history(sim.profile, &sim.setup, piped.messages);
         // 3. assemble
         let pending: Vec<AgentMessage> = match (mode, continuation) {
@@ -302,7 +311,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         if read_fence.is_some() {
             sim.read_fence(read_fence.clone()).await?;
         }
-        let assembled = assemble_attempt(sim, &history, assemble_prompt, &pending).await?;
+        let assembled = assemble_attempt(sim, assemble_history.as_deref().unwrap_or(&history), assemble_prompt, &pending).await?;
         if read_fence.is_some() {
             sim.read_fence(None).await?;
         }
@@ -314,6 +323,9 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                 return Ok(());
             }
         };
+        if assemble_history.is_some() {
+            session = history.clone();
+        }
         // 3b. the plugin's before_prompt_build, on the assembled view
         sim.before_prompt_build(&prompt, &session).await?;
         // 4. prePromptMessageCount indexes the assembled view.
@@ -423,7 +435,10 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                     false
                 }
             }
-            ModelErrorKind::InvalidSignature if sim.attempt == 1 => {
+            // 2026.4.26 has no thinking-signature retry (no such path in its
+            // dist selection-*.js run loop; twin of regression-a8-unsigned-thinking):
+            // the rejection fails the run.
+            ModelErrorKind::InvalidSignature if sim.attempt == 1 && sim.profile.id != "openclaw-2026.4.26" => {
                 sim.note("signature-retry", "provider rejected a thinking signature; retrying without it");
                 true
             }
