@@ -106,10 +106,19 @@ export async function seedSession({ openclawRoot, stateDir, workspace, seed }) {
   // SessionManager itself does for an explicit --session path.
   sm.newSession({ id: sessionId });
   sm.sessionFile = sessionFile;
-  // What the earlier turns' first attempt wrote before its user message
-  // (sanitizeSessionHistory → appendModelSnapshot, dist
-  // compaction-successor-transcript-*.js; realhost/seed.rs Seed::model_snapshot).
-  if (seed.modelSnapshot && seed.messages.length > 0) sm.appendCustomEntry("model-snapshot", { timestamp: Date.now(), ...seed.modelSnapshot });
+  // What the earlier turns wrote before their first user message: the agent
+  // session's initial model and thinking level (@mariozechner/pi-coding-agent
+  // dist/core/sdk.js createAgentSession: appendModelChange +
+  // appendThinkingLevelChange for a new session; "off", the level a
+  // non-reasoning model is clamped to) and the first attempt's model
+  // snapshot (sanitizeSessionHistory → appendModelSnapshot, dist
+  // compaction-successor-transcript-*.js). Without them the first real turn
+  // appends them after the seeded messages (realhost/seed.rs Seed::model_snapshot).
+  if (seed.modelSnapshot && seed.messages.length > 0) {
+    sm.appendModelChange(seed.modelSnapshot.provider, seed.modelSnapshot.modelId);
+    sm.appendThinkingLevelChange("off");
+    sm.appendCustomEntry("model-snapshot", { timestamp: Date.now(), ...seed.modelSnapshot });
+  }
   for (const message of seed.messages) sm.appendMessage(message);
   // The SessionManager defers the first write until an assistant message
   // exists (_persist); a seeded session that has none must still be a file.

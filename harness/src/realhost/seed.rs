@@ -37,15 +37,16 @@ pub struct Seed {
     pub session_key: String,
     pub messages: Vec<Value>,
     /// The model the earlier turns ran on. A 2026.4.x session that earlier
-    /// real turns wrote starts with a `model-snapshot` custom entry
-    /// (`{timestamp, provider, modelApi, modelId}`): the first attempt's
-    /// `sanitizeSessionHistory` appends one before its user message is
-    /// persisted (dist compaction-successor-transcript-*.js
-    /// `appendModelSnapshot`, `MODEL_SNAPSHOT_CUSTOM_TYPE`). Without it the
-    /// first real turn appends it after the seeded messages, and the
-    /// orphaned-user repair (selection-*.js: only when the leaf entry is a
-    /// user *message*) never sees a seeded trailing user message (twin of
-    /// orphan-trailing-user). `lib/seed.js` writes it on the JSONL store only.
+    /// real turns wrote starts with the agent session's `model_change` and
+    /// `thinking_level_change` entries (@mariozechner/pi-coding-agent
+    /// dist/core/sdk.js `createAgentSession`) and a `model-snapshot` custom
+    /// entry (`{timestamp, provider, modelApi, modelId}`, the first attempt's
+    /// `sanitizeSessionHistory`, dist compaction-successor-transcript-*.js
+    /// `appendModelSnapshot`), all before its first user message. Without
+    /// them the first real turn appends them after the seeded messages, and
+    /// the orphaned-user repair (selection-*.js: only when the leaf entry is
+    /// a user *message*) never sees a seeded trailing user message (twin of
+    /// orphan-trailing-user). `lib/seed.js` writes them on the JSONL store only.
     pub model_snapshot: Value,
 }
 
