@@ -258,11 +258,13 @@ fn normalized_usage(usage: Option<&Value>) -> Value {
     out
 }
 
-/// What 4.26's transports record on the mock's reply: the provider's usage
-/// (zeros from the mock) with `cost`, and the response id each API carries
-/// (anthropic `msg_mock`; openai-completions/Mistral `chatcmpl-mock`,
-/// `output.responseId ||= chunk.id`; Responses `resp_mock` from
-/// `response.created`; Gemini `mock-response`). No
+/// What 4.26's transports (@mariozechner/pi-ai dist/providers/*.js) record
+/// on the mock's reply: the provider's usage (zeros from the mock) with
+/// `cost`, and the response id each API carries (anthropic.js
+/// `event.message.id` → `msg_mock`; openai-completions.js
+/// `output.responseId ||= chunk.id` → `chatcmpl-mock`, Mistral too;
+/// openai-responses-shared.js `response.id` → `resp_mock`; google.js
+/// `chunk.responseId` → `mock-response`). No
 /// contextUsage/responseModel/runId (observed by `clawspec twin`). On
 /// OpenAI Responses the text blocks carry the message item's
 /// `textSignature` `{"v":1,"id":"msg_mock"}` and a tool call's id is
