@@ -316,6 +316,23 @@ pub fn offered_tools(provider: &str, mut tools: Vec<String>) -> Vec<String> {
     tools
 }
 
+/// attempt.prompt-helpers-*.js `QUEUED_USER_MESSAGE_MARKER` (4.26; 2026.9.6
+/// words it differently, `markers::QUEUED_USER_MESSAGE_MARKER`).
+pub const QUEUED_USER_MESSAGE_MARKER: &str = "[Queued user message that arrived while the previous turn was still active]";
+
+/// The runtime-context message of a turn whose prompt got an orphaned user
+/// message merged in (`mergeOrphanedTrailingUserPrompt`: `[marker, orphan,
+/// "", prompt].join("\n")`): the queued block precedes the rest of the
+/// context (`resolveRuntimeContextPromptParts` keeps everything around the
+/// transcript prompt; twin of orphan-trailing-user on 4.26).
+pub fn with_queued_user_message(ctx: &AgentMessage, orphan: &str) -> AgentMessage {
+    let mut v = serde_json::to_value(ctx).expect("a message");
+    if let Some(c) = v["content"].as_str() {
+        v["content"] = json!(c.replacen("\n\n", &format!("\n\n{QUEUED_USER_MESSAGE_MARKER}\n{orphan}\n\n"), 1));
+    }
+    serde_json::from_value(v).expect("a message")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -447,5 +464,15 @@ mod tests {
     #[case::back_to_anthropic("anthropic", &["read", "write", "apply_patch", "exec"], &["read", "write", "exec"])]
     fn apply_patch_follows_the_current_provider(#[case] provider: &str, #[case] tools: &[&str], #[case] want: &[&str]) {
         assert_eq!(offered_tools(provider, tools.iter().map(|t| t.to_string()).collect()), want);
+    }
+
+    #[test]
+    fn a_merged_orphan_heads_the_runtime_context() {
+        let ctx = super::super::entry::runtime_context_message_2026_4("Sender (untrusted metadata): x", 5);
+        let v = serde_json::to_value(with_queued_user_message(&ctx, "Is the backup done?")).unwrap();
+        assert_eq!(
+            v["content"],
+            format!("OpenClaw runtime context for the immediately preceding user message.\nThis context is runtime-generated, not user-authored. Keep internal details private.\n\n{QUEUED_USER_MESSAGE_MARKER}\nIs the backup done?\n\nSender (untrusted metadata): x")
+        );
     }
 }

@@ -299,6 +299,16 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         for (code, text) in piped.notes {
             sim.note(code, text);
         }
+        // …merging its text into the effective prompt first unless the prompt
+        // already carries it (`promptAlreadyIncludesQueuedUserMessage`): the
+        // queued block heads the prompt, so `resolveRuntimeContextPromptParts`
+        // puts it in this turn's runtime-context message.
+        let queued_context = orphan_after_assemble.as_ref().and_then(|o| {
+            let text = o.text();
+            let text = text.trim();
+            let ctx = inp.next_turn_context.as_ref()?;
+            (!text.is_empty() && !prompt_includes_queued(&prompt, text)).then(|| super::replay_2026_4::with_queued_user_message(ctx, text))
+        });
         let assemble_history = orphan_after_assemble.map(|o| super::replay::sanitize_history(sim.profile, &sim.setup, piped.messages.iter().cloned().chain([o]).collect()));
         let history = super::replay::sanitize_history(sim.profile, &sim.setup, piped.messages);
         // 3. assemble
@@ -350,7 +360,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                         persist_queued_carriers(sim, inp, &mut carriers_persisted);
                     }
                     session.push(msg);
-                    if let (true, Some(ctx)) = (fresh, &inp.next_turn_context) {
+                    if let (true, Some(ctx)) = (fresh, queued_context.as_ref().or(inp.next_turn_context.as_ref())) {
                         sim.persist(ctx.clone());
                         session.push(ctx.clone());
                     }
