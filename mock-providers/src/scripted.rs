@@ -81,6 +81,17 @@ pub fn anthropic_response(f: &Failure) -> Option<ResponseTemplate> {
 ///   429 `RESOURCE_EXHAUSTED` / 500 `INTERNAL` (Gemini API troubleshooting, "Error codes").
 /// - Mistral: `{"object":"error",message,type,param,code}` with the same statuses.
 pub fn response(p: Provider, f: &Failure) -> Option<ResponseTemplate> {
+    let (status, body) = error_body(p, f)?;
+    let mut t = ResponseTemplate::new(status).set_body_json(body);
+    if f.kind == FailureKind::RateLimit {
+        t = t.insert_header("retry-after", "1");
+    }
+    Some(t)
+}
+
+/// The status and JSON body of [`response`] (what a host's SDK quotes in its
+/// error text, e.g. the Anthropic SDK's `` `${status} ${JSON.stringify(body)}` ``).
+pub fn error_body(p: Provider, f: &Failure) -> Option<(u16, Value)> {
     let status = match f.kind {
         FailureKind::Overflow | FailureKind::InvalidSignature => 400,
         FailureKind::RateLimit => 429,
@@ -124,11 +135,7 @@ pub fn response(p: Provider, f: &Failure) -> Option<ResponseTemplate> {
         }
         Provider::Bedrock => return None,
     };
-    let mut t = ResponseTemplate::new(status).set_body_json(body);
-    if f.kind == FailureKind::RateLimit {
-        t = t.insert_header("retry-after", "1");
-    }
-    Some(t)
+    Some((status, body))
 }
 
 /// How long a timeout failure holds the answer back.

@@ -316,6 +316,30 @@ pub fn offered_tools(provider: &str, mut tools: Vec<String>) -> Vec<String> {
     tools
 }
 
+/// The assistant message 4.26's agent loop records when the provider rejects
+/// a request (@mariozechner/pi-ai providers/anthropic.js: the stream's
+/// error event carries `output` with `stopReason: "error"` and
+/// `errorMessage` the SDK's `` `${status} ${JSON.stringify(body)}` ``): no
+/// content, zero usage with cost, no response id. The body is the one the
+/// mock answers for the scripted failure (mock-providers `scripted::error_body`).
+/// Only a rejected thinking signature is modelled (twin of
+/// regression-a8-unsigned-thinking on 4.26, which has no signature retry).
+pub fn provider_error_assistant(setup: &Setup, mf: &super::model::ModelFailure, ts: u64) -> Option<AgentMessage> {
+    use clawspec_mock_providers::scripted::{error_body, Failure, FailureKind};
+    let kind = match mf.kind {
+        crate::scenario::model::ModelErrorKind::InvalidSignature => FailureKind::InvalidSignature,
+        _ => return None,
+    };
+    let wire = Provider::for_openclaw(&setup.provider, &setup.api)?;
+    let (status, body) = error_body(wire, &Failure { kind, message: Some(mf.message.clone()), delay_ms: None })?;
+    serde_json::from_value(json!({
+        "role": "assistant", "content": [], "api": setup.api, "provider": setup.provider, "model": setup.model,
+        "usage": zero_usage(), "stopReason": "error", "timestamp": ts,
+        "errorMessage": format!("{status} {body}"),
+    }))
+    .ok()
+}
+
 /// attempt.prompt-helpers-*.js `QUEUED_USER_MESSAGE_MARKER` (4.26; 2026.9.6
 /// words it differently, `markers::QUEUED_USER_MESSAGE_MARKER`).
 pub const QUEUED_USER_MESSAGE_MARKER: &str = "[Queued user message that arrived while the previous turn was still active]";
@@ -474,5 +498,18 @@ mod tests {
             v["content"],
             format!("OpenClaw runtime context for the immediately preceding user message.\nThis context is runtime-generated, not user-authored. Keep internal details private.\n\n{QUEUED_USER_MESSAGE_MARKER}\nIs the backup done?\n\nSender (untrusted metadata): x")
         );
+    }
+
+    #[test]
+    fn a_rejected_signature_is_recorded_as_the_sdk_quotes_it() {
+        let mf = super::super::model::ModelFailure {
+            kind: crate::scenario::model::ModelErrorKind::InvalidSignature,
+            rejected: false,
+            message: super::super::model::default_error_message(crate::scenario::model::ModelErrorKind::InvalidSignature, 0, 0),
+            observed_tokens: None,
+        };
+        let v = serde_json::to_value(provider_error_assistant(&Setup::default(), &mf, 9).unwrap()).unwrap();
+        assert_eq!(v["errorMessage"], r#"400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.1.content.0: Invalid `signature` in `thinking` block"},"request_id":"req_mock"}"#);
+        assert_eq!((v["stopReason"].as_str(), v["content"].clone(), v.get("responseId")), (Some("error"), json!([]), None));
     }
 }

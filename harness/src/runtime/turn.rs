@@ -616,6 +616,13 @@ fn persist_carriers(sim: &mut Sim<'_>, inp: &TurnInput, done: &mut bool) {
 /// bootstrap imports it). Overflow and timeout failures take their own
 /// recovery paths and are left as they were.
 fn persist_terminal_error(sim: &mut Sim<'_>, mf: &ModelFailure) {
+    if sim.profile.id == "openclaw-2026.4.26" && mf.kind == ModelErrorKind::InvalidSignature {
+        // The agent loop records the failed stream as an assistant message.
+        if let Some(m) = super::replay_2026_4::provider_error_assistant(&sim.setup, mf, sim.clock.now()) {
+            sim.persist(m);
+        }
+        return;
+    }
     if !sim.profile.attempt_runtime_context_v2026_9 || matches!(mf.kind, ModelErrorKind::Overflow | ModelErrorKind::Timeout | ModelErrorKind::Aborted) {
         return;
     }
