@@ -493,8 +493,9 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                 let ts = sim.clock.tick();
                 let m = super::model::terminal_error_assistant(&sim.setup.api, &sim.setup.provider, &sim.setup.model, &run_id, 400, super::model::ANTHROPIC_USER_FIRST_BODY, ts);
                 sim.persist(m);
-            } else {
-                persist_terminal_error(sim, &mf);
+            } else if let Some(m) = persist_terminal_error(sim, &mf) {
+                // 4.26: the agent loop's error message is part of the attempt's messages (afterTurn).
+                session.push(m);
             }
             let msg = if mf.kind == ModelErrorKind::Overflow { CONTEXT_OVERFLOW_ERROR.to_string() } else { mf.message.clone() };
             fail_turn(sim, &msg);
@@ -615,16 +616,16 @@ fn persist_carriers(sim: &mut Sim<'_>, inp: &TurnInput, done: &mut bool) {
 /// `<runId>:terminal-error`; twin of http-mistral, whose next turn's
 /// bootstrap imports it). Overflow and timeout failures take their own
 /// recovery paths and are left as they were.
-fn persist_terminal_error(sim: &mut Sim<'_>, mf: &ModelFailure) {
+/// Returns the message when it is also one of the attempt's messages (4.26).
+fn persist_terminal_error(sim: &mut Sim<'_>, mf: &ModelFailure) -> Option<AgentMessage> {
     if sim.profile.id == "openclaw-2026.4.26" && mf.kind == ModelErrorKind::InvalidSignature {
         // The agent loop records the failed stream as an assistant message.
-        if let Some(m) = super::replay_2026_4::provider_error_assistant(&sim.setup, mf, sim.clock.now()) {
-            sim.persist(m);
-        }
-        return;
+        let m = super::replay_2026_4::provider_error_assistant(&sim.setup, mf, sim.clock.now())?;
+        sim.persist(m.clone());
+        return Some(m);
     }
     if !sim.profile.attempt_runtime_context_v2026_9 || matches!(mf.kind, ModelErrorKind::Overflow | ModelErrorKind::Timeout | ModelErrorKind::Aborted) {
-        return;
+        return None;
     }
     let run = format!("run-{:04}", sim.turn);
     let zero = json!({"input": 0, "output": 0, "total": 0, "cacheRead": 0, "cacheWrite": 0});
@@ -647,6 +648,7 @@ fn persist_terminal_error(sim: &mut Sim<'_>, mf: &ModelFailure) {
         }
         Err(e) => sim.note("terminal-error", format!("could not build the terminal error message: {e}")),
     }
+    None
 }
 
 fn fail_turn(sim: &mut Sim<'_>, msg: &str) {
