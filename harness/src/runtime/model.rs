@@ -91,20 +91,8 @@ pub fn terminal_error_assistant(api: &str, provider: &str, model: &str, run_id: 
 /// format error the host surfaces, no retry (gateway log of `clawspec twin
 /// overflow-natural`: `failover decision … decision=surface_error
 /// reason=format`). The in-process provider has to enforce it like the mock.
-///
-/// The transport leaves out a user message with no non-blank text or image
-/// (@mariozechner/pi-ai dist/providers/anthropic.js `convertMessages`), so
-/// the first message sent is the first other one (twin of
-/// regression-a8-split-tool-pair on 4.26, whose merged user is empty).
 pub fn anthropic_user_first(api: &str, messages: &[AgentMessage]) -> Option<ModelFailure> {
-    let blank_user = |m: &AgentMessage| match m {
-        AgentMessage::User(u) => match &u.content {
-            MessageContent::Text(t) => t.trim().is_empty(),
-            MessageContent::Blocks(b) => b.iter().all(|x| matches!(x, ContentBlock::Text(t) if t.text.trim().is_empty())),
-        },
-        _ => false,
-    };
-    let first = messages.iter().find(|m| !blank_user(m))?;
+    let first = messages.first()?;
     // Every other role reaches the wire as a user turn (carriers, summaries, tool results).
     (api == "anthropic-messages" && matches!(first, AgentMessage::Assistant(_))).then(|| ModelFailure {
         kind: ModelErrorKind::Other,
@@ -196,10 +184,6 @@ mod user_first_tests {
         // A runtime-context carrier first is a user turn on the wire.
         let carrier: AgentMessage = serde_json::from_value(serde_json::json!({"role": "custom", "customType": "openclaw.runtime-context", "content": "ctx"})).unwrap();
         assert_eq!(anthropic_user_first("anthropic-messages", &[carrier, user]), None);
-        // An empty user is not sent: the assistant after it comes first.
-        let empty: AgentMessage = serde_json::from_value(serde_json::json!({"role": "user", "content": []})).unwrap();
-        let asst: AgentMessage = serde_json::from_value(serde_json::json!({"role": "assistant", "content": [{"type": "text", "text": "x"}]})).unwrap();
-        assert!(anthropic_user_first("anthropic-messages", &[empty, asst]).is_some());
     }
 
     #[test]
