@@ -363,6 +363,10 @@ impl Sim<'_> {
         // sender who is not the owner (no owner allow-list in the run's config).
         // (Insertion order kept as the WebChat entry's: goldens print it.)
         let channel = self.channel_message.as_ref();
+        if self.heartbeat_run {
+            self.heartbeat_entry_context_2026_4(c);
+            return;
+        }
         if let Some(m) = channel {
             c.insert("agentAccountId".into(), json!(ACCOUNT));
             c.insert("messageProvider".into(), json!(CHANNEL));
@@ -400,6 +404,33 @@ impl Sim<'_> {
             // dist/extra-params-*.js resolveCacheRetention: "short" by default only for the
             // Anthropic-direct family; none for others without a configured retention
             // (twinned: regression-a8-empty-tool-name on Gemini has no `retention`).
+            if self.setup.provider == "anthropic" {
+                cache["retention"] = json!("short");
+            }
+            c.insert("promptCache".into(), cache);
+        }
+    }
+
+    /// The 2026.4.26 attempt context of a heartbeat poll: the runner's reply
+    /// context names `Provider: "heartbeat"` and, with `target: "none"`, no
+    /// originating channel, sender or message (dist/heartbeat-runner-*.js
+    /// `ctx`), so the surface is "heartbeat", nobody is the owner, its
+    /// inbound metadata names that provider as the channel and there is no
+    /// direct-chat line (twin of heartbeat-ok on builtin:window). Its think
+    /// level: the model's default is not resolved on this path ("off").
+    fn heartbeat_entry_context_2026_4(&self, c: &mut Map<String, Value>) {
+        const HEARTBEAT: &str = "heartbeat";
+        c.insert("messageProvider".into(), json!(HEARTBEAT));
+        c.insert("currentChannelId".into(), json!(HEARTBEAT));
+        c.insert("config".into(), json!({}));
+        c.insert("senderIsOwner".into(), json!(false));
+        c.insert("thinkLevel".into(), json!("off"));
+        c.insert("reasoningLevel".into(), json!("off"));
+        c.insert("bashElevated".into(), gateway_bash_elevated());
+        let payload = inbound_payload(&[("schema", "openclaw.inbound_meta.v2"), ("channel", HEARTBEAT), ("provider", HEARTBEAT), ("chat_type", "direct")]);
+        c.insert("extraSystemPrompt".into(), json!(inbound_meta_system_prompt_2026_4(&payload)));
+        if let Some(at) = self.run_cache_touch {
+            let mut cache = json!({"lastCallUsage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}, "lastCacheTouchAt": at});
             if self.setup.provider == "anthropic" {
                 cache["retention"] = json!("short");
             }

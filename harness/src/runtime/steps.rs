@@ -410,15 +410,20 @@ async fn heartbeat_turn(sim: &mut Sim<'_>, h: &HeartbeatSpec) -> Result<(), Abor
     let ts = sim.clock.now();
     let v2026_9 = sim.profile.prompt_texts == PromptTexts::V2026_9_6;
     let (prompt, ack, provenance) = match sim.profile.prompt_texts {
-        PromptTexts::V2026_4_26 => (markers::HEARTBEAT_PROMPT_2026_4.to_string(), markers::HEARTBEAT_OK, None),
+        // dist/heartbeat-runner-*.js: `appendHeartbeatWorkspacePathHint`, then
+        // `Body: appendCronStyleCurrentTimeLine(prompt, cfg, startedAt)`.
+        PromptTexts::V2026_4_26 => (prompt::with_cron_time_line(sim.profile.prompt_texts, &heartbeat_prompt_2026_4(&sim.workspace_dir()), ts), markers::HEARTBEAT_OK, None),
         PromptTexts::V2026_9_6 => (
             prompt::with_cron_time_line(sim.profile.prompt_texts, markers::HEARTBEAT_PROMPT, ts),
             markers::NO_REPLY,
             Some(InputProvenance::internal_system("heartbeat")),
         ),
     };
+    // 2026.4.26 stores the prompt the session submits as a text block (as
+    // for a gateway turn, `runtime::entry`).
     let user = |text: &str| {
-        AgentMessage::User(UserMessage { content: MessageContent::Text(text.into()), timestamp: Some(ts.into()), provenance: provenance.clone(), idempotency_key: None, extra: Extra::new() })
+        let content = if v2026_9 { MessageContent::Text(text.into()) } else { MessageContent::Blocks(vec![text_block(text)]) };
+        AgentMessage::User(UserMessage { content, timestamp: Some(ts.into()), provenance: provenance.clone(), idempotency_key: None, extra: Extra::new() })
     };
     let mut message = user(markers::HEARTBEAT_WAKE_PROMPT);
     if let (true, AgentMessage::User(u)) = (v2026_9, &mut message) {
@@ -426,6 +431,13 @@ async fn heartbeat_turn(sim: &mut Sim<'_>, h: &HeartbeatSpec) -> Result<(), Abor
         u.extra.insert("__openclaw".into(), json!({"senderIsOwner": false}));
     }
     let reply = h.reply.clone().unwrap_or_else(|| ack.to_string());
+    // 2026.4.26: the transcript prompt is the poll marker, so the whole
+    // heartbeat prompt becomes the next-turn `openclaw.runtime-context`
+    // message persisted after it (dist/runtime-context-prompt-*.js
+    // `resolveRuntimeContextPromptParts`: the marker is not in the prompt;
+    // `queueRuntimeContextForNextTurn`). Between poll and ack it also keeps
+    // 4.26's `filterHeartbeatPairs` (adjacent pairs only) from dropping them.
+    let next_turn_context = (!v2026_9).then(|| entry::runtime_context_of(&prompt, markers::HEARTBEAT_WAKE_PROMPT)).flatten().map(|c| entry::runtime_context_message_2026_4(&c, ts));
     let input = TurnInput {
         kind: TurnKind::Heartbeat,
         prompt: prompt.clone(),
@@ -441,10 +453,10 @@ async fn heartbeat_turn(sim: &mut Sim<'_>, h: &HeartbeatSpec) -> Result<(), Abor
         commit_replay: false,
         commit_conflict: false,
         fallback: None,
-        next_turn_context: None,
+        next_turn_context,
         assemble_prompt: None,
     };
-    sim.heartbeat_run = v2026_9;
+    sim.heartbeat_run = true;
     // The host builds each heartbeat run's system prompt for its own entry point
     // (the second one of a session differs again: a direct-chat line, no silent-reply section).
     let nth = sim.heartbeats;
@@ -460,6 +472,13 @@ async fn heartbeat_turn(sim: &mut Sim<'_>, h: &HeartbeatSpec) -> Result<(), Abor
     }
     sim.heartbeat_run = false;
     result
+}
+
+/// 2026.4.26's `HEARTBEAT_PROMPT` with `appendHeartbeatWorkspacePathHint`
+/// (dist/heartbeat-runner-*.js): the prompt names HEARTBEAT.md, so the hint
+/// points at the agent workspace's file.
+pub fn heartbeat_prompt_2026_4(workspace: &str) -> String {
+    format!("{}\nWhen reading HEARTBEAT.md, use workspace file {workspace}/HEARTBEAT.md (exact case). Do not read docs/heartbeat.md.", markers::HEARTBEAT_PROMPT_2026_4)
 }
 
 /// Manual `/compact`: `force: true`, `compactionTarget: "threshold"`,

@@ -1094,7 +1094,10 @@ fn assemble_meta(sim: &Sim<'_>, messages: &[AgentMessage], boundary: usize, reas
 /// afterTurn, else ingestBatch, else ingest per message (contract §4.4).
 async fn ingest_delta(sim: &mut Sim<'_>, inp: &TurnInput, all: &[AgentMessage], pre: usize, reason: &str) -> Result<bool, Abort> {
     let snapshot: Vec<&AgentMessage> = all.iter().filter(|m| !(sim.profile.runtime_context_carriers && m.is_runtime_context_carrier())).collect();
-    let hb = inp.is_heartbeat.then_some(true);
+    // 2026.4.26 flags no finalize call (attempt.tool-run-context-*.js
+    // `finalizeHarnessContextEngineTurn`: afterTurn, ingestBatch and ingest
+    // without `isHeartbeat`; twin of heartbeat-ok on builtin:legacy).
+    let hb = (inp.is_heartbeat && sim.profile.heartbeat_flag_on_after_turn).then_some(true);
     if sim.has("afterTurn") {
         let mut p = serde_json::Map::new();
         p.insert("sessionId".into(), json!(sim.transcript.session_id));
