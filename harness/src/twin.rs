@@ -88,6 +88,14 @@
 //!    (untrusted):`); the event text is compared as is. The gateway's clock
 //!    cannot be pinned by a documented setting (`TZ` and
 //!    `agents.defaults.envelopeTimezone` choose the zone, not the time).
+//! 18. **Estimates over erased text**: an engine's `assemble` answer
+//!    `estimatedTokens` reads `<estimate counting erased text>` when the
+//!    messages it was given carry text rules 3 or 11 erase: 2026.4.26 keeps
+//!    the heartbeat prompt in history as a runtime-context message
+//!    (dist/runtime-context-prompt-*.js `queueRuntimeContextForNextTurn`),
+//!    with its wall-clock line and the run's workspace path, whose lengths
+//!    differ per run and host (twin of heartbeat-ok on builtin:window: 160 vs
+//!    165). The messages themselves are still compared.
 //!
 //! Inputs the reference runtime does not model are taken from the real run
 //! before the reference runs (`cli::twin`): the system prompt text the host
@@ -201,6 +209,12 @@ pub fn erase_envelope_times(s: &str) -> Option<String> {
         }
     }
     Some(out)
+}
+
+/// Rule 18: history text whose length rules 3 and 11 erase (a current-time
+/// line, the heartbeat hint's workspace path).
+fn counts_erased_text(messages: &str) -> bool {
+    messages.contains("Current time: ") || messages.contains(HEARTBEAT_HINT)
 }
 
 /// Rule 3: the words before the workspace path in 2026.4.26's heartbeat hint.
@@ -481,8 +495,15 @@ pub fn normalise(t: &Trace) -> Vec<Value> {
                 ReplyRecord::Fault { kind, .. } => json!({"fault": kind}),
                 ReplyRecord::Skipped => json!("skipped"),
             };
-            let mut v = json!({"step": c.step, "method": c.method, "params": t.params(c).into_owned(), "reply": reply});
+            let params = t.params(c).into_owned();
+            let estimate_counts_erased = c.method == "assemble" && params.get("messages").is_some_and(|m| counts_erased_text(&m.to_string()));
+            let mut v = json!({"step": c.step, "method": c.method, "params": params, "reply": reply});
             n.value(None, &mut v);
+            if estimate_counts_erased {
+                if let Some(e) = v.pointer_mut("/reply/ok/estimatedTokens").filter(|e| e.is_number()) {
+                    *e = json!("<estimate counting erased text>");
+                }
+            }
             v
         })
         .collect()
@@ -604,6 +625,22 @@ mod tests {
         assert_ne!(erase_system_event_times("System: [2026-01-01 00:00:01 UTC] Cron job \"weekly\" completed\nSystem (untrusted): [2026-01-01 00:00:01 UTC] ping\n\nhi").unwrap(), erased);
         assert_eq!(erase_system_event_times("said System: [2026-01-01 00:00:01 UTC] x"), None);
         assert_eq!(erase_system_event_times("System: [2026-01-01 00:00 UTC] x"), None);
+    }
+
+    #[test]
+    fn an_estimate_over_a_current_time_line_is_erased_and_others_are_kept() {
+        // Rule 18.
+        let assemble = |text: &str, est: u64| {
+            let mut t = trace(vec![("assemble", json!({"messages": [{"role": "custom", "content": text}]}))]);
+            if let Event::Call(c) = &mut t.events[0] {
+                c.reply = ReplyRecord::Ok(json!({"estimatedTokens": est, "messages": []}));
+            }
+            t
+        };
+        let a = assemble("poll\nCurrent time: Thursday, January 1st, 2026 - 12:00 AM (UTC) / 2026-01-01 00:00 UTC", 165);
+        let b = assemble("poll\nCurrent time: Tuesday, November 24th, 2026 - 9:34 AM (UTC) / 2026-11-24 09:34 UTC", 160);
+        assert_eq!(diff(&a, &b), None);
+        assert!(diff(&assemble("plain", 165), &assemble("plain", 160)).is_some(), "no erased text: the estimate is compared");
     }
 
     #[test]
