@@ -417,14 +417,20 @@ impl Sim<'_> {
     /// `ctx`), so the surface is "heartbeat", nobody is the owner, its
     /// inbound metadata names that provider as the channel and there is no
     /// direct-chat line (twin of heartbeat-ok on builtin:window). Its think
-    /// level: the model's default is not resolved on this path ("off").
+    /// level is the model's default (as a gateway turn's), except on the
+    /// gateway's first run: observed "off" for a scenario's first heartbeat
+    /// and "adaptive" for its second (twin of regression-a8-all-filtered on
+    /// builtin:window). Inferred cause: dist/model-selection-*.js
+    /// `resolveDefaultThinkingLevel` loads the model catalog lazily and, with
+    /// no catalog entry yet, `resolveThinkingDefault` falls back to "off".
     fn heartbeat_entry_context_2026_4(&self, c: &mut Map<String, Value>) {
         const HEARTBEAT: &str = "heartbeat";
         c.insert("messageProvider".into(), json!(HEARTBEAT));
         c.insert("currentChannelId".into(), json!(HEARTBEAT));
         c.insert("config".into(), json!({}));
         c.insert("senderIsOwner".into(), json!(false));
-        c.insert("thinkLevel".into(), json!("off"));
+        let first_run = self.turn <= 1;
+        c.insert("thinkLevel".into(), json!(if first_run { "off" } else { think_level_2026_4(&self.setup.provider, &self.setup.model) }));
         c.insert("reasoningLevel".into(), json!("off"));
         c.insert("bashElevated".into(), gateway_bash_elevated());
         let payload = inbound_payload(&[("schema", "openclaw.inbound_meta.v2"), ("channel", HEARTBEAT), ("provider", HEARTBEAT), ("chat_type", "direct")]);
