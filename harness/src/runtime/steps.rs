@@ -331,14 +331,18 @@ async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[
 /// hosts showed the header in front of the text.
 async fn inter_session_turn(sim: &mut Sim<'_>, x: &InterSessionSpec) -> Result<(), Abort> {
     let prov = InputProvenance::inter_session(&x.from, &x.tool);
-    let header = inject::inter_session_header(sim.profile, &prov);
     let ts = sim.clock.now();
     let v2026_9 = sim.profile.prompt_texts == PromptTexts::V2026_9_6;
     let (prompt, carriers) = if sim.profile.runtime_context_carriers {
         let c = inject::carrier(sim.profile, &inject::origin_fragments(sim.profile, &prov), ts);
         (x.text.clone(), vec![c])
     } else {
-        (format!("{header}\n{}", x.text), Vec::new())
+        // 2026.4.26: the gateway `agent` method stamps the message
+        // (dist/server-methods-*.js `injectTimestamp`) and that is the run's
+        // prompt and stored text (as a text block); the `[Inter-session
+        // message]` header only appears when history is replayed (audit item 1
+        // is 2026.9.6's; twin of inter-session-send).
+        (entry::inject_timestamp_2026_4(&x.text, ts), Vec::new())
     };
     let assemble_prompt = v2026_9.then(|| inject::annotated_inter_session_prompt(sim.profile, &prov, &x.text));
     let mut extra = Extra::new();
@@ -350,8 +354,9 @@ async fn inter_session_turn(sim: &mut Sim<'_>, x: &InterSessionSpec) -> Result<(
             extra.insert("display".into(), json!(false));
         }
     }
+    let content = if v2026_9 { MessageContent::Text(x.text.clone()) } else { MessageContent::Blocks(vec![text_block(&prompt)]) };
     let msg = AgentMessage::User(UserMessage {
-        content: MessageContent::Text(x.text.clone()),
+        content,
         timestamp: Some(ts.into()),
         provenance: Some(prov),
         idempotency_key: v2026_9.then(|| format!("run-{:04}:user", sim.turn + 1)),

@@ -337,6 +337,16 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                         user_persisted = true;
                         persist_queued_carriers(sim, inp, &mut carriers_persisted);
                     }
+                    // 2026.4.26 adds an inter-session message's provenance only to
+                    // the copy it writes (dist/compaction-successor-transcript-*.js:
+                    // `transformMessageForPersistence: applyInputProvenanceToUserMessage`),
+                    // so the run's own messages, and its finalize, carry none
+                    // (twin of inter-session-send); later turns read it from history.
+                    if inp.kind == TurnKind::InterSession && sim.profile.prompt_texts == PromptTexts::V2026_4_26 {
+                        if let AgentMessage::User(u) = &mut msg {
+                            u.provenance = None;
+                        }
+                    }
                     session.push(msg);
                     if let (true, Some(ctx)) = (fresh, &inp.next_turn_context) {
                         sim.persist(ctx.clone());
