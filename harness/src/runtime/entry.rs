@@ -367,6 +367,10 @@ impl Sim<'_> {
             self.heartbeat_entry_context_2026_4(c);
             return;
         }
+        if self.agent_rpc_run {
+            self.agent_rpc_entry_context_2026_4(c);
+            return;
+        }
         if let Some(m) = channel {
             c.insert("agentAccountId".into(), json!(ACCOUNT));
             c.insert("messageProvider".into(), json!(CHANNEL));
@@ -379,6 +383,13 @@ impl Sim<'_> {
             c.insert("currentMessageId".into(), json!(self.current_message_id()));
         }
         c.insert("config".into(), json!({}));
+        // An earlier `agent` RPC run stored the session's skills snapshot,
+        // which every later run of the session carries (2026.4.26
+        // dist/agent-command-*.js writes `skillsSnapshot` to the session
+        // entry; dist/get-reply-*.js reads `sessionEntry.skillsSnapshot`).
+        if self.session_skills_snapshot {
+            c.insert("skillsSnapshot".into(), json!({}));
+        }
         match channel {
             Some(m) => {
                 if let Some(id) = m.sender.as_ref().and_then(|s| s.id.as_ref()) {
@@ -435,6 +446,27 @@ impl Sim<'_> {
         c.insert("bashElevated".into(), gateway_bash_elevated());
         let payload = inbound_payload(&[("schema", "openclaw.inbound_meta.v2"), ("channel", HEARTBEAT), ("provider", HEARTBEAT), ("chat_type", "direct")]);
         c.insert("extraSystemPrompt".into(), json!(inbound_meta_system_prompt_2026_4(&payload)));
+        if let Some(at) = self.run_cache_touch {
+            let mut cache = json!({"lastCallUsage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}, "lastCacheTouchAt": at});
+            if self.setup.provider == "anthropic" {
+                cache["retention"] = json!("short");
+            }
+            c.insert("promptCache".into(), cache);
+        }
+    }
+
+    /// The 2026.4.26 attempt context of a run of the gateway `agent` RPC (an
+    /// inter-session message): the channel it names (`messageChannel`), no
+    /// inbound message, sender, surface or reply prompt, the skills snapshot
+    /// it stores, and the think level it resolves without a model catalog
+    /// (dist/agent-command-*.js: `resolveThinkingDefault({catalog: undefined})`,
+    /// "off"). Twin of inter-session-send on builtin:window.
+    fn agent_rpc_entry_context_2026_4(&self, c: &mut Map<String, Value>) {
+        c.insert("messageChannel".into(), json!(WEBCHAT));
+        c.insert("config".into(), json!({}));
+        c.insert("skillsSnapshot".into(), json!({}));
+        c.insert("senderIsOwner".into(), json!(true));
+        c.insert("thinkLevel".into(), json!("off"));
         if let Some(at) = self.run_cache_touch {
             let mut cache = json!({"lastCallUsage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}, "lastCacheTouchAt": at});
             if self.setup.provider == "anthropic" {

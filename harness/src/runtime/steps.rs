@@ -363,7 +363,7 @@ async fn inter_session_turn(sim: &mut Sim<'_>, x: &InterSessionSpec) -> Result<(
         extra,
     });
     let own_prompt = if v2026_9 { sim.setup.host_run_prompts.inter_session.clone() } else { None };
-    sim.agent_rpc_run = v2026_9;
+    sim.agent_rpc_run = true;
     let session_prompt = own_prompt.map(|p| std::mem::replace(&mut sim.setup.system_prompt, Some(p)));
     let input = TurnInput {
         kind: TurnKind::InterSession,
@@ -387,6 +387,7 @@ async fn inter_session_turn(sim: &mut Sim<'_>, x: &InterSessionSpec) -> Result<(
     };
     let out = turn::run_turn(sim, input).await;
     sim.agent_rpc_run = false;
+    sim.session_skills_snapshot = !v2026_9;
     if let Some(p) = session_prompt {
         sim.setup.system_prompt = p;
     }
