@@ -440,8 +440,7 @@ impl Sim<'_> {
         c.insert("currentChannelId".into(), json!(HEARTBEAT));
         c.insert("config".into(), json!({}));
         c.insert("senderIsOwner".into(), json!(false));
-        let first_run = self.turn <= 1;
-        c.insert("thinkLevel".into(), json!(if first_run { "off" } else { think_level_2026_4(&self.setup.provider, &self.setup.model) }));
+        c.insert("thinkLevel".into(), json!(self.catalog_think_level_2026_4()));
         c.insert("reasoningLevel".into(), json!("off"));
         c.insert("bashElevated".into(), gateway_bash_elevated());
         let payload = inbound_payload(&[("schema", "openclaw.inbound_meta.v2"), ("channel", HEARTBEAT), ("provider", HEARTBEAT), ("chat_type", "direct")]);
@@ -455,18 +454,35 @@ impl Sim<'_> {
         }
     }
 
+    /// The think level a 2026.4.26 heartbeat or `agent` RPC run resolves: the
+    /// model's default, except on the gateway's first run, where it reads
+    /// "off" (observed: the first heartbeat or inter-session run of a
+    /// scenario "off", the second "adaptive"; twins of
+    /// regression-a8-all-filtered and inter-session-tools on builtin:window).
+    /// Inferred cause: these paths resolve the default from the model catalog
+    /// only once it is loaded (dist/agent-command-*.js
+    /// `resolveThinkingDefault({catalog: modelCatalog ?? allowedModelCatalog})`,
+    /// dist/model-selection-*.js `resolveDefaultThinkingLevel`), and with no
+    /// catalog entry `resolveThinkingDefault` answers "off".
+    fn catalog_think_level_2026_4(&self) -> &'static str {
+        if self.turn <= 1 {
+            "off"
+        } else {
+            think_level_2026_4(&self.setup.provider, &self.setup.model)
+        }
+    }
+
     /// The 2026.4.26 attempt context of a run of the gateway `agent` RPC (an
     /// inter-session message): the channel it names (`messageChannel`), no
     /// inbound message, sender, surface or reply prompt, the skills snapshot
-    /// it stores, and the think level it resolves without a model catalog
-    /// (dist/agent-command-*.js: `resolveThinkingDefault({catalog: undefined})`,
-    /// "off"). Twin of inter-session-send on builtin:window.
+    /// it stores, and its think level (`catalog_think_level_2026_4`). Twins
+    /// of inter-session-send and inter-session-tools on builtin:window.
     fn agent_rpc_entry_context_2026_4(&self, c: &mut Map<String, Value>) {
         c.insert("messageChannel".into(), json!(WEBCHAT));
         c.insert("config".into(), json!({}));
         c.insert("skillsSnapshot".into(), json!({}));
         c.insert("senderIsOwner".into(), json!(true));
-        c.insert("thinkLevel".into(), json!("off"));
+        c.insert("thinkLevel".into(), json!(self.catalog_think_level_2026_4()));
         if let Some(at) = self.run_cache_touch {
             let mut cache = json!({"lastCallUsage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}, "lastCacheTouchAt": at});
             if self.setup.provider == "anthropic" {
