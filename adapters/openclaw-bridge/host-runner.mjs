@@ -46,6 +46,18 @@ const zeroCost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
 const { contextTokens: CONTEXT_TOKENS_CAP, ...hostAgentDefaults } = plan.hostSetup?.agentDefaults ?? {};
 const agentDefaultsForRelease = RELEASE_4X && CONTEXT_TOKENS_CAP !== undefined ? { ...hostAgentDefaults, contextTokens: CONTEXT_TOKENS_CAP } : hostAgentDefaults;
 const modelCap = !RELEASE_4X && CONTEXT_TOKENS_CAP !== undefined ? { contextTokens: CONTEXT_TOKENS_CAP } : {};
+// 2026.4.x seeds the workspace's bootstrap files (AGENTS.md … BOOTSTRAP.md) on
+// the `agent` RPC path only (dist/agent-command-*.js ensureAgentWorkspace
+// `ensureBootstrapFiles: !skipBootstrap`); its reply path skips them under the
+// runner's OPENCLAW_TEST_FAST (dist/get-reply-*.js `!skipBootstrap &&
+// !isFastTestEnv`). So an inter-session message (the `agent` RPC) found a
+// fresh BOOTSTRAP.md and its run got the "[Bootstrap pending]" prefix
+// (dist/system-prompt-*.js buildAgentUserPromptPrefix, bootstrap-mode-*.js:
+// pending + interactive + primary ⇒ "full"), while a chat.send turn in the
+// same workspace never saw one. The scenarios model a set-up workspace with
+// no pending bootstrap; `agents.defaults.skipBootstrap` (docs/gateway/config-agents.md)
+// gives every path that workspace.
+const bootstrapForRelease = RELEASE_4X ? { skipBootstrap: true } : {};
 
 /**
  * 2026.4.x enables the bundled plugin of each configured model provider at
@@ -138,7 +150,7 @@ function config(port, token) {
       // Utility tasks (session titles, activity recaps) on their own model id, so
       // they never consume the scenario's scripted replies (docs/concepts/models.md
       // agents.defaults.utilityModel; recaps: dist/server-runtime-subscriptions-*.mjs).
-      defaults: { workspace: dirs.workspace, model: { primary: ref }, ...(HAS_UTILITY_MODEL ? { utilityModel: `${p.id}/${UTILITY_MODEL}` } : {}), ...(plan.agentDefaults ?? {}), ...agentDefaultsForRelease },
+      defaults: { workspace: dirs.workspace, model: { primary: ref }, ...(HAS_UTILITY_MODEL ? { utilityModel: `${p.id}/${UTILITY_MODEL}` } : {}), ...(plan.agentDefaults ?? {}), ...agentDefaultsForRelease, ...bootstrapForRelease },
       list: [{ id: plan.hostSetup?.agentId ?? "main", default: true }],
     },
     models: {

@@ -14,7 +14,10 @@
 //!    (done when each trace is recorded); the agent's workspace directory
 //!    (real: `$WORK/workspace`, the host-runner's `agents.defaults.workspace`;
 //!    reference: `$STATE/workspace`) is `$WORKSPACE` — only as a whole value
-//!    or a path prefix.
+//!    or a path prefix, and inside the one prompt line that names it:
+//!    2026.4.26's heartbeat hint `When reading HEARTBEAT.md, use workspace
+//!    file <workspace>/HEARTBEAT.md` (dist/heartbeat-runner-*.js
+//!    `appendHeartbeatWorkspacePathHint`).
 //! 4. **The bridge's registration id** `clawspec-bridge` (the real host needs
 //!    one plugin id per slot) reads as the engine's own `info.id`.
 //! 5. **Host environment**: the values at [`ENVIRONMENT_KEYS`] (the host's
@@ -76,6 +79,23 @@
 //!    dist/subagent-announce-output-*.mjs `buildCompactAnnounceStatsLine`
 //!    `formatDurationCompact`), so the budget moves by a token or two with
 //!    the machine's load. The prompt itself is still compared (rule 10).
+//! 17. **System event times**: the moment a queued system event was
+//!    enqueued, stamped on its `System: [YYYY-MM-DD HH:MM:SS UTC] …` line
+//!    (2026.4.26 dist/session-system-events-*.js `drainFormattedSystemEvents`:
+//!    `event.ts`, the gateway's `Date.now()` when the `system-event` RPC
+//!    queued it, `formatUtcTimestamp(…, {displaySeconds: true})` under the
+//!    runner's `TZ=UTC`), reads `System: [<event time>]` (also after `System
+//!    (untrusted):`); the event text is compared as is. The gateway's clock
+//!    cannot be pinned by a documented setting (`TZ` and
+//!    `agents.defaults.envelopeTimezone` choose the zone, not the time).
+//! 18. **Estimates over erased text**: an engine's `assemble` answer
+//!    `estimatedTokens` reads `<estimate counting erased text>` when the
+//!    messages it was given carry text rules 3 or 11 erase: 2026.4.26 keeps
+//!    the heartbeat prompt in history as a runtime-context message
+//!    (dist/runtime-context-prompt-*.js `queueRuntimeContextForNextTurn`),
+//!    with its wall-clock line and the run's workspace path, whose lengths
+//!    differ per run and host (twin of heartbeat-ok on builtin:window: 160 vs
+//!    165). The messages themselves are still compared.
 //!
 //! Inputs the reference runtime does not model are taken from the real run
 //! before the reference runs (`cli::twin`): the system prompt text the host
@@ -191,6 +211,41 @@ pub fn erase_envelope_times(s: &str) -> Option<String> {
     Some(out)
 }
 
+/// Rule 18: history text whose length rules 3 and 11 erase (a current-time
+/// line, the heartbeat hint's workspace path).
+fn counts_erased_text(messages: &str) -> bool {
+    messages.contains("Current time: ") || messages.contains(HEARTBEAT_HINT)
+}
+
+/// Rule 3: the words before the workspace path in 2026.4.26's heartbeat hint.
+const HEARTBEAT_HINT: &str = "When reading HEARTBEAT.md, use workspace file ";
+
+/// Rule 17: `System: [YYYY-MM-DD HH:MM:SS UTC] ` (and `System (untrusted): […] `)
+/// at a line start in `s` reads `System: [<event time>] `.
+pub fn erase_system_event_times(s: &str) -> Option<String> {
+    const SHAPE: &[u8] = b"[dddd-dd-dd dd:dd:dd UTC] ";
+    let is_stamp = |w: &[u8]| w.len() == SHAPE.len() && w.iter().zip(SHAPE).all(|(c, p)| if *p == b'd' { c.is_ascii_digit() } else { c == p });
+    if !s.contains("System") {
+        return None;
+    }
+    let mut changed = false;
+    let lines: Vec<String> = s
+        .split('\n')
+        .map(|line| {
+            for prefix in ["System: ", "System (untrusted): "] {
+                if let Some(rest) = line.strip_prefix(prefix) {
+                    if rest.len() >= SHAPE.len() && is_stamp(&rest.as_bytes()[..SHAPE.len()]) {
+                        changed = true;
+                        return format!("{prefix}[<event time>] {}", &rest[SHAPE.len()..]);
+                    }
+                }
+            }
+            line.to_string()
+        })
+        .collect();
+    changed.then(|| lines.join("\n"))
+}
+
 /// Rule 11: `Current time: … (UTC)` / `Reference UTC: … UTC` lines in `s`.
 pub fn erase_current_time_lines(s: &str) -> Option<String> {
     if !s.contains("Current time: ") && !s.contains("Reference UTC: ") {
@@ -265,6 +320,15 @@ impl Normaliser {
             }
             if let Some(erased) = erase_current_time_lines(s) {
                 *s = erased;
+            }
+            if let Some(erased) = erase_system_event_times(s) {
+                *s = erased;
+            }
+            for w in WORKSPACE_PATHS {
+                let hint = format!("{HEARTBEAT_HINT}{w}/");
+                if s.contains(&hint) {
+                    *s = s.replace(&hint, &format!("{HEARTBEAT_HINT}$WORKSPACE/"));
+                }
             }
             self.measured_text(s);
             self.media_text(s);
@@ -431,8 +495,15 @@ pub fn normalise(t: &Trace) -> Vec<Value> {
                 ReplyRecord::Fault { kind, .. } => json!({"fault": kind}),
                 ReplyRecord::Skipped => json!("skipped"),
             };
-            let mut v = json!({"step": c.step, "method": c.method, "params": t.params(c).into_owned(), "reply": reply});
+            let params = t.params(c).into_owned();
+            let estimate_counts_erased = c.method == "assemble" && params.get("messages").is_some_and(|m| counts_erased_text(&m.to_string()));
+            let mut v = json!({"step": c.step, "method": c.method, "params": params, "reply": reply});
             n.value(None, &mut v);
+            if estimate_counts_erased {
+                if let Some(e) = v.pointer_mut("/reply/ok/estimatedTokens").filter(|e| e.is_number()) {
+                    *e = json!("<estimate counting erased text>");
+                }
+            }
             v
         })
         .collect()
@@ -540,6 +611,47 @@ mod tests {
                 })
                 .collect();
         Trace::new("s".into(), "p".into(), engine, events, Outcome::Completed { turns: 1, failed_turns: vec![] }, store)
+    }
+
+    #[test]
+    fn system_event_stamps_erase_their_time_and_keep_the_text() {
+        // Rule 17 (twin of prompt-system-events on 2026.4.26).
+        let real = "System: [2026-11-24 08:15:33 UTC] Cron job \"daily\" completed\nSystem (untrusted): [2026-11-24 08:15:34 UTC] ping\n\nhi";
+        let reference = "System: [2026-01-01 00:00:01 UTC] Cron job \"daily\" completed\nSystem (untrusted): [2026-01-01 00:00:01 UTC] ping\n\nhi";
+        let erased = erase_system_event_times(real).unwrap();
+        assert_eq!(erased, "System: [<event time>] Cron job \"daily\" completed\nSystem (untrusted): [<event time>] ping\n\nhi");
+        assert_eq!(erase_system_event_times(reference).unwrap(), erased);
+        // Another event text still differs; a stamp elsewhere in a line is kept.
+        assert_ne!(erase_system_event_times("System: [2026-01-01 00:00:01 UTC] Cron job \"weekly\" completed\nSystem (untrusted): [2026-01-01 00:00:01 UTC] ping\n\nhi").unwrap(), erased);
+        assert_eq!(erase_system_event_times("said System: [2026-01-01 00:00:01 UTC] x"), None);
+        assert_eq!(erase_system_event_times("System: [2026-01-01 00:00 UTC] x"), None);
+    }
+
+    #[test]
+    fn an_estimate_over_a_current_time_line_is_erased_and_others_are_kept() {
+        // Rule 18.
+        let assemble = |text: &str, est: u64| {
+            let mut t = trace(vec![("assemble", json!({"messages": [{"role": "custom", "content": text}]}))]);
+            if let Event::Call(c) = &mut t.events[0] {
+                c.reply = ReplyRecord::Ok(json!({"estimatedTokens": est, "messages": []}));
+            }
+            t
+        };
+        let a = assemble("poll\nCurrent time: Thursday, January 1st, 2026 - 12:00 AM (UTC) / 2026-01-01 00:00 UTC", 165);
+        let b = assemble("poll\nCurrent time: Tuesday, November 24th, 2026 - 9:34 AM (UTC) / 2026-11-24 09:34 UTC", 160);
+        assert_eq!(diff(&a, &b), None);
+        assert!(diff(&assemble("plain", 165), &assemble("plain", 160)).is_some(), "no erased text: the estimate is compared");
+    }
+
+    #[test]
+    fn the_heartbeat_hint_names_the_workspace_on_both_hosts() {
+        // Rule 3 inside 2026.4.26's heartbeat prompt.
+        let prompt = |w: &str| json!({"prompt": format!("reply HEARTBEAT_OK.\nWhen reading HEARTBEAT.md, use workspace file {w}/HEARTBEAT.md (exact case). Do not read docs/heartbeat.md.")});
+        let a = trace(vec![("assemble", prompt("$STATE/workspace"))]);
+        let b = trace(vec![("assemble", prompt("$WORK/workspace"))]);
+        assert_eq!(diff(&a, &b), None);
+        assert!(render(&normalise(&a)).contains("use workspace file $WORKSPACE/HEARTBEAT.md"));
+        assert!(diff(&a, &trace(vec![("assemble", prompt("/elsewhere"))])).is_some());
     }
 
     #[test]

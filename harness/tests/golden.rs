@@ -25,7 +25,9 @@ fn config(engine: &str) -> RunConfig {
     RunConfig {
         engine: clawspec::driver::EngineSpec::builtin_at(exe, engine),
         driver: DriverConfig::default(),
-        state_root: std::env::temp_dir().join(format!("clawspec-golden-{}", std::process::id())),
+        // Fixed width: prompts embed workspace paths (a media note, 2026.4.26's
+        // heartbeat hint), and their token estimates must not move with the pid's digits.
+        state_root: std::env::temp_dir().join(format!("clawspec-golden-{:010}", std::process::id())),
         engine_config: None,
         via_http: false,
     }

@@ -49,10 +49,28 @@ export function tickAfter(evt, since) {
   return evt;
 }
 
+/**
+ * The cadence goes back to `step.restoreEvery` as soon as the tick's agent
+ * run starts (its first `agent` event in the session: `client.runs`), not
+ * when its `heartbeat` event is seen: the runner plans the next tick one
+ * interval after this one's start (dist/heartbeat-runner-*.js
+ * `advanceAgentSchedule` with the tick's `now`), and on a loaded machine the
+ * event poll plus the file watcher's reload took longer than that — a second,
+ * unscripted heartbeat then ran (observed: twin of heartbeat-ok, two polls
+ * 4.8 s apart with `every: 10s`). A reload applied while the run is in flight
+ * re-plans the agent at the restored cadence before the runner schedules again.
+ */
 async function intervalHeartbeat(client, step, { pollMs, fs, configPath }) {
   const until = Date.now() + step.timeoutMs;
   const since = Date.now();
+  let restored = false;
+  const restore = () => {
+    if (restored) return;
+    restored = true;
+    setEvery(fs, configPath, step.restoreEvery);
+  };
   setEvery(fs, configPath, step.every);
+  const stopWatching = step.sessionKey && client.runs?.whenRun ? client.runs.whenRun(step.sessionKey, restore) : () => {};
   let evt = null;
   try {
     for (;;) {
@@ -62,7 +80,8 @@ async function intervalHeartbeat(client, step, { pollMs, fs, configPath }) {
       await sleep(pollMs);
     }
   } finally {
-    setEvery(fs, configPath, step.restoreEvery);
+    stopWatching();
+    restore();
   }
   // `reason` is the run's trigger ("interval") or, for a skip or failure, why.
   return { heartbeat: { status: evt.status, reason: evt.reason ?? null, error: evt.status === "failed" ? (evt.reason ?? null) : null, summary: evt.preview ?? null, sessionKey: null }, hostRun: true };

@@ -45,6 +45,26 @@ export class HostRuns {
     this.claimed.add(runId);
   }
 
+  /**
+   * Call `fn(runId)` as soon as a run of `sessionKey` nobody claimed is seen
+   * (it is claimed then); returns a function that stops watching.
+   */
+  whenRun(sessionKey, fn) {
+    const w = () => {
+      const id = (this.seen.get(sessionKey) ?? []).find((r) => !this.claimed.has(r));
+      if (!id) return;
+      this.claimed.add(id);
+      stop();
+      fn(id);
+    };
+    const stop = () => {
+      this.waiters = this.waiters.filter((x) => x !== w);
+    };
+    this.waiters.push(w);
+    w();
+    return stop;
+  }
+
   /** The first run of `sessionKey` nobody claimed, claimed now; waits up to `timeoutMs`. */
   next(sessionKey, timeoutMs) {
     const take = () => {

@@ -71,3 +71,32 @@ test("2026.4.x: the tick a step waits for is the first heartbeat event after the
   assert.deepEqual(tickAfter({ ts: 11, status: "ok-token" }, 10), { ts: 11, status: "ok-token" });
   assert.equal(tickAfter({ ts: 12, status: "skipped", reason: "empty-heartbeat-file" }, 10).reason, "empty-heartbeat-file");
 });
+
+test("2026.4.x: the cadence is restored when the tick's run starts, before its heartbeat event", async () => {
+  const { HostRuns } = await import("../lib/runs.js");
+  const writes = [];
+  let file = JSON.stringify({ agents: { defaults: { heartbeat: { every: "24h", target: "none" } } } });
+  const fs = { readFileSync: () => file, writeFileSync: (_p, text) => { file = text; writeseen(JSON.parse(text).agents.defaults.heartbeat.every); } };
+  const writeseen = (every) => writes.push(every);
+  const runs = new HostRuns();
+  let polls = 0;
+  const c = {
+    runs,
+    async request(method) {
+      assert.equal(method, "last-heartbeat");
+      polls += 1;
+      if (polls === 2) {
+        // The tick's run starts: the cadence goes back at once, while it runs.
+        runs.observe({ type: "event", event: "agent", payload: { runId: "hb-run", sessionKey: "agent:main:main" } });
+        assert.deepEqual(writes, ["10s", "24h"]);
+      }
+      return polls < 4 ? null : { ts: Date.now() + 1, status: "ok-token", reason: "interval" };
+    },
+  };
+  const out = await heartbeat(c, { ...step, every: "10s", restoreEvery: "24h" }, 0, { pollMs: 1, fs, configPath: "/cfg" });
+  assert.equal(out.heartbeat.status, "ok-token");
+  assert.deepEqual(writes, ["10s", "24h"], "restored once");
+  assert.ok(runs.claimed.has("hb-run"), "the heartbeat's run is nobody else's");
+  assert.equal(runs.waiters.length, 0, "no watcher outlives the step");
+  assert.equal(JSON.parse(file).agents.defaults.heartbeat.target, "none");
+});

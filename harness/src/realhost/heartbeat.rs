@@ -57,8 +57,12 @@ pub fn plan_step(p: &mut Plan, i: usize, h: &HeartbeatSpec, s: &Scenario) -> Res
 }
 
 /// The heartbeat cadence a 2026.4.x heartbeat step reloads into the config:
-/// the runner's next tick falls within it (below).
-pub const HEARTBEAT_EVERY_4X_STEP: &str = "10s";
+/// the runner's next tick falls within it (below). The runner plans the tick
+/// after that one interval after its start, so the interval also bounds how
+/// long the restored cadence may take to reach the runner (lib/heartbeat.js
+/// restores it when the tick's run starts; the file watcher's reload took up
+/// to ~7 s on a loaded machine, and with 10 s a second, unscripted poll ran).
+pub const HEARTBEAT_EVERY_4X_STEP: &str = "20s";
 
 /// A 2026.4.x heartbeat step is the heartbeat runner's own scheduled tick.
 ///
@@ -73,9 +77,9 @@ pub const HEARTBEAT_EVERY_4X_STEP: &str = "10s";
 /// `computeNextHeartbeatPhaseDueMs`, within one interval of now, and the
 /// timer then fires `requestHeartbeatNow({reason: "interval"})` — the plain
 /// scheduled poll, no event text. So the step `config.patch`es `every` down to
-/// [`HEARTBEAT_EVERY_4X_STEP`], waits for that tick's `heartbeat` event
-/// (`last-heartbeat`), and patches it back to [`HEARTBEAT_EVERY`] before the
-/// next step (lib/heartbeat.js). The default ack is this release's
+/// [`HEARTBEAT_EVERY_4X_STEP`], patches it back to [`HEARTBEAT_EVERY`] as soon
+/// as that tick's agent run starts, and waits for the tick's `heartbeat`
+/// event (`last-heartbeat`) (lib/heartbeat.js). The default ack is this release's
 /// `HEARTBEAT_OK` (its prompt: "If nothing needs attention, reply
 /// HEARTBEAT_OK.", `HEARTBEAT_PROMPT_2026_4`).
 pub fn for_release(p: &mut Plan, version: &str) {
@@ -147,7 +151,7 @@ mod tests {
         assert!(serde_json::to_value(&p.steps[0]).unwrap().get("every").is_none());
         for_release(&mut p, "2026.4.26");
         let json = serde_json::to_value(&p.steps[0]).unwrap();
-        assert_eq!((json["every"].as_str(), json["restoreEvery"].as_str()), (Some("10s"), Some("24h")));
+        assert_eq!((json["every"].as_str(), json["restoreEvery"].as_str()), (Some("20s"), Some("24h")));
         let texts: Vec<_> = p.replies.iter().map(|r| (r.step, r.text.as_str())).collect();
         assert_eq!(texts, [(Some(0), "HEARTBEAT_OK"), (Some(1), "stuck deploy"), (Some(2), "ok")], "the 2026.4.26 ack by default, the scripted reply kept");
         assert!(crate::realhost::limits::check_all(&p.release_limits, "2026.4.26").is_ok());

@@ -363,6 +363,14 @@ impl Sim<'_> {
         // sender who is not the owner (no owner allow-list in the run's config).
         // (Insertion order kept as the WebChat entry's: goldens print it.)
         let channel = self.channel_message.as_ref();
+        if self.heartbeat_run {
+            self.heartbeat_entry_context_2026_4(c);
+            return;
+        }
+        if self.agent_rpc_run {
+            self.agent_rpc_entry_context_2026_4(c);
+            return;
+        }
         if let Some(m) = channel {
             c.insert("agentAccountId".into(), json!(ACCOUNT));
             c.insert("messageProvider".into(), json!(CHANNEL));
@@ -375,6 +383,13 @@ impl Sim<'_> {
             c.insert("currentMessageId".into(), json!(self.current_message_id()));
         }
         c.insert("config".into(), json!({}));
+        // An earlier `agent` RPC run stored the session's skills snapshot,
+        // which every later run of the session carries (2026.4.26
+        // dist/agent-command-*.js writes `skillsSnapshot` to the session
+        // entry; dist/get-reply-*.js reads `sessionEntry.skillsSnapshot`).
+        if self.session_skills_snapshot {
+            c.insert("skillsSnapshot".into(), json!({}));
+        }
         match channel {
             Some(m) => {
                 if let Some(id) = m.sender.as_ref().and_then(|s| s.id.as_ref()) {
@@ -400,6 +415,76 @@ impl Sim<'_> {
             // dist/extra-params-*.js resolveCacheRetention: "short" by default only for the
             // Anthropic-direct family; none for others without a configured retention
             // (twinned: regression-a8-empty-tool-name on Gemini has no `retention`).
+            if self.setup.provider == "anthropic" {
+                cache["retention"] = json!("short");
+            }
+            c.insert("promptCache".into(), cache);
+        }
+    }
+
+    /// The 2026.4.26 attempt context of a heartbeat poll: the runner's reply
+    /// context names `Provider: "heartbeat"` and, with `target: "none"`, no
+    /// originating channel, sender or message (dist/heartbeat-runner-*.js
+    /// `ctx`), so the surface is "heartbeat", nobody is the owner, its
+    /// inbound metadata names that provider as the channel and there is no
+    /// direct-chat line (twin of heartbeat-ok on builtin:window). Its think
+    /// level is the model's default (as a gateway turn's), except on the
+    /// gateway's first run: observed "off" for a scenario's first heartbeat
+    /// and "adaptive" for its second (twin of regression-a8-all-filtered on
+    /// builtin:window). Inferred cause: dist/model-selection-*.js
+    /// `resolveDefaultThinkingLevel` loads the model catalog lazily and, with
+    /// no catalog entry yet, `resolveThinkingDefault` falls back to "off".
+    fn heartbeat_entry_context_2026_4(&self, c: &mut Map<String, Value>) {
+        const HEARTBEAT: &str = "heartbeat";
+        c.insert("messageProvider".into(), json!(HEARTBEAT));
+        c.insert("currentChannelId".into(), json!(HEARTBEAT));
+        c.insert("config".into(), json!({}));
+        c.insert("senderIsOwner".into(), json!(false));
+        c.insert("thinkLevel".into(), json!(self.catalog_think_level_2026_4()));
+        c.insert("reasoningLevel".into(), json!("off"));
+        c.insert("bashElevated".into(), gateway_bash_elevated());
+        let payload = inbound_payload(&[("schema", "openclaw.inbound_meta.v2"), ("channel", HEARTBEAT), ("provider", HEARTBEAT), ("chat_type", "direct")]);
+        c.insert("extraSystemPrompt".into(), json!(inbound_meta_system_prompt_2026_4(&payload)));
+        if let Some(at) = self.run_cache_touch {
+            let mut cache = json!({"lastCallUsage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}, "lastCacheTouchAt": at});
+            if self.setup.provider == "anthropic" {
+                cache["retention"] = json!("short");
+            }
+            c.insert("promptCache".into(), cache);
+        }
+    }
+
+    /// The think level a 2026.4.26 heartbeat or `agent` RPC run resolves: the
+    /// model's default, except on the gateway's first run, where it reads
+    /// "off" (observed: the first heartbeat or inter-session run of a
+    /// scenario "off", the second "adaptive"; twins of
+    /// regression-a8-all-filtered and inter-session-tools on builtin:window).
+    /// Inferred cause: these paths resolve the default from the model catalog
+    /// only once it is loaded (dist/agent-command-*.js
+    /// `resolveThinkingDefault({catalog: modelCatalog ?? allowedModelCatalog})`,
+    /// dist/model-selection-*.js `resolveDefaultThinkingLevel`), and with no
+    /// catalog entry `resolveThinkingDefault` answers "off".
+    fn catalog_think_level_2026_4(&self) -> &'static str {
+        if self.turn <= 1 {
+            "off"
+        } else {
+            think_level_2026_4(&self.setup.provider, &self.setup.model)
+        }
+    }
+
+    /// The 2026.4.26 attempt context of a run of the gateway `agent` RPC (an
+    /// inter-session message): the channel it names (`messageChannel`), no
+    /// inbound message, sender, surface or reply prompt, the skills snapshot
+    /// it stores, and its think level (`catalog_think_level_2026_4`). Twins
+    /// of inter-session-send and inter-session-tools on builtin:window.
+    fn agent_rpc_entry_context_2026_4(&self, c: &mut Map<String, Value>) {
+        c.insert("messageChannel".into(), json!(WEBCHAT));
+        c.insert("config".into(), json!({}));
+        c.insert("skillsSnapshot".into(), json!({}));
+        c.insert("senderIsOwner".into(), json!(true));
+        c.insert("thinkLevel".into(), json!(self.catalog_think_level_2026_4()));
+        if let Some(at) = self.run_cache_touch {
+            let mut cache = json!({"lastCallUsage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}, "lastCacheTouchAt": at});
             if self.setup.provider == "anthropic" {
                 cache["retention"] = json!("short");
             }

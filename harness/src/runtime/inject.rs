@@ -279,9 +279,27 @@ pub fn prefix_inter_session_history(p: &Profile, m: &AgentMessage) -> AgentMessa
         if let Some(prov) = &u.provenance {
             if prov.kind == ProvenanceKind::InterSession && prov.source_tool.as_deref() != Some("subagent_announce") {
                 let header = inter_session_header(p, prov);
-                let text = u.content.text();
-                if !text.starts_with(&header) {
-                    u.content = MessageContent::Text(format!("{header}\n{text}"));
+                // `annotateInterSessionUserMessages` (2026.4.26
+                // dist/compaction-successor-transcript-*.js, replay-history.ts):
+                // a string gets the header line; blocks get it on their first
+                // text block, or a text block of its own in front.
+                match &mut u.content {
+                    MessageContent::Text(text) => {
+                        if !text.starts_with(&header) {
+                            *text = format!("{header}\n{text}");
+                        }
+                    }
+                    MessageContent::Blocks(blocks) => match blocks.iter_mut().find_map(|b| match b {
+                        ContentBlock::Text(t) => Some(t),
+                        _ => None,
+                    }) {
+                        Some(t) => {
+                            if !t.text.starts_with(&header) {
+                                t.text = format!("{header}\n{}", t.text);
+                            }
+                        }
+                        None => blocks.insert(0, super::transcript::text_block(&header)),
+                    },
                 }
             }
         }

@@ -143,6 +143,9 @@ pub struct Sim<'a> {
     /// inbound message, channel or sender in its attempt context, and the
     /// message is admitted after bootstrap (`turn::attempts`).
     pub agent_rpc_run: bool,
+    /// 2026.4.26: an `agent` RPC run stored a skills snapshot in the session
+    /// entry, so later runs' attempt contexts carry it (`runtime::entry`).
+    pub session_skills_snapshot: bool,
     /// 2026.9.6: the current user turn arrived as a message on the `clawspec`
     /// channel (`runtime::channel`), not from the gateway client.
     pub channel_message: Option<channel::ChannelMessage>,
@@ -535,6 +538,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         heartbeat_run: false,
         host_order_rejected: false,
         agent_rpc_run: false,
+        session_skills_snapshot: false,
         channel_message: None,
         heartbeats: 0,
         attempt_budget: None,

@@ -43,11 +43,12 @@ pub fn run_with(profile: &Profile, transcript: &[AgentMessage], hide_orphan_user
 /// session to hand it over (the pipeline copies what it keeps, once).
 pub fn run_with_policy<M: std::borrow::Borrow<AgentMessage>>(profile: &Profile, transcript: &[M], hide_orphan_user: bool, merge_users: bool, append_only_runtime_context: bool) -> PipelineOut {
     let mut notes = Vec::new();
+    let v2026_9 = profile.prompt_texts == PromptTexts::V2026_9_6;
     let mut ms: Vec<AgentMessage> = transcript
         .iter()
         .map(std::borrow::Borrow::borrow)
         .filter(|m| !(profile.runtime_context_carriers && !append_only_runtime_context && m.is_runtime_context_carrier()))
-        .filter(|m| !excluded(m))
+        .filter(|m| !(drops_excluded_from_context(profile) && excluded(m)))
         .cloned()
         .collect();
     let orphan_note = ("orphan-user-hidden", "the transcript ended with a user message that has no reply; branching to its parent".to_string());
@@ -55,7 +56,6 @@ pub fn run_with_policy<M: std::borrow::Borrow<AgentMessage>>(profile: &Profile, 
     // the replay sanitiser and the heartbeat filter (dist/builtin-openclaw-*.mjs
     // prepareEmbeddedAttemptHistory: `orphanRepair` of the session boundary,
     // then sanitizeSessionHistory, validateReplayTurns, the filter).
-    let v2026_9 = profile.prompt_texts == PromptTexts::V2026_9_6;
     if v2026_9 {
         if hide_orphan_user && matches!(ms.last(), Some(AgentMessage::User(_))) {
             ms.pop();
@@ -114,6 +114,17 @@ mod usage_tests {
         let out = run(&Profile::classic_2026_4_26(), &[AgentMessage::user_text("q"), seeded], true);
         assert!(matches!(&out.messages[1], AgentMessage::Assistant(a) if a.usage.is_none()));
     }
+}
+
+/// Whether the history an engine gets drops `excludeFromContext` entries.
+/// 2026.9.6 does (dist/builtin-openclaw-*.mjs). 2026.4.26 never reads the
+/// flag (no `excludeFromContext` anywhere in its dist/*.js): only
+/// pi-coding-agent's `convertToLlm` (dist/core/messages.js) skips such a
+/// `bashExecution` when it builds the *model's* messages, after the engine
+/// has assembled; a custom message it keeps even there. So a 4.26 engine
+/// sees both in assemble and afterTurn (`clawspec twin excluded-from-context`).
+fn drops_excluded_from_context(p: &Profile) -> bool {
+    p.prompt_texts == PromptTexts::V2026_9_6
 }
 
 fn excluded(m: &AgentMessage) -> bool {
@@ -309,6 +320,20 @@ mod tests {
 
     fn msgs(v: serde_json::Value) -> Vec<AgentMessage> {
         serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn excluded_entries_are_dropped_on_2026_9_only() {
+        // Twin of excluded-from-context: 4.26 hands both to the engine.
+        let input = msgs(json!([
+            {"role":"user","content":"deploy"},
+            {"role":"custom","customType":"openclaw.ui-note","content":"pressed","display":true,"excludeFromContext":true},
+            {"role":"bashExecution","command":"./deploy","output":"ok","exitCode":0,"cancelled":false,"truncated":false,"excludeFromContext":true},
+            {"role":"assistant","content":[{"type":"text","text":"done"}]}
+        ]));
+        let roles = |p: &Profile| run(p, &input, true).messages.iter().map(|m| m.role().to_string()).collect::<Vec<_>>();
+        assert_eq!(roles(&Profile::current_2026_9_6()), ["user", "assistant"]);
+        assert_eq!(roles(&Profile::classic_2026_4_26()), ["user", "custom", "bashExecution", "assistant"]);
     }
 
     #[test]

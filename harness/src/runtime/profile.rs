@@ -93,7 +93,9 @@ pub struct Profile {
     pub precheck_skip_for_owners: bool,
     /// Spawn preparation skipped for light isolated spawns (PR #88667, 2026-05-31).
     pub skip_light_isolated_spawn_prep: bool,
-    /// `isHeartbeat` on afterTurn (PR #90632, ~2026-06-05).
+    /// `isHeartbeat` on afterTurn (PR #90632, ~2026-06-05) and on ingest /
+    /// ingestBatch; 2026.4.26 sends it on none of them (dist
+    /// attempt.tool-run-context-*.js `finalizeHarnessContextEngineTurn`).
     pub heartbeat_flag_on_after_turn: bool,
     /// compact params of 2026.8.2+: no `sessionFile`, `agentId` + `sessionTarget`.
     pub compact_params_v2026_8: bool,

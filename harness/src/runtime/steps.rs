@@ -331,14 +331,18 @@ async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[
 /// hosts showed the header in front of the text.
 async fn inter_session_turn(sim: &mut Sim<'_>, x: &InterSessionSpec) -> Result<(), Abort> {
     let prov = InputProvenance::inter_session(&x.from, &x.tool);
-    let header = inject::inter_session_header(sim.profile, &prov);
     let ts = sim.clock.now();
     let v2026_9 = sim.profile.prompt_texts == PromptTexts::V2026_9_6;
     let (prompt, carriers) = if sim.profile.runtime_context_carriers {
         let c = inject::carrier(sim.profile, &inject::origin_fragments(sim.profile, &prov), ts);
         (x.text.clone(), vec![c])
     } else {
-        (format!("{header}\n{}", x.text), Vec::new())
+        // 2026.4.26: the gateway `agent` method stamps the message
+        // (dist/server-methods-*.js `injectTimestamp`) and that is the run's
+        // prompt and stored text (as a text block); the `[Inter-session
+        // message]` header only appears when history is replayed (audit item 1
+        // is 2026.9.6's; twin of inter-session-send).
+        (entry::inject_timestamp_2026_4(&x.text, ts), Vec::new())
     };
     let assemble_prompt = v2026_9.then(|| inject::annotated_inter_session_prompt(sim.profile, &prov, &x.text));
     let mut extra = Extra::new();
@@ -350,15 +354,16 @@ async fn inter_session_turn(sim: &mut Sim<'_>, x: &InterSessionSpec) -> Result<(
             extra.insert("display".into(), json!(false));
         }
     }
+    let content = if v2026_9 { MessageContent::Text(x.text.clone()) } else { MessageContent::Blocks(vec![text_block(&prompt)]) };
     let msg = AgentMessage::User(UserMessage {
-        content: MessageContent::Text(x.text.clone()),
+        content,
         timestamp: Some(ts.into()),
         provenance: Some(prov),
         idempotency_key: v2026_9.then(|| format!("run-{:04}:user", sim.turn + 1)),
         extra,
     });
     let own_prompt = if v2026_9 { sim.setup.host_run_prompts.inter_session.clone() } else { None };
-    sim.agent_rpc_run = v2026_9;
+    sim.agent_rpc_run = true;
     let session_prompt = own_prompt.map(|p| std::mem::replace(&mut sim.setup.system_prompt, Some(p)));
     let input = TurnInput {
         kind: TurnKind::InterSession,
@@ -382,6 +387,7 @@ async fn inter_session_turn(sim: &mut Sim<'_>, x: &InterSessionSpec) -> Result<(
     };
     let out = turn::run_turn(sim, input).await;
     sim.agent_rpc_run = false;
+    sim.session_skills_snapshot = !v2026_9;
     if let Some(p) = session_prompt {
         sim.setup.system_prompt = p;
     }
@@ -410,15 +416,20 @@ async fn heartbeat_turn(sim: &mut Sim<'_>, h: &HeartbeatSpec) -> Result<(), Abor
     let ts = sim.clock.now();
     let v2026_9 = sim.profile.prompt_texts == PromptTexts::V2026_9_6;
     let (prompt, ack, provenance) = match sim.profile.prompt_texts {
-        PromptTexts::V2026_4_26 => (markers::HEARTBEAT_PROMPT_2026_4.to_string(), markers::HEARTBEAT_OK, None),
+        // dist/heartbeat-runner-*.js: `appendHeartbeatWorkspacePathHint`, then
+        // `Body: appendCronStyleCurrentTimeLine(prompt, cfg, startedAt)`.
+        PromptTexts::V2026_4_26 => (prompt::with_cron_time_line(sim.profile.prompt_texts, &heartbeat_prompt_2026_4(&sim.workspace_dir()), ts), markers::HEARTBEAT_OK, None),
         PromptTexts::V2026_9_6 => (
             prompt::with_cron_time_line(sim.profile.prompt_texts, markers::HEARTBEAT_PROMPT, ts),
             markers::NO_REPLY,
             Some(InputProvenance::internal_system("heartbeat")),
         ),
     };
+    // 2026.4.26 stores the prompt the session submits as a text block (as
+    // for a gateway turn, `runtime::entry`).
     let user = |text: &str| {
-        AgentMessage::User(UserMessage { content: MessageContent::Text(text.into()), timestamp: Some(ts.into()), provenance: provenance.clone(), idempotency_key: None, extra: Extra::new() })
+        let content = if v2026_9 { MessageContent::Text(text.into()) } else { MessageContent::Blocks(vec![text_block(text)]) };
+        AgentMessage::User(UserMessage { content, timestamp: Some(ts.into()), provenance: provenance.clone(), idempotency_key: None, extra: Extra::new() })
     };
     let mut message = user(markers::HEARTBEAT_WAKE_PROMPT);
     if let (true, AgentMessage::User(u)) = (v2026_9, &mut message) {
@@ -426,6 +437,13 @@ async fn heartbeat_turn(sim: &mut Sim<'_>, h: &HeartbeatSpec) -> Result<(), Abor
         u.extra.insert("__openclaw".into(), json!({"senderIsOwner": false}));
     }
     let reply = h.reply.clone().unwrap_or_else(|| ack.to_string());
+    // 2026.4.26: the transcript prompt is the poll marker, so the whole
+    // heartbeat prompt becomes the next-turn `openclaw.runtime-context`
+    // message persisted after it (dist/runtime-context-prompt-*.js
+    // `resolveRuntimeContextPromptParts`: the marker is not in the prompt;
+    // `queueRuntimeContextForNextTurn`). Between poll and ack it also keeps
+    // 4.26's `filterHeartbeatPairs` (adjacent pairs only) from dropping them.
+    let next_turn_context = (!v2026_9).then(|| entry::runtime_context_of(&prompt, markers::HEARTBEAT_WAKE_PROMPT)).flatten().map(|c| entry::runtime_context_message_2026_4(&c, ts));
     let input = TurnInput {
         kind: TurnKind::Heartbeat,
         prompt: prompt.clone(),
@@ -441,10 +459,10 @@ async fn heartbeat_turn(sim: &mut Sim<'_>, h: &HeartbeatSpec) -> Result<(), Abor
         commit_replay: false,
         commit_conflict: false,
         fallback: None,
-        next_turn_context: None,
+        next_turn_context,
         assemble_prompt: None,
     };
-    sim.heartbeat_run = v2026_9;
+    sim.heartbeat_run = true;
     // The host builds each heartbeat run's system prompt for its own entry point
     // (the second one of a session differs again: a direct-chat line, no silent-reply section).
     let nth = sim.heartbeats;
@@ -460,6 +478,13 @@ async fn heartbeat_turn(sim: &mut Sim<'_>, h: &HeartbeatSpec) -> Result<(), Abor
     }
     sim.heartbeat_run = false;
     result
+}
+
+/// 2026.4.26's `HEARTBEAT_PROMPT` with `appendHeartbeatWorkspacePathHint`
+/// (dist/heartbeat-runner-*.js): the prompt names HEARTBEAT.md, so the hint
+/// points at the agent workspace's file.
+pub fn heartbeat_prompt_2026_4(workspace: &str) -> String {
+    format!("{}\nWhen reading HEARTBEAT.md, use workspace file {workspace}/HEARTBEAT.md (exact case). Do not read docs/heartbeat.md.", markers::HEARTBEAT_PROMPT_2026_4)
 }
 
 /// Manual `/compact`: `force: true`, `compactionTarget: "threshold"`,

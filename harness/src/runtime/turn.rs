@@ -359,6 +359,16 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                         user_persisted = true;
                         persist_queued_carriers(sim, inp, &mut carriers_persisted);
                     }
+                    // 2026.4.26 adds an inter-session message's provenance only to
+                    // the copy it writes (dist/compaction-successor-transcript-*.js:
+                    // `transformMessageForPersistence: applyInputProvenanceToUserMessage`),
+                    // so the run's own messages, and its finalize, carry none
+                    // (twin of inter-session-send); later turns read it from history.
+                    if inp.kind == TurnKind::InterSession && sim.profile.prompt_texts == PromptTexts::V2026_4_26 {
+                        if let AgentMessage::User(u) = &mut msg {
+                            u.provenance = None;
+                        }
+                    }
                     session.push(msg);
                     if let (true, Some(ctx)) = (fresh, queued_context.as_ref().or(inp.next_turn_context.as_ref())) {
                         sim.persist(ctx.clone());
@@ -1126,7 +1136,10 @@ fn assemble_meta(sim: &Sim<'_>, messages: &[AgentMessage], boundary: usize, reas
 /// afterTurn, else ingestBatch, else ingest per message (contract §4.4).
 async fn ingest_delta(sim: &mut Sim<'_>, inp: &TurnInput, all: &[AgentMessage], pre: usize, reason: &str) -> Result<bool, Abort> {
     let snapshot: Vec<&AgentMessage> = all.iter().filter(|m| !(sim.profile.runtime_context_carriers && m.is_runtime_context_carrier())).collect();
-    let hb = inp.is_heartbeat.then_some(true);
+    // 2026.4.26 flags no finalize call (attempt.tool-run-context-*.js
+    // `finalizeHarnessContextEngineTurn`: afterTurn, ingestBatch and ingest
+    // without `isHeartbeat`; twin of heartbeat-ok on builtin:legacy).
+    let hb = (inp.is_heartbeat && sim.profile.heartbeat_flag_on_after_turn).then_some(true);
     if sim.has("afterTurn") {
         let mut p = serde_json::Map::new();
         p.insert("sessionId".into(), json!(sim.transcript.session_id));
