@@ -84,6 +84,39 @@ impl Sim<'_> {
         Value::Object(c)
     }
 
+    /// The `runtimeContext` of a manual `/compact` on 2026.4.26: the command
+    /// handler's `compactEmbeddedPiSession` params (dist
+    /// commands-handlers.runtime-*.js, the `trigger: "manual"` call) as the
+    /// compactor hands them to the engine, plus `tokenBudget`; no token
+    /// count, no diagnostics, no `llm` (observed on the real 2026.4.26
+    /// gateway, `clawspec twin manual-compact`; `thinkLevel` is the default
+    /// the handler resolves for the session's Claude model).
+    pub fn manual_compact_context_2026_4(&self, token_budget: u64, instructions: Option<&str>) -> Value {
+        let mut c = Map::new();
+        c.insert("sessionId".into(), json!(self.transcript.session_id));
+        c.insert("sessionKey".into(), json!(self.setup.session_key));
+        c.insert("allowGatewaySubagentBinding".into(), json!(true));
+        c.insert("messageChannel".into(), json!(WEBCHAT));
+        c.insert("senderId".into(), json!(GATEWAY_CLIENT_ID));
+        c.insert("senderName".into(), json!(GATEWAY_CLIENT_NAME));
+        c.insert("senderUsername".into(), json!(GATEWAY_CLIENT_NAME));
+        c.insert("sessionFile".into(), json!(self.session_file()));
+        c.insert("workspaceDir".into(), json!(self.workspace_dir()));
+        c.insert("agentDir".into(), json!(self.agent_dir()));
+        c.insert("config".into(), json!({}));
+        c.insert("provider".into(), json!(self.setup.provider));
+        c.insert("model".into(), json!(self.setup.model));
+        c.insert("thinkLevel".into(), json!("adaptive"));
+        c.insert("bashElevated".into(), json!({"enabled": false, "allowed": false, "defaultLevel": "off"}));
+        if let Some(i) = instructions {
+            c.insert("customInstructions".into(), json!(i));
+        }
+        c.insert("trigger".into(), json!("manual"));
+        c.insert("senderIsOwner".into(), json!(true));
+        c.insert("tokenBudget".into(), json!(token_budget));
+        Value::Object(c)
+    }
+
     /// The session store entry the command handler passes (`sessionEntry:
     /// expectedSession`) for a session the gateway has not yet run a turn in.
     fn command_session_entry(&self) -> Value {

@@ -13,10 +13,156 @@
 //! `rewriteTranscriptEntries`). Twinned on the real host (`clawspec twin
 //! overflow-mid-turn`).
 
-use clawspec_contract::AgentMessage;
+use clawspec_contract::tokens::Estimator;
+use clawspec_contract::{AgentMessage, ContentBlock, MessageContent};
 use serde_json::{json, Map, Value};
 
+use super::callbacks::CompactionPlan;
+use super::transcript::Entry;
 use super::Sim;
+
+/// What the mock provider answers a model call its step scripts no reply
+/// for (mock-providers/src/server.rs: `{"text": "ok"}`). A `/compact` step
+/// scripts none, so the real host's summarisation call gets this text.
+pub const UNSCRIPTED_REPLY: &str = "ok";
+
+/// 2026.4.26's built-in compaction behind `delegateCompactionToRuntime` for a
+/// manual `/compact` (dist delegate-*.js → compact-*.js
+/// `compactEmbeddedPiSessionDirect`):
+/// - `activeSession.compact(customInstructions)` is pi's compaction
+///   (@mariozechner/pi-coding-agent dist/core/compaction/compaction.js
+///   `compact`): the summary is the model's reply text as is, plus
+///   `formatFileOperations` (`<read-files>`/`<modified-files>` sections) when
+///   the summarised turns read or changed files; `details: {readFiles,
+///   modifiedFiles}`; `tokensBefore` is `estimateContextTokens` (the last
+///   valid assistant usage, `totalTokens || input+output+cacheRead+cacheWrite`,
+///   plus pi estimates of what follows it).
+/// - `trigger: "manual"` hardens the boundary (`hardenManualCompactionBoundary`,
+///   no `keepRecentTokens` configured): `firstKeptEntryId` becomes the
+///   compaction entry's own id, so nothing before it stays in context.
+/// - `tokensBefore: observedTokenCount ?? result.tokensBefore` (the command
+///   passes no `currentTokenCount`); `tokensAfter` is the estimate of what is
+///   left (the summary message), dropped when above 1.1 × the full session's
+///   estimate (build-*.js `estimateTokensAfterCompaction`).
+/// - A session with no real conversation is skipped ("no real conversation
+///   messages").
+///
+/// The summary message pi projects into context is `{role:
+/// "compactionSummary", summary, tokensBefore, timestamp}`. Twinned on the
+/// real 2026.4.26 gateway (`clawspec twin manual-compact --engine builtin:legacy`:
+/// summary "ok", tokensAfter 1, details with empty lists).
+#[derive(Clone, Debug)]
+pub struct Builtin2026_4 {
+    pub estimator: Estimator,
+    /// The id the compaction entry will get (`Transcript::next_id`).
+    pub compaction_entry_id: String,
+}
+
+impl Builtin2026_4 {
+    pub fn manual(&self, live: &[&Entry], params: &Value) -> (Value, Option<CompactionPlan>) {
+        let ms: Vec<&AgentMessage> = live.iter().map(|e| &e.message).collect();
+        if !ms.iter().any(|m| is_real_conversation(m)) {
+            return (json!({"ok": true, "compacted": false, "reason": "no real conversation messages"}), None);
+        }
+        let observed = params.get("currentTokenCount").and_then(Value::as_u64).filter(|n| *n > 0);
+        let (read, modified) = file_lists(&ms);
+        let summary = format!("{UNSCRIPTED_REPLY}{}", format_file_operations(&read, &modified));
+        let tokens_before = observed.unwrap_or_else(|| estimate_context_tokens(self.estimator, &ms));
+        let full: u64 = ms.iter().map(|m| self.estimator.message(m)).sum();
+        let after = self.estimator.text(&summary);
+        let baseline = observed.unwrap_or(full);
+        let over = match observed {
+            Some(o) => after > o,
+            None => baseline > 0 && after as f64 > baseline as f64 * 1.1,
+        };
+        let tokens_after = (!over).then_some(after);
+        let mut result = json!({"summary": summary, "firstKeptEntryId": self.compaction_entry_id, "tokensBefore": tokens_before,
+            "details": {"readFiles": read, "modifiedFiles": modified}});
+        if let Some(t) = tokens_after {
+            result["tokensAfter"] = json!(t);
+        }
+        let plan = CompactionPlan { first_kept: live.len(), summary, tokens_before, tokens_after: tokens_after.unwrap_or(0), pi_message: true };
+        (json!({"ok": true, "compacted": true, "result": result}), Some(plan))
+    }
+}
+
+/// pi's `estimateContextTokens` (compaction.js): usage of the last assistant
+/// that did not end in `aborted`/`error`, plus estimates of what follows; with
+/// no such assistant, the estimate of everything.
+fn estimate_context_tokens(est: Estimator, ms: &[&AgentMessage]) -> u64 {
+    let last = ms.iter().rposition(|m| match m {
+        AgentMessage::Assistant(a) => a.usage.is_some() && !matches!(a.stop_reason.as_deref(), Some("aborted" | "error")),
+        _ => false,
+    });
+    let Some(i) = last else {
+        return ms.iter().map(|m| est.message(m)).sum();
+    };
+    let AgentMessage::Assistant(a) = ms[i] else { unreachable!() };
+    let u = a.usage.as_ref().expect("checked");
+    let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
+    let usage = match n("totalTokens") {
+        0 => n("input") + n("output") + n("cacheRead") + n("cacheWrite"),
+        t => t,
+    };
+    usage + ms[i + 1..].iter().map(|m| est.message(m)).sum::<u64>()
+}
+
+/// `isRealConversationMessage` in short: a user or assistant message with
+/// some text (the scenarios' sessions have no other anchors).
+fn is_real_conversation(m: &AgentMessage) -> bool {
+    match m {
+        AgentMessage::User(u) => match &u.content {
+            MessageContent::Text(t) => !t.trim().is_empty(),
+            MessageContent::Blocks(b) => b.iter().any(|b| matches!(b, ContentBlock::Text(t) if !t.text.trim().is_empty()) || matches!(b, ContentBlock::Image(_))),
+        },
+        AgentMessage::Assistant(a) => a.content.iter().any(|b| matches!(b, ContentBlock::Text(t) if !t.text.trim().is_empty())),
+        _ => false,
+    }
+}
+
+/// pi's file operations of the summarised turns (compaction/utils.js
+/// `extractFileOpsFromMessage`, `computeFileLists`): `read` calls read a
+/// path, `write`/`edit` calls modify one; a modified file is not listed as
+/// read; both sorted.
+fn file_lists(ms: &[&AgentMessage]) -> (Vec<String>, Vec<String>) {
+    let (mut read, mut modified) = (std::collections::BTreeSet::new(), std::collections::BTreeSet::new());
+    for m in ms {
+        if let AgentMessage::Assistant(a) = m {
+            for b in &a.content {
+                if let ContentBlock::ToolCall(c) = b {
+                    let Some(path) = c.arguments.get("path").and_then(Value::as_str) else { continue };
+                    match c.name.as_str() {
+                        "read" => {
+                            read.insert(path.to_string());
+                        }
+                        "write" | "edit" => {
+                            modified.insert(path.to_string());
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    let read = read.difference(&modified).cloned().collect();
+    (read, modified.into_iter().collect())
+}
+
+/// pi's `formatFileOperations` (compaction/utils.js).
+fn format_file_operations(read: &[String], modified: &[String]) -> String {
+    let mut sections = Vec::new();
+    if !read.is_empty() {
+        sections.push(format!("<read-files>\n{}\n</read-files>", read.join("\n")));
+    }
+    if !modified.is_empty() {
+        sections.push(format!("<modified-files>\n{}\n</modified-files>", modified.join("\n")));
+    }
+    if sections.is_empty() {
+        String::new()
+    } else {
+        format!("\n\n{}", sections.join("\n\n"))
+    }
+}
 
 /// Triggers of a run's recovery compaction (not `/compact`, not maintenance).
 pub fn is_recovery_trigger(trigger: &str) -> bool {

@@ -320,7 +320,8 @@ impl<'a> Sim<'a> {
             }
         }
         let llm = self.profile.runtime_llm_v2026_9.then(|| callbacks::RuntimeLlm { api: self.setup.api.clone(), provider: self.setup.provider.clone(), model: self.setup.model.clone() });
-        let mut cb = Callbacks::new(&self.transcript.entries).with_runtime_llm(llm);
+        let builtin = self.profile.builtin_compaction_v2026_4.then(|| compact::Builtin2026_4 { estimator: self.profile.estimator, compaction_entry_id: self.transcript.next_id() });
+        let mut cb = Callbacks::new(&self.transcript.entries).with_runtime_llm(llm).with_builtin_2026_4(builtin);
         let engine = self.engine.as_mut().ok_or_else(|| Abort::Harness("engine not running".into()))?;
         let res = engine.call_ref(m, &params, opts, &mut cb).await;
         let state = self.state_str();
@@ -378,8 +379,8 @@ impl<'a> Sim<'a> {
         let summary = AgentMessage::CompactionSummary(CompactionSummaryMessage {
             summary: plan.summary.clone(),
             tokens_before: plan.tokens_before.into(),
-            tokens_after: Some(plan.tokens_after.into()),
-            first_kept_entry_id: first_kept_id,
+            tokens_after: (!plan.pi_message).then(|| plan.tokens_after.into()),
+            first_kept_entry_id: first_kept_id.filter(|_| !plan.pi_message),
             timestamp: Some(ts.into()),
             extra: Extra::new(),
         });

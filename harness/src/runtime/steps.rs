@@ -489,6 +489,10 @@ async fn manual_compact(sim: &mut Sim<'_>, c: &CompactSpec) -> Result<(), Abort>
         if sim.info.id == "legacy" {
             params["runtimeSettings"]["contextEngineSelection"]["source"] = json!("default");
         }
+    } else if sim.profile.builtin_compaction_v2026_4 {
+        // 2026.4.26: the command's own params too (runtime::command).
+        params.as_object_mut().expect("object").remove("currentTokenCount");
+        params["runtimeContext"] = sim.manual_compact_context_2026_4(budget, c.instructions.as_deref());
     }
     let threw_before = sim.events.len();
     turn::compact(sim, params, "manual").await?;

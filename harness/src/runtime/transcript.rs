@@ -101,6 +101,11 @@ impl Transcript {
         id
     }
 
+    /// The id the next [`Transcript::append`] gives.
+    pub fn next_id(&self) -> String {
+        format!("e{}", self.next_entry + 1)
+    }
+
     /// Entry ids of this transcript start after `base`: the host's ids are
     /// unique across sessions (UUIDs), so a second session of the run (a
     /// subagent child's) must not reuse the ids of another.
