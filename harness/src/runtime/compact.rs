@@ -268,6 +268,57 @@ mod tests {
         );
     }
 
+    fn entries(ms: Value) -> Vec<Entry> {
+        let ms: Vec<AgentMessage> = serde_json::from_value(ms).unwrap();
+        ms.into_iter().enumerate().map(|(i, message)| Entry { id: format!("e{}", i + 1), parent_id: None, timestamp: 1, message, abandoned: false }).collect()
+    }
+
+    fn manual(es: &[Entry], params: Value) -> (Value, Option<CompactionPlan>) {
+        let b = Builtin2026_4 { estimator: Estimator::Pi, compaction_entry_id: "e9".into() };
+        b.manual(&es.iter().collect::<Vec<_>>(), &params)
+    }
+
+    /// The real 2026.4.26 host on manual-compact (`clawspec twin`): the
+    /// mock's unscripted "ok" as summary, tokensBefore the last assistant's
+    /// usage, tokensAfter the summary's estimate, nothing kept.
+    #[test]
+    fn a_2026_4_manual_compaction_summarises_everything_with_the_model_reply() {
+        let es = entries(json!([
+            {"role": "user", "content": "why did the build fail", "timestamp": 1},
+            {"role": "assistant", "content": [{"type": "text", "text": "a flaky test"}], "usage": {"input": 0, "output": 149, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 149}, "stopReason": "stop", "timestamp": 2},
+        ]));
+        let (r, plan) = manual(&es, json!({"runtimeContext": {"trigger": "manual"}}));
+        assert_eq!(r, json!({"ok": true, "compacted": true, "result": {"summary": "ok", "firstKeptEntryId": "e9", "tokensBefore": 149, "tokensAfter": 1,
+            "details": {"readFiles": [], "modifiedFiles": []}}}));
+        let plan = plan.unwrap();
+        assert_eq!((plan.first_kept, plan.pi_message), (2, true));
+    }
+
+    #[test]
+    fn pi_counts_what_follows_the_last_usage_and_lists_files() {
+        let es = entries(json!([
+            {"role": "user", "content": "fix it", "timestamp": 1},
+            {"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a.rs"}},
+                {"type": "toolCall", "id": "c2", "name": "edit", "arguments": {"path": "b.rs"}}, {"type": "toolCall", "id": "c3", "name": "read", "arguments": {"path": "b.rs"}}],
+                "usage": {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}, "stopReason": "toolUse", "timestamp": 2},
+            {"role": "user", "content": "12345678", "timestamp": 3},
+        ]));
+        let (r, _) = manual(&es, json!({"runtimeContext": {"trigger": "manual"}}));
+        assert_eq!(r["result"]["tokensBefore"], 17, "input+output, then 2 for the trailing user message");
+        assert_eq!(r["result"]["details"], json!({"readFiles": ["a.rs"], "modifiedFiles": ["b.rs"]}));
+        assert_eq!(r["result"]["summary"], "ok\n\n<read-files>\na.rs\n</read-files>\n\n<modified-files>\nb.rs\n</modified-files>");
+        // An observed count wins, and bounds tokensAfter.
+        let (r, _) = manual(&es, json!({"currentTokenCount": 900, "runtimeContext": {"trigger": "manual"}}));
+        assert_eq!(r["result"]["tokensBefore"], 900);
+    }
+
+    #[test]
+    fn a_2026_4_session_without_conversation_is_skipped() {
+        let (r, plan) = manual(&entries(json!([{"role": "user", "content": "  ", "timestamp": 1}])), json!({}));
+        assert_eq!(r, json!({"ok": true, "compacted": false, "reason": "no real conversation messages"}));
+        assert!(plan.is_none());
+    }
+
     #[test]
     fn recovery_triggers() {
         assert!(is_recovery_trigger("overflow") && is_recovery_trigger("timeout_recovery"));

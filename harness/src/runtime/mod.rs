@@ -134,6 +134,10 @@ pub struct Sim<'a> {
     /// The current run is a 2026.9.6 heartbeat poll, which comes in through
     /// the heartbeat runner rather than a gateway client (`runtime::entry`).
     pub heartbeat_run: bool,
+    /// System events the gateway's command layer queued on the session
+    /// (2026.4.26 `/compact`: `enqueueSystemEvent(line)`), drained into the
+    /// next user turn's prompt before that turn's own events.
+    pub pending_system_events: Vec<String>,
     /// A provider rejected a request for the 2026.9.6 host's own carrier
     /// order (`turn::model_loop`, outcome `rejected-host-order`).
     pub host_order_rejected: bool,
@@ -533,6 +537,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         run_cache_touch: None,
         retry_fallback_reason: None,
         heartbeat_run: false,
+        pending_system_events: Vec::new(),
         host_order_rejected: false,
         agent_rpc_run: false,
         channel_message: None,
