@@ -1428,7 +1428,12 @@ pub async fn compact(sim: &mut Sim<'_>, params: Value, reason: &str) -> Result<C
     // commands-handlers.runtime-*.mjs passes `sessionFile: params.sessionKey`;
     // twin of compact-state-effect).
     let manual = sim.profile.attempt_runtime_context_v2026_9 && params["runtimeContext"]["trigger"] == "manual";
-    let maintain = (recovery || manual).then(|| params.clone());
+    // 2026.4.26 `/compact`: `compactEmbeddedPiSession` maintains with the
+    // runtimeContext it compacted with (dist pi-embedded-*.js
+    // `runContextEngineMaintenance({… reason: "compaction", runtimeContext})`;
+    // twin of compact-state-effect on builtin:window).
+    let manual_4x = sim.profile.builtin_compaction_v2026_4 && params["runtimeContext"]["trigger"] == "manual";
+    let maintain = (recovery || manual || manual_4x).then(|| params.clone());
     let verdict = match sim.call("compact", params, meta, opts).await? {
         CallOutcome::Returned(v) => {
             let ok = v.get("ok").and_then(Value::as_bool) == Some(true) && v.get("compacted").and_then(Value::as_bool) == Some(true);
@@ -1446,6 +1451,12 @@ pub async fn compact(sim: &mut Sim<'_>, params: Value, reason: &str) -> Result<C
     };
     if verdict == CompactVerdict::Compacted {
         let p = match &maintain {
+            Some(cp) if manual_4x => {
+                let mut p = sim.maintain_params(false, "compaction");
+                p["runtimeContext"] = cp["runtimeContext"].clone();
+                p["runtimeContext"]["rewriteTranscriptEntries"] = json!({"$callback": "rewriteTranscriptEntries"});
+                p
+            }
             Some(cp) => {
                 let mut p = super::compact::maintain_after_recovery(sim, cp);
                 if manual {
