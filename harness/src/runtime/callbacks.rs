@@ -9,7 +9,10 @@ use clawspec_contract::protocol::{code, method, RpcError};
 use clawspec_contract::*;
 use serde_json::{json, Value};
 
+use std::collections::VecDeque;
+
 use crate::driver::HostHandler;
+use crate::scenario::model::ModelReply;
 use super::transcript::Entry;
 use crate::trace::CallbackRecord;
 
@@ -37,6 +40,11 @@ pub struct Callbacks<'a> {
     /// 2026.4.26's built-in compaction for a manual `/compact`
     /// (`runtime::compact::manual_builtin_2026_4`); None: the digest model.
     pub builtin_2026_4: Option<super::compact::Builtin2026_4>,
+    /// The model replies the current run has still scripted, lent for a
+    /// recovery compaction: 2026.9.6's `llm.complete` is a real model call, so
+    /// it takes the next one (the mock answers in order), as the real host's
+    /// does. None, or none left: the mock's unscripted answer.
+    pub llm_script: Option<VecDeque<ModelReply>>,
     /// The 2026.9.6 host's `runtimeContext.llm`. None: the host has no such
     /// capability (2026.4.26: its dist has no runtime-llm module and no
     /// compaction or attempt context carries `llm`), so `host/llm.complete` is
@@ -48,11 +56,16 @@ pub struct Callbacks<'a> {
 
 impl<'a> Callbacks<'a> {
     pub fn new(entries: &'a [Entry]) -> Self {
-        Callbacks { records: Vec::new(), entries, plan: None, log: Vec::new(), builtin_2026_4: None, llm: None }
+        Callbacks { records: Vec::new(), entries, plan: None, log: Vec::new(), builtin_2026_4: None, llm_script: None, llm: None }
     }
 
     pub fn with_builtin_2026_4(mut self, b: Option<super::compact::Builtin2026_4>) -> Self {
         self.builtin_2026_4 = b;
+        self
+    }
+
+    pub fn with_llm_script(mut self, script: Option<VecDeque<ModelReply>>) -> Self {
+        self.llm_script = script;
         self
     }
 
@@ -164,9 +177,19 @@ impl HostHandler for Callbacks<'_> {
                     return Err(RpcError { code: code::METHOD_NOT_FOUND, message: format!("{m} was not offered on this call"), data: None });
                 }
                 Some(Some(failed)) => failed,
+                // `createRuntimeLlm` sends the request to the session's model
+                // (runtime-llm.runtime-*.mjs, `execution.mode: "direct-provider"`):
+                // the text is the model's answer, "" for a failed call
+                // (`clawspec twin overflow-provider-tokens` on builtin:window:
+                // the summary is the scripted reply after the overflow).
                 Some(None) => {
-                    let messages = params.get("messages").and_then(Value::as_array).cloned().unwrap_or_default();
-                    json!({"text": summarize(&messages)})
+                    let text = match self.llm_script.as_mut().and_then(VecDeque::pop_front) {
+                        Some(ModelReply::Text(t)) => t,
+                        Some(ModelReply::Full(s)) if s.error.is_some() => String::new(),
+                        Some(ModelReply::Full(s)) => s.text.unwrap_or_default(),
+                        None => super::compact::UNSCRIPTED_REPLY.to_string(),
+                    };
+                    json!({"text": text})
                 }
             },
             method::HOST_DELEGATE_COMPACTION if self.builtin_2026_4.is_some() && params["runtimeContext"]["trigger"] == "manual" => {
@@ -233,14 +256,20 @@ mod tests {
         if fails {
             assert_eq!((out["text"].as_str(), out["stopReason"].as_str()), (Some(""), Some("error")), "{out}");
         } else {
-            assert!(out["text"].as_str().unwrap().starts_with("Summary of "), "{out}");
+            assert_eq!(out, json!({"text": "ok"}), "a model call, unscripted");
         }
     }
 
+    /// A sendable request is a model call: it takes the run's next scripted
+    /// reply, else the mock's unscripted "ok".
     #[test]
-    fn the_2026_9_llm_answers_a_sendable_request_with_the_digest() {
-        let out = complete(Some(llm("openai-responses")), serde_json::from_str(BLOCKS).unwrap());
-        assert_eq!(out, json!({"text": "Summary of 2 messages (8 words): why did the build fail a flaky test"}));
+    fn the_2026_9_llm_answers_a_sendable_request_with_the_next_scripted_reply() {
+        let script: VecDeque<ModelReply> = [ModelReply::Text("Integration tests are the slowest stage.".into()), ModelReply::Text("second".into())].into();
+        let mut cb = Callbacks::new(&[]).with_runtime_llm(Some(llm("openai-responses"))).with_llm_script(Some(script));
+        let req = json!({"messages": serde_json::from_str::<Value>(BLOCKS).unwrap(), "maxTokens": 512});
+        assert_eq!(cb.request(method::HOST_LLM_COMPLETE, &req).unwrap(), json!({"text": "Integration tests are the slowest stage."}));
+        assert_eq!(cb.llm_script.as_ref().unwrap().len(), 1, "the reply is used up");
+        assert_eq!(complete(Some(llm("openai-responses")), serde_json::from_str(BLOCKS).unwrap()), json!({"text": "ok"}));
     }
 
     /// 2026.4.26 has no `runtimeContext.llm`: the request is refused and not

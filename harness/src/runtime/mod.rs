@@ -138,6 +138,9 @@ pub struct Sim<'a> {
     /// (2026.4.26 `/compact`: `enqueueSystemEvent(line)`), drained into the
     /// next user turn's prompt before that turn's own events.
     pub pending_system_events: Vec<String>,
+    /// The current run's remaining scripted replies while a recovery
+    /// compaction runs (`Callbacks::llm_script`).
+    pub llm_script: Option<std::collections::VecDeque<crate::scenario::model::ModelReply>>,
     /// A provider rejected a request for the 2026.9.6 host's own carrier
     /// order (`turn::model_loop`, outcome `rejected-host-order`).
     pub host_order_rejected: bool,
@@ -325,12 +328,13 @@ impl<'a> Sim<'a> {
         }
         let llm = self.profile.runtime_llm_v2026_9.then(|| callbacks::RuntimeLlm { api: self.setup.api.clone(), provider: self.setup.provider.clone(), model: self.setup.model.clone() });
         let builtin = self.profile.builtin_compaction_v2026_4.then(|| compact::Builtin2026_4 { estimator: self.profile.estimator, compaction_entry_id: self.transcript.next_id() });
-        let mut cb = Callbacks::new(&self.transcript.entries).with_runtime_llm(llm).with_builtin_2026_4(builtin);
+        let mut cb = Callbacks::new(&self.transcript.entries).with_runtime_llm(llm).with_builtin_2026_4(builtin).with_llm_script(self.llm_script.take());
         let engine = self.engine.as_mut().ok_or_else(|| Abort::Harness("engine not running".into()))?;
         let res = engine.call_ref(m, &params, opts, &mut cb).await;
         let state = self.state_str();
         normalise(&mut params, &state);
         self.seq += 1;
+        self.llm_script = cb.llm_script.take();
         let mut callbacks = cb.records;
         for r in &mut callbacks {
             normalise(&mut r.params, &state);
@@ -538,6 +542,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         retry_fallback_reason: None,
         heartbeat_run: false,
         pending_system_events: Vec::new(),
+        llm_script: None,
         host_order_rejected: false,
         agent_rpc_run: false,
         channel_message: None,
