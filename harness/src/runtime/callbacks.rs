@@ -169,6 +169,19 @@ pub fn plan_compaction(ms: &[AgentMessage], token_budget: u64) -> Option<Compact
     Some(CompactionPlan { first_kept, summary, tokens_before: before, tokens_after: after, pi_message: false })
 }
 
+/// A host model call's answer from the run's lent script: the next scripted
+/// reply's text (Err: a scripted failure), else the mock's unscripted reply.
+fn next_reply(script: &mut Option<VecDeque<ModelReply>>) -> super::compact::SummaryReply {
+    match script.as_mut().and_then(VecDeque::pop_front) {
+        Some(ModelReply::Text(t)) => Ok(t),
+        Some(ModelReply::Full(s)) => match s.error {
+            Some(e) => Err(e.message.unwrap_or_else(|| format!("{:?}", e.kind).to_lowercase())),
+            None => Ok(s.text.unwrap_or_default()),
+        },
+        None => Ok(super::compact::UNSCRIPTED_REPLY.to_string()),
+    }
+}
+
 impl HostHandler for Callbacks<'_> {
     fn request(&mut self, m: &str, params: &Value) -> Result<Value, RpcError> {
         let result = match m {
@@ -182,21 +195,18 @@ impl HostHandler for Callbacks<'_> {
                 // the text is the model's answer, "" for a failed call
                 // (`clawspec twin overflow-provider-tokens` on builtin:window:
                 // the summary is the scripted reply after the overflow).
-                Some(None) => {
-                    let text = match self.llm_script.as_mut().and_then(VecDeque::pop_front) {
-                        Some(ModelReply::Text(t)) => t,
-                        Some(ModelReply::Full(s)) if s.error.is_some() => String::new(),
-                        Some(ModelReply::Full(s)) => s.text.unwrap_or_default(),
-                        None => super::compact::UNSCRIPTED_REPLY.to_string(),
-                    };
-                    json!({"text": text})
-                }
+                Some(None) => json!({"text": next_reply(&mut self.llm_script).unwrap_or_default()}),
             },
-            method::HOST_DELEGATE_COMPACTION if self.builtin_2026_4.is_some() && params["runtimeContext"]["trigger"] == "manual" => {
+            method::HOST_DELEGATE_COMPACTION if self.builtin_2026_4.is_some() => {
                 let b = self.builtin_2026_4.as_ref().expect("checked");
                 let live: Vec<&Entry> = self.entries.iter().filter(|e| !e.abandoned).collect();
-                let (r, plan) = b.manual(&live, params);
-                self.plan = plan;
+                let script = &mut self.llm_script;
+                let (r, plan) = b.compact(&live, params, &mut || next_reply(script));
+                // Indexes into the live entries; the transcript's own index.
+                self.plan = plan.map(|mut p| {
+                    p.first_kept = live.get(p.first_kept).and_then(|e| self.entries.iter().position(|x| x.id == e.id)).unwrap_or(self.entries.len());
+                    p
+                });
                 r
             }
             method::HOST_DELEGATE_COMPACTION => {

@@ -58,32 +58,107 @@ pub struct Builtin2026_4 {
     pub compaction_entry_id: String,
 }
 
+/// pi's `keepRecentTokens` default (settings-manager.js
+/// `getCompactionKeepRecentTokens`: `?? 20000`); the twin config sets none.
+pub const KEEP_RECENT_TOKENS: u64 = 20_000;
+
+/// One summarisation call's answer: its text, or the provider's failure.
+pub type SummaryReply = Result<String, String>;
+
 impl Builtin2026_4 {
-    pub fn manual(&self, live: &[&Entry], params: &Value) -> (Value, Option<CompactionPlan>) {
+    /// `ask` answers each summarisation model call in the order pi sends
+    /// them (the history first, then a split turn's prefix: `Promise.all`
+    /// starts them in that order).
+    pub fn compact(&self, live: &[&Entry], params: &Value, ask: &mut dyn FnMut() -> SummaryReply) -> (Value, Option<CompactionPlan>) {
         let ms: Vec<&AgentMessage> = live.iter().map(|e| &e.message).collect();
         if !ms.iter().any(|m| is_real_conversation(m)) {
             return (json!({"ok": true, "compacted": false, "reason": "no real conversation messages"}), None);
         }
+        let manual = params["runtimeContext"]["trigger"] == "manual";
+        // `prepareCompaction`: nothing after the last compaction ⇒ no preparation
+        // (agent-session.js then throws "Already compacted", which
+        // compactEmbeddedPiSessionDirect reports as a failed result; twin of
+        // overflow-natural on 2026.4.26).
+        if matches!(ms.last(), Some(AgentMessage::CompactionSummary(_))) {
+            return (json!({"ok": false, "compacted": false, "reason": "Already compacted"}), None);
+        }
+        let start = ms.iter().rposition(|m| matches!(m, AgentMessage::CompactionSummary(_))).map_or(0, |i| i + 1);
+        let cut = find_cut_point(self.estimator, &ms, start, KEEP_RECENT_TOKENS);
+        let history_end = cut.turn_start.unwrap_or(cut.first_kept);
+        let history: Vec<&AgentMessage> = ms[start..history_end].to_vec();
+        let prefix: Vec<&AgentMessage> = cut.turn_start.map(|t| ms[t..cut.first_kept].to_vec()).unwrap_or_default();
+        let text = if !prefix.is_empty() {
+            let h = if history.is_empty() { Ok("No prior history.".to_string()) } else { ask() };
+            let p = ask();
+            h.and_then(|h| p.map(|p| format!("{h}\n\n---\n\n**Turn Context (split turn):**\n\n{p}")))
+        } else {
+            ask()
+        };
+        let text = match text {
+            Ok(t) => t,
+            // generateSummary throws on `stopReason: "error"` (compaction.js).
+            Err(e) => return (json!({"ok": false, "compacted": false, "reason": format!("Summarization failed: {e}")}), None),
+        };
+        let mut summarised = history.clone();
+        summarised.extend(prefix.iter().copied());
+        let (read, modified) = file_lists(&summarised);
+        let summary = format!("{text}{}", format_file_operations(&read, &modified));
         let observed = params.get("currentTokenCount").and_then(Value::as_u64).filter(|n| *n > 0);
-        let (read, modified) = file_lists(&ms);
-        let summary = format!("{UNSCRIPTED_REPLY}{}", format_file_operations(&read, &modified));
         let tokens_before = observed.unwrap_or_else(|| estimate_context_tokens(self.estimator, &ms));
         let full: u64 = ms.iter().map(|m| self.estimator.message(m)).sum();
-        let after = self.estimator.text(&summary);
+        // A manual boundary keeps nothing (module doc); else the kept tail stays.
+        let first_kept = if manual { live.len() } else { cut.first_kept };
+        let after = self.estimator.text(&summary) + ms[first_kept..].iter().map(|m| self.estimator.message(m)).sum::<u64>();
         let baseline = observed.unwrap_or(full);
         let over = match observed {
             Some(o) => after > o,
             None => baseline > 0 && after as f64 > baseline as f64 * 1.1,
         };
         let tokens_after = (!over).then_some(after);
-        let mut result = json!({"summary": summary, "firstKeptEntryId": self.compaction_entry_id, "tokensBefore": tokens_before,
+        let first_kept_id = if manual { self.compaction_entry_id.clone() } else { live[first_kept].id.clone() };
+        let mut result = json!({"summary": summary, "firstKeptEntryId": first_kept_id, "tokensBefore": tokens_before,
             "details": {"readFiles": read, "modifiedFiles": modified}});
         if let Some(t) = tokens_after {
             result["tokensAfter"] = json!(t);
         }
-        let plan = CompactionPlan { first_kept: live.len(), summary, tokens_before, tokens_after: tokens_after.unwrap_or(0), pi_message: true };
+        let plan = CompactionPlan { first_kept, summary, tokens_before, tokens_after: tokens_after.unwrap_or(0), pi_message: true };
         (json!({"ok": true, "compacted": true, "result": result}), Some(plan))
     }
+}
+
+struct CutPoint {
+    first_kept: usize,
+    /// The user message that starts the turn the cut splits.
+    turn_start: Option<usize>,
+}
+
+/// pi's `findCutPoint` (compaction.js) over the context's messages from
+/// `start`: walk back from the newest, summing estimates, until `keep` is
+/// reached; cut at the first user/assistant/custom message at or after that
+/// one (never a tool result), else keep from the first; a cut that is not at
+/// a user message splits the turn that user message started.
+fn find_cut_point(est: Estimator, ms: &[&AgentMessage], start: usize, keep: u64) -> CutPoint {
+    let cut_points: Vec<usize> = (start..ms.len()).filter(|&i| !matches!(ms[i], AgentMessage::ToolResult(_))).collect();
+    let Some(&first) = cut_points.first() else {
+        return CutPoint { first_kept: start, turn_start: None };
+    };
+    let mut cut = first;
+    let mut acc = 0;
+    for i in (start..ms.len()).rev() {
+        acc += est.message(ms[i]);
+        if acc >= keep {
+            if let Some(&c) = cut_points.iter().find(|&&c| c >= i) {
+                cut = c;
+            }
+            break;
+        }
+    }
+    let turn_start = if matches!(ms[cut], AgentMessage::User(_)) {
+        None
+    } else {
+        (start..=cut).rev().find(|&i| matches!(ms[i], AgentMessage::User(_) | AgentMessage::BashExecution(_)))
+    };
+    CutPoint { first_kept: cut, turn_start }
 }
 
 /// pi's `estimateContextTokens` (compaction.js): usage of the last assistant
@@ -275,7 +350,7 @@ mod tests {
 
     fn manual(es: &[Entry], params: Value) -> (Value, Option<CompactionPlan>) {
         let b = Builtin2026_4 { estimator: Estimator::Pi, compaction_entry_id: "e9".into() };
-        b.manual(&es.iter().collect::<Vec<_>>(), &params)
+        b.compact(&es.iter().collect::<Vec<_>>(), &params, &mut || Ok(UNSCRIPTED_REPLY.to_string()))
     }
 
     /// The real 2026.4.26 host on manual-compact (`clawspec twin`): the
@@ -305,6 +380,14 @@ mod tests {
         ]));
         let (r, _) = manual(&es, json!({"runtimeContext": {"trigger": "manual"}}));
         assert_eq!(r["result"]["tokensBefore"], 17, "input+output, then 2 for the trailing user message");
+        // Files come from the summarised part only: here pi keeps all of it.
+        assert_eq!(r["result"]["details"], json!({"readFiles": [], "modifiedFiles": []}));
+        let mut es = es;
+        es.extend(entries(json!([{"role": "user", "content": "x".repeat(80_004), "timestamp": 4}])).into_iter().map(|mut e| {
+            e.id = "e4".into();
+            e
+        }));
+        let (r, _) = manual(&es, json!({"runtimeContext": {"trigger": "manual"}}));
         assert_eq!(r["result"]["details"], json!({"readFiles": ["a.rs"], "modifiedFiles": ["b.rs"]}));
         assert_eq!(r["result"]["summary"], "ok\n\n<read-files>\na.rs\n</read-files>\n\n<modified-files>\nb.rs\n</modified-files>");
         // An observed count wins, and bounds tokensAfter.
@@ -312,9 +395,45 @@ mod tests {
         assert_eq!(r["result"]["tokensBefore"], 900);
     }
 
+    /// A non-manual compaction keeps pi's recent tail (20 000 estimated
+    /// tokens, cut at a user/assistant message) and asks the model once per
+    /// part: a cut inside a turn adds the turn prefix's summary.
+    #[test]
+    fn a_2026_4_recovery_compaction_keeps_the_recent_tail_and_splits_a_cut_turn() {
+        let big = "x".repeat(50_000); // 12 500 tokens each
+        let es = entries(json!([
+            {"role": "user", "content": big, "timestamp": 1},
+            {"role": "assistant", "content": [{"type": "text", "text": big}], "stopReason": "stop", "timestamp": 2},
+            {"role": "user", "content": big, "timestamp": 3},
+            {"role": "assistant", "content": [{"type": "text", "text": big}], "stopReason": "stop", "timestamp": 4},
+        ]));
+        let b = Builtin2026_4 { estimator: Estimator::Pi, compaction_entry_id: "e9".into() };
+        let mut replies = vec![Ok("history".to_string()), Ok("prefix".to_string())].into_iter();
+        let (r, plan) = b.compact(&es.iter().collect::<Vec<_>>(), &json!({"runtimeContext": {"trigger": "overflow"}}), &mut || replies.next().unwrap());
+        // 12 500 (e4) < 20 000 ≤ 25 000 (e3+e4): the cut is at e3, a user message.
+        assert_eq!(r["result"]["firstKeptEntryId"], "e3");
+        assert_eq!(r["result"]["summary"], "history");
+        assert_eq!(plan.unwrap().first_kept, 2);
+        // Only the last assistant fits: cut at it, splitting the turn e3 started.
+        let es = entries(json!([
+            {"role": "user", "content": "short", "timestamp": 1},
+            {"role": "assistant", "content": [{"type": "text", "text": "short"}], "stopReason": "stop", "timestamp": 2},
+            {"role": "user", "content": "short", "timestamp": 3},
+            {"role": "assistant", "content": [{"type": "text", "text": big}, {"type": "text", "text": big}], "stopReason": "stop", "timestamp": 4},
+        ]));
+        let mut replies = vec![Ok("history".to_string()), Ok("prefix".to_string())].into_iter();
+        let (r, _) = b.compact(&es.iter().collect::<Vec<_>>(), &json!({"runtimeContext": {"trigger": "overflow"}}), &mut || replies.next().unwrap());
+        assert_eq!(r["result"]["firstKeptEntryId"], "e4");
+        assert_eq!(r["result"]["summary"], "history\n\n---\n\n**Turn Context (split turn):**\n\nprefix");
+        // A scripted provider failure fails the compaction.
+        let (r, plan) = b.compact(&es.iter().collect::<Vec<_>>(), &json!({"runtimeContext": {"trigger": "overflow"}}), &mut || Err("boom".into()));
+        assert_eq!(r, json!({"ok": false, "compacted": false, "reason": "Summarization failed: boom"}));
+        assert!(plan.is_none());
+    }
+
     #[test]
     fn a_2026_4_session_without_conversation_is_skipped() {
-        let (r, plan) = manual(&entries(json!([{"role": "user", "content": "  ", "timestamp": 1}])), json!({}));
+        let (r, plan) = manual(&entries(json!([{"role": "user", "content": "  ", "timestamp": 1}])), json!({"runtimeContext": {"trigger": "manual"}}));
         assert_eq!(r, json!({"ok": true, "compacted": false, "reason": "no real conversation messages"}));
         assert!(plan.is_none());
     }
