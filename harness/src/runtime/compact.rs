@@ -56,6 +56,8 @@ pub struct Builtin2026_4 {
     pub estimator: Estimator,
     /// The id the compaction entry will get (`Transcript::next_id`).
     pub compaction_entry_id: String,
+    /// The session's last entry is a compaction (`Transcript::compaction_is_last`).
+    pub compaction_is_last: bool,
 }
 
 /// pi's `keepRecentTokens` default (settings-manager.js
@@ -79,7 +81,9 @@ impl Builtin2026_4 {
         // (agent-session.js then throws "Already compacted", which
         // compactEmbeddedPiSessionDirect reports as a failed result; twin of
         // overflow-natural on 2026.4.26).
-        if matches!(ms.last(), Some(AgentMessage::CompactionSummary(_))) {
+        // (pi appends the compaction entry after the kept tail, so it stays the
+        // last entry until something new is written.)
+        if self.compaction_is_last || matches!(ms.last(), Some(AgentMessage::CompactionSummary(_))) {
             return (json!({"ok": false, "compacted": false, "reason": "Already compacted"}), None);
         }
         let start = ms.iter().rposition(|m| matches!(m, AgentMessage::CompactionSummary(_))).map_or(0, |i| i + 1);
@@ -349,7 +353,7 @@ mod tests {
     }
 
     fn manual(es: &[Entry], params: Value) -> (Value, Option<CompactionPlan>) {
-        let b = Builtin2026_4 { estimator: Estimator::Pi, compaction_entry_id: "e9".into() };
+        let b = Builtin2026_4 { estimator: Estimator::Pi, compaction_entry_id: "e9".into(), compaction_is_last: false };
         b.compact(&es.iter().collect::<Vec<_>>(), &params, &mut || Ok(UNSCRIPTED_REPLY.to_string()))
     }
 
@@ -407,7 +411,7 @@ mod tests {
             {"role": "user", "content": big, "timestamp": 3},
             {"role": "assistant", "content": [{"type": "text", "text": big}], "stopReason": "stop", "timestamp": 4},
         ]));
-        let b = Builtin2026_4 { estimator: Estimator::Pi, compaction_entry_id: "e9".into() };
+        let b = Builtin2026_4 { estimator: Estimator::Pi, compaction_entry_id: "e9".into(), compaction_is_last: false };
         let mut replies = vec![Ok("history".to_string()), Ok("prefix".to_string())].into_iter();
         let (r, plan) = b.compact(&es.iter().collect::<Vec<_>>(), &json!({"runtimeContext": {"trigger": "overflow"}}), &mut || replies.next().unwrap());
         // 12 500 (e4) < 20 000 ≤ 25 000 (e3+e4): the cut is at e3, a user message.
@@ -428,6 +432,18 @@ mod tests {
         // A scripted provider failure fails the compaction.
         let (r, plan) = b.compact(&es.iter().collect::<Vec<_>>(), &json!({"runtimeContext": {"trigger": "overflow"}}), &mut || Err("boom".into()));
         assert_eq!(r, json!({"ok": false, "compacted": false, "reason": "Summarization failed: boom"}));
+        assert!(plan.is_none());
+    }
+
+    /// timeout-recovery on the real 2026.4.26 host: a second compaction with
+    /// nothing written since the first answers "Already compacted" without
+    /// asking the model.
+    #[test]
+    fn a_2026_4_compaction_right_after_another_is_already_compacted() {
+        let es = entries(json!([{"role": "user", "content": "fix it", "timestamp": 1}, {"role": "assistant", "content": [{"type": "text", "text": "done"}], "timestamp": 2}]));
+        let b = Builtin2026_4 { estimator: Estimator::Pi, compaction_entry_id: "e9".into(), compaction_is_last: true };
+        let (r, plan) = b.compact(&es.iter().collect::<Vec<_>>(), &json!({"runtimeContext": {"trigger": "timeout_recovery"}}), &mut || panic!("no model call"));
+        assert_eq!(r, json!({"ok": false, "compacted": false, "reason": "Already compacted"}));
         assert!(plan.is_none());
     }
 

@@ -327,7 +327,7 @@ impl<'a> Sim<'a> {
             }
         }
         let llm = self.profile.runtime_llm_v2026_9.then(|| callbacks::RuntimeLlm { api: self.setup.api.clone(), provider: self.setup.provider.clone(), model: self.setup.model.clone() });
-        let builtin = self.profile.builtin_compaction_v2026_4.then(|| compact::Builtin2026_4 { estimator: self.profile.estimator, compaction_entry_id: self.transcript.next_id() });
+        let builtin = self.profile.builtin_compaction_v2026_4.then(|| compact::Builtin2026_4 { estimator: self.profile.estimator, compaction_entry_id: self.transcript.next_id(), compaction_is_last: self.transcript.compaction_is_last() });
         let mut cb = Callbacks::new(&self.transcript.entries).with_runtime_llm(llm).with_builtin_2026_4(builtin).with_llm_script(self.llm_script.take());
         let engine = self.engine.as_mut().ok_or_else(|| Abort::Harness("engine not running".into()))?;
         let res = engine.call_ref(m, &params, opts, &mut cb).await;
@@ -400,6 +400,7 @@ impl<'a> Sim<'a> {
         for e in kept {
             self.transcript.append(e.message, e.timestamp);
         }
+        self.transcript.mark_compacted();
         self.transcript.generation += 1;
         self.rewrites += 1;
         self.transcript.rewritten();
