@@ -17,7 +17,7 @@ import path from "node:path";
 
 import { compileCacheWarm, connect, freePort, freezeTrace, gatewayEnv, groupCpuMs, markCompileCacheWarm, packagedCompileCacheDir, startGateway as startGateway_, stopGateway } from "./lib/gateway.js";
 import { bundledSubset } from "./lib/bundled-subset.js";
-import { HostRuns } from "./lib/runs.js";
+import { HostRuns, awaitCommandDispose, calls as callsOf } from "./lib/runs.js";
 import { drive, markStep, withStartupRetry } from "./lib/steps.js";
 import { prepareResultFiles, prepareStandIns } from "./lib/tools.js";
 
@@ -327,6 +327,7 @@ try {
   for (const [index, step] of plan.steps.entries()) {
     const ts = Date.now();
     mark({ kind: "step", step: step.step });
+    const disposes = callsOf(plan.trace, "dispose");
     const marked = await markStep(plan.provider.stepUrl, step.step);
     // 2026.4.x (stageDir set) may stage a plugin's npm dependencies inside the
     // turn, blocking the gateway (see startGateway); give the wait that margin.
@@ -343,6 +344,7 @@ try {
     // under step 2). Wait for the bridge's trace to go quiet before the next
     // step's boundary, so every call lands in the step that caused it.
     if (RELEASE_4X) await traceQuiet(plan.trace);
+    else if (step.kind === "command") await awaitCommandDispose(plan.trace, disposes, 30_000);
     result.steps.push({ step: step.step, ...outcome, unaskedReplies: marked?.dropped ?? null, timing: { wallMs: Date.now() - ts } });
   }
   mark({ kind: "end" });

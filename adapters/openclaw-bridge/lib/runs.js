@@ -131,6 +131,27 @@ export function disposedAfter(file, method) {
   return last >= 0 && rs.slice(last + 1).some((r) => r.method === "dispose");
 }
 
+/**
+ * 2026.9.x disposes a `/compact` command's engine instance in the background:
+ * the command's result is answered first and `engine?.dispose?.()` runs in the
+ * finally after the foreground work (a compaction's maintain) closes (dist
+ * embedded-agent-*.mjs, the resolveEngine/transferEngine scope), so agent.wait
+ * may answer before it and the dispose landed in the next step (twin
+ * compact-state-effect on builtin:window: step 4, not 3). For an engine with
+ * `dispose`, wait until `file` records more than `since` finished disposes.
+ * Bounded and never throwing: a host that does not dispose is recorded as it is.
+ * Resolves whether the dispose came.
+ */
+export async function awaitCommandDispose(file, since, timeoutMs, pollMs = 100) {
+  if (!engineHas(file, "dispose")) return false;
+  const until = Date.now() + timeoutMs;
+  while (calls(file, "dispose") <= since) {
+    if (Date.now() > until) return false;
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+  return true;
+}
+
 /** Resolve once `file` records more than `since` finished calls of `method`; reject after `timeoutMs`. */
 export async function awaitCall(file, method, since, timeoutMs, pollMs = 100) {
   const until = Date.now() + timeoutMs;

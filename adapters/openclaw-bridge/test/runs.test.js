@@ -5,7 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-import { HostRuns, awaitCall, calls as callsOf, engineHas, runOf } from "../lib/runs.js";
+import { HostRuns, awaitCall, awaitCommandDispose, calls as callsOf, engineHas, runOf } from "../lib/runs.js";
 import { drive } from "../lib/steps.js";
 
 const agentEvent = (runId, sessionKey, extra = {}) => ({ type: "event", event: "agent", payload: { runId, sessionKey, stream: "lifecycle", data: { phase: "start" }, ...extra } });
@@ -93,5 +93,21 @@ test("awaitRun waits for the host's follow-up call (onSubagentEnded) when the en
   client.runs.observe(agentEvent("announce-2", "agent:main:main"));
   const out = await drive(client, { kind: "awaitRun", sessionKey: "agent:main:main", timeoutMs: 50, awaitCall: "rollback" }, 2, { trace });
   assert.deepEqual(out, { wait: "ok", error: null, hostRun: true });
+  fs.rmSync(dir, { recursive: true });
+});
+
+test("a command's background dispose is awaited, and only for an engine that disposes", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "runs-dispose-"));
+  const file = path.join(dir, "trace.ndjson");
+  const put = (r) => fs.appendFileSync(file, `${JSON.stringify(r)}\n`);
+  put({ kind: "initialize", methods: ["compact"] });
+  assert.equal(await awaitCommandDispose(file, 0, 5_000), false, "no dispose method: no wait");
+  fs.writeFileSync(file, "");
+  put({ kind: "initialize", methods: ["compact", "dispose"] });
+  put({ kind: "call", method: "dispose", reply: { ok: null } });
+  put({ kind: "call", method: "compact", reply: { ok: {} } });
+  setTimeout(() => put({ kind: "call", method: "dispose", reply: { ok: null } }), 200);
+  assert.equal(await awaitCommandDispose(file, 1, 5_000, 20), true);
+  assert.equal(await awaitCommandDispose(file, 2, 100, 20), false, "bounded: no second dispose comes");
   fs.rmSync(dir, { recursive: true });
 });

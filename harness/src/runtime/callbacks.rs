@@ -1,6 +1,7 @@
 //! Engine → host requests answered while a call is in flight, deterministically:
-//! `host/llm.complete` (a digest summary; on 2026.9.6 the request the real
-//! host cannot send fails as it does there, [`RuntimeLlm`]), `host/delegateCompaction`
+//! `host/llm.complete` (2026.9.6 only, [`RuntimeLlm`]: a digest summary, and
+//! the request the real host cannot send fails as it does there; 2026.4.26
+//! offers no `runtimeContext.llm`, so the call is refused), `host/delegateCompaction`
 //! (OpenClaw's built-in compaction, `delegateCompactionToRuntime`,
 //! openclaw `src/context-engine/delegate.ts`), `host/rewriteTranscriptEntries`.
 
@@ -8,7 +9,10 @@ use clawspec_contract::protocol::{code, method, RpcError};
 use clawspec_contract::*;
 use serde_json::{json, Value};
 
+use std::collections::VecDeque;
+
 use crate::driver::HostHandler;
+use crate::scenario::model::ModelReply;
 use super::transcript::Entry;
 use crate::trace::CallbackRecord;
 
@@ -20,6 +24,10 @@ pub struct CompactionPlan {
     pub summary: String,
     pub tokens_before: u64,
     pub tokens_after: u64,
+    /// The session's `compactionSummary` message is pi's projection of the
+    /// compaction entry, `{summary, tokensBefore, timestamp}` only (2026.4.26,
+    /// `runtime::compact::manual_builtin_2026_4`).
+    pub pi_message: bool,
 }
 
 pub struct Callbacks<'a> {
@@ -29,13 +37,36 @@ pub struct Callbacks<'a> {
     pub entries: &'a [Entry],
     pub plan: Option<CompactionPlan>,
     pub log: Vec<String>,
-    /// The 2026.9.6 host's `runtimeContext.llm` (None: the digest stand-in only).
+    /// 2026.4.26's built-in compaction for a manual `/compact`
+    /// (`runtime::compact::manual_builtin_2026_4`); None: the digest model.
+    pub builtin_2026_4: Option<super::compact::Builtin2026_4>,
+    /// The model replies the current run has still scripted, lent for a
+    /// recovery compaction: 2026.9.6's `llm.complete` is a real model call, so
+    /// it takes the next one (the mock answers in order), as the real host's
+    /// does. None, or none left: the mock's unscripted answer.
+    pub llm_script: Option<VecDeque<ModelReply>>,
+    /// The 2026.9.6 host's `runtimeContext.llm`. None: the host has no such
+    /// capability (2026.4.26: its dist has no runtime-llm module and no
+    /// compaction or attempt context carries `llm`), so `host/llm.complete` is
+    /// refused as the twin bridge refuses a callback the host did not offer
+    /// (adapters/openclaw-bridge/index.js `hostRequest`: -32601 "… was not
+    /// offered on this call", nothing recorded); the engine falls back.
     pub llm: Option<RuntimeLlm>,
 }
 
 impl<'a> Callbacks<'a> {
     pub fn new(entries: &'a [Entry]) -> Self {
-        Callbacks { records: Vec::new(), entries, plan: None, log: Vec::new(), llm: None }
+        Callbacks { records: Vec::new(), entries, plan: None, log: Vec::new(), builtin_2026_4: None, llm_script: None, llm: None }
+    }
+
+    pub fn with_builtin_2026_4(mut self, b: Option<super::compact::Builtin2026_4>) -> Self {
+        self.builtin_2026_4 = b;
+        self
+    }
+
+    pub fn with_llm_script(mut self, script: Option<VecDeque<ModelReply>>) -> Self {
+        self.llm_script = script;
+        self
     }
 
     pub fn with_runtime_llm(mut self, llm: Option<RuntimeLlm>) -> Self {
@@ -135,19 +166,49 @@ pub fn plan_compaction(ms: &[AgentMessage], token_budget: u64) -> Option<Compact
     if after >= before {
         return None;
     }
-    Some(CompactionPlan { first_kept, summary, tokens_before: before, tokens_after: after })
+    Some(CompactionPlan { first_kept, summary, tokens_before: before, tokens_after: after, pi_message: false })
+}
+
+/// A host model call's answer from the run's lent script: the next scripted
+/// reply's text (Err: a scripted failure), else the mock's unscripted reply.
+fn next_reply(script: &mut Option<VecDeque<ModelReply>>) -> super::compact::SummaryReply {
+    match script.as_mut().and_then(VecDeque::pop_front) {
+        Some(ModelReply::Text(t)) => Ok(t),
+        Some(ModelReply::Full(s)) => match s.error {
+            Some(e) => Err(e.message.unwrap_or_else(|| format!("{:?}", e.kind).to_lowercase())),
+            None => Ok(s.text.unwrap_or_default()),
+        },
+        None => Ok(super::compact::UNSCRIPTED_REPLY.to_string()),
+    }
 }
 
 impl HostHandler for Callbacks<'_> {
     fn request(&mut self, m: &str, params: &Value) -> Result<Value, RpcError> {
         let result = match m {
-            method::HOST_LLM_COMPLETE => match self.llm.as_ref().and_then(|l| l.unsendable(params)) {
-                Some(failed) => failed,
+            method::HOST_LLM_COMPLETE => match self.llm.as_ref().map(|l| l.unsendable(params)) {
                 None => {
-                    let messages = params.get("messages").and_then(Value::as_array).cloned().unwrap_or_default();
-                    json!({"text": summarize(&messages)})
+                    return Err(RpcError { code: code::METHOD_NOT_FOUND, message: format!("{m} was not offered on this call"), data: None });
                 }
+                Some(Some(failed)) => failed,
+                // `createRuntimeLlm` sends the request to the session's model
+                // (runtime-llm.runtime-*.mjs, `execution.mode: "direct-provider"`):
+                // the text is the model's answer, "" for a failed call
+                // (`clawspec twin overflow-provider-tokens` on builtin:window:
+                // the summary is the scripted reply after the overflow).
+                Some(None) => json!({"text": next_reply(&mut self.llm_script).unwrap_or_default()}),
             },
+            method::HOST_DELEGATE_COMPACTION if self.builtin_2026_4.is_some() => {
+                let b = self.builtin_2026_4.as_ref().expect("checked");
+                let live: Vec<&Entry> = self.entries.iter().filter(|e| !e.abandoned).collect();
+                let script = &mut self.llm_script;
+                let (r, plan) = b.compact(&live, params, &mut || next_reply(script));
+                // Indexes into the live entries; the transcript's own index.
+                self.plan = plan.map(|mut p| {
+                    p.first_kept = live.get(p.first_kept).and_then(|e| self.entries.iter().position(|x| x.id == e.id)).unwrap_or(self.entries.len());
+                    p
+                });
+                r
+            }
             method::HOST_DELEGATE_COMPACTION => {
                 let budget = params.get("tokenBudget").and_then(Value::as_u64).unwrap_or(u64::MAX / 4);
                 let transcript: Vec<AgentMessage> = self.entries.iter().filter(|e| !e.abandoned).map(|e| e.message.clone()).collect();
@@ -205,13 +266,32 @@ mod tests {
         if fails {
             assert_eq!((out["text"].as_str(), out["stopReason"].as_str()), (Some(""), Some("error")), "{out}");
         } else {
-            assert!(out["text"].as_str().unwrap().starts_with("Summary of "), "{out}");
+            assert_eq!(out, json!({"text": "ok"}), "a model call, unscripted");
         }
     }
 
+    /// A sendable request is a model call: it takes the run's next scripted
+    /// reply, else the mock's unscripted "ok".
     #[test]
-    fn without_the_2026_9_llm_every_request_gets_the_digest() {
-        let out = complete(None, serde_json::from_str(BLOCKS).unwrap());
-        assert_eq!(out, json!({"text": "Summary of 2 messages (8 words): why did the build fail a flaky test"}));
+    fn the_2026_9_llm_answers_a_sendable_request_with_the_next_scripted_reply() {
+        let script: VecDeque<ModelReply> = [ModelReply::Text("Integration tests are the slowest stage.".into()), ModelReply::Text("second".into())].into();
+        let mut cb = Callbacks::new(&[]).with_runtime_llm(Some(llm("openai-responses"))).with_llm_script(Some(script));
+        let req = json!({"messages": serde_json::from_str::<Value>(BLOCKS).unwrap(), "maxTokens": 512});
+        assert_eq!(cb.request(method::HOST_LLM_COMPLETE, &req).unwrap(), json!({"text": "Integration tests are the slowest stage."}));
+        assert_eq!(cb.llm_script.as_ref().unwrap().len(), 1, "the reply is used up");
+        assert_eq!(complete(Some(llm("openai-responses")), serde_json::from_str(BLOCKS).unwrap()), json!({"text": "ok"}));
+    }
+
+    /// 2026.4.26 has no `runtimeContext.llm`: the request is refused and not
+    /// recorded (real 2026.4.26 gateway, `clawspec twin compact-state-effect`
+    /// on builtin:window: the engine's compaction summary is its truncation
+    /// fallback, and the bridge recorded no llm.complete callback).
+    #[test]
+    fn without_a_runtime_llm_the_request_is_refused_and_not_recorded() {
+        let mut cb = Callbacks::new(&[]).with_runtime_llm(None);
+        let err = cb.request(method::HOST_LLM_COMPLETE, &json!({"messages": [], "maxTokens": 512})).unwrap_err();
+        assert_eq!(err.code, code::METHOD_NOT_FOUND);
+        assert!(err.message.contains("not offered"), "{}", err.message);
+        assert!(cb.records.is_empty());
     }
 }

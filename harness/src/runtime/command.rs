@@ -84,6 +84,39 @@ impl Sim<'_> {
         Value::Object(c)
     }
 
+    /// The `runtimeContext` of a manual `/compact` on 2026.4.26: the command
+    /// handler's `compactEmbeddedPiSession` params (dist
+    /// commands-handlers.runtime-*.js, the `trigger: "manual"` call) as the
+    /// compactor hands them to the engine, plus `tokenBudget`; no token
+    /// count, no diagnostics, no `llm` (observed on the real 2026.4.26
+    /// gateway, `clawspec twin manual-compact`; `thinkLevel` is the default
+    /// the handler resolves for the session's Claude model).
+    pub fn manual_compact_context_2026_4(&self, token_budget: u64, instructions: Option<&str>) -> Value {
+        let mut c = Map::new();
+        c.insert("sessionId".into(), json!(self.transcript.session_id));
+        c.insert("sessionKey".into(), json!(self.setup.session_key));
+        c.insert("allowGatewaySubagentBinding".into(), json!(true));
+        c.insert("messageChannel".into(), json!(WEBCHAT));
+        c.insert("senderId".into(), json!(GATEWAY_CLIENT_ID));
+        c.insert("senderName".into(), json!(GATEWAY_CLIENT_NAME));
+        c.insert("senderUsername".into(), json!(GATEWAY_CLIENT_NAME));
+        c.insert("sessionFile".into(), json!(self.session_file()));
+        c.insert("workspaceDir".into(), json!(self.workspace_dir()));
+        c.insert("agentDir".into(), json!(self.agent_dir()));
+        c.insert("config".into(), json!({}));
+        c.insert("provider".into(), json!(self.setup.provider));
+        c.insert("model".into(), json!(self.setup.model));
+        c.insert("thinkLevel".into(), json!("adaptive"));
+        c.insert("bashElevated".into(), json!({"enabled": false, "allowed": false, "defaultLevel": "off"}));
+        if let Some(i) = instructions {
+            c.insert("customInstructions".into(), json!(i));
+        }
+        c.insert("trigger".into(), json!("manual"));
+        c.insert("senderIsOwner".into(), json!(true));
+        c.insert("tokenBudget".into(), json!(token_budget));
+        Value::Object(c)
+    }
+
     /// The session store entry the command handler passes (`sessionEntry:
     /// expectedSession`) for a session the gateway has not yet run a turn in.
     fn command_session_entry(&self) -> Value {
@@ -124,6 +157,50 @@ pub fn format_token_count(v: u64) -> String {
         }
     }
     format!("{:.1}m", v as f64 / 1e6)
+}
+
+/// The system event a manual `/compact` queues on 2026.4.26 (dist
+/// commands-handlers.runtime-*.js `handleCompactCommand`: the label,
+/// `formatCompactionReason`, `formatContextUsageShort` of
+/// status-message-*.js, then `enqueueSystemEvent(line)`), for the engine's
+/// compact result; the next turn's prompt drains it (`clawspec twin
+/// manual-compact` on the real 2026.4.26 gateway: "Compacted (149 → 1) •
+/// Context 1/32k (0%)"). With no `tokensAfter` the session's fresh total is
+/// not modelled ("?").
+pub fn compact_system_event_2026_4(result: &Value, context_tokens: u64) -> String {
+    let reason = result["reason"].as_str().map(str::trim).filter(|r| !r.is_empty());
+    let lower = reason.unwrap_or("").to_lowercase();
+    let skip = ["nothing to compact", "below threshold", "already compacted", "no real conversation messages"].iter().any(|k| lower.contains(k));
+    let (before, after) = (result["result"]["tokensBefore"].as_u64(), result["result"]["tokensAfter"].as_u64());
+    let label = if result["ok"] == true || skip {
+        if result["compacted"] == true {
+            match (before, after) {
+                (Some(b), Some(a)) => format!("Compacted ({} → {})", format_token_count(b), format_token_count(a)),
+                (Some(b), None) if b > 0 => format!("Compacted ({} before)", format_token_count(b)),
+                _ => "Compacted".to_string(),
+            }
+        } else {
+            "Compaction skipped".to_string()
+        }
+    } else {
+        "Compaction failed".to_string()
+    };
+    let ctx = format_token_count(context_tokens);
+    let usage = match after.filter(|a| *a > 0) {
+        Some(t) => format!("{}/{ctx} ({}%)", format_token_count(t), ((t as f64 / context_tokens as f64) * 100.0).round().min(999.0) as u64),
+        None => format!("?/{ctx}"),
+    };
+    let reason = reason.map(|r| match lower {
+        _ if lower.contains("nothing to compact") => "nothing compactable in this session yet".to_string(),
+        _ if lower.contains("below threshold") => "context is below the compaction threshold".to_string(),
+        _ if lower.contains("already compacted") => "session was already compacted recently".to_string(),
+        _ if lower.contains("no real conversation messages") => "no real conversation messages yet".to_string(),
+        _ => r.to_string(),
+    });
+    match reason {
+        Some(r) => format!("{label}: {r} • Context {usage}"),
+        None => format!("{label} • Context {usage}"),
+    }
 }
 
 /// The status line a manual `/compact` replies with (dist
@@ -302,6 +379,17 @@ pub fn derive_goal_session_title(text: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// The line the real 2026.4.26 gateway queued after `/compact` (`clawspec
+    /// twin manual-compact`), and the label's other branches.
+    #[rstest::rstest]
+    #[case::compacted(json!({"ok": true, "compacted": true, "result": {"tokensBefore": 149, "tokensAfter": 1}}), "Compacted (149 → 1) • Context 1/32k (0%)")]
+    #[case::no_after(json!({"ok": true, "compacted": true, "result": {"tokensBefore": 12_400}}), "Compacted (12k before) • Context ?/32k")]
+    #[case::failed(json!({"ok": false, "compacted": false, "reason": "boom"}), "Compaction failed: boom • Context ?/32k")]
+    #[case::no_conversation(json!({"ok": true, "compacted": false, "reason": "no real conversation messages"}), "Compaction skipped: no real conversation messages yet • Context ?/32k")]
+    fn the_2026_4_compact_system_event(#[case] result: Value, #[case] line: &str) {
+        assert_eq!(compact_system_event_2026_4(&result, 32_000), line);
+    }
+
     #[test]
     fn the_title_is_the_first_words_in_sentence_case_cut_at_a_word() {
         // Observed on the real 2026.9.6 gateway (`clawspec twin compaction-timeout`).
@@ -315,6 +403,7 @@ mod tests {
     fn the_compact_reply_reads_like_the_gateway_command() {
         // Observed on the real 2026.9.6 gateway (`clawspec twin manual-compact`).
         let skipped = json!({"ok": true, "compacted": false, "reason": "nothing to compact"});
+        assert_eq!(compact_system_event_2026_4(&skipped, 32_000), "Compaction skipped: nothing compactable in this session yet • Context ?/32k");
         assert_eq!(compact_reply_text(&skipped, 1_000_000), "⚙️ Compaction skipped: nothing compactable in this session yet • Context ?/1.0m");
         let done = json!({"ok": true, "compacted": true, "result": {"tokensBefore": 12_400, "tokensAfter": 950}});
         assert_eq!(compact_reply_text(&done, 1_000_000), "⚙️ Compacted (12k → 950) • Context 950/1.0m (0%)");

@@ -13,10 +13,235 @@
 //! `rewriteTranscriptEntries`). Twinned on the real host (`clawspec twin
 //! overflow-mid-turn`).
 
-use clawspec_contract::AgentMessage;
+use clawspec_contract::tokens::Estimator;
+use clawspec_contract::{AgentMessage, ContentBlock, MessageContent};
 use serde_json::{json, Map, Value};
 
+use super::callbacks::CompactionPlan;
+use super::transcript::Entry;
 use super::Sim;
+
+/// What the mock provider answers a model call its step scripts no reply
+/// for (mock-providers/src/server.rs: `{"text": "ok"}`). A `/compact` step
+/// scripts none, so the real host's summarisation call gets this text.
+pub const UNSCRIPTED_REPLY: &str = "ok";
+
+/// 2026.4.26's built-in compaction behind `delegateCompactionToRuntime` for a
+/// manual `/compact` (dist delegate-*.js → compact-*.js
+/// `compactEmbeddedPiSessionDirect`):
+/// - `activeSession.compact(customInstructions)` is pi's compaction
+///   (@mariozechner/pi-coding-agent dist/core/compaction/compaction.js
+///   `compact`): the summary is the model's reply text as is, plus
+///   `formatFileOperations` (`<read-files>`/`<modified-files>` sections) when
+///   the summarised turns read or changed files; `details: {readFiles,
+///   modifiedFiles}`; `tokensBefore` is `estimateContextTokens` (the last
+///   valid assistant usage, `totalTokens || input+output+cacheRead+cacheWrite`,
+///   plus pi estimates of what follows it).
+/// - `trigger: "manual"` hardens the boundary (`hardenManualCompactionBoundary`,
+///   no `keepRecentTokens` configured): `firstKeptEntryId` becomes the
+///   compaction entry's own id, so nothing before it stays in context.
+/// - `tokensBefore: observedTokenCount ?? result.tokensBefore` (the command
+///   passes no `currentTokenCount`); `tokensAfter` is the estimate of what is
+///   left (the summary message), dropped when above 1.1 × the full session's
+///   estimate (build-*.js `estimateTokensAfterCompaction`).
+/// - A session with no real conversation is skipped ("no real conversation
+///   messages").
+///
+/// The summary message pi projects into context is `{role:
+/// "compactionSummary", summary, tokensBefore, timestamp}`. Twinned on the
+/// real 2026.4.26 gateway (`clawspec twin manual-compact --engine builtin:legacy`:
+/// summary "ok", tokensAfter 1, details with empty lists).
+#[derive(Clone, Debug)]
+pub struct Builtin2026_4 {
+    pub estimator: Estimator,
+    /// The id the compaction entry will get (`Transcript::next_id`).
+    pub compaction_entry_id: String,
+    /// The session's last entry is a compaction (`Transcript::compaction_is_last`).
+    pub compaction_is_last: bool,
+}
+
+/// pi's `keepRecentTokens` default (settings-manager.js
+/// `getCompactionKeepRecentTokens`: `?? 20000`); the twin config sets none.
+pub const KEEP_RECENT_TOKENS: u64 = 20_000;
+
+/// One summarisation call's answer: its text, or the provider's failure.
+pub type SummaryReply = Result<String, String>;
+
+impl Builtin2026_4 {
+    /// `ask` answers each summarisation model call in the order pi sends
+    /// them (the history first, then a split turn's prefix: `Promise.all`
+    /// starts them in that order).
+    pub fn compact(&self, live: &[&Entry], params: &Value, ask: &mut dyn FnMut() -> SummaryReply) -> (Value, Option<CompactionPlan>) {
+        let ms: Vec<&AgentMessage> = live.iter().map(|e| &e.message).collect();
+        if !ms.iter().any(|m| is_real_conversation(m)) {
+            return (json!({"ok": true, "compacted": false, "reason": "no real conversation messages"}), None);
+        }
+        let manual = params["runtimeContext"]["trigger"] == "manual";
+        // `prepareCompaction`: nothing after the last compaction ⇒ no preparation
+        // (agent-session.js then throws "Already compacted", which
+        // compactEmbeddedPiSessionDirect reports as a failed result; twin of
+        // overflow-natural on 2026.4.26).
+        // (pi appends the compaction entry after the kept tail, so it stays the
+        // last entry until something new is written.)
+        if self.compaction_is_last || matches!(ms.last(), Some(AgentMessage::CompactionSummary(_))) {
+            return (json!({"ok": false, "compacted": false, "reason": "Already compacted"}), None);
+        }
+        let start = ms.iter().rposition(|m| matches!(m, AgentMessage::CompactionSummary(_))).map_or(0, |i| i + 1);
+        let cut = find_cut_point(self.estimator, &ms, start, KEEP_RECENT_TOKENS);
+        let history_end = cut.turn_start.unwrap_or(cut.first_kept);
+        let history: Vec<&AgentMessage> = ms[start..history_end].to_vec();
+        let prefix: Vec<&AgentMessage> = cut.turn_start.map(|t| ms[t..cut.first_kept].to_vec()).unwrap_or_default();
+        let text = if !prefix.is_empty() {
+            let h = if history.is_empty() { Ok("No prior history.".to_string()) } else { ask() };
+            let p = ask();
+            h.and_then(|h| p.map(|p| format!("{h}\n\n---\n\n**Turn Context (split turn):**\n\n{p}")))
+        } else {
+            ask()
+        };
+        let text = match text {
+            Ok(t) => t,
+            // generateSummary throws on `stopReason: "error"` (compaction.js).
+            Err(e) => return (json!({"ok": false, "compacted": false, "reason": format!("Summarization failed: {e}")}), None),
+        };
+        let mut summarised = history.clone();
+        summarised.extend(prefix.iter().copied());
+        let (read, modified) = file_lists(&summarised);
+        let summary = format!("{text}{}", format_file_operations(&read, &modified));
+        let observed = params.get("currentTokenCount").and_then(Value::as_u64).filter(|n| *n > 0);
+        let tokens_before = observed.unwrap_or_else(|| estimate_context_tokens(self.estimator, &ms));
+        let full: u64 = ms.iter().map(|m| self.estimator.message(m)).sum();
+        // A manual boundary keeps nothing (module doc); else the kept tail stays.
+        let first_kept = if manual { live.len() } else { cut.first_kept };
+        let after = self.estimator.text(&summary) + ms[first_kept..].iter().map(|m| self.estimator.message(m)).sum::<u64>();
+        let baseline = observed.unwrap_or(full);
+        let over = match observed {
+            Some(o) => after > o,
+            None => baseline > 0 && after as f64 > baseline as f64 * 1.1,
+        };
+        let tokens_after = (!over).then_some(after);
+        let first_kept_id = if manual { self.compaction_entry_id.clone() } else { live[first_kept].id.clone() };
+        let mut result = json!({"summary": summary, "firstKeptEntryId": first_kept_id, "tokensBefore": tokens_before,
+            "details": {"readFiles": read, "modifiedFiles": modified}});
+        if let Some(t) = tokens_after {
+            result["tokensAfter"] = json!(t);
+        }
+        let plan = CompactionPlan { first_kept, summary, tokens_before, tokens_after: tokens_after.unwrap_or(0), pi_message: true };
+        (json!({"ok": true, "compacted": true, "result": result}), Some(plan))
+    }
+}
+
+struct CutPoint {
+    first_kept: usize,
+    /// The user message that starts the turn the cut splits.
+    turn_start: Option<usize>,
+}
+
+/// pi's `findCutPoint` (compaction.js) over the context's messages from
+/// `start`: walk back from the newest, summing estimates, until `keep` is
+/// reached; cut at the first user/assistant/custom message at or after that
+/// one (never a tool result), else keep from the first; a cut that is not at
+/// a user message splits the turn that user message started.
+fn find_cut_point(est: Estimator, ms: &[&AgentMessage], start: usize, keep: u64) -> CutPoint {
+    let cut_points: Vec<usize> = (start..ms.len()).filter(|&i| !matches!(ms[i], AgentMessage::ToolResult(_))).collect();
+    let Some(&first) = cut_points.first() else {
+        return CutPoint { first_kept: start, turn_start: None };
+    };
+    let mut cut = first;
+    let mut acc = 0;
+    for i in (start..ms.len()).rev() {
+        acc += est.message(ms[i]);
+        if acc >= keep {
+            if let Some(&c) = cut_points.iter().find(|&&c| c >= i) {
+                cut = c;
+            }
+            break;
+        }
+    }
+    let turn_start = if matches!(ms[cut], AgentMessage::User(_)) {
+        None
+    } else {
+        (start..=cut).rev().find(|&i| matches!(ms[i], AgentMessage::User(_) | AgentMessage::BashExecution(_)))
+    };
+    CutPoint { first_kept: cut, turn_start }
+}
+
+/// pi's `estimateContextTokens` (compaction.js): usage of the last assistant
+/// that did not end in `aborted`/`error`, plus estimates of what follows; with
+/// no such assistant, the estimate of everything.
+fn estimate_context_tokens(est: Estimator, ms: &[&AgentMessage]) -> u64 {
+    let last = ms.iter().rposition(|m| match m {
+        AgentMessage::Assistant(a) => a.usage.is_some() && !matches!(a.stop_reason.as_deref(), Some("aborted" | "error")),
+        _ => false,
+    });
+    let Some(i) = last else {
+        return ms.iter().map(|m| est.message(m)).sum();
+    };
+    let AgentMessage::Assistant(a) = ms[i] else { unreachable!() };
+    let u = a.usage.as_ref().expect("checked");
+    let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
+    let usage = match n("totalTokens") {
+        0 => n("input") + n("output") + n("cacheRead") + n("cacheWrite"),
+        t => t,
+    };
+    usage + ms[i + 1..].iter().map(|m| est.message(m)).sum::<u64>()
+}
+
+/// `isRealConversationMessage` in short: a user or assistant message with
+/// some text (the scenarios' sessions have no other anchors).
+fn is_real_conversation(m: &AgentMessage) -> bool {
+    match m {
+        AgentMessage::User(u) => match &u.content {
+            MessageContent::Text(t) => !t.trim().is_empty(),
+            MessageContent::Blocks(b) => b.iter().any(|b| matches!(b, ContentBlock::Text(t) if !t.text.trim().is_empty()) || matches!(b, ContentBlock::Image(_))),
+        },
+        AgentMessage::Assistant(a) => a.content.iter().any(|b| matches!(b, ContentBlock::Text(t) if !t.text.trim().is_empty())),
+        _ => false,
+    }
+}
+
+/// pi's file operations of the summarised turns (compaction/utils.js
+/// `extractFileOpsFromMessage`, `computeFileLists`): `read` calls read a
+/// path, `write`/`edit` calls modify one; a modified file is not listed as
+/// read; both sorted.
+fn file_lists(ms: &[&AgentMessage]) -> (Vec<String>, Vec<String>) {
+    let (mut read, mut modified) = (std::collections::BTreeSet::new(), std::collections::BTreeSet::new());
+    for m in ms {
+        if let AgentMessage::Assistant(a) = m {
+            for b in &a.content {
+                if let ContentBlock::ToolCall(c) = b {
+                    let Some(path) = c.arguments.get("path").and_then(Value::as_str) else { continue };
+                    match c.name.as_str() {
+                        "read" => {
+                            read.insert(path.to_string());
+                        }
+                        "write" | "edit" => {
+                            modified.insert(path.to_string());
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    let read = read.difference(&modified).cloned().collect();
+    (read, modified.into_iter().collect())
+}
+
+/// pi's `formatFileOperations` (compaction/utils.js).
+fn format_file_operations(read: &[String], modified: &[String]) -> String {
+    let mut sections = Vec::new();
+    if !read.is_empty() {
+        sections.push(format!("<read-files>\n{}\n</read-files>", read.join("\n")));
+    }
+    if !modified.is_empty() {
+        sections.push(format!("<modified-files>\n{}\n</modified-files>", modified.join("\n")));
+    }
+    if sections.is_empty() {
+        String::new()
+    } else {
+        format!("\n\n{}", sections.join("\n\n"))
+    }
+}
 
 /// Triggers of a run's recovery compaction (not `/compact`, not maintenance).
 pub fn is_recovery_trigger(trigger: &str) -> bool {
@@ -120,6 +345,113 @@ mod tests {
             Some(json!({"retention": "short", "lastCacheTouchAt": 1234,
                 "lastCallUsage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "cost": {"total": 0}, "contextUsage": {"state": "unavailable"}, "total": 0}}))
         );
+    }
+
+    fn entries(ms: Value) -> Vec<Entry> {
+        let ms: Vec<AgentMessage> = serde_json::from_value(ms).unwrap();
+        ms.into_iter().enumerate().map(|(i, message)| Entry { id: format!("e{}", i + 1), parent_id: None, timestamp: 1, message, abandoned: false }).collect()
+    }
+
+    fn manual(es: &[Entry], params: Value) -> (Value, Option<CompactionPlan>) {
+        let b = Builtin2026_4 { estimator: Estimator::Pi, compaction_entry_id: "e9".into(), compaction_is_last: false };
+        b.compact(&es.iter().collect::<Vec<_>>(), &params, &mut || Ok(UNSCRIPTED_REPLY.to_string()))
+    }
+
+    /// The real 2026.4.26 host on manual-compact (`clawspec twin`): the
+    /// mock's unscripted "ok" as summary, tokensBefore the last assistant's
+    /// usage, tokensAfter the summary's estimate, nothing kept.
+    #[test]
+    fn a_2026_4_manual_compaction_summarises_everything_with_the_model_reply() {
+        let es = entries(json!([
+            {"role": "user", "content": "why did the build fail", "timestamp": 1},
+            {"role": "assistant", "content": [{"type": "text", "text": "a flaky test"}], "usage": {"input": 0, "output": 149, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 149}, "stopReason": "stop", "timestamp": 2},
+        ]));
+        let (r, plan) = manual(&es, json!({"runtimeContext": {"trigger": "manual"}}));
+        assert_eq!(r, json!({"ok": true, "compacted": true, "result": {"summary": "ok", "firstKeptEntryId": "e9", "tokensBefore": 149, "tokensAfter": 1,
+            "details": {"readFiles": [], "modifiedFiles": []}}}));
+        let plan = plan.unwrap();
+        assert_eq!((plan.first_kept, plan.pi_message), (2, true));
+    }
+
+    #[test]
+    fn pi_counts_what_follows_the_last_usage_and_lists_files() {
+        let es = entries(json!([
+            {"role": "user", "content": "fix it", "timestamp": 1},
+            {"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a.rs"}},
+                {"type": "toolCall", "id": "c2", "name": "edit", "arguments": {"path": "b.rs"}}, {"type": "toolCall", "id": "c3", "name": "read", "arguments": {"path": "b.rs"}}],
+                "usage": {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}, "stopReason": "toolUse", "timestamp": 2},
+            {"role": "user", "content": "12345678", "timestamp": 3},
+        ]));
+        let (r, _) = manual(&es, json!({"runtimeContext": {"trigger": "manual"}}));
+        assert_eq!(r["result"]["tokensBefore"], 17, "input+output, then 2 for the trailing user message");
+        // Files come from the summarised part only: here pi keeps all of it.
+        assert_eq!(r["result"]["details"], json!({"readFiles": [], "modifiedFiles": []}));
+        let mut es = es;
+        es.extend(entries(json!([{"role": "user", "content": "x".repeat(80_004), "timestamp": 4}])).into_iter().map(|mut e| {
+            e.id = "e4".into();
+            e
+        }));
+        let (r, _) = manual(&es, json!({"runtimeContext": {"trigger": "manual"}}));
+        assert_eq!(r["result"]["details"], json!({"readFiles": ["a.rs"], "modifiedFiles": ["b.rs"]}));
+        assert_eq!(r["result"]["summary"], "ok\n\n<read-files>\na.rs\n</read-files>\n\n<modified-files>\nb.rs\n</modified-files>");
+        // An observed count wins, and bounds tokensAfter.
+        let (r, _) = manual(&es, json!({"currentTokenCount": 900, "runtimeContext": {"trigger": "manual"}}));
+        assert_eq!(r["result"]["tokensBefore"], 900);
+    }
+
+    /// A non-manual compaction keeps pi's recent tail (20 000 estimated
+    /// tokens, cut at a user/assistant message) and asks the model once per
+    /// part: a cut inside a turn adds the turn prefix's summary.
+    #[test]
+    fn a_2026_4_recovery_compaction_keeps_the_recent_tail_and_splits_a_cut_turn() {
+        let big = "x".repeat(50_000); // 12 500 tokens each
+        let es = entries(json!([
+            {"role": "user", "content": big, "timestamp": 1},
+            {"role": "assistant", "content": [{"type": "text", "text": big}], "stopReason": "stop", "timestamp": 2},
+            {"role": "user", "content": big, "timestamp": 3},
+            {"role": "assistant", "content": [{"type": "text", "text": big}], "stopReason": "stop", "timestamp": 4},
+        ]));
+        let b = Builtin2026_4 { estimator: Estimator::Pi, compaction_entry_id: "e9".into(), compaction_is_last: false };
+        let mut replies = vec![Ok("history".to_string()), Ok("prefix".to_string())].into_iter();
+        let (r, plan) = b.compact(&es.iter().collect::<Vec<_>>(), &json!({"runtimeContext": {"trigger": "overflow"}}), &mut || replies.next().unwrap());
+        // 12 500 (e4) < 20 000 ≤ 25 000 (e3+e4): the cut is at e3, a user message.
+        assert_eq!(r["result"]["firstKeptEntryId"], "e3");
+        assert_eq!(r["result"]["summary"], "history");
+        assert_eq!(plan.unwrap().first_kept, 2);
+        // Only the last assistant fits: cut at it, splitting the turn e3 started.
+        let es = entries(json!([
+            {"role": "user", "content": "short", "timestamp": 1},
+            {"role": "assistant", "content": [{"type": "text", "text": "short"}], "stopReason": "stop", "timestamp": 2},
+            {"role": "user", "content": "short", "timestamp": 3},
+            {"role": "assistant", "content": [{"type": "text", "text": big}, {"type": "text", "text": big}], "stopReason": "stop", "timestamp": 4},
+        ]));
+        let mut replies = vec![Ok("history".to_string()), Ok("prefix".to_string())].into_iter();
+        let (r, _) = b.compact(&es.iter().collect::<Vec<_>>(), &json!({"runtimeContext": {"trigger": "overflow"}}), &mut || replies.next().unwrap());
+        assert_eq!(r["result"]["firstKeptEntryId"], "e4");
+        assert_eq!(r["result"]["summary"], "history\n\n---\n\n**Turn Context (split turn):**\n\nprefix");
+        // A scripted provider failure fails the compaction.
+        let (r, plan) = b.compact(&es.iter().collect::<Vec<_>>(), &json!({"runtimeContext": {"trigger": "overflow"}}), &mut || Err("boom".into()));
+        assert_eq!(r, json!({"ok": false, "compacted": false, "reason": "Summarization failed: boom"}));
+        assert!(plan.is_none());
+    }
+
+    /// timeout-recovery on the real 2026.4.26 host: a second compaction with
+    /// nothing written since the first answers "Already compacted" without
+    /// asking the model.
+    #[test]
+    fn a_2026_4_compaction_right_after_another_is_already_compacted() {
+        let es = entries(json!([{"role": "user", "content": "fix it", "timestamp": 1}, {"role": "assistant", "content": [{"type": "text", "text": "done"}], "timestamp": 2}]));
+        let b = Builtin2026_4 { estimator: Estimator::Pi, compaction_entry_id: "e9".into(), compaction_is_last: true };
+        let (r, plan) = b.compact(&es.iter().collect::<Vec<_>>(), &json!({"runtimeContext": {"trigger": "timeout_recovery"}}), &mut || panic!("no model call"));
+        assert_eq!(r, json!({"ok": false, "compacted": false, "reason": "Already compacted"}));
+        assert!(plan.is_none());
+    }
+
+    #[test]
+    fn a_2026_4_session_without_conversation_is_skipped() {
+        let (r, plan) = manual(&entries(json!([{"role": "user", "content": "  ", "timestamp": 1}])), json!({"runtimeContext": {"trigger": "manual"}}));
+        assert_eq!(r, json!({"ok": true, "compacted": false, "reason": "no real conversation messages"}));
+        assert!(plan.is_none());
     }
 
     #[test]

@@ -135,6 +135,13 @@ pub struct Sim<'a> {
     /// The current run is a 2026.9.6 heartbeat poll, which comes in through
     /// the heartbeat runner rather than a gateway client (`runtime::entry`).
     pub heartbeat_run: bool,
+    /// System events the gateway's command layer queued on the session
+    /// (2026.4.26 `/compact`: `enqueueSystemEvent(line)`), drained into the
+    /// next user turn's prompt before that turn's own events.
+    pub pending_system_events: Vec<String>,
+    /// The current run's remaining scripted replies while a recovery
+    /// compaction runs (`Callbacks::llm_script`).
+    pub llm_script: Option<std::collections::VecDeque<crate::scenario::model::ModelReply>>,
     /// A provider rejected a request for the 2026.9.6 host's own carrier
     /// order (`turn::model_loop`, outcome `rejected-host-order`).
     pub host_order_rejected: bool,
@@ -324,12 +331,14 @@ impl<'a> Sim<'a> {
             }
         }
         let llm = self.profile.runtime_llm_v2026_9.then(|| callbacks::RuntimeLlm { api: self.setup.api.clone(), provider: self.setup.provider.clone(), model: self.setup.model.clone() });
-        let mut cb = Callbacks::new(&self.transcript.entries).with_runtime_llm(llm);
+        let builtin = self.profile.builtin_compaction_v2026_4.then(|| compact::Builtin2026_4 { estimator: self.profile.estimator, compaction_entry_id: self.transcript.next_id(), compaction_is_last: self.transcript.compaction_is_last() });
+        let mut cb = Callbacks::new(&self.transcript.entries).with_runtime_llm(llm).with_builtin_2026_4(builtin).with_llm_script(self.llm_script.take());
         let engine = self.engine.as_mut().ok_or_else(|| Abort::Harness("engine not running".into()))?;
         let res = engine.call_ref(m, &params, opts, &mut cb).await;
         let state = self.state_str();
         normalise(&mut params, &state);
         self.seq += 1;
+        self.llm_script = cb.llm_script.take();
         let mut callbacks = cb.records;
         for r in &mut callbacks {
             normalise(&mut r.params, &state);
@@ -382,8 +391,8 @@ impl<'a> Sim<'a> {
         let summary = AgentMessage::CompactionSummary(CompactionSummaryMessage {
             summary: plan.summary.clone(),
             tokens_before: plan.tokens_before.into(),
-            tokens_after: Some(plan.tokens_after.into()),
-            first_kept_entry_id: first_kept_id,
+            tokens_after: (!plan.pi_message).then(|| plan.tokens_after.into()),
+            first_kept_entry_id: first_kept_id.filter(|_| !plan.pi_message),
             timestamp: Some(ts.into()),
             extra: Extra::new(),
         });
@@ -395,6 +404,7 @@ impl<'a> Sim<'a> {
         for e in kept {
             self.transcript.append(e.message, e.timestamp);
         }
+        self.transcript.mark_compacted();
         self.transcript.generation += 1;
         self.rewrites += 1;
         self.transcript.rewritten();
@@ -536,6 +546,8 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         run_cache_touch: None,
         retry_fallback_reason: None,
         heartbeat_run: false,
+        pending_system_events: Vec::new(),
+        llm_script: None,
         host_order_rejected: false,
         agent_rpc_run: false,
         session_skills_snapshot: false,

@@ -147,9 +147,13 @@ pub struct Profile {
     /// `runtimeContext.llm.complete` is 2026.9.6's direct provider call to the
     /// session's model (dist runtime-llm.runtime-*.mjs), which fails before
     /// any request for what its transport cannot encode
-    /// (`runtime::callbacks::RuntimeLlm::unsendable`); 2026.4.26 keeps the
-    /// digest stand-in.
+    /// (`runtime::callbacks::RuntimeLlm::unsendable`); 2026.4.26 has no such
+    /// capability, so an engine's `host/llm.complete` is refused.
     pub runtime_llm_v2026_9: bool,
+    /// A manual `/compact` delegated to the host is 2026.4.26's pi compaction
+    /// (`runtime::compact::Builtin2026_4`): the model's reply as summary, a
+    /// hardened boundary that keeps nothing, pi's token counts.
+    pub builtin_compaction_v2026_4: bool,
     /// The gateway WebChat entry of 2026.4.26 (`runtime::entry`, observed by
     /// `clawspec twin`): `chat.send` stamps the body `[Ddd YYYY-MM-DD HH:MM UTC] `
     /// (dist agent-timestamp-*.js `injectTimestamp`), the prompt carries the
@@ -220,6 +224,7 @@ impl Profile {
             attempt_runtime_context_v2026_9: false,
             bootstrap_runtime_context: false,
             runtime_llm_v2026_9: false,
+            builtin_compaction_v2026_4: true,
             webchat_entry_v2026_4: true,
             real_tool_result_details: true,
             transcript_store: TranscriptStore::Jsonl,
@@ -260,6 +265,7 @@ impl Profile {
             attempt_runtime_context_v2026_9: true,
             bootstrap_runtime_context: true,
             runtime_llm_v2026_9: true,
+            builtin_compaction_v2026_4: false,
             webchat_entry_v2026_4: false,
             real_tool_result_details: false,
             transcript_store: TranscriptStore::Sqlite,

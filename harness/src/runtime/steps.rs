@@ -129,6 +129,15 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
     } else {
         t
     };
+    let drained;
+    let t = if sim.pending_system_events.is_empty() {
+        t
+    } else {
+        let mut events = std::mem::take(&mut sim.pending_system_events);
+        events.extend(t.system_events.iter().cloned());
+        drained = TurnSpec { system_events: events, ..t.clone() };
+        &drained
+    };
     let sender = webchat.then(entry::webchat_sender_block_2026_4);
     // 2026.9.6 `chat.send` attachment: the gateway stores the image as inbound
     // media instead of inline content (see [`staged_attachment`]).
@@ -514,6 +523,10 @@ async fn manual_compact(sim: &mut Sim<'_>, c: &CompactSpec) -> Result<(), Abort>
         if sim.info.id == "legacy" {
             params["runtimeSettings"]["contextEngineSelection"]["source"] = json!("default");
         }
+    } else if sim.profile.builtin_compaction_v2026_4 {
+        // 2026.4.26: the command's own params too (runtime::command).
+        params.as_object_mut().expect("object").remove("currentTokenCount");
+        params["runtimeContext"] = sim.manual_compact_context_2026_4(budget, c.instructions.as_deref());
     }
     let threw_before = sim.events.len();
     turn::compact(sim, params, "manual").await?;
@@ -527,6 +540,11 @@ async fn manual_compact(sim: &mut Sim<'_>, c: &CompactSpec) -> Result<(), Abort>
     });
     if let Some(m) = &threw {
         standalone_throw(sim, "compact", &CallOutcome::Threw(m.clone()));
+    }
+    if sim.profile.builtin_compaction_v2026_4 {
+        let result = last_compact_result(sim, threw_before, threw.as_deref());
+        let line = super::command::compact_system_event_2026_4(&result, sim.setup.context_window);
+        sim.pending_system_events.push(line);
     }
     if sim.profile.attempt_runtime_context_v2026_9 {
         let result = sim.events[threw_before..].iter().rev().find_map(|e| match e {
@@ -546,6 +564,19 @@ async fn manual_compact(sim: &mut Sim<'_>, c: &CompactSpec) -> Result<(), Abort>
         sim.persist_command_turn(&text, &reply);
     }
     Ok(())
+}
+
+/// The engine's last compact result since event `from`, or a failure with
+/// the throw's message.
+fn last_compact_result(sim: &Sim<'_>, from: usize, threw: Option<&str>) -> Value {
+    let found = sim.events[from..].iter().rev().find_map(|e| match e {
+        crate::trace::Event::Call(c) if c.method == "compact" => match &c.reply {
+            crate::trace::ReplyRecord::Ok(v) => Some(v.clone()),
+            _ => None,
+        },
+        _ => None,
+    });
+    found.unwrap_or_else(|| json!({"ok": false, "compacted": false, "reason": threw.unwrap_or_default()}))
 }
 
 fn standalone_throw(sim: &mut Sim<'_>, op: &str, out: &CallOutcome) {

@@ -48,6 +48,10 @@ pub struct Transcript {
     /// Host events between entries (SQLite store only; see [`Marker`]).
     pub markers: Vec<Marker>,
     next_entry: u64,
+    /// `next_entry` right after the last compaction was written: while it is
+    /// unchanged, the compaction is still the session's last entry (pi's
+    /// `prepareCompaction` then has nothing to prepare).
+    compacted_at: Option<u64>,
     /// Bumped by compactions that rewrite history (anchors carry it).
     pub generation: u64,
     /// Entries already in the file and the file's length after writing them:
@@ -67,6 +71,7 @@ impl Transcript {
             entries: Vec::new(),
             markers: Vec::new(),
             next_entry: 0,
+            compacted_at: None,
             generation: 1,
             flushed: std::cell::Cell::new(None),
             sqlite: None,
@@ -99,6 +104,21 @@ impl Transcript {
         let parent_id = self.leaf();
         self.entries.push(Entry { id: id.clone(), parent_id, timestamp, message, abandoned: false });
         id
+    }
+
+    /// A compaction was just written (see `compacted_at`).
+    pub fn mark_compacted(&mut self) {
+        self.compacted_at = Some(self.next_entry);
+    }
+
+    /// Nothing was written since the last compaction.
+    pub fn compaction_is_last(&self) -> bool {
+        self.compacted_at == Some(self.next_entry)
+    }
+
+    /// The id the next [`Transcript::append`] gives.
+    pub fn next_id(&self) -> String {
+        format!("e{}", self.next_entry + 1)
     }
 
     /// Entry ids of this transcript start after `base`: the host's ids are

@@ -419,7 +419,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                             params["runtimeContext"]["promptCache"] = pc;
                         }
                     }
-                    let ok = compact(sim, params, "overflow").await? == CompactVerdict::Compacted;
+                    let ok = compact_with_script(sim, params, "overflow", &mut script).await? == CompactVerdict::Compacted;
                     if ok {
                         true
                     } else if !truncated {
@@ -442,7 +442,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                     sim.note("timeout-recovery", format!("LLM timeout at {:.0}% of the budget; compaction {timeout_recoveries}/{MAX_TIMEOUT_RECOVERIES}", usage * 100.0));
                     let budget = sim.budget();
                     let params = sim.compact_params(budget, None, "budget", "timeout_recovery", timeout_recoveries);
-                    compact(sim, params, "timeout_recovery").await? == CompactVerdict::Compacted
+                    compact_with_script(sim, params, "timeout_recovery", &mut script).await? == CompactVerdict::Compacted
                 } else if v2026_9 && transient_retries < super::retry::MAX_TRANSIENT_RETRIES && !script.is_empty() {
                     // With nothing more scripted the retries count as spent and the
                     // timeout is surfaced (a turn that ends on a timeout is not
@@ -1473,7 +1473,12 @@ pub async fn compact(sim: &mut Sim<'_>, params: Value, reason: &str) -> Result<C
     // commands-handlers.runtime-*.mjs passes `sessionFile: params.sessionKey`;
     // twin of compact-state-effect).
     let manual = sim.profile.attempt_runtime_context_v2026_9 && params["runtimeContext"]["trigger"] == "manual";
-    let maintain = (recovery || manual).then(|| params.clone());
+    // 2026.4.26 `/compact`: `compactEmbeddedPiSession` maintains with the
+    // runtimeContext it compacted with (dist pi-embedded-*.js
+    // `runContextEngineMaintenance({… reason: "compaction", runtimeContext})`;
+    // twin of compact-state-effect on builtin:window).
+    let manual_4x = sim.profile.builtin_compaction_v2026_4 && params["runtimeContext"]["trigger"] == "manual";
+    let maintain = (recovery || manual || manual_4x).then(|| params.clone());
     let verdict = match sim.call("compact", params, meta, opts).await? {
         CallOutcome::Returned(v) => {
             let ok = v.get("ok").and_then(Value::as_bool) == Some(true) && v.get("compacted").and_then(Value::as_bool) == Some(true);
@@ -1491,6 +1496,12 @@ pub async fn compact(sim: &mut Sim<'_>, params: Value, reason: &str) -> Result<C
     };
     if verdict == CompactVerdict::Compacted {
         let p = match &maintain {
+            Some(cp) if manual_4x => {
+                let mut p = sim.maintain_params(false, "compaction");
+                p["runtimeContext"] = cp["runtimeContext"].clone();
+                p["runtimeContext"]["rewriteTranscriptEntries"] = json!({"$callback": "rewriteTranscriptEntries"});
+                p
+            }
             Some(cp) => {
                 let mut p = super::compact::maintain_after_recovery(sim, cp);
                 if manual {
@@ -1510,6 +1521,15 @@ pub async fn compact(sim: &mut Sim<'_>, params: Value, reason: &str) -> Result<C
         sim.call("maintain", p, CallMeta::reason("compaction"), CallOptions::default()).await?;
     }
     Ok(verdict)
+}
+
+/// A run's recovery compaction, with the run's remaining scripted replies
+/// lent to the host's `llm.complete` (`runtime::callbacks::Callbacks::llm_script`).
+async fn compact_with_script(sim: &mut Sim<'_>, params: Value, reason: &str, script: &mut VecDeque<ModelReply>) -> Result<CompactVerdict, Abort> {
+    sim.llm_script = Some(std::mem::take(script));
+    let verdict = compact(sim, params, reason).await;
+    *script = sim.llm_script.take().unwrap_or_default();
+    verdict
 }
 
 /// Built-in compaction when the turn runs on legacy.
