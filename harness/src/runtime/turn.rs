@@ -178,6 +178,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
     let mut admission: Option<(usize, String)> = None;
     // `hadSessionFile` is decided before the turn writes anything.
     let existed_before_turn = sim.transcript.exists();
+    let entries_before_turn = sim.transcript.entries.len();
     // A 2026.9.6 `agent`-RPC run admits its message after bootstrap, behind
     // the run's thinking-level and model-snapshot events (twin of
     // inter-session-send: bootstrap imports the history without it; the
@@ -239,6 +240,12 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             sim.transcript.active().any(|m| !m.is_runtime_context_carrier())
         } else if sim.attempt == 1 {
             existed_before_turn
+        } else if sim.profile.pi_session_recovery {
+            // pi's SessionManager writes a new session file only once it holds
+            // an assistant message (session-manager.js `_persist`): a retry
+            // after a first attempt that got no answer finds no file (twin
+            // timeout-below-threshold: no bootstrap before the retry).
+            existed_before_turn || sim.transcript.active().any(|m| matches!(m, AgentMessage::Assistant(_)))
         } else {
             sim.transcript.exists()
         };
@@ -438,6 +445,14 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                     // takes the next scripted reply, else the mock's unscripted one.
                     idle_retries += 1;
                     sim.note("idle-timeout-retry", "the model produced no reply before the idle watchdog; retrying same model");
+                    if !existed_before_turn && !sim.transcript.active().any(|m| matches!(m, AgentMessage::Assistant(_))) {
+                        // pi never wrote the new session file (no assistant yet,
+                        // session-manager.js `_persist`): the retry starts from
+                        // an empty session and persists the prompt again.
+                        sim.transcript.entries.truncate(entries_before_turn);
+                        user_persisted = false;
+                        carriers_persisted = false;
+                    }
                     if script.is_empty() {
                         let unscripted = super::pi_session::next_reply(&mut script);
                         script.push_back(unscripted);
@@ -1024,6 +1039,16 @@ async fn model_loop(
                             unscripted = true;
                             continue;
                         }
+                        // The compaction failed and pi does not retry. The error was
+                        // dropped from the agent's messages before compacting, so the
+                        // run loop sees the attempt end on the last good assistant: no
+                        // prompt error, no overflow recovery, a finalized attempt
+                        // (afterTurn + maintain) and the overflow text for the user
+                        // (twin overflow-three-compactions --keep: summarisation call
+                        // answered by the next scripted overflow, then afterTurn,
+                        // maintain, no compact).
+                        fail_turn(sim, CONTEXT_OVERFLOW_ERROR);
+                        return Ok(Ok(owns.then_some(hook_fence)));
                     } else {
                         // The second overflow of the prompt is not compacted again
                         // ("Context overflow recovery failed after one
@@ -1291,11 +1316,15 @@ async fn finalize(
                 return Ok(());
             }
             let Some((all, pre)) = session else { return Ok(()) };
-            let ok = ingest_delta(sim, inp, &all, pre, "finalize").await?;
-            if ok && !errored {
-                maintain_turn(sim).await?;
-            }
-            Ok(())
+            sim.finalizing = sim.profile.pi_session_recovery;
+            let ok = ingest_delta(sim, inp, &all, pre, "finalize").await;
+            let done = match ok {
+                Ok(true) if !errored => maintain_turn(sim).await,
+                Ok(_) => Ok(()),
+                Err(e) => Err(e),
+            };
+            sim.finalizing = false;
+            done
         }
     }
 }
