@@ -51,6 +51,21 @@ pub fn next_reply(script: &mut VecDeque<ModelReply>) -> ModelReply {
     script.pop_front().unwrap_or_else(|| ModelReply::Text(UNSCRIPTED_REPLY.into()))
 }
 
+/// pi's `retry.maxRetries` default (settings-manager.js `getRetrySettings`).
+pub const MAX_RETRIES: u32 = 3;
+
+/// pi retries a provider error itself when its text looks transient
+/// (agent-session.js `_isRetryableError`: overloaded, rate limit, 429, 5xx,
+/// server/internal error, …; overflow never). The Anthropic SDK's own two
+/// retries happen first and meet the same scripted failure
+/// (mock-providers `scripted::retried_failure`); the mock's errors are
+/// `429 {…rate_limit_error…}` and `500 {…api_error…}`, both retryable. Twin of
+/// provider-error-surfaced (--keep): three 429s, the error assistant in the
+/// session, then the retry's answer.
+pub fn retryable(f: &super::model::ModelFailure) -> bool {
+    !f.rejected && matches!(f.kind, ModelErrorKind::RateLimit | ModelErrorKind::Other)
+}
+
 /// JS `string.length`: UTF-16 code units.
 fn js_len(s: &str) -> u64 {
     s.encode_utf16().count() as u64

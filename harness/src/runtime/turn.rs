@@ -859,6 +859,7 @@ async fn model_loop(
     // 2026.4.26: pi recovers an overflow itself, once per prompt (runtime::pi_session).
     let pi_overflow = sim.profile.pi_session_recovery && !sim.info.owns_compaction();
     let mut overflow_attempted = false;
+    let mut pi_retries = 0u32;
     // Set once pi made a call the scenario did not script: an exhausted
     // script then gets the mock's unscripted answer, as on the real host.
     let mut unscripted = false;
@@ -1025,6 +1026,17 @@ async fn model_loop(
                 // A provider-enforced overflow did not consume the scripted reply.
                 if step.error.is_none() {
                     script.push_front(reply);
+                }
+                if sim.profile.pi_session_recovery && super::pi_session::retryable(&f) && pi_retries < super::pi_session::MAX_RETRIES {
+                    // pi's auto-retry: the error stays in the session, leaves the
+                    // agent's messages, and the call is made again after a backoff.
+                    pi_retries += 1;
+                    let ts = sim.clock.tick();
+                    let error = super::pi_session::error_assistant(sim, &super::pi_session::anthropic_error_text(f.kind, &f.message), ts);
+                    sim.persist(error);
+                    sim.note("pi-auto-retry", format!("retryable provider error ({}); pi auto-retry {pi_retries}/{}", f.message, super::pi_session::MAX_RETRIES));
+                    unscripted = true;
+                    continue;
                 }
                 if pi_overflow && f.kind == ModelErrorKind::Overflow {
                     // pi keeps the failed call in the session (agent-session.js
