@@ -293,6 +293,33 @@ mod tests {
     }
 
     #[test]
+    fn pi_retries_rate_limits_and_server_errors_but_not_overflows_or_rejections() {
+        let f = |kind, rejected| super::super::model::ModelFailure { kind, rejected, message: String::new(), observed_tokens: None };
+        assert!(retryable(&f(ModelErrorKind::RateLimit, false)));
+        assert!(retryable(&f(ModelErrorKind::Other, false)));
+        assert!(!retryable(&f(ModelErrorKind::Overflow, false)));
+        assert!(!retryable(&f(ModelErrorKind::Timeout, false)), "an idle timeout is the run loop's (aborted, not an error)");
+        assert!(!retryable(&f(ModelErrorKind::Other, true)), "a request the provider rejects is not transient");
+    }
+
+    #[test]
+    fn the_recorded_error_is_the_sdks_status_and_body() {
+        // As the real session file holds it (twin overflow-scripted-recover --keep).
+        assert_eq!(
+            anthropic_error_text(ModelErrorKind::Overflow, "prompt is too long: 24001 tokens > 24000 maximum"),
+            r#"400 {"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 24001 tokens > 24000 maximum"},"request_id":"req_mock"}"#
+        );
+        assert!(anthropic_error_text(ModelErrorKind::RateLimit, "x").starts_with(r#"429 {"type":"error","error":{"type":"rate_limit_error""#));
+    }
+
+    #[test]
+    fn an_exhausted_script_gets_the_mocks_unscripted_answer() {
+        let mut script: VecDeque<ModelReply> = vec![ModelReply::Text("a".into())].into();
+        assert_eq!(next_reply(&mut script), ModelReply::Text("a".into()));
+        assert_eq!(next_reply(&mut script), ModelReply::Text(UNSCRIPTED_REPLY.into()));
+    }
+
+    #[test]
     fn a_short_session_keeps_everything_and_a_long_one_cuts_at_a_turn() {
         let user = |n: usize| msg(json!({"role": "user", "content": "u".repeat(n)}));
         let reply = |n: usize| msg(json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(n)}]}));
