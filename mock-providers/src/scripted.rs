@@ -138,6 +138,28 @@ pub fn error_body(p: Provider, f: &Failure) -> Option<(u16, Value)> {
     Some((status, body))
 }
 
+/// The header an Anthropic SDK client numbers its own retries of one request
+/// with (`@anthropic-ai/sdk` client.js `buildHeaders`: `X-Stainless-Retry-Count`).
+pub const RETRY_COUNT_HEADER: &str = "x-stainless-retry-count";
+
+/// The answer to a client's own retry of a request that got a scripted
+/// failure: the same failure again. A scripted failure is the provider's
+/// state for that call (a per-day rate limit, a down server, a model that
+/// does not answer), and a client retrying within seconds meets it again,
+/// so the failure reaches the host as it would in production. 2026.4.26's
+/// Anthropic transport leaves the SDK at its default `maxRetries` (2; pi-ai
+/// passes `maxRetries` only when set, @mariozechner/pi-ai
+/// dist/providers/anthropic.js:304), so without this a single scripted 429, 5xx or timeout was
+/// retried away by the SDK and the turn went on with the next reply (twin
+/// --keep provider-error-surfaced: three requests, no error, the mock's
+/// unscripted "ok" answered); 2026.9.6 sets `maxRetries: 0` and never retries.
+/// `None` for a first request (retry count absent or 0) or when the last
+/// request did not fail.
+pub fn retried_failure(retry_count: Option<&str>, last_failure: Option<&Value>) -> Option<Value> {
+    let n: u32 = retry_count?.trim().parse().ok()?;
+    (n > 0).then(|| last_failure.cloned()).flatten()
+}
+
 /// How long a timeout failure holds the answer back.
 pub fn hold(f: &Failure) -> Option<Duration> {
     (f.kind == FailureKind::Timeout).then(|| Duration::from_millis(f.delay_ms.unwrap_or(30_000)))
@@ -230,6 +252,39 @@ mod tests {
         assert_eq!(text(ask().await), "ok", "an extra call in step 1 does not take step 2's reply");
         call(crate::server::STEP_PATH, json!({"step": 2})).await;
         assert_eq!(text(ask().await), "a2");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_clients_own_retry_meets_the_same_failure_and_a_new_call_takes_the_next_reply() {
+        let script = vec![failing(FailureKind::RateLimit, Some("per-day rate limit")), Reply { text: "next".into(), ..Default::default() }];
+        let m = MockProvider::start_scripted(Provider::Anthropic, Default::default(), script).await;
+        let url = format!("{}{}", m.uri(), Provider::Anthropic.path());
+        let send = |retry: Option<&'static str>| {
+            let url = url.clone();
+            async move {
+                let headers: Vec<(&str, String)> = retry.map(|n| vec![(RETRY_COUNT_HEADER, n.to_string())]).unwrap_or_default();
+                let body = json!({"model":"m","max_tokens":16,"messages":[{"role":"user","content":"hi"}]});
+                tokio::task::spawn_blocking(move || crate::client::post_json(&url, &body, &headers).unwrap()).await.unwrap()
+            }
+        };
+        assert_eq!(send(Some("0")).await.0, 429);
+        let (s, b) = send(Some("1")).await;
+        assert_eq!((s, b["error"]["message"].as_str()), (429, Some("per-day rate limit")), "the SDK's retry meets the same limit");
+        assert_eq!(send(Some("2")).await.0, 429);
+        let (s, b) = send(None).await;
+        assert_eq!((s, b["content"][0]["text"].as_str()), (200, Some("next")), "the host's own next call takes the next reply");
+        let (s, b) = send(Some("1")).await;
+        assert_eq!((s, b["content"][0]["text"].as_str()), (200, Some("ok")), "a retry after a success is a plain unscripted call");
+    }
+
+    #[test]
+    fn only_a_numbered_retry_repeats_the_failure() {
+        let f = json!({"error": {"kind": "server"}});
+        assert_eq!(retried_failure(Some("1"), Some(&f)), Some(f.clone()));
+        assert_eq!(retried_failure(Some("0"), Some(&f)), None);
+        assert_eq!(retried_failure(None, Some(&f)), None);
+        assert_eq!(retried_failure(Some("x"), Some(&f)), None);
+        assert_eq!(retried_failure(Some("2"), None), None);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -131,6 +131,8 @@ struct State {
     options: ServeOptions,
     log: VecDeque<LoggedRequest>,
     received: u64,
+    /// The scripted failure the last request got ([`crate::scripted::retried_failure`]).
+    last_failure: Option<Value>,
 }
 
 impl State {
@@ -183,7 +185,10 @@ impl Respond for Validating {
             Some(a) => st.script.iter().position(|r| r.addressed_to.as_ref() == Some(a)),
             None => st.script.iter().position(|r| r.addressed_to.is_none()).filter(|_| for_script),
         };
+        // A client's own immediate retry of a scripted failure meets the same failure.
+        let again = crate::scripted::retried_failure(req.headers.get(crate::scripted::RETRY_COUNT_HEADER).and_then(|h| h.to_str().ok()), st.last_failure.as_ref());
         let scripted = match next {
+            _ if again.is_some() => again,
             Some(i) if !in_step(&st.script[i]) => st.script.remove(i).map(|r| serde_json::to_value(r).unwrap()),
             _ => None,
         };
@@ -191,6 +196,7 @@ impl Respond for Validating {
             .or_else(|| req.headers.get(REPLY_HEADER).and_then(|h| h.to_str().ok()).and_then(|s| serde_json::from_str(s).ok()))
             .unwrap_or_else(|| json!({"text": "ok"}));
         let failure: Option<crate::scripted::Failure> = serde_json::from_value(reply["error"].clone()).ok();
+        st.last_failure = failure.is_some().then(|| reply.clone());
         if let Some(t) = failure.as_ref().and_then(|f| crate::scripted::response(p, f)) {
             return t;
         }
@@ -363,7 +369,7 @@ impl MockProvider {
         let aligned = script_model.is_some();
         let mut addressed: Vec<String> = script.iter().filter_map(|r| r.addressed_to.clone()).collect();
         addressed.dedup();
-        let state = Arc::new(Mutex::new(State { rules, script: script.into(), minted: 0, script_model, step: None, addressed, options, log: VecDeque::new(), received: 0 }));
+        let state = Arc::new(Mutex::new(State { rules, script: script.into(), minted: 0, script_model, step: None, addressed, options, log: VecDeque::new(), received: 0, last_failure: None }));
         if aligned {
             Mock::given(method("POST")).and(path(STEP_PATH)).respond_with(StepMarker(state.clone())).mount(&server).await;
         }

@@ -419,6 +419,11 @@ impl Sim<'_> {
                 cache["retention"] = json!("short");
             }
             c.insert("promptCache".into(), cache);
+        } else if self.finalizing && self.setup.provider == "anthropic" {
+            // The attempt's `buildContextEnginePromptCacheInfo` without a call
+            // answered: the retention only (twin timeout-below-threshold: the
+            // timed-out attempt's afterTurn).
+            c.insert("promptCache".into(), json!({"retention": "short"}));
         }
     }
 

@@ -17,6 +17,7 @@ pub mod hooks;
 pub mod inject;
 mod mentions;
 pub mod model;
+pub mod pi_session;
 pub mod pipeline;
 pub mod profile;
 pub mod prompt;
@@ -122,6 +123,11 @@ pub struct Sim<'a> {
     pub failed_turns: Vec<String>,
     /// Prompt tokens of the last model request that failed (timeout recovery).
     pub failed_prompt_tokens: u64,
+    /// pi auto-compactions of the current attempt (2026.4.26, `runtime::pi_session`).
+    pub pi_compactions: u32,
+    /// A 2026.4.26 attempt is being finalized: its runtimeContext always
+    /// carries the attempt's prompt-cache info (`runtime::entry`).
+    pub finalizing: bool,
     /// The current attempt's assemble budget (runtimeSettings on its hooks).
     pub attempt_budget: Option<u64>,
     /// Prompt tokens of the last model call (afterTurn `currentTokenCount`).
@@ -555,6 +561,8 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         heartbeats: 0,
         attempt_budget: None,
         failed_prompt_tokens: 0,
+        pi_compactions: 0,
+        finalizing: false,
         created_at: clock::EPOCH_MS,
         session_counter: 0,
         rewrites: 0,

@@ -131,6 +131,13 @@ pub struct Profile {
     /// after it (`runtime::subagent`; 2026.9.6, twin-observed).
     pub host_spawn_tool: bool,
     pub overflow_retry: OverflowRetry,
+    /// pi's AgentSession recovers inside the attempt: an overflow is
+    /// auto-compacted and retried once per prompt when the engine does not
+    /// own compaction (`runtime::pi_session`), and an idle timeout is retried
+    /// once on the same model (2026.4.26 dist/pi-embedded-*.js
+    /// `MAX_SAME_MODEL_IDLE_TIMEOUT_RETRIES`). 2026.9.6 disables pi's
+    /// compaction and recovers in its run loop.
+    pub pi_session_recovery: bool,
     /// Reserve = min(max(reserve, 20 000), ⌊budget/4⌋) and the assemble budget
     /// subtracts ⌈1.2·(12 + est(system) + 12 + est(prompt))⌉ (2026.9.6
     /// `src/agents/agent-settings.ts`, `agent-compaction-constants.ts`, attempt assemble).
@@ -220,6 +227,7 @@ impl Profile {
             suppress_announce_persistence: false,
             host_spawn_tool: false,
             overflow_retry: OverflowRetry::SamePrompt,
+            pi_session_recovery: true,
             reserve_floor_and_cap: false,
             attempt_runtime_context_v2026_9: false,
             bootstrap_runtime_context: false,
@@ -261,6 +269,7 @@ impl Profile {
             suppress_announce_persistence: true,
             host_spawn_tool: true,
             overflow_retry: OverflowRetry::ContinueFromTranscript,
+            pi_session_recovery: false,
             reserve_floor_and_cap: true,
             attempt_runtime_context_v2026_9: true,
             bootstrap_runtime_context: true,

@@ -27,6 +27,9 @@ pub const MAX_OVERFLOW_COMPACTIONS: u32 = 3;
 /// budget (openclaw `src/agents/embedded-agent-runner/run/timeout-context-recovery.ts`).
 pub const MAX_TIMEOUT_RECOVERIES: u32 = 2;
 pub const TIMEOUT_RECOVERY_USAGE: f64 = 0.65;
+/// Same-model retries of an idle timeout (2026.4.26 dist/pi-embedded-*.js
+/// `MAX_SAME_MODEL_IDLE_TIMEOUT_RETRIES`).
+const MAX_SAME_MODEL_IDLE_TIMEOUT_RETRIES: u32 = 1;
 /// User-facing overflow error (openclaw assistant error formatter, `isContextOverflowError` branch;
 /// verified against gateway transcripts).
 pub const CONTEXT_OVERFLOW_ERROR: &str = "Context overflow: prompt too large for the model. Try /reset (or /new) to start a fresh session, or use a larger-context model.";
@@ -175,6 +178,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
     let mut admission: Option<(usize, String)> = None;
     // `hadSessionFile` is decided before the turn writes anything.
     let existed_before_turn = sim.transcript.exists();
+    let entries_before_turn = sim.transcript.entries.len();
     // A 2026.9.6 `agent`-RPC run admits its message after bootstrap, behind
     // the run's thinking-level and model-snapshot events (twin of
     // inter-session-send: bootstrap imports the history without it; the
@@ -202,8 +206,10 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
     // 2026.4.26 fallback retry: the marked prompt replaces the persisted message.
     let mut retry_message: Option<AgentMessage> = None;
     let had_history = existed_before_turn && sim.transcript.active().next().is_some();
+    let mut idle_retries = 0u32;
     loop {
         sim.attempt += 1;
+        sim.pi_compactions = 0;
         // The previous attempt's before_prompt_build context is not part of this
         // attempt's budget: OpenClaw applies the hook only after assemble.
         sim.hook_system_prompt = None;
@@ -234,6 +240,12 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             sim.transcript.active().any(|m| !m.is_runtime_context_carrier())
         } else if sim.attempt == 1 {
             existed_before_turn
+        } else if sim.profile.pi_session_recovery {
+            // pi's SessionManager writes a new session file only once it holds
+            // an assistant message (session-manager.js `_persist`): a retry
+            // after a first attempt that got no answer finds no file (twin
+            // timeout-below-threshold: no bootstrap before the retry).
+            existed_before_turn || sim.transcript.active().any(|m| matches!(m, AgentMessage::Assistant(_)))
         } else {
             sim.transcript.exists()
         };
@@ -342,6 +354,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         let fence = session.len();
         // 5. precheck
         let precheck = precheck(sim, &history, &session, &prompt, authority.as_deref());
+        let prompted = precheck.is_none();
         // 6. model loop
         let mut loop_start = sim.transcript.entries.len();
         let outcome = match precheck {
@@ -396,6 +409,13 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                 f
             }
         };
+        // 2026.4.26 finalizes the failed attempt inside it, before the run
+        // loop's recovery (selection-*.js: `finalizeHarnessContextEngineTurn`
+        // with `promptError`, so afterTurn/ingest without maintain; audit item 3).
+        let finalized = sim.profile.pi_session_recovery && prompted && mode == Mode::Classic;
+        if finalized {
+            finalize(sim, inp, mode, Some((session.clone(), fence)), true, admission.as_ref()).await?;
+        }
         // Recovery (openclaw `run/overflow-context-recovery.ts`, `run/timeout-context-recovery.ts`).
         let mf = failure;
         // Did the failed attempt persist assistant/tool messages after the prompt?
@@ -406,6 +426,13 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             ModelErrorKind::Overflow => {
                 if compactions >= MAX_OVERFLOW_COMPACTIONS {
                     false
+                } else if sim.profile.pi_session_recovery && sim.pi_compactions > 0 {
+                    // The overflow persisted after pi's in-attempt compaction:
+                    // retry without another one (pi-embedded-*.js
+                    // `hadAttemptLevelCompaction`, MAX_OVERFLOW_COMPACTION_ATTEMPTS).
+                    compactions += 1;
+                    sim.note("overflow-retry", format!("context overflow persisted after in-attempt compaction (attempt {compactions}/{MAX_OVERFLOW_COMPACTIONS}); retrying prompt without additional compaction"));
+                    true
                 } else {
                     compactions += 1;
                     sim.note("overflow-compaction", format!("context overflow detected; compaction attempt {compactions}/{MAX_OVERFLOW_COMPACTIONS}"));
@@ -443,6 +470,26 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                     let budget = sim.budget();
                     let params = sim.compact_params(budget, None, "budget", "timeout_recovery", timeout_recoveries);
                     compact_with_script(sim, params, "timeout_recovery", &mut script).await? == CompactVerdict::Compacted
+                } else if sim.profile.pi_session_recovery && idle_retries < MAX_SAME_MODEL_IDLE_TIMEOUT_RETRIES && inp.fallback.is_none() && !mid_turn {
+                    // 2026.4.26 retries an idle timeout once on the same model
+                    // (pi-embedded-*.js `sameModelIdleTimeoutRetry`, observed:
+                    // "[llm-idle-timeout] … retrying same model"); the retry
+                    // takes the next scripted reply, else the mock's unscripted one.
+                    idle_retries += 1;
+                    sim.note("idle-timeout-retry", "the model produced no reply before the idle watchdog; retrying same model");
+                    if !existed_before_turn && !sim.transcript.active().any(|m| matches!(m, AgentMessage::Assistant(_))) {
+                        // pi never wrote the new session file (no assistant yet,
+                        // session-manager.js `_persist`): the retry starts from
+                        // an empty session and persists the prompt again.
+                        sim.transcript.entries.truncate(entries_before_turn);
+                        user_persisted = false;
+                        carriers_persisted = false;
+                    }
+                    if script.is_empty() {
+                        let unscripted = super::pi_session::next_reply(&mut script);
+                        script.push_back(unscripted);
+                    }
+                    true
                 } else if v2026_9 && transient_retries < super::retry::MAX_TRANSIENT_RETRIES && !script.is_empty() {
                     // With nothing more scripted the retries count as spent and the
                     // timeout is surfaced (a turn that ends on a timeout is not
@@ -469,7 +516,9 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             // The failed run ends like any failed run; the agent command then
             // runs the fallback candidate (`runWithModelFallback`, candidateIndex 1).
             fail_turn(sim, &mf.message);
-            finalize(sim, inp, mode, Some((session, fence)), true, admission.as_ref()).await?;
+            if !finalized {
+                finalize(sim, inp, mode, Some((session, fence)), true, admission.as_ref()).await?;
+            }
             let fb = inp.fallback.clone().expect("checked");
             sim.setup.provider = fb.provider.clone();
             sim.setup.model = fb.model.clone();
@@ -509,7 +558,9 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             }
             let msg = if mf.kind == ModelErrorKind::Overflow { CONTEXT_OVERFLOW_ERROR.to_string() } else { mf.message.clone() };
             fail_turn(sim, &msg);
-            finalize(sim, inp, mode, Some((session, fence)), true, admission.as_ref()).await?;
+            if !finalized {
+                finalize(sim, inp, mode, Some((session, fence)), true, admission.as_ref()).await?;
+            }
             return Ok(());
         }
         if mf.kind == ModelErrorKind::InvalidSignature {
@@ -755,7 +806,18 @@ fn precheck(sim: &mut Sim<'_>, history: &[AgentMessage], session: &[AgentMessage
     } else {
         sim.profile.estimator.messages(session)
     };
-    let total = est + sim.profile.estimator.text(sim.system_prompt()) + sim.profile.estimator.text(prompt);
+    let total = if sim.profile.prompt_authority {
+        est + sim.profile.estimator.text(sim.system_prompt()) + sim.profile.estimator.text(prompt)
+    } else {
+        // 2026.4.26 `estimatePrePromptTokens` (dist/preemptive-compaction-*.js):
+        // the system prompt goes in as a `system` message, which pi's
+        // `estimateTokens` counts as 0 (it has no `system` case), the prompt
+        // as a user message, and the sum gets `SAFETY_MARGIN` 1.2
+        // (dist/compaction-*.js). Twin of overflow-scripted-recover: with a
+        // 15 kB system prompt the real host sent the prompt to the provider.
+        let user = sim.profile.estimator.text(prompt);
+        ((est + user) as f64 * 1.2).ceil() as u64
+    };
     let limit = sim.budget().saturating_sub(sim.reserve());
     (total > limit).then(|| ModelFailure {
         kind: ModelErrorKind::Overflow,
@@ -836,6 +898,13 @@ async fn model_loop(
     deferred_prompt: Option<&str>,
 ) -> Result<Result<Option<usize>, ModelFailure>, Abort> {
     let owns = sim.info.owns_compaction() && !sim.on_legacy;
+    // 2026.4.26: pi recovers an overflow itself, once per prompt (runtime::pi_session).
+    let pi_overflow = sim.profile.pi_session_recovery && !sim.info.owns_compaction();
+    let mut overflow_attempted = false;
+    let mut pi_retries = 0u32;
+    // Set once pi made a call the scenario did not script: an exhausted
+    // script then gets the mock's unscripted answer, as on the real host.
+    let mut unscripted = false;
     let mut hook_fence = fence;
     let mut hook_view: Option<Vec<AgentMessage>> = None;
     let mut call_index = 0usize;
@@ -939,8 +1008,10 @@ async fn model_loop(
         }
         let system = format!("{}{}", sim.system_prompt(), spa.map(|s| format!("\n\n{s}")).unwrap_or_default());
         let prompt_tokens = sim.profile.estimator.text(&system) + sim.profile.estimator.messages(&host_weighted(sim, &request));
-        let Some(reply) = script.pop_front() else {
-            return Err(Abort::Harness(format!("scenario script exhausted at turn {} model call {call_index}", sim.turn)));
+        let reply = match script.pop_front() {
+            Some(r) => r,
+            None if unscripted => super::pi_session::next_reply(script),
+            None => return Err(Abort::Harness(format!("scenario script exhausted at turn {} model call {call_index}", sim.turn))),
         };
         let step = match &reply {
             ModelReply::Text(t) => ModelStep { text: Some(t.clone()), ..Default::default() },
@@ -997,6 +1068,49 @@ async fn model_loop(
                 // A provider-enforced overflow did not consume the scripted reply.
                 if step.error.is_none() {
                     script.push_front(reply);
+                }
+                if sim.profile.pi_session_recovery && super::pi_session::retryable(&f) && pi_retries < super::pi_session::MAX_RETRIES {
+                    // pi's auto-retry: the error stays in the session, leaves the
+                    // agent's messages, and the call is made again after a backoff.
+                    pi_retries += 1;
+                    let ts = sim.clock.tick();
+                    let error = super::pi_session::error_assistant(sim, &super::pi_session::anthropic_error_text(f.kind, &f.message), ts);
+                    sim.persist(error);
+                    sim.note("pi-auto-retry", format!("retryable provider error ({}); pi auto-retry {pi_retries}/{}", f.message, super::pi_session::MAX_RETRIES));
+                    unscripted = true;
+                    continue;
+                }
+                if pi_overflow && f.kind == ModelErrorKind::Overflow {
+                    // pi keeps the failed call in the session (agent-session.js
+                    // `_processAgentEvent` message_end → `appendMessage`).
+                    let ts = sim.clock.tick();
+                    let error = super::pi_session::error_assistant(sim, &super::pi_session::anthropic_error_text(f.kind, &f.message), ts);
+                    sim.persist(error.clone());
+                    if !overflow_attempted {
+                        overflow_attempted = true;
+                        if super::pi_session::overflow_compaction(sim, all, script) {
+                            sim.pi_compactions += 1;
+                            unscripted = true;
+                            continue;
+                        }
+                        // The compaction failed and pi does not retry. The error was
+                        // dropped from the agent's messages before compacting, so the
+                        // run loop sees the attempt end on the last good assistant: no
+                        // prompt error, no overflow recovery, a finalized attempt
+                        // (afterTurn + maintain) and the overflow text for the user
+                        // (twin overflow-three-compactions --keep: summarisation call
+                        // answered by the next scripted overflow, then afterTurn,
+                        // maintain, no compact).
+                        fail_turn(sim, CONTEXT_OVERFLOW_ERROR);
+                        return Ok(Ok(owns.then_some(hook_fence)));
+                    } else {
+                        // The second overflow of the prompt is not compacted again
+                        // ("Context overflow recovery failed after one
+                        // compact-and-retry attempt"): the error stays in the
+                        // agent's messages and the attempt ends on it.
+                        sim.note("pi-overflow-recovery-failed", "context overflow recovery failed after one compact-and-retry attempt");
+                        all.push(error);
+                    }
                 }
                 return Ok(Err(f));
             }
@@ -1259,11 +1373,15 @@ async fn finalize(
                 return Ok(());
             }
             let Some((all, pre)) = session else { return Ok(()) };
-            let ok = ingest_delta(sim, inp, &all, pre, "finalize").await?;
-            if ok && !errored {
-                maintain_turn(sim).await?;
-            }
-            Ok(())
+            sim.finalizing = sim.profile.pi_session_recovery;
+            let ok = ingest_delta(sim, inp, &all, pre, "finalize").await;
+            let done = match ok {
+                Ok(true) if !errored => maintain_turn(sim).await,
+                Ok(_) => Ok(()),
+                Err(e) => Err(e),
+            };
+            sim.finalizing = false;
+            done
         }
     }
 }
