@@ -111,15 +111,21 @@ export function disposedAfter(file, method) {
   return last >= 0 && rs.slice(last + 1).some((r) => r.method === "dispose");
 }
 
-/** Resolve once `file` records more than `since` finished calls of `method`; reject after `timeoutMs`. */
-export async function awaitCall(file, method, since, timeoutMs, pollMs = 100) {
+/**
+ * Resolve once `file` records more than `since` finished calls of `method`; reject after `timeoutMs`.
+ * `disposes`: the host disposes the engine instance it made the call on (2026.9.x). 2026.4.x
+ * resolves the engine for `onSubagentEnded` and never disposes it (openclaw@2026.4.26
+ * dist/subagent-registry-*.js notifyContextEngineSubagentEnded: `resolveSubagentRegistryContextEngine`,
+ * `engine.onSubagentEnded(params)`, no dispose), so waiting for one would time out.
+ */
+export async function awaitCall(file, method, since, timeoutMs, { pollMs = 100, disposes = true } = {}) {
   const until = Date.now() + timeoutMs;
   while (calls(file, method) <= since) {
     if (Date.now() > until) throw new Error(`the host made no ${method} call within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, pollMs));
   }
   // The host disposes the instance it made the call on; that belongs here too.
-  if (!engineHas(file, "dispose")) return;
+  if (!disposes || !engineHas(file, "dispose")) return;
   while (!disposedAfter(file, method)) {
     if (Date.now() > until) throw new Error(`the host did not dispose the engine instance of its ${method} call within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, pollMs));

@@ -89,6 +89,12 @@ test("awaitRun waits for the host's follow-up call (onSubagentEnded) when the en
   await assert.rejects(awaitCall(trace, "onSubagentEnded", 2, 50), /no onSubagentEnded call within 50 ms/);
   write({ kind: "call", seq: 4, method: "onSubagentEnded", params: {}, reply: { ok: null } });
   await assert.rejects(awaitCall(trace, "onSubagentEnded", 2, 150), /did not dispose the engine instance of its onSubagentEnded call/);
+  // 2026.4.x never disposes the engine it calls onSubagentEnded on: the call alone ends the step.
+  await awaitCall(trace, "onSubagentEnded", 2, 150, { disposes: false });
+  client.runs.observe(agentEvent("announce-426", "agent:main:main"));
+  const driving426 = drive(client, { kind: "awaitRun", sessionKey: "agent:main:main", timeoutMs: 2000, awaitCall: "onSubagentEnded" }, 1, { trace, release4x: true });
+  write({ kind: "call", seq: 5, method: "onSubagentEnded", params: {}, reply: { ok: null } });
+  assert.deepEqual(await driving426, { wait: "ok", error: null, hostRun: true, awaited: "onSubagentEnded" });
   // An engine without the method is never waited for.
   client.runs.observe(agentEvent("announce-2", "agent:main:main"));
   const out = await drive(client, { kind: "awaitRun", sessionKey: "agent:main:main", timeoutMs: 50, awaitCall: "rollback" }, 2, { trace });
