@@ -59,6 +59,31 @@ pub fn child_task_address(task: &str) -> String {
     format!("[Subagent Task]\n\n{}\n\n", task.trim())
 }
 
+/// The child's address on openclaw@2026.4.x: its first user message leaves
+/// the task out (dist/subagent-spawn-*.js buildSubagentInitialUserMessage,
+/// "Your assigned task is in the system prompt under **Your Role**"), the
+/// system prompt names it (dist/subagent-system-prompt-*.js
+/// buildSubagentSystemPrompt: one line, or a fenced block for a multi-line task).
+pub fn child_task_address_4x(task: &str) -> String {
+    let task = task.trim();
+    if task.contains('\n') {
+        format!("```\n{task}\n```\n- Complete this task.")
+    } else {
+        format!("- You were created to handle: {task}\n")
+    }
+}
+
+/// The release's child addresses: the plan carries 2026.9's task message.
+pub fn for_release(plan: &mut Plan, version: &str) {
+    if !version.starts_with("2026.4.") {
+        return;
+    }
+    for sp in &plan.spawns.spawns {
+        let (from, to) = (child_task_address(&sp.task), child_task_address_4x(&sp.task));
+        plan.replies.iter_mut().filter(|r| r.addressed_to.as_deref() == Some(from.as_str())).for_each(|r| r.addressed_to = Some(to.clone()));
+    }
+}
+
 /// How long the runner waits for a host-started run (child run + announce).
 const ANNOUNCE_TIMEOUT_MS: u64 = 90_000;
 
@@ -202,6 +227,18 @@ mod tests {
         assert!(matches!(&p.steps[1], PlanStep::AwaitRun { step: 1, session_key, await_call: Some(c), .. } if session_key == "agent:main:main" && c == "onSubagentEnded"));
         assert_eq!(p.spawns.runner_config(), serde_json::json!({"directTools": true}));
         assert_eq!(plan(&scenario("exec", "  - turn: {user: hi, model: [ok]}\n")).unwrap().spawns.runner_config(), Value::Null);
+    }
+
+    #[test]
+    fn on_2026_4_the_address_is_the_task_line_of_the_childs_system_prompt() {
+        let mut p = plan(&scenario("exec, sessions_spawn", &format!("{SPAWN_TURN}{ANNOUNCE}"))).expect("drivable");
+        let before = p.clone();
+        for_release(&mut p, "2026.9.6");
+        assert_eq!(p, before);
+        for_release(&mut p, "2026.4.26");
+        let child = p.replies.iter().find(|r| r.addressed_to.is_some()).unwrap();
+        assert_eq!(child.addressed_to.as_deref(), Some("- You were created to handle: count lines\n"));
+        assert_eq!(child_task_address_4x("a\nb"), "```\na\nb\n```\n- Complete this task.");
     }
 
     #[test]
