@@ -272,17 +272,31 @@ pub fn inter_session_header(p: &Profile, prov: &InputProvenance) -> String {
 }
 
 /// 2026.4.26: history user messages carrying inter-session provenance are
-/// shown with the header prefixed (`replay-history.ts`).
+/// shown with the header prefixed (`replay-history.ts`;
+/// dist/compaction-successor-transcript-*.js annotateInterSessionUserMessages:
+/// every inter-session user message — a live child's completion announce
+/// too, twin of announce-subagent — and in block content the first text block).
+/// A subagent announce persisted as plain text (the reference's announce of a
+/// child the run did not spawn, never driven on the real host) keeps its text.
 pub fn prefix_inter_session_history(p: &Profile, m: &AgentMessage) -> AgentMessage {
     let mut m = m.clone();
     if let AgentMessage::User(u) = &mut m {
         if let Some(prov) = &u.provenance {
-            if prov.kind == ProvenanceKind::InterSession && prov.source_tool.as_deref() != Some("subagent_announce") {
-                let header = inter_session_header(p, prov);
-                let text = u.content.text();
-                if !text.starts_with(&header) {
-                    u.content = MessageContent::Text(format!("{header}\n{text}"));
+            let header = inter_session_header(p, prov);
+            match &mut u.content {
+                MessageContent::Text(text) if prov.kind == ProvenanceKind::InterSession && prov.source_tool.as_deref() != Some("subagent_announce") => {
+                    if !text.starts_with(&header) {
+                        *text = format!("{header}\n{text}");
+                    }
                 }
+                MessageContent::Blocks(blocks) if prov.kind == ProvenanceKind::InterSession => {
+                    if let Some(ContentBlock::Text(t)) = blocks.iter_mut().find(|b| matches!(b, ContentBlock::Text(_))) {
+                        if !t.text.starts_with(&header) {
+                            t.text = format!("{header}\n{}", t.text);
+                        }
+                    }
+                }
+                _ => {}
             }
         }
     }

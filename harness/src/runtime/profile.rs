@@ -128,6 +128,13 @@ pub struct Profile {
     /// child takes the logical-turn lease and the host cleans the child up
     /// after it (`runtime::subagent`; 2026.9.6, twin-observed).
     pub host_spawn_tool: bool,
+    /// How 2026.4.26 runs that tool (`runtime::subagent`, twin of
+    /// announce-subagent on the real 2026.4.26 gateway): prepareSubagentSpawn
+    /// without session files and without a dispose, the 4.26 receipt, a child
+    /// run on its own JSONL session finalised by afterTurn and maintain, a
+    /// classic announce run (afterTurn, maintain) and `onSubagentEnded`
+    /// without `agentDir` on an engine that is never disposed.
+    pub host_spawn_v2026_4: bool,
     pub overflow_retry: OverflowRetry,
     /// Reserve = min(max(reserve, 20 000), ⌊budget/4⌋) and the assemble budget
     /// subtracts ⌈1.2·(12 + est(system) + 12 + est(prompt))⌉ (2026.9.6
@@ -212,7 +219,8 @@ impl Profile {
             estimator: Estimator::Pi,
             announce_runtime_context: false,
             suppress_announce_persistence: false,
-            host_spawn_tool: false,
+            host_spawn_tool: true,
+            host_spawn_v2026_4: true,
             overflow_retry: OverflowRetry::SamePrompt,
             reserve_floor_and_cap: false,
             attempt_runtime_context_v2026_9: false,
@@ -253,6 +261,7 @@ impl Profile {
             announce_runtime_context: true,
             suppress_announce_persistence: true,
             host_spawn_tool: true,
+            host_spawn_v2026_4: false,
             overflow_retry: OverflowRetry::ContinueFromTranscript,
             reserve_floor_and_cap: true,
             attempt_runtime_context_v2026_9: true,

@@ -137,7 +137,7 @@ async fn route(sim: &mut Sim<'_>, inp: &TurnInput) -> Result<Mode, Abort> {
     // lease (gateway log "degraded to \"legacy\" for this logical turn" for a
     // non-fencing engine, which then gets no call).
     // A private completion is admitted and persisted instead (runtime::steps): it routes as a user turn.
-    if sim.profile.host_spawn_tool && inp.kind == TurnKind::Announce && sim.live_children.iter().any(|c| c.announced) && !inp.admitted {
+    if sim.profile.host_spawn_tool && !sim.profile.host_spawn_v2026_4 && inp.kind == TurnKind::Announce && sim.live_children.iter().any(|c| c.announced) && !inp.admitted {
         if !(sim.info.durable_turns() && sim.has("commitTurn")) {
             let id = sim.info.id.clone();
             sim.note("turn-on-legacy", format!("context engine \"{id}\" does not declare transcriptSemantics {{currentTurnFence, turnAdvancementIdempotency}} and implement commitTurn: this announce run runs on legacy"));
@@ -336,6 +336,16 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                         sim.persist(msg.clone());
                         user_persisted = true;
                         persist_queued_carriers(sim, inp, &mut carriers_persisted);
+                    }
+                    // 2026.4.26 gives a live child's announce its provenance on the persisted
+                    // copy only (dist/compaction-successor-transcript-*.js session manager
+                    // `transformMessageForPersistence: applyInputProvenanceToUserMessage`):
+                    // the run's own session, which afterTurn snapshots, holds it without
+                    // (twin of announce-subagent).
+                    if sim.profile.host_spawn_v2026_4 && inp.kind == TurnKind::Announce {
+                        if let AgentMessage::User(u) = &mut msg {
+                            u.provenance = None;
+                        }
                     }
                     session.push(msg);
                     if let (true, Some(ctx)) = (fresh, &inp.next_turn_context) {
@@ -812,7 +822,7 @@ async fn model_loop(
                 if sim.profile.durable_turns && inp.admitted {
                     // deferredTurn mode: no afterTurn.
                 } else {
-                    ingest_delta(sim, inp, all, hook_fence, "loop-hook").await?;
+                    ingest_delta(sim, inp.is_heartbeat, all, hook_fence, "loop-hook").await?;
                 }
                 hook_fence = all.len();
                 // A durable turn's hook runs in deferredTurn mode (2026.9.6
@@ -1092,9 +1102,9 @@ fn assemble_meta(sim: &Sim<'_>, messages: &[AgentMessage], boundary: usize, reas
 }
 
 /// afterTurn, else ingestBatch, else ingest per message (contract §4.4).
-async fn ingest_delta(sim: &mut Sim<'_>, inp: &TurnInput, all: &[AgentMessage], pre: usize, reason: &str) -> Result<bool, Abort> {
+pub(super) async fn ingest_delta(sim: &mut Sim<'_>, is_heartbeat: bool, all: &[AgentMessage], pre: usize, reason: &str) -> Result<bool, Abort> {
     let snapshot: Vec<&AgentMessage> = all.iter().filter(|m| !(sim.profile.runtime_context_carriers && m.is_runtime_context_carrier())).collect();
-    let hb = inp.is_heartbeat.then_some(true);
+    let hb = is_heartbeat.then_some(true);
     if sim.has("afterTurn") {
         let mut p = serde_json::Map::new();
         p.insert("sessionId".into(), json!(sim.transcript.session_id));
@@ -1214,7 +1224,7 @@ async fn finalize(
                 return Ok(());
             }
             let Some((all, pre)) = session else { return Ok(()) };
-            let ok = ingest_delta(sim, inp, &all, pre, "finalize").await?;
+            let ok = ingest_delta(sim, inp.is_heartbeat, &all, pre, "finalize").await?;
             if ok && !errored {
                 maintain_turn(sim).await?;
             }
@@ -1223,7 +1233,7 @@ async fn finalize(
     }
 }
 
-async fn maintain_turn(sim: &mut Sim<'_>) -> Result<(), Abort> {
+pub(super) async fn maintain_turn(sim: &mut Sim<'_>) -> Result<(), Abort> {
     let deferred = sim.info.turn_maintenance_mode == Some(TurnMaintenanceMode::Background);
     let p = sim.maintain_params(deferred, "turn");
     sim.call("maintain", p, CallMeta::reason("turn"), CallOptions::default()).await?;
