@@ -131,3 +131,18 @@ export async function awaitCall(file, method, since, timeoutMs, { pollMs = 100, 
     await new Promise((r) => setTimeout(r, pollMs));
   }
 }
+
+/**
+ * A stop condition for the 2026.4.x end-of-step quiet wait (host-runner.mjs
+ * traceQuiet): true once `file` records, after the moment this is called, an
+ * engine call of another session than `sessionKey`. After a spawn turn the
+ * child's run starts right away (2026.4.26 twin of subagent-ended-reasons: the
+ * second child ran while the runner waited for quiet), and its announce run
+ * in the parent session would then be driven under the spawn turn's step: its
+ * scripted reply belongs to the next step, which is not marked yet. The
+ * parent's own calls have ended by then (its lane runs the child only after).
+ */
+export function otherSessionCalled(file, sessionKey) {
+  const seen = records(file).length;
+  return () => records(file).slice(seen).some((r) => r.kind === "call" && typeof r.params?.sessionKey === "string" && r.params.sessionKey !== sessionKey);
+}

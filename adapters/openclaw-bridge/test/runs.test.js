@@ -101,3 +101,19 @@ test("awaitRun waits for the host's follow-up call (onSubagentEnded) when the en
   assert.deepEqual(out, { wait: "ok", error: null, hostRun: true });
   fs.rmSync(dir, { recursive: true });
 });
+
+test("otherSessionCalled: only calls recorded after it is armed, of another session, stop the quiet wait", async () => {
+  const { otherSessionCalled } = await import("../lib/runs.js");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "runs-quiet-"));
+  const trace = path.join(dir, "trace.ndjson");
+  const write = (r) => fs.appendFileSync(trace, JSON.stringify(r) + "\n");
+  write({ kind: "call", seq: 1, method: "assemble", params: { sessionKey: "agent:main:subagent:1" }, reply: { ok: {} } });
+  const stop = otherSessionCalled(trace, "agent:main:main");
+  assert.equal(stop(), false, "an earlier call of another session does not count");
+  write({ kind: "call", seq: 2, method: "afterTurn", params: { sessionKey: "agent:main:main" } });
+  write({ kind: "call", seq: 3, method: "dispose", params: {} });
+  assert.equal(stop(), false, "the step's own session and session-less calls do not stop it");
+  write({ kind: "call", seq: 4, method: "assemble", params: { sessionKey: "agent:main:subagent:2" } });
+  assert.equal(stop(), true);
+  fs.rmSync(dir, { recursive: true });
+});
