@@ -342,7 +342,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                     // `transformMessageForPersistence: applyInputProvenanceToUserMessage`):
                     // the run's own session, which afterTurn snapshots, holds it without
                     // (twin of announce-subagent).
-                    if sim.profile.host_spawn_v2026_4 && inp.kind == TurnKind::Announce {
+                    if sim.profile.host_spawn_v2026_4 && inp.kind == TurnKind::Announce && sim.live_children.iter().any(|c| c.announced) {
                         if let AgentMessage::User(u) = &mut msg {
                             u.provenance = None;
                         }
