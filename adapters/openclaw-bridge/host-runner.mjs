@@ -17,7 +17,7 @@ import path from "node:path";
 
 import { compileCacheWarm, connect, freePort, freezeTrace, gatewayEnv, groupCpuMs, markCompileCacheWarm, packagedCompileCacheDir, startGateway as startGateway_, stopGateway } from "./lib/gateway.js";
 import { bundledSubset } from "./lib/bundled-subset.js";
-import { HostRuns, awaitCommandDispose, calls as callsOf } from "./lib/runs.js";
+import { HostRuns, awaitCommandDispose, calls as callsOf, otherSessionCalled } from "./lib/runs.js";
 import { drive, markStep, withStartupRetry } from "./lib/steps.js";
 import { prepareResultFiles, prepareStandIns } from "./lib/tools.js";
 
@@ -280,8 +280,8 @@ async function startGateway() {
   return { port, token, child };
 }
 
-/** Resolve once `file` has not grown for `quietMs` (at most `maxMs`). */
-async function traceQuiet(file, { quietMs = 1500, maxMs = 20_000 } = {}) {
+/** Resolve once `file` has not grown for `quietMs` (at most `maxMs`), or once `stop()` says so. */
+async function traceQuiet(file, { quietMs = 1500, maxMs = 20_000, stop = () => false } = {}) {
   const size = () => {
     try {
       return fs.statSync(file).size;
@@ -292,7 +292,7 @@ async function traceQuiet(file, { quietMs = 1500, maxMs = 20_000 } = {}) {
   const until = Date.now() + maxMs;
   let last = size();
   let since = Date.now();
-  while (Date.now() < until && Date.now() - since < quietMs) {
+  while (Date.now() < until && Date.now() - since < quietMs && !stop()) {
     await new Promise((r) => setTimeout(r, 100));
     const now = size();
     if (now !== last) [last, since] = [now, Date.now()];
@@ -343,7 +343,9 @@ try {
     // to the engine (seen in the first 4.26 twins: turn 1's ingests recorded
     // under step 2). Wait for the bridge's trace to go quiet before the next
     // step's boundary, so every call lands in the step that caused it.
-    if (RELEASE_4X) await traceQuiet(plan.trace);
+    // Before a host-started run (awaitRun: a spawned child's announce) the quiet
+    // ends when another session's run reaches the engine (lib/runs.js otherSessionCalled).
+    if (RELEASE_4X) await traceQuiet(plan.trace, plan.steps[index + 1]?.kind === "awaitRun" ? { stop: otherSessionCalled(plan.trace, step.sessionKey) } : {});
     else if (step.kind === "command") await awaitCommandDispose(plan.trace, disposes, 30_000);
     result.steps.push({ step: step.step, ...outcome, unaskedReplies: marked?.dropped ?? null, timing: { wallMs: Date.now() - ts } });
   }

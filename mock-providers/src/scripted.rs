@@ -233,6 +233,21 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_address_in_the_system_prompt_counts() {
+        // openclaw@2026.4.26 names a subagent's task in its system prompt only.
+        let r = |text: &str, to: Option<&str>| Reply { text: text.into(), addressed_to: to.map(str::to_string), ..Default::default() };
+        let script = vec![r("child result", Some("- You were created to handle: research\n")), r("parent done", None)];
+        let m = MockProvider::start_scripted_for_model(Provider::Anthropic, Default::default(), script, "main").await;
+        let url = format!("{}{}", m.uri(), Provider::Anthropic.path());
+        let ask = |system: serde_json::Value| {
+            let url = url.clone();
+            async move { tokio::task::spawn_blocking(move || crate::client::post_json(&url, &json!({"model":"main","max_tokens":16,"system":system,"messages":[{"role":"user","content":"Begin."}]}), &[]).unwrap().1["content"][0]["text"].as_str().unwrap_or_default().to_string()).await.unwrap() }
+        };
+        assert_eq!(ask(json!("You are the main agent.")).await, "parent done");
+        assert_eq!(ask(json!([{"type": "text", "text": "## Your Role\n- You were created to handle: research\n- Complete this task."}])).await, "child result");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn step_markers_keep_each_steps_replies_to_that_step() {
         let r = |text: &str, step| Reply { text: text.into(), step: Some(step), ..Default::default() };
         let script = vec![r("a0", 0), r("b0-unused", 0), r("a1", 1), r("a2", 2)];

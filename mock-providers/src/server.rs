@@ -66,10 +66,23 @@ pub struct Reply {
     pub addressed_to: Option<String>,
 }
 
-/// The text of a request's messages (string contents and text blocks), where
-/// [`Reply::addressed_to`] is looked for.
+/// The text of a request's system prompt and messages (string contents and
+/// text blocks), where [`Reply::addressed_to`] is looked for. The system
+/// prompt counts because openclaw@2026.4.26 gives a subagent its task there
+/// only (dist/subagent-system-prompt-*.js "You were created to handle: …";
+/// its first user message leaves the task out, dist/subagent-spawn-*.js
+/// buildSubagentInitialUserMessage).
 fn message_text(body: &Value) -> String {
     let mut out = String::new();
+    match &body["system"] {
+        Value::String(s) => out.push_str(s),
+        Value::Array(blocks) => blocks.iter().filter_map(|b| b["text"].as_str()).for_each(|t| {
+            out.push_str(t);
+            out.push('\n');
+        }),
+        _ => {}
+    }
+    out.push('\n');
     for m in body["messages"].as_array().into_iter().flatten() {
         match &m["content"] {
             Value::String(s) => out.push_str(s),

@@ -152,17 +152,38 @@ export async function awaitCommandDispose(file, since, timeoutMs, pollMs = 100) 
   return true;
 }
 
-/** Resolve once `file` records more than `since` finished calls of `method`; reject after `timeoutMs`. */
-export async function awaitCall(file, method, since, timeoutMs, pollMs = 100) {
+/**
+ * Resolve once `file` records more than `since` finished calls of `method`; reject after `timeoutMs`.
+ * `disposes`: the host disposes the engine instance it made the call on (2026.9.x). 2026.4.x
+ * resolves the engine for `onSubagentEnded` and never disposes it (openclaw@2026.4.26
+ * dist/subagent-registry-*.js notifyContextEngineSubagentEnded: `resolveSubagentRegistryContextEngine`,
+ * `engine.onSubagentEnded(params)`, no dispose), so waiting for one would time out.
+ */
+export async function awaitCall(file, method, since, timeoutMs, { pollMs = 100, disposes = true } = {}) {
   const until = Date.now() + timeoutMs;
   while (calls(file, method) <= since) {
     if (Date.now() > until) throw new Error(`the host made no ${method} call within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, pollMs));
   }
   // The host disposes the instance it made the call on; that belongs here too.
-  if (!engineHas(file, "dispose")) return;
+  if (!disposes || !engineHas(file, "dispose")) return;
   while (!disposedAfter(file, method)) {
     if (Date.now() > until) throw new Error(`the host did not dispose the engine instance of its ${method} call within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, pollMs));
   }
+}
+
+/**
+ * A stop condition for the 2026.4.x end-of-step quiet wait (host-runner.mjs
+ * traceQuiet): true once `file` records, after the moment this is called, an
+ * engine call of another session than `sessionKey`. After a spawn turn the
+ * child's run starts right away (2026.4.26 twin of subagent-ended-reasons: the
+ * second child ran while the runner waited for quiet), and its announce run
+ * in the parent session would then be driven under the spawn turn's step: its
+ * scripted reply belongs to the next step, which is not marked yet. The
+ * parent's own calls have ended by then (its lane runs the child only after).
+ */
+export function otherSessionCalled(file, sessionKey) {
+  const seen = records(file).length;
+  return () => records(file).slice(seen).some((r) => r.kind === "call" && typeof r.params?.sessionKey === "string" && r.params.sessionKey !== sessionKey);
 }

@@ -106,7 +106,7 @@ export async function awaitRun(client, step, _index, ctx = {}) {
   const before = follow ? calls(ctx.trace, follow) : 0;
   const runId = await client.runs.next(step.sessionKey, step.timeoutMs);
   const waited = await client.request("agent.wait", { runId, timeoutMs: step.timeoutMs }, step.timeoutMs + 10_000);
-  if (follow) await awaitCall(ctx.trace, follow, before, step.timeoutMs);
+  if (follow) await awaitCall(ctx.trace, follow, before, step.timeoutMs, { disposes: ctx.release4x !== true });
   return { wait: waited?.status ?? null, error: waited?.error ?? null, hostRun: true, ...(follow ? { awaited: follow } : {}) };
 }
 

@@ -89,6 +89,12 @@ test("awaitRun waits for the host's follow-up call (onSubagentEnded) when the en
   await assert.rejects(awaitCall(trace, "onSubagentEnded", 2, 50), /no onSubagentEnded call within 50 ms/);
   write({ kind: "call", seq: 4, method: "onSubagentEnded", params: {}, reply: { ok: null } });
   await assert.rejects(awaitCall(trace, "onSubagentEnded", 2, 150), /did not dispose the engine instance of its onSubagentEnded call/);
+  // 2026.4.x never disposes the engine it calls onSubagentEnded on: the call alone ends the step.
+  await awaitCall(trace, "onSubagentEnded", 2, 150, { disposes: false });
+  client.runs.observe(agentEvent("announce-426", "agent:main:main"));
+  const driving426 = drive(client, { kind: "awaitRun", sessionKey: "agent:main:main", timeoutMs: 2000, awaitCall: "onSubagentEnded" }, 1, { trace, release4x: true });
+  write({ kind: "call", seq: 5, method: "onSubagentEnded", params: {}, reply: { ok: null } });
+  assert.deepEqual(await driving426, { wait: "ok", error: null, hostRun: true, awaited: "onSubagentEnded" });
   // An engine without the method is never waited for.
   client.runs.observe(agentEvent("announce-2", "agent:main:main"));
   const out = await drive(client, { kind: "awaitRun", sessionKey: "agent:main:main", timeoutMs: 50, awaitCall: "rollback" }, 2, { trace });
@@ -109,5 +115,21 @@ test("a command's background dispose is awaited, and only for an engine that dis
   setTimeout(() => put({ kind: "call", method: "dispose", reply: { ok: null } }), 200);
   assert.equal(await awaitCommandDispose(file, 1, 5_000, 20), true);
   assert.equal(await awaitCommandDispose(file, 2, 100, 20), false, "bounded: no second dispose comes");
+  fs.rmSync(dir, { recursive: true });
+});
+
+test("otherSessionCalled: only calls recorded after it is armed, of another session, stop the quiet wait", async () => {
+  const { otherSessionCalled } = await import("../lib/runs.js");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "runs-quiet-"));
+  const trace = path.join(dir, "trace.ndjson");
+  const write = (r) => fs.appendFileSync(trace, JSON.stringify(r) + "\n");
+  write({ kind: "call", seq: 1, method: "assemble", params: { sessionKey: "agent:main:subagent:1" }, reply: { ok: {} } });
+  const stop = otherSessionCalled(trace, "agent:main:main");
+  assert.equal(stop(), false, "an earlier call of another session does not count");
+  write({ kind: "call", seq: 2, method: "afterTurn", params: { sessionKey: "agent:main:main" } });
+  write({ kind: "call", seq: 3, method: "dispose", params: {} });
+  assert.equal(stop(), false, "the step's own session and session-less calls do not stop it");
+  write({ kind: "call", seq: 4, method: "assemble", params: { sessionKey: "agent:main:subagent:2" } });
+  assert.equal(stop(), true);
   fs.rmSync(dir, { recursive: true });
 });

@@ -19,6 +19,12 @@ pub enum ReleaseLimit {
     ContextWindow(u64),
     /// A real `sessions_spawn` tool call and its completion announce (`realhost::spawn`).
     HostSpawn,
+    /// A spawn asking for a private completion (`completionTarget: "parent"`).
+    PrivateCompletion,
+    /// A spawn with `context: "fork"`.
+    ForkSpawn,
+    /// A spawn after an earlier child of the run has completed.
+    LaterSpawn,
     /// An event-free heartbeat poll run on demand through the heartbeat
     /// monitor automation job (`realhost::heartbeat`).
     HeartbeatMonitor,
@@ -72,10 +78,28 @@ impl ReleaseLimit {
             // What remains is the reference: on 4.26 the child's and the announce's runs end with
             // afterTurn + maintain (not commitTurn) and onSubagentEnded comes "completed" then
             // "swept" (the 04:00 twin of announce-then-followup), none of which the 2026.4.26 profile models.
-            ReleaseLimit::HostSpawn if older => Err(NotDrivable(format!(
-                "a sessions_spawn turn and its announce on openclaw@{version}: the host runs it (prepareSubagentSpawn in the tool call, the child's run and the announce run each ending with afterTurn and maintain, onSubagentEnded \"completed\" then \"swept\"; twin --keep), but the 2026.4.26 reference does not model this path yet"
-            ))),
+            // 2026.4.26 runs it as the 2026.4.26 reference models it (runtime::subagent,
+            // Profile::host_spawn_v2026_4; twins of announce-subagent, announce-then-followup,
+            // spawn-isolated and spawn-light-isolated equal on both engines).
             ReleaseLimit::HostSpawn => Ok(()),
+            // 2026.4.26's sessions_spawn has no completionTarget (absent from its dist:
+            // dist/subagent-spawn-*.js spawnSubagentDirect, dist/subagent-announce-*.js), so it
+            // never makes a completion private.
+            ReleaseLimit::PrivateCompletion if older => Err(NotDrivable(format!(
+                "a private completion (sessions_spawn completionTarget \"parent\") on openclaw@{version}: the release has no completionTarget (dist/subagent-spawn-*.js, dist/subagent-announce-*.js), so every completion is announced to the user"
+            ))),
+            ReleaseLimit::ForkSpawn if older => Err(NotDrivable(format!(
+                "a sessions_spawn with context \"fork\" on openclaw@{version}: the host forks the requester's JSONL transcript into the child's session and prepares the spawn with both sessions' ids and files (dist/subagent-spawn-*.js prepareSubagentSessionContext, prepareContextEngineSubagentSpawn); the 2026.4.26 reference models isolated children only so far"
+            ))),
+            // Observed (twin --keep subagent-ended-reasons, 2026-11-24): the second child, on a
+            // warm host, starts its run right after the spawn turn's run, before the runner can
+            // mark the announce step, so its calls are labelled with the spawn turn's step or
+            // the announce's depending on timing (the first child's cold start always lands in
+            // the announce step). The step boundary cannot be placed by a gateway action.
+            ReleaseLimit::LaterSpawn if older => Err(NotDrivable(format!(
+                "a second sessions_spawn after an earlier child completed, on openclaw@{version}: the warm host starts that child's run as soon as the spawn turn's run ends (the same instant agent.wait returns), so whether its engine calls land in the spawn turn's step or in the announce step depends on timing (twin --keep subagent-ended-reasons)"
+            ))),
+            ReleaseLimit::PrivateCompletion | ReleaseLimit::ForkSpawn | ReleaseLimit::LaterSpawn => Ok(()),
             // 2026.4.26 has no heartbeat monitor job and its on-demand triggers carry an event
             // text, but its runner's own interval tick is brought due by a hot-reloaded
             // `agents.defaults.heartbeat.every` (realhost::heartbeat::for_release).
@@ -129,7 +153,11 @@ mod tests {
         assert!(check_all(&[ReleaseLimit::ChannelMessage], "2026.4.26").is_ok());
         assert!(check_all(&[ReleaseLimit::HeartbeatMonitor], "2026.9.6").is_ok());
         assert!(check_all(&[ReleaseLimit::HeartbeatMonitor], "2026.4.26").is_ok(), "the runner's interval tick (realhost::heartbeat::for_release)");
-        assert!(check_all(&[ReleaseLimit::HostSpawn], "2026.4.26").unwrap_err().0.contains("does not model this path yet"));
+        assert!(check_all(&[ReleaseLimit::HostSpawn], "2026.4.26").is_ok(), "twinned equal on 2026.4.26 (runtime::subagent)");
+        assert!(check_all(&[ReleaseLimit::PrivateCompletion], "2026.4.26").unwrap_err().0.contains("has no completionTarget"));
+        assert!(check_all(&[ReleaseLimit::ForkSpawn], "2026.4.26").unwrap_err().0.contains("isolated children only"));
+        assert!(check_all(&[ReleaseLimit::LaterSpawn], "2026.4.26").unwrap_err().0.contains("depends on timing"));
+        assert!(check_all(&[ReleaseLimit::PrivateCompletion, ReleaseLimit::ForkSpawn, ReleaseLimit::LaterSpawn], "2026.9.6").is_ok());
         assert!(check_all(&[write, ReleaseLimit::BareResetTurn], "2026.4.26").unwrap_err().0.contains("only bundled plugins"));
         assert!(check_all(&[ReleaseLimit::ContextWindow(4_000)], "2026.9.6").is_ok());
         assert!(check_all(&[ReleaseLimit::ContextWindow(3_999)], "2026.9.6").unwrap_err().0.contains("under 4000 tokens"));

@@ -126,6 +126,7 @@ pub fn drivable(scenario: &Scenario, version: &HostVersion) -> Result<(), NotDri
 fn drive_plan(scenario: &Scenario, version: &HostVersion) -> Result<plan::Plan, NotDrivable> {
     let mut plan = plan::plan(scenario)?;
     heartbeat::for_release(&mut plan, &version.0);
+    spawn::for_release(&mut plan, &version.0);
     if plan.setup.seed.is_some() {
         seed::release_supports_seed(&version.0)?;
     }

@@ -59,6 +59,44 @@ pub fn child_task_address(task: &str) -> String {
     format!("[Subagent Task]\n\n{}\n\n", task.trim())
 }
 
+/// The child's address on openclaw@2026.4.x: its first user message leaves
+/// the task out (dist/subagent-spawn-*.js buildSubagentInitialUserMessage,
+/// "Your assigned task is in the system prompt under **Your Role**"), the
+/// system prompt names it (dist/subagent-system-prompt-*.js
+/// buildSubagentSystemPrompt: one line, or a fenced block for a multi-line task).
+pub fn child_task_address_4x(task: &str) -> String {
+    let task = task.trim();
+    if task.contains('\n') {
+        format!("```\n{task}\n```\n- Complete this task.")
+    } else {
+        format!("- You were created to handle: {task}\n")
+    }
+}
+
+/// The release's child addresses: the plan carries 2026.9's task message.
+pub fn for_release(plan: &mut Plan, version: &str) {
+    if !version.starts_with("2026.4.") {
+        return;
+    }
+    for sp in &plan.spawns.spawns {
+        let (from, to) = (child_task_address(&sp.task), child_task_address_4x(&sp.task));
+        plan.replies.iter_mut().filter(|r| r.addressed_to.as_deref() == Some(from.as_str())).for_each(|r| r.addressed_to = Some(to.clone()));
+    }
+    // A spawn wakes 2026.4.26's heartbeat runner (dist/task-registry-*.js
+    // queueTaskSystemEvent → requestHeartbeatNow {reason: "background-task"}),
+    // and whether that poll runs depends on whether the spawn has seeded the
+    // workspace's HEARTBEAT.md yet (a missing file runs the poll, the seeded
+    // comment-only template skips it): observed as an extra heartbeat run in
+    // the main session in one twin of subagent-ended-reasons and none in
+    // others. A scenario without heartbeat steps runs with the heartbeat
+    // disabled (`every: "0m"`: dist/heartbeat-summary-*.js resolveHeartbeatIntervalMs
+    // → null, dist/heartbeat-runner-*.js runHeartbeatOnce "disabled").
+    let heartbeats = plan.steps.iter().any(|s| matches!(s, PlanStep::Heartbeat { .. }));
+    if !plan.spawns.spawns.is_empty() && !heartbeats {
+        plan.setup.agent_defaults.insert("heartbeat".into(), json!({"every": "0m"}));
+    }
+}
+
 /// How long the runner waits for a host-started run (child run + announce).
 const ANNOUNCE_TIMEOUT_MS: u64 = 90_000;
 
@@ -128,8 +166,18 @@ pub fn host_tool_call(p: &mut Plan, c: &ToolCallSpec, id: &str) -> Result<(), No
         return Err(NotDrivable("tool call sessions_spawn with a scripted result: the real host answers the call itself (its result names the child key it mints), so the scenario must leave `result` empty".into()));
     }
     let private = c.arguments.get("completionTarget").and_then(Value::as_str) == Some("parent");
+    use super::limits::ReleaseLimit;
+    if private {
+        p.limit(ReleaseLimit::PrivateCompletion);
+    }
+    if c.arguments.get("context").and_then(Value::as_str) == Some("fork") {
+        p.limit(ReleaseLimit::ForkSpawn);
+    }
+    if p.spawns.spawns.iter().any(|sp| sp.announced) {
+        p.limit(ReleaseLimit::LaterSpawn);
+    }
     p.spawns.spawns.push(PlannedSpawn { tool_call_id: id.to_string(), task: task.to_string(), private, announced: false });
-    p.limit(super::limits::ReleaseLimit::HostSpawn);
+    p.limit(ReleaseLimit::HostSpawn);
     Ok(())
 }
 
@@ -202,6 +250,34 @@ mod tests {
         assert!(matches!(&p.steps[1], PlanStep::AwaitRun { step: 1, session_key, await_call: Some(c), .. } if session_key == "agent:main:main" && c == "onSubagentEnded"));
         assert_eq!(p.spawns.runner_config(), serde_json::json!({"directTools": true}));
         assert_eq!(plan(&scenario("exec", "  - turn: {user: hi, model: [ok]}\n")).unwrap().spawns.runner_config(), Value::Null);
+    }
+
+    #[test]
+    fn on_2026_4_the_address_is_the_task_line_of_the_childs_system_prompt() {
+        let mut p = plan(&scenario("exec, sessions_spawn", &format!("{SPAWN_TURN}{ANNOUNCE}"))).expect("drivable");
+        let before = p.clone();
+        for_release(&mut p, "2026.9.6");
+        assert_eq!(p, before);
+        for_release(&mut p, "2026.4.26");
+        assert_eq!(p.setup.agent_defaults["heartbeat"], json!({"every": "0m"}), "no racy heartbeat wake");
+        let child = p.replies.iter().find(|r| r.addressed_to.is_some()).unwrap();
+        assert_eq!(child.addressed_to.as_deref(), Some("- You were created to handle: count lines\n"));
+        assert_eq!(child_task_address_4x("a\nb"), "```\na\nb\n```\n- Complete this task.");
+    }
+
+    #[test]
+    fn what_2026_4_cannot_run_is_a_release_limit_of_the_spawn() {
+        use super::super::limits::ReleaseLimit::{ForkSpawn, LaterSpawn, PrivateCompletion};
+        let limits = |script: &str| plan(&scenario("exec, sessions_spawn", script)).expect("drivable").release_limits;
+        assert!(!limits(&format!("{SPAWN_TURN}{ANNOUNCE}")).iter().any(|l| [PrivateCompletion, ForkSpawn, LaterSpawn].contains(l)));
+        let private = "  - turn: {user: go, model: [{tool_calls: [{name: sessions_spawn, arguments: {task: \"count lines\", completionTarget: parent}}]}, ok]}\n  - announce: {child: c, task: count lines, result: r, private: true, model: [ok]}\n";
+        assert!(limits(private).contains(&PrivateCompletion));
+        let fork = "  - turn: {user: go, model: [{tool_calls: [{name: sessions_spawn, arguments: {task: \"count lines\", context: fork}}]}, ok]}\n";
+        assert!(limits(fork).contains(&ForkSpawn));
+        let again = SPAWN_TURN.replace("count lines", "count words");
+        let second = limits(&format!("{SPAWN_TURN}{again}{ANNOUNCE}"));
+        assert!(!second.contains(&LaterSpawn), "two spawns before any completion");
+        assert!(limits(&format!("{SPAWN_TURN}{ANNOUNCE}{again}")).contains(&LaterSpawn));
     }
 
     #[test]

@@ -495,6 +495,19 @@ impl Sim<'_> {
             }
             c.insert("promptCache".into(), cache);
         }
+        if self.spawned_4x.skills_snapshot {
+            c.insert("skillsSnapshot".into(), json!({}));
+        }
+        // Runs the host starts itself: a spawned child's, a completion announce's (runtime::subagent).
+        if self.profile.host_spawn_v2026_4 {
+            let key = &self.setup.session_key;
+            if let Some((parent, _)) = &self.subagent_of {
+                let task = self.live_children.iter().find(|l| &l.child == key).map(|l| l.task.clone()).unwrap_or_default();
+                super::subagent::host_run_context_2026_4(c, Some((parent, key, &task)));
+            } else if self.live_children.iter().any(|l| l.announced) {
+                super::subagent::host_run_context_2026_4(c, None);
+            }
+        }
     }
 
     /// `__openclaw` metadata the gateway stores on a `chat.send` user message:

@@ -272,35 +272,42 @@ pub fn inter_session_header(p: &Profile, prov: &InputProvenance) -> String {
 }
 
 /// 2026.4.26: history user messages carrying inter-session provenance are
-/// shown with the header prefixed (`replay-history.ts`).
+/// shown with the header prefixed (`replay-history.ts`;
+/// dist/compaction-successor-transcript-*.js `annotateInterSessionUserMessages`):
+/// a string gets the header line; blocks get it on their first text block,
+/// or a text block of its own in front. Every inter-session user message in
+/// block content is annotated, a live child's completion announce too (twin
+/// of announce-subagent); a subagent announce persisted as plain text (the
+/// reference's announce of a child the run did not spawn, never driven on the
+/// real host) keeps its text.
 pub fn prefix_inter_session_history(p: &Profile, m: &AgentMessage) -> AgentMessage {
     let mut m = m.clone();
     if let AgentMessage::User(u) = &mut m {
         if let Some(prov) = &u.provenance {
-            if prov.kind == ProvenanceKind::InterSession && prov.source_tool.as_deref() != Some("subagent_announce") {
-                let header = inter_session_header(p, prov);
-                // `annotateInterSessionUserMessages` (2026.4.26
-                // dist/compaction-successor-transcript-*.js, replay-history.ts):
-                // a string gets the header line; blocks get it on their first
-                // text block, or a text block of its own in front.
-                match &mut u.content {
-                    MessageContent::Text(text) => {
-                        if !text.starts_with(&header) {
-                            *text = format!("{header}\n{text}");
+            if prov.kind != ProvenanceKind::InterSession {
+                return m;
+            }
+            let announce = prov.source_tool.as_deref() == Some("subagent_announce");
+            let header = inter_session_header(p, prov);
+            match &mut u.content {
+                MessageContent::Text(text) if !announce => {
+                    if !text.starts_with(&header) {
+                        *text = format!("{header}\n{text}");
+                    }
+                }
+                MessageContent::Text(_) => {}
+                MessageContent::Blocks(blocks) => match blocks.iter_mut().find_map(|b| match b {
+                    ContentBlock::Text(t) => Some(t),
+                    _ => None,
+                }) {
+                    Some(t) => {
+                        if !t.text.starts_with(&header) {
+                            t.text = format!("{header}\n{}", t.text);
                         }
                     }
-                    MessageContent::Blocks(blocks) => match blocks.iter_mut().find_map(|b| match b {
-                        ContentBlock::Text(t) => Some(t),
-                        _ => None,
-                    }) {
-                        Some(t) => {
-                            if !t.text.starts_with(&header) {
-                                t.text = format!("{header}\n{}", t.text);
-                            }
-                        }
-                        None => blocks.insert(0, super::transcript::text_block(&header)),
-                    },
-                }
+                    None if !announce => blocks.insert(0, super::transcript::text_block(&header)),
+                    None => {}
+                },
             }
         }
     }

@@ -120,6 +120,9 @@ pub struct Sim<'a> {
     /// The current run is a spawned child's own run: the requester's session
     /// key and the child's run id (the host-minted one its receipt names).
     pub subagent_of: Option<(String, String)>,
+    /// 2026.4.26 after a `sessions_spawn` tool call / a completion announce
+    /// run in this session (`runtime::subagent::Spawned4x`).
+    pub spawned_4x: subagent::Spawned4x,
     pub failed_turns: Vec<String>,
     /// Prompt tokens of the last model request that failed (timeout recovery).
     pub failed_prompt_tokens: u64,
@@ -547,6 +550,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         rollbacks: BTreeMap::new(),
         live_children: Vec::new(),
         subagent_of: None,
+        spawned_4x: Default::default(),
         failed_turns: Vec::new(),
         last_prompt_tokens: 0,
         run_cache_touch: None,

@@ -130,6 +130,13 @@ pub struct Profile {
     /// child takes the logical-turn lease and the host cleans the child up
     /// after it (`runtime::subagent`; 2026.9.6, twin-observed).
     pub host_spawn_tool: bool,
+    /// How 2026.4.26 runs that tool (`runtime::subagent`, twin of
+    /// announce-subagent on the real 2026.4.26 gateway): prepareSubagentSpawn
+    /// without session files and without a dispose, the 4.26 receipt, a child
+    /// run on its own JSONL session finalised by afterTurn and maintain, a
+    /// classic announce run (afterTurn, maintain) and `onSubagentEnded`
+    /// without `agentDir` on an engine that is never disposed.
+    pub host_spawn_v2026_4: bool,
     pub overflow_retry: OverflowRetry,
     /// pi's AgentSession recovers inside the attempt: an overflow is
     /// auto-compacted and retried once per prompt when the engine does not
@@ -225,7 +232,8 @@ impl Profile {
             estimator: Estimator::Pi,
             announce_runtime_context: false,
             suppress_announce_persistence: false,
-            host_spawn_tool: false,
+            host_spawn_tool: true,
+            host_spawn_v2026_4: true,
             overflow_retry: OverflowRetry::SamePrompt,
             pi_session_recovery: true,
             reserve_floor_and_cap: false,
@@ -268,6 +276,7 @@ impl Profile {
             announce_runtime_context: true,
             suppress_announce_persistence: true,
             host_spawn_tool: true,
+            host_spawn_v2026_4: false,
             overflow_retry: OverflowRetry::ContinueFromTranscript,
             pi_session_recovery: false,
             reserve_floor_and_cap: true,

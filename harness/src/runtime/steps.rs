@@ -194,7 +194,9 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
     };
     // 2026.9.6: inbound metadata travels in a hidden carrier (`currentInboundContext`).
     let carriers = if body.context_fragments.is_empty() { Vec::new() } else { vec![inject::carrier(sim.profile, &body.context_fragments, ts)] };
-    let next_turn_context = if entry_4x { entry::runtime_context_of(&body.text, &body.transcript).map(|c| entry::runtime_context_message_2026_4(&c, ts)) } else { None };
+    // After a 2026.4.26 spawn the workspace's bootstrap is pending: its prefix leads the effective prompt (runtime::subagent::Spawned4x).
+    let effective = if entry_4x && sim.spawned_4x.bootstrap_pending { format!("{}\n\n{}", super::subagent::bootstrap_pending_prefix_2026_4(), body.text) } else { body.text.clone() };
+    let next_turn_context = if entry_4x { entry::runtime_context_of(&effective, &body.transcript).map(|c| entry::runtime_context_message_2026_4(&c, ts)) } else { None };
     let input = TurnInput {
         kind: TurnKind::User,
         prompt: body.text,
@@ -237,7 +239,7 @@ async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[
         if let Some(i) = super::subagent::live_child_for(sim, &announces[0]) {
             let AgentInternalEvent::TaskCompletion(e) = &mut events[0];
             let child = sim.live_children[i].clone();
-            super::subagent::complete_event(&child, e);
+            super::subagent::complete_event(sim.profile, &child, e);
             super::subagent::child_run(sim, i, &announces[0].result).await?;
             sim.live_children[i].announced = true;
             source = child.child.clone();
@@ -245,7 +247,12 @@ async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[
             live_private = child.private;
         }
     }
-    let prov = announce_provenance(&source);
+    let mut prov = announce_provenance(&source);
+    // 2026.4.26's announce is an `agent` call on the requester's channel (twin of announce-subagent).
+    let live_4x = live && sim.profile.host_spawn_v2026_4;
+    if live_4x {
+        prov.source_channel = Some("webchat".into());
+    }
     let ts = sim.clock.now();
     // 2026.9.6 assembles with the attempt prompt annotated as the embedded
     // attempt builds it: the inter-session header and explanation, then the
@@ -262,6 +269,8 @@ async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[
     } else if announces.len() > 1 {
         let items: Vec<String> = events.iter().map(|e| format_internal_events(sim.profile, std::slice::from_ref(e))).collect();
         (inject::collect_prompt_2026_4(&items), Vec::new())
+    } else if live_4x {
+        (super::entry::inject_timestamp_2026_4(&format_internal_events(sim.profile, &events), ts), Vec::new())
     } else {
         (format_internal_events(sim.profile, &events), Vec::new())
     };
@@ -282,8 +291,11 @@ async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[
     } else {
         (prompt.clone(), None, Extra::new())
     };
+    // 2026.4.26 prefixes the announce run's message with the workspace's
+    // pending-bootstrap notice (runtime::subagent::announce_message_2026_4).
+    let content = if live_4x { MessageContent::Blocks(vec![super::transcript::text_block(&super::subagent::announce_message_2026_4(&content))]) } else { MessageContent::Text(content) };
     let msg = AgentMessage::User(UserMessage {
-        content: MessageContent::Text(content),
+        content,
         timestamp: Some(ts.into()),
         provenance: Some(prov),
         idempotency_key,
@@ -322,6 +334,9 @@ async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[
     let out = turn::run_turn(sim, input).await;
     if let Some(p) = parent_prompt {
         sim.setup.system_prompt = p;
+    }
+    if live_4x {
+        sim.spawned_4x.skills_snapshot = true;
     }
     out
 }

@@ -39,6 +39,40 @@ pub struct LiveChild {
     pub private: bool,
 }
 
+/// What a spawn leaves behind on 2026.4.26 (twin of announce-subagent on the
+/// real 2026.4.26 gateway; `clawspec twin --keep`: the workspace's
+/// `.openclaw/workspace-state.json` records `bootstrapSeededAt` during the
+/// spawn's runs).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Spawned4x {
+    /// The workspace's bootstrap files were seeded: BOOTSTRAP.md is pending
+    /// (dist/workspace-*.js isWorkspaceBootstrapPending), so every later
+    /// interactive primary run gets the "[Bootstrap pending]" user-prompt
+    /// prefix (dist/bootstrap-mode-*.js resolveBootstrapMode "full",
+    /// dist/system-prompt-*.js buildAgentUserPromptPrefix, prepended to the
+    /// effective prompt in dist/selection-*.js): on a chat.send turn it lands
+    /// in the queued runtime-context message, on the announce run in its message.
+    pub bootstrap_pending: bool,
+    /// An `agent` run (the announce) stored the skills snapshot on the
+    /// session entry: later chat.send runs carry `skillsSnapshot` too.
+    pub skills_snapshot: bool,
+}
+
+/// [`Spawned4x::bootstrap_pending`]'s prefix (dist/system-prompt-*.js
+/// buildAgentUserPromptPrefix, "full" mode), joined to the prompt by a blank line.
+pub fn bootstrap_pending_prefix_2026_4() -> String {
+    [
+        "[Bootstrap pending]",
+        "Please read BOOTSTRAP.md from the workspace and follow it before replying normally.",
+        "If this run can complete the BOOTSTRAP.md workflow, do so.",
+        "If it cannot, explain the blocker briefly, continue with any bootstrap steps that are still possible here, and offer the simplest next step.",
+        "Do not pretend bootstrap is complete when it is not.",
+        "Do not use a generic first greeting or reply normally until after you have handled BOOTSTRAP.md.",
+        "Your first user-visible reply for a bootstrap-pending workspace must follow BOOTSTRAP.md, not a generic greeting.",
+    ]
+    .join("\n")
+}
+
 /// A copy of the parent's session log at the spawn (dist/session-fork-*.mjs
 /// `forkSessionEntryFromParent`; real 2026.9.6 store, `clawspec twin
 /// spawn-fork --keep`: the child's `transcript_events` repeat the parent's
@@ -135,6 +169,9 @@ pub async fn spawn_tool_call(sim: &mut Sim<'_>, call: &ToolCallSpec) -> Result<(
     if light {
         sim.note("spawn-prep-skipped", format!("light isolated spawn of {child}: prepareSubagentSpawn skipped"));
     }
+    if sim.profile.host_spawn_v2026_4 {
+        return spawn_tool_call_2026_4(sim, call, &child, &run_id).await;
+    }
     if !sim.quarantined && !light {
         let mut params = json!({
             "parentSessionKey": sim.setup.session_key,
@@ -167,6 +204,41 @@ pub async fn spawn_tool_call(sim: &mut Sim<'_>, call: &ToolCallSpec) -> Result<(
         }
     }
     Ok(accepted_receipt(&child, &run_id, mode, private, &sim.setup.provider, &sim.setup.model))
+}
+
+/// 2026.4.26's tool (dist/subagent-spawn-*.js spawnSubagentDirect): an
+/// isolated child has no session entries yet, so the preparation names no
+/// session ids or files (prepareContextEngineSubagentSpawn spreads
+/// `context.parentEntry?.sessionFile` … of prepareSubagentSessionContext's
+/// bare `{mode: "isolated"}`), `ttlMs` is `runTimeoutSeconds * 1e3` when
+/// positive, and the engine it resolved is never disposed (twin of
+/// announce-subagent: no dispose before the tool answers).
+async fn spawn_tool_call_2026_4(sim: &mut Sim<'_>, call: &ToolCallSpec, child: &str, run_id: &str) -> Result<(String, Value), Abort> {
+    sim.spawned_4x.bootstrap_pending = true;
+    if !sim.quarantined {
+        let mut params = json!({"parentSessionKey": sim.setup.session_key, "childSessionKey": child, "contextMode": "isolated"});
+        if let Some(secs) = call.arguments.get("runTimeoutSeconds").and_then(Value::as_f64).filter(|s| s.is_finite() && *s > 0.0) {
+            params["ttlMs"] = json!((secs.floor() as u64) * 1000);
+        }
+        let out = sim.call("prepareSubagentSpawn", params, CallMeta::reason("isolated"), CallOptions::default()).await?;
+        if let CallOutcome::Returned(v) = &out {
+            if let Some(h) = v.get("rollback").and_then(|r| r.get("$handle")).and_then(Value::as_str) {
+                sim.rollbacks.insert(child.to_string(), h.to_string());
+            }
+        }
+    }
+    Ok(accepted_receipt_2026_4(child, run_id))
+}
+
+/// dist/subagent-spawn-*.js: `{status: "accepted", childSessionKey, runId,
+/// mode: "run", note: SUBAGENT_SPAWN_ACCEPTED_NOTE, modelApplied: true}`
+/// (`attachments` undefined), as `jsonResult` (pretty JSON, same object as details).
+fn accepted_receipt_2026_4(child: &str, run_id: &str) -> (String, Value) {
+    const NOTE: &str = "Auto-announce is push-based. After spawning children, do NOT call sessions_list, sessions_history, exec sleep, or any polling tool. Track expected child session keys. If any required child completion has not arrived yet, call sessions_yield to end the turn and wait for completion events as user messages. Only send your final answer after ALL expected completions arrive. If a child completion event arrives AFTER your final answer, reply ONLY with NO_REPLY.";
+    let fields: Vec<(&str, Value)> = vec![("status", json!("accepted")), ("childSessionKey", json!(child)), ("runId", json!(run_id)), ("mode", json!("run")), ("note", json!(NOTE)), ("modelApplied", json!(true))];
+    let body: Vec<String> = fields.iter().map(|(k, v)| format!("  {}: {}", json!(k), v)).collect();
+    let details: serde_json::Map<String, Value> = fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    (format!("{{\n{}\n}}", body.join(",\n")), Value::Object(details))
 }
 
 /// dist/sessions-spawn-tool-*.mjs: `{status: "accepted", childSessionKey,
@@ -218,6 +290,9 @@ pub fn task_message(task: &str) -> String {
 /// post-commit maintain and dispose; no bootstrap-context marker follows.
 pub async fn child_run(sim: &mut Sim<'_>, i: usize, result: &str) -> Result<(), Abort> {
     let child = sim.live_children[i].clone();
+    if sim.profile.host_spawn_v2026_4 {
+        return child_run_2026_4(sim, &child, result).await;
+    }
     let db = super::sqlite_store::agent_db_path(&sim.state_dir, &sim.setup.agent_id);
     let store = super::sqlite_store::SqliteSession::new(db, sim.setup.agent_id.clone(), child.child.clone());
     let parent = std::mem::replace(&mut sim.transcript, super::transcript::Transcript::sqlite(child.session_id.clone(), store));
@@ -241,6 +316,132 @@ pub async fn child_run(sim: &mut Sim<'_>, i: usize, result: &str) -> Result<(), 
     sim.subagent_of = None;
     sim.attempt_budget = None;
     out
+}
+
+/// The child's run on 2026.4.26 (twin of announce-subagent on the real
+/// 2026.4.26 gateway): its own JSONL session (`agents/<id>/sessions/<sessionId>.jsonl`),
+/// no bootstrap (nothing in it yet), assemble with the stamped initial
+/// message as prompt (dist/subagent-spawn-*.js buildSubagentInitialUserMessage
+/// at depth 1 of 2026.4.26's default maxSpawnDepth 1 — so no sessions_spawn
+/// among its tools — stamped by the `agent` RPC, dist/agent-timestamp-*.js),
+/// then afterTurn with the user message and the answer, maintain(turn) and dispose.
+async fn child_run_2026_4(sim: &mut Sim<'_>, child: &LiveChild, result: &str) -> Result<(), Abort> {
+    let dir = sim.state_dir.join("agents").join(&sim.setup.agent_id);
+    let parent = std::mem::replace(&mut sim.transcript, super::transcript::Transcript::new(child.session_id.clone(), super::session_path(&dir, &child.session_id)));
+    let parent_key = std::mem::replace(&mut sim.setup.session_key, child.child.clone());
+    sim.subagent_of = Some((parent_key.clone(), child.run_id.clone()));
+    let tools = sim.setup.tools.clone();
+    sim.setup.tools.retain(|t| t != "sessions_spawn");
+    let child_prompt = sim.setup.host_run_prompts.subagent_child.clone();
+    let parent_prompt = child_prompt.map(|p| std::mem::replace(&mut sim.setup.system_prompt, Some(p)));
+    let out = child_attempt_2026_4(sim, child, result).await;
+    if let Some(p) = parent_prompt {
+        sim.setup.system_prompt = p;
+    }
+    sim.setup.tools = tools;
+    sim.transcript = parent;
+    sim.setup.session_key = parent_key;
+    sim.subagent_of = None;
+    sim.run_cache_touch = None;
+    out
+}
+
+async fn child_attempt_2026_4(sim: &mut Sim<'_>, child: &LiveChild, result: &str) -> Result<(), Abort> {
+    sim.turn += 1;
+    sim.attempt = 1;
+    sim.run_cache_touch = None;
+    let ts = sim.clock.now();
+    let initial = "[Subagent Context] You are running as a subagent (depth 1/1). Results auto-announce to your requester; do not busy-poll for status.\n\nBegin. Your assigned task is in the system prompt under **Your Role**; execute it to completion.";
+    let prompt = super::entry::inject_timestamp_2026_4(initial, ts);
+    let engine = !sim.quarantined;
+    let user = AgentMessage::User(UserMessage { content: MessageContent::Blocks(vec![super::transcript::text_block(&prompt)]), timestamp: Some(ts.into()), provenance: None, idempotency_key: None, extra: Extra::new() });
+    sim.persist(user);
+    let budget = sim.budget();
+    let params = sim.assemble_params(&[], budget, Some(&prompt), true, 0);
+    if engine {
+        sim.call("assemble", params, CallMeta::reason("subagent-child"), CallOptions::default()).await?;
+    }
+    let step = crate::scenario::model::ModelStep { text: Some(result.to_string()), ..Default::default() };
+    let seq = sim.seq as u64;
+    let mut reply = super::transcript::assistant_message(&step, &sim.setup, sim.clock.tick(), &mut sim.ids, seq);
+    super::turn::provider_reply_fields(sim, &mut reply, &step, 0);
+    sim.run_cache_touch = Some(sim.clock.now());
+    sim.persist(reply);
+    sim.note("subagent-child-run", format!("child {} answered its task in its own session", child.child));
+    if !engine {
+        return Ok(());
+    }
+    // Classic finalize (afterTurn, else ingestBatch / ingest), then maintain(turn).
+    let messages: Vec<AgentMessage> = sim.transcript.entries.iter().filter(|e| !e.abandoned).map(|e| e.message.clone()).collect();
+    if super::turn::ingest_delta(sim, false, &messages, 0, "finalize").await? {
+        super::turn::maintain_turn(sim).await?;
+    }
+    sim.call("dispose", json!({}), CallMeta::default(), CallOptions::default()).await?;
+    Ok(())
+}
+
+/// The attempt context of a run 2026.4.26's host starts with its own `agent`
+/// call — a subagent child's or a completion announce's (twin of
+/// announce-subagent): no inbound message, sender, reasoning or
+/// elevated-exec state, a sender who is not the owner, the requester's
+/// channel as `messageChannel`, the skills snapshot, and as extra system
+/// prompt the child's subagent prompt (none for the announce run).
+pub fn host_run_context_2026_4(c: &mut serde_json::Map<String, Value>, child: Option<(&str, &str, &str)>) {
+    for k in ["messageProvider", "currentMessageId", "senderId", "reasoningLevel", "bashElevated", "extraSystemPrompt"] {
+        c.remove(k);
+    }
+    c.insert("senderIsOwner".into(), json!(false));
+    c.insert("messageChannel".into(), json!("webchat"));
+    c.insert("skillsSnapshot".into(), json!({}));
+    if let Some((parent, key, task)) = child {
+        c.insert("extraSystemPrompt".into(), json!(child_system_prompt_2026_4(parent, key, task)));
+    }
+}
+
+/// dist/subagent-system-prompt-*.js buildSubagentSystemPrompt for a depth-1
+/// child of 2026.4.26's default maxSpawnDepth 1 (it may not spawn), requested
+/// from a WebChat session.
+pub fn child_system_prompt_2026_4(parent: &str, child: &str, task: &str) -> String {
+    let task = task.trim();
+    let role: Vec<String> = if task.contains('\n') {
+        vec!["- You were created to handle the following task (verbatim; line breaks preserved):".into(), String::new(), "```".into(), task.into(), "```".into()]
+    } else {
+        vec![format!("- You were created to handle: {task}")]
+    };
+    let mut lines: Vec<String> = ["# Subagent Context", "", "You are a **subagent** spawned by the main agent for a specific task.", "", "## Your Role"].iter().map(|s| s.to_string()).collect();
+    lines.extend(role);
+    lines.extend(
+        [
+            "- Complete this task. That's your entire purpose.",
+            "- You are NOT the main agent. Don't try to be.",
+            "",
+            "## Rules",
+            "1. **Stay focused** - Do your assigned task, nothing else",
+            "2. **Complete the task** - Your final message will be automatically reported to the main agent",
+            "3. **Don't initiate** - No heartbeats, no proactive actions, no side quests",
+            "4. **Be ephemeral** - You may be terminated after task completion. That's fine.",
+            "5. **Trust push-based completion** - Descendant results are auto-announced back to you; do not busy-poll for status.",
+            "6. **Recover from truncated tool output** - If you see a notice like `[... N more characters truncated]`, assume prior output was reduced. Re-read only what you need using smaller chunks (`read` with offset/limit, or targeted `rg`/`head`/`tail`) instead of full-file `cat`.",
+            "",
+            "## Output Format",
+            "When complete, your final response should include:",
+            "- What you accomplished or found",
+            "- Any relevant details the main agent should know",
+            "- Keep it concise but informative",
+            "",
+            "## What You DON'T Do",
+            "- NO user conversations (that's main agent's job)",
+            "- NO external messages (email, tweets, etc.) unless explicitly tasked with a specific recipient/channel",
+            "- NO cron jobs or persistent state",
+            "- NO pretending to be the main agent",
+            "- Only use the `message` tool when explicitly instructed to contact a specific external recipient; otherwise return plain text and let the main agent deliver it",
+            "",
+            "## Session Context",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    );
+    format!("{}\n- Requester session: {parent}.\n- Requester channel: webchat.\n- Your session: {child}.\n", lines.join("\n"))
 }
 
 /// The child run's attempt context (2026.9.6, twin of spawn-fork: the forked
@@ -389,9 +590,20 @@ pub fn live_child_for(sim: &Sim<'_>, a: &AnnounceSpec) -> Option<usize> {
 /// `formatAgentRunRouteChange`, `receipt.rerouted`), and a provider — the
 /// mock, and the reference's (`responseModel` = the setup's model,
 /// runtime::turn) — names the model asked for.
-pub fn complete_event(child: &LiveChild, e: &mut TaskCompletionEvent) {
+pub fn complete_event(profile: &super::profile::Profile, child: &LiveChild, e: &mut TaskCompletionEvent) {
     e.child_session_key = child.child.clone();
     e.child_session_id.get_or_insert_with(|| child.session_id.clone());
+    if profile.host_spawn_v2026_4 {
+        // The tool's child expects a completion message (dist/subagent-spawn-*.js
+        // `expectsCompletionMessage !== false`): buildAnnounceReplyInstruction's
+        // short form (dist/subagent-announce-*.js).
+        e.reply_instruction = "A completed subagent task is ready for user delivery. Convert the result above into your normal assistant voice and send that user-facing update now. Keep this internal context private (don't mention system/log/stats/session details or announce type).".into();
+        // dist/subagent-announce-output-*.js buildCompactAnnounceStatsLine: always
+        // `tokens N (in N / out N)`, 0 without session-entry counts (the mock's
+        // zero usage); the runtime part is measured (twin rule 10).
+        e.stats_line.get_or_insert_with(|| "Stats: runtime 0s • tokens 0 (in 0 / out 0)".to_string());
+        return;
+    }
     if child.private {
         // A private completion (twin of announce-private): no stats line, and
         // buildAnnounceReplyInstruction's `completionTarget === "parent"`
@@ -402,6 +614,16 @@ pub fn complete_event(child: &LiveChild, e: &mut TaskCompletionEvent) {
         return;
     }
     e.stats_line.get_or_insert_with(|| "Stats: runtime 0s • tokens unknown".to_string());
+}
+
+/// The announce run's message on 2026.4.26: its `agent` call runs with the
+/// workspace's bootstrap still pending (the fresh workspace holds
+/// BOOTSTRAP.md), so the run's user prompt gets the pending-bootstrap prefix
+/// (dist/system-prompt-*.js buildAgentUserPromptPrefix, "full" mode) before
+/// the stamped completion block; `assemble.prompt` is the block alone (twin
+/// of announce-subagent).
+pub fn announce_message_2026_4(prompt: &str) -> String {
+    format!("{}\n\n{prompt}", bootstrap_pending_prefix_2026_4())
 }
 
 /// The announce run is the subagent registry's `agent` call, not a WebChat
@@ -431,12 +653,18 @@ pub async fn clean_up_announced(sim: &mut Sim<'_>) -> Result<(), Abort> {
         }
         sim.rollbacks.remove(&c.child);
         let reason = if c.delete { "deleted" } else { "completed" };
-        let params = json!({"childSessionKey": c.child, "reason": reason, "agentDir": sim.agent_dir(), "workspaceDir": sim.workspace_dir()});
+        let mut params = json!({"childSessionKey": c.child, "reason": reason, "agentDir": sim.agent_dir(), "workspaceDir": sim.workspace_dir()});
+        // 2026.4.26 (dist/subagent-registry-*.js completeCleanupBookkeeping →
+        // notifyContextEngineSubagentEnded): no agentDir, and the engine it
+        // resolved is never disposed.
+        if sim.profile.host_spawn_v2026_4 {
+            params.as_object_mut().expect("params").remove("agentDir");
+        }
         let out = sim.call("onSubagentEnded", params, CallMeta::reason(reason), CallOptions::default()).await?;
         if let CallOutcome::Threw(m) = &out {
             sim.note("subagent-ended-failed", format!("context-engine onSubagentEnded failed (best-effort): {m}"));
         }
-        if out != CallOutcome::Absent {
+        if out != CallOutcome::Absent && !sim.profile.host_spawn_v2026_4 {
             sim.call("dispose", json!({}), CallMeta::default(), CallOptions::default()).await?;
         }
     }

@@ -140,7 +140,7 @@ async fn route(sim: &mut Sim<'_>, inp: &TurnInput) -> Result<Mode, Abort> {
     // lease (gateway log "degraded to \"legacy\" for this logical turn" for a
     // non-fencing engine, which then gets no call).
     // A private completion is admitted and persisted instead (runtime::steps): it routes as a user turn.
-    if sim.profile.host_spawn_tool && inp.kind == TurnKind::Announce && sim.live_children.iter().any(|c| c.announced) && !inp.admitted {
+    if sim.profile.host_spawn_tool && !sim.profile.host_spawn_v2026_4 && inp.kind == TurnKind::Announce && sim.live_children.iter().any(|c| c.announced) && !inp.admitted {
         if !(sim.info.durable_turns() && sim.has("commitTurn")) {
             let id = sim.info.id.clone();
             sim.note("turn-on-legacy", format!("context engine \"{id}\" does not declare transcriptSemantics {{currentTurnFence, turnAdvancementIdempotency}} and implement commitTurn: this announce run runs on legacy"));
@@ -377,7 +377,12 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                     // `transformMessageForPersistence: applyInputProvenanceToUserMessage`),
                     // so the run's own messages, and its finalize, carry none
                     // (twin of inter-session-send); later turns read it from history.
-                    if inp.kind == TurnKind::InterSession && sim.profile.prompt_texts == PromptTexts::V2026_4_26 {
+                    // The same holds for a live child's completion announce (twin of
+                    // announce-subagent): the run's own session, which afterTurn
+                    // snapshots, holds it without.
+                    if (inp.kind == TurnKind::InterSession && sim.profile.prompt_texts == PromptTexts::V2026_4_26)
+                        || (sim.profile.host_spawn_v2026_4 && inp.kind == TurnKind::Announce && sim.live_children.iter().any(|c| c.announced))
+                    {
                         if let AgentMessage::User(u) = &mut msg {
                             u.provenance = None;
                         }
@@ -923,7 +928,7 @@ async fn model_loop(
                 if sim.profile.durable_turns && inp.admitted {
                     // deferredTurn mode: no afterTurn.
                 } else {
-                    ingest_delta(sim, inp, all, hook_fence, "loop-hook").await?;
+                    ingest_delta(sim, inp.is_heartbeat, all, hook_fence, "loop-hook").await?;
                 }
                 hook_fence = all.len();
                 // A durable turn's hook runs in deferredTurn mode (2026.9.6
@@ -1248,12 +1253,12 @@ fn assemble_meta(sim: &Sim<'_>, messages: &[AgentMessage], boundary: usize, reas
 }
 
 /// afterTurn, else ingestBatch, else ingest per message (contract §4.4).
-async fn ingest_delta(sim: &mut Sim<'_>, inp: &TurnInput, all: &[AgentMessage], pre: usize, reason: &str) -> Result<bool, Abort> {
+pub(super) async fn ingest_delta(sim: &mut Sim<'_>, is_heartbeat: bool, all: &[AgentMessage], pre: usize, reason: &str) -> Result<bool, Abort> {
     let snapshot: Vec<&AgentMessage> = all.iter().filter(|m| !(sim.profile.runtime_context_carriers && m.is_runtime_context_carrier())).collect();
     // 2026.4.26 flags no finalize call (attempt.tool-run-context-*.js
     // `finalizeHarnessContextEngineTurn`: afterTurn, ingestBatch and ingest
     // without `isHeartbeat`; twin of heartbeat-ok on builtin:legacy).
-    let hb = (inp.is_heartbeat && sim.profile.heartbeat_flag_on_after_turn).then_some(true);
+    let hb = (is_heartbeat && sim.profile.heartbeat_flag_on_after_turn).then_some(true);
     if sim.has("afterTurn") {
         let mut p = serde_json::Map::new();
         p.insert("sessionId".into(), json!(sim.transcript.session_id));
@@ -1374,7 +1379,7 @@ async fn finalize(
             }
             let Some((all, pre)) = session else { return Ok(()) };
             sim.finalizing = sim.profile.pi_session_recovery;
-            let ok = ingest_delta(sim, inp, &all, pre, "finalize").await;
+            let ok = ingest_delta(sim, inp.is_heartbeat, &all, pre, "finalize").await;
             let done = match ok {
                 Ok(true) if !errored => maintain_turn(sim).await,
                 Ok(_) => Ok(()),
@@ -1386,7 +1391,7 @@ async fn finalize(
     }
 }
 
-async fn maintain_turn(sim: &mut Sim<'_>) -> Result<(), Abort> {
+pub(super) async fn maintain_turn(sim: &mut Sim<'_>) -> Result<(), Abort> {
     let deferred = sim.info.turn_maintenance_mode == Some(TurnMaintenanceMode::Background);
     let p = sim.maintain_params(deferred, "turn");
     sim.call("maintain", p, CallMeta::reason("turn"), CallOptions::default()).await?;
