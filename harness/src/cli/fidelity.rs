@@ -217,6 +217,10 @@ pub async fn gate(scenarios: &[Scenario], base: &EngineArgs, table: &Path, only:
         );
         return super::EXIT_USAGE;
     }
+    if let Some(pid) = ungated_release(&plan, only, filter) {
+        eprintln!("fidelity gate: {} records no equal row of {pid}: the gate of both releases would test nothing of it (pass --profile to gate one release)", table.display());
+        return super::EXIT_USAGE;
+    }
     let mut stop = interruptible();
     let mut rows = Vec::new();
     for pid in PROFILES {
@@ -275,6 +279,16 @@ fn gate_plan(md: &str, scenarios: &[Scenario], only: Option<&str>, filter: Optio
         })
         .collect();
     GatePlan { rows, stale }
+}
+
+/// A gate of every release (no `--profile`, no `--scenario`) that would
+/// re-run nothing of one of them: CI's gate covers both releases, and a table
+/// that lost one release's equal rows must not leave it green on the other's.
+fn ungated_release(plan: &GatePlan, only: Option<&str>, filter: Option<&str>) -> Option<&'static str> {
+    if only.is_some() || filter.is_some() {
+        return None;
+    }
+    PROFILES.iter().copied().find(|pid| !plan.rows.iter().any(|r| r.profile.id == *pid) && !plan.stale.iter().any(|s| s.contains(&format!(" · {pid} · "))))
 }
 
 /// The gate's exit status and what it prints.
@@ -744,6 +758,22 @@ mod tests {
         if code != 0 {
             assert!(lines.iter().any(|l| l.contains("was equal and now is") || l.contains("no such scenario")), "{lines:#?}");
         }
+    }
+
+    /// CI gates both releases in one run: a table with no equal row of one
+    /// of them gates nothing of it, which is refused, not green.
+    #[rstest]
+    #[case(&[("a", P96, "builtin:legacy", "equal"), ("a", P426, "builtin:legacy", "equal")], None, None, None)]
+    #[case(&[("a", P96, "builtin:legacy", "equal"), ("a", P426, "builtin:legacy", "differs")], None, None, Some(P426))]
+    #[case(&[("a", P426, "builtin:legacy", "equal")], None, None, Some(P96))]
+    // A lost scenario is reported by the gate (stale), so the release is not ungated.
+    #[case(&[("a", P96, "builtin:legacy", "equal"), ("gone", P426, "builtin:legacy", "equal")], None, None, None)]
+    // One release asked for, or a scenario selection: only the whole selection must be non-empty.
+    #[case(&[("a", P96, "builtin:legacy", "equal")], Some(P96), None, None)]
+    #[case(&[("a", P96, "builtin:legacy", "equal")], None, Some("a"), None)]
+    fn a_gate_of_both_releases_refuses_one_that_gates_nothing(#[case] rows: &[(&str, &str, &str, &str)], #[case] only: Option<&str>, #[case] filter: Option<&str>, #[case] want: Option<&str>) {
+        let plan = gate_plan(&table(rows), &library(&["a"]), only, filter);
+        assert_eq!(ungated_release(&plan, only, filter), want);
     }
 
     /// The first row runs alone (the release's one-time warm-up), then up to
