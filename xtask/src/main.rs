@@ -143,8 +143,10 @@ fn main() -> Result<()> {
             // CI: re-run only the rows docs/fidelity.md records as equal (the
             // whole table grew past CI's time budget: 30+ drivable rows per
             // engine at 25-70 s each), then the `certify --host` end-to-end tests.
-            // `.ci/run` passes `--jobs 2`; `.ci/fidelity-break-demo` shows a
-            // one-line break of the reference runtime failing it.
+            // `.ci/run` passes `--jobs 2` and no `--profile`: both releases
+            // are gated, and a table without an equal row of one of them is
+            // refused; `.ci/fidelity-break-demo` shows a one-line break of the
+            // reference runtime failing it.
             let extra: Vec<String> = args.iter().skip_while(|a| *a != "--").skip(1).cloned().collect();
             run(cargo().args(["run", "-q", "-p", "clawspec", "--", "twin", "--fidelity", "docs/fidelity.md", "--gate"]).args(&extra))?;
             host_e2e()?;
