@@ -7,7 +7,11 @@
 //! of the same run. `--no-delta` turns `messageDelta` off (every call then
 //! carries the whole history, as before the capability existed).
 //!
-//!     cargo bench -p clawspec --bench long_session [-- [--no-delta] 100 500 2000]
+//! `--per-clause` also prints the CPU seconds of each clause (and of
+//! resolving every assemble once, which the clauses share), per size: what to
+//! look at when the checks grow faster than the trace.
+//!
+//!     cargo bench -p clawspec --bench long_session [-- [--no-delta] [--per-clause] 100 500 2000]
 
 use std::path::Path;
 use std::time::Instant;
@@ -76,6 +80,8 @@ fn main() {
     }
     let sizes = if args.is_empty() { vec![100, 500, 2000] } else { args };
     let delta = !std::env::args().any(|a| a == "--no-delta");
+    let per_clause = std::env::args().any(|a| a == "--per-clause");
+    let mut clause_rows: Vec<(usize, Vec<(&'static str, f64)>)> = Vec::new();
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     let profile = Profile::current_2026_9_6();
     let cfg = RunConfig {
@@ -138,6 +144,9 @@ fn main() {
         let f = *first.get_or_insert(now);
         let r: Vec<f64> = now.iter().zip(&f).map(|(a, b)| a / b).collect();
         rows.push((steps, r));
+        if per_clause {
+            clause_rows.push((steps, clause_cpu(&trace)));
+        }
     }
     // `format-1` is what OpenClaw's params weigh written out in full: it grows
     // with the square of the session, because every assemble/afterTurn
@@ -152,5 +161,28 @@ fn main() {
             r[0], r[5], r[6], r[1], r[7], r[8], r[2], r[9], r[3], r[4]
         );
     }
+    if let Some((_, first)) = clause_rows.first() {
+        println!("\nCPU seconds per clause (shared: every assemble resolved once), and against the first size:");
+        for (i, (id, _)) in first.iter().enumerate() {
+            let f = clause_rows[0].1[i].1.max(1e-6);
+            let cells: Vec<String> = clause_rows.iter().map(|(s, r)| format!("{s}: {:.3}s ({:.0}×)", r[i].1, r[i].1.max(1e-6) / f)).collect();
+            println!("{id:<12} {}", cells.join("  "));
+        }
+    }
     let _ = std::fs::remove_dir_all(&cfg.state_root);
+}
+
+/// CPU seconds of resolving the assembles ("shared") and of each clause on
+/// a context where that is already done, as `evaluate` runs them.
+fn clause_cpu(trace: &Trace) -> Vec<(&'static str, f64)> {
+    let ctx = clawspec::check::Ctx::new(trace, false, None);
+    let t0 = cpu().0;
+    let _ = ctx.assembled();
+    let mut out = vec![("shared", cpu().0 - t0)];
+    for c in clawspec::check::catalogue::CLAUSES {
+        let t0 = cpu().0;
+        let _ = (c.check)(&ctx);
+        out.push((c.id, cpu().0 - t0));
+    }
+    out
 }

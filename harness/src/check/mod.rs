@@ -3,6 +3,7 @@
 //! (a failed SHOULD), info (a failed INFO), not-applicable, error (the run
 //! could not exercise the clause: engine fault or harness error).
 
+pub mod assembly;
 pub mod authority;
 pub mod catalogue;
 pub mod matching;
@@ -46,8 +47,9 @@ pub struct Ctx<'a> {
     /// Every successful assemble with its messages, materialised once for
     /// all clauses: a dozen clauses read them, and resolving each call's
     /// whole history per clause made the checks' constant a dozen times
-    /// what it needs to be on long sessions.
-    assembled: std::sync::OnceLock<Vec<rules::Assembled<'a>>>,
+    /// what it needs to be on long sessions. Calls share their histories
+    /// ([`assembly`]), so this grows with the session, not its square.
+    assembled: std::sync::OnceLock<Vec<assembly::Assembled<'a>>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -57,14 +59,12 @@ impl<'a> Ctx<'a> {
 
     /// assemble calls that returned a well-formed messages array, parsed, in
     /// call order.
-    pub fn assembled(&self) -> &[rules::Assembled<'a>] {
-        self.assembled.get_or_init(|| {
-            self.trace.calls().filter(|x| x.method == "assemble").filter_map(|call| Some((call, call.input(self.trace)?, call.output(self.trace)?))).collect()
-        })
+    pub fn assembled(&self) -> &[assembly::Assembled<'a>] {
+        self.assembled.get_or_init(|| assembly::resolve(self.trace))
     }
 
     /// One assemble call's (input, output), when it returned a readable array.
-    pub fn assembled_of(&self, call: &crate::trace::CallRecord) -> Option<(&rules::Msgs, &rules::Msgs)> {
+    pub fn assembled_of(&self, call: &crate::trace::CallRecord) -> Option<(&assembly::Shared, &assembly::Shared)> {
         if call.method != "assemble" {
             return None;
         }

@@ -53,8 +53,7 @@ fn all_threw(cs: &[&CallRecord]) -> Result<(), Skip> {
 /// A call's messages, parsed once per trace and shared (`CallRecord::input`).
 pub type Msgs = Vec<Arc<AgentMessage>>;
 
-/// One successful assemble: the call, what the host sent, what came back.
-pub type Assembled<'a> = (&'a CallRecord, Msgs, Msgs);
+pub use super::assembly::Assembled;
 
 /// Successful assembles, or why there are none.
 fn assembled_or_skip<'a, 't>(c: &'a Ctx<'t>) -> Result<&'a [Assembled<'t>], Skip> {
@@ -372,7 +371,7 @@ pub fn per_no_resurrection(c: &Ctx<'_>) -> Outcome {
             continue; // every output message was sent
         }
         let sent: std::collections::BTreeSet<String> = input.iter().map(|m| m.text()).collect();
-        for m in output {
+        for m in output.iter() {
             let t = m.text();
             if call.meta.unpersisted.contains(&t) && !sent.contains(&t) {
                 let head: String = t.chars().take(60).collect();

@@ -18,7 +18,7 @@ use super::rules::{at, compacted, returned as ok};
 
 /// (input, output) of an assemble that returned a readable messages array
 /// (parsed once per trace: [`Ctx::assembled_of`]).
-fn parsed<'a>(c: &'a Ctx<'_>, call: &CallRecord) -> Option<(&'a super::rules::Msgs, &'a super::rules::Msgs)> {
+fn parsed<'a>(c: &'a Ctx<'_>, call: &CallRecord) -> Option<(&'a super::assembly::Shared, &'a super::assembly::Shared)> {
     ok(call)?;
     c.assembled_of(call)
 }

@@ -489,3 +489,45 @@ fn shortcuts_keep_every_golden_verdict() {
     assert!(judged > 1000, "the goldens were read: {judged} verdicts");
     assert!(taken > 100, "the shortcut is exercised: {taken} assembles");
 }
+
+/// The shared assembly index gives every assemble exactly what resolving
+/// its call alone gives (the same messages, by identity), on every golden
+/// trace, and shares: the library's assembles hold far fewer message slots
+/// than their lists add up to.
+#[test]
+fn shared_assemblies_equal_each_call_resolved_alone() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../golden");
+    let (mut calls, mut slots, mut held) = (0usize, 0usize, 0usize);
+    for engine in std::fs::read_dir(&root).unwrap().flatten() {
+        for scenario in std::fs::read_dir(engine.path()).unwrap().flatten() {
+            for f in std::fs::read_dir(scenario.path()).unwrap().flatten() {
+                let name = f.file_name().to_string_lossy().into_owned();
+                if !name.ends_with(".json") || name.ends_with(".digest.json") {
+                    continue;
+                }
+                let t: Trace = serde_json::from_str(&std::fs::read_to_string(f.path()).unwrap()).unwrap();
+                let ctx = super::Ctx::new(&t, false, None);
+                let alone: Vec<_> = t.calls().filter(|c| c.method == "assemble").filter_map(|c| Some((c, c.input(&t)?, c.output(&t)?))).collect();
+                let shared = ctx.assembled();
+                let mut spines = std::collections::HashMap::new();
+                assert_eq!(shared.len(), alone.len(), "{}", f.path().display());
+                for ((sc, si, so), (ac, ai, ao)) in shared.iter().zip(&alone) {
+                    assert!(std::ptr::eq(*sc, *ac));
+                    for (s, a) in [(si, ai), (so, ao)] {
+                        assert_eq!(s.len(), a.len(), "{} call #{}", f.path().display(), ac.seq);
+                        assert!(s.iter().zip(a).all(|(x, y)| std::sync::Arc::ptr_eq(x, y)), "{} call #{}", f.path().display(), ac.seq);
+                        slots += a.len();
+                        let (spine, len) = s.spine();
+                        spines.insert(spine, len);
+                    }
+                    calls += 1;
+                }
+                held += spines.values().sum::<usize>();
+            }
+        }
+    }
+    assert!(calls > 500, "the goldens were read: {calls} assembles");
+    eprintln!("{calls} assembles: {slots} message slots resolved, {held} held");
+    assert!(slots > 5_000, "{slots}");
+    assert!(held * 2 < slots, "message slots held {held} for {slots} resolved");
+}
