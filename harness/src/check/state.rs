@@ -217,7 +217,10 @@ pub fn asm_nothing_lost_with_room(c: &Ctx<'_>) -> Outcome {
     let mut compacted_sessions = std::collections::BTreeSet::new();
     let mut relevant = 0;
     let mut out = Vec::new();
+    // What earlier assembles were sent; this one's input joins it only at the
+    // next assemble (amortised, no copy per call: long sessions have thousands).
     let mut sent_before: std::collections::BTreeSet<(String, String)> = std::collections::BTreeSet::new();
+    let mut pending: Vec<(String, String)> = Vec::new();
     for call in c.trace.calls() {
         let session = call.params.get("sessionId").map(Value::to_string).unwrap_or_default();
         if call.method == "compact" && ok(call).is_some_and(compacted) {
@@ -228,8 +231,8 @@ pub fn asm_nothing_lost_with_room(c: &Ctx<'_>) -> Outcome {
             continue;
         }
         let Some((input, output)) = parsed(c, call) else { continue };
-        let earlier = std::mem::take(&mut sent_before);
-        sent_before = earlier.iter().cloned().chain(input.iter().map(|m| (session.clone(), text_key(m)))).collect();
+        sent_before.extend(std::mem::take(&mut pending));
+        pending = input.iter().map(|m| (session.clone(), text_key(m))).collect();
         let Some(budget) = call.params.get("tokenBudget").and_then(Value::as_u64) else { continue };
         if input.is_empty() || estimate_messages(&input) * 2 > budget {
             continue;
@@ -269,7 +272,7 @@ pub fn asm_nothing_lost_with_room(c: &Ctx<'_>) -> Outcome {
             let conversational = matches!(**m, AgentMessage::User(_) | AgentMessage::Assistant(_));
             match sent.get_mut(&text_key(m)) {
                 Some(n) if *n > 0 => *n -= 1,
-                _ if conversational && !earlier.contains(&(session.clone(), text_key(m))) && !part_of_merged(m.borrow()) => out.push(format!("{}: assembled messages[{j}] is a {} message the host never sent: {:?}", at(call), m.role(), head(m))),
+                _ if conversational && !sent_before.contains(&(session.clone(), text_key(m))) && !part_of_merged(m.borrow()) => out.push(format!("{}: assembled messages[{j}] is a {} message the host never sent: {:?}", at(call), m.role(), head(m))),
                 _ => {}
             }
         }
