@@ -120,6 +120,35 @@ fn two_runs_are_byte_identical() {
 }
 
 #[test]
+fn before_reset_gets_the_reset_reason_and_the_session_it_resets() {
+    // OpenClaw fires before_reset(event {sessionFile, messages, reason}, ctx
+    // {agentId, sessionKey, sessionId, workspaceDir}); lossless-claw ignores a
+    // reset whose event has no reason.
+    for (scenario, reason) in [("prompt-bare-new", "new"), ("prompt-bare-reset", "reset")] {
+        let traces = run("prompt-hook/index.js", Some(scenario));
+        assert_eq!(traces.len(), 3);
+        for t in &traces {
+            let last = t.calls().filter(|c| c.method == "assemble").last().unwrap_or_else(|| panic!("{}: no assemble", t.profile));
+            let clawspec::trace::ReplyRecord::Ok(r) = &last.reply else { panic!("{:?}", last.reply) };
+            let resets = r["resets"].as_array().unwrap_or_else(|| panic!("{}: {r}", t.profile));
+            assert_eq!(resets.len(), 1, "{} {scenario}: {resets:?}", t.profile);
+            let seen = &resets[0];
+            assert_eq!(seen["reason"], reason, "{} {scenario}: {seen}", t.profile);
+            assert_eq!(seen["sessionId"], "sess-0001", "{}: {seen}", t.profile);
+            assert_eq!((&seen["sessionKey"], &seen["agentId"]), (&serde_json::json!("agent:main:main"), &serde_json::json!("main")), "{}", t.profile);
+            // The session being reset: its two setup messages.
+            assert_eq!(seen["messages"], 2, "{}: {seen}", t.profile);
+            let file = seen["sessionFile"].as_str().unwrap_or_default();
+            if t.profile.starts_with("openclaw-2026.4") {
+                assert!(file.ends_with("sess-0001.jsonl"), "{}: {file}", t.profile);
+            } else {
+                assert!(file.starts_with("sqlite:main:sess-0001:") && file.ends_with("openclaw-agent.sqlite"), "{}: {file}", t.profile);
+            }
+        }
+    }
+}
+
+#[test]
 fn before_prompt_build_runs_after_assemble_and_its_system_context_reaches_the_model() {
     let hooked = run("prompt-hook/index.js", Some("prompt-bare-new"));
     let plain = run("legacy/index.js", Some("prompt-bare-new"));

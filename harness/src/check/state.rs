@@ -208,11 +208,19 @@ pub fn asm_repeats_kept(c: &Ctx<'_>) -> Outcome {
 /// sent and with its text), and no user/assistant message appears that the
 /// host never sent. Trimming and summarising are for budget pressure; a
 /// message lost with the budget half empty is a lost turn, and a made-up one
-/// puts words in the user's or the model's mouth.
+/// puts words in the user's or the model's mouth. A message the host sent
+/// to an earlier assemble of the session is history, not made up: 2026.9.6's
+/// loop hook gets the engine's own (trimmed) view of the attempt as input, and
+/// an engine that assembles from its store may bring back history the host
+/// gave the attempt's first assemble (lossless-claw 1.0, budget-tight-volatile).
 pub fn asm_nothing_lost_with_room(c: &Ctx<'_>) -> Outcome {
     let mut compacted_sessions = std::collections::BTreeSet::new();
     let mut relevant = 0;
     let mut out = Vec::new();
+    // What earlier assembles were sent; this one's input joins it only at the
+    // next assemble (amortised, no copy per call: long sessions have thousands).
+    let mut sent_before: std::collections::BTreeSet<(String, String)> = std::collections::BTreeSet::new();
+    let mut pending: Vec<(String, String)> = Vec::new();
     for call in c.trace.calls() {
         let session = call.params.get("sessionId").map(Value::to_string).unwrap_or_default();
         if call.method == "compact" && ok(call).is_some_and(compacted) {
@@ -222,8 +230,10 @@ pub fn asm_nothing_lost_with_room(c: &Ctx<'_>) -> Outcome {
         if call.method != "assemble" || compacted_sessions.contains(&session) {
             continue;
         }
-        let Some(budget) = call.params.get("tokenBudget").and_then(Value::as_u64) else { continue };
         let Some((input, output)) = parsed(c, call) else { continue };
+        sent_before.extend(std::mem::take(&mut pending));
+        pending = input.iter().map(|m| (session.clone(), text_key(m))).collect();
+        let Some(budget) = call.params.get("tokenBudget").and_then(Value::as_u64) else { continue };
         if input.is_empty() || estimate_messages(&input) * 2 > budget {
             continue;
         }
@@ -236,12 +246,21 @@ pub fn asm_nothing_lost_with_room(c: &Ctx<'_>) -> Outcome {
             *left.entry(text_key(m)).or_default() += 1;
         }
         let mut lost = Vec::new();
+        // Users the host merged (per-model Anthropic merging) that came back
+        // as the consecutive originals the engine's store holds, as CE-CMP-007.
+        let mut merged: Vec<String> = Vec::new();
         for (i, m) in input.iter().enumerate() {
             match left.get_mut(&text_key(m)) {
                 Some(n) if *n > 0 => *n -= 1,
+                _ if matches!(**m, AgentMessage::User(_)) && comes_back(m.borrow(), &output) => merged.push(m.text()),
                 _ => lost.push(format!("messages[{i}] ({}: {:?})", m.role(), head(m))),
             }
         }
+        let part_of_merged = |o: &AgentMessage| {
+            let t = o.text();
+            matches!(o, AgentMessage::User(_))
+                && merged.iter().any(|w| w.starts_with(&format!("{t}\n")) || w.ends_with(&format!("\n{t}")) || w.contains(&format!("\n{t}\n")))
+        };
         if !lost.is_empty() {
             out.push(format!("{}: ~{} of {budget} budget tokens used, yet {} of the host's messages did not come back: {}", at(call), estimate_messages(&input), lost.len(), lost.join(", ")));
         }
@@ -253,7 +272,7 @@ pub fn asm_nothing_lost_with_room(c: &Ctx<'_>) -> Outcome {
             let conversational = matches!(**m, AgentMessage::User(_) | AgentMessage::Assistant(_));
             match sent.get_mut(&text_key(m)) {
                 Some(n) if *n > 0 => *n -= 1,
-                _ if conversational => out.push(format!("{}: assembled messages[{j}] is a {} message the host never sent: {:?}", at(call), m.role(), head(m))),
+                _ if conversational && !sent_before.contains(&(session.clone(), text_key(m))) && !part_of_merged(m.borrow()) => out.push(format!("{}: assembled messages[{j}] is a {} message the host never sent: {:?}", at(call), m.role(), head(m))),
                 _ => {}
             }
         }

@@ -14,6 +14,11 @@ fn merged_users(texts: &[&str]) -> Value {
     json!({"role": "user", "content": texts.iter().map(|t| json!({"type": "text", "text": t})).collect::<Vec<_>>(), "timestamp": 2})
 }
 
+fn with_session(mut c: CallRecord, session: &str) -> CallRecord {
+    c.params["sessionId"] = json!(session);
+    c
+}
+
 fn owner(calls: Vec<CallRecord>) -> Trace {
     let mut t = trace(calls);
     t.engine.info = Some(json!({"id": "unit", "ownsCompaction": true}));
@@ -34,6 +39,15 @@ pub(super) const ROWS: &[Row] = &[
     ("all kept with room", "CE-ASM-011", || trace(vec![asm(vec![user("a", 1), assistant("b")], vec![user("a", 1), assistant("b")])]), Status::Pass),
     ("lost with room", "CE-ASM-011", || trace(vec![asm(vec![user("a", 1), user("b", 2)], vec![user("b", 2)])]), Status::Fail),
     ("made-up user message", "CE-ASM-011", || trace(vec![asm(vec![user("a", 1)], vec![user("Continue.", 0), user("a", 1)])]), Status::Fail),
+    // lossless-claw 1.0, budget-tight-volatile × 9.6: the loop hook's input is
+    // the engine's trimmed view; the engine brings back history the host sent
+    // to the attempt's first assemble.
+    ("history sent to an earlier assemble comes back", "CE-ASM-011", || trace(vec![asm(vec![user(&"a".repeat(2400), 1), user("b", 2)], vec![user("b", 2)]), asm(vec![user("b", 2)], vec![user(&"a".repeat(2400), 1), user("b", 2)])]), Status::Pass),
+    ("history of another session is made up", "CE-ASM-011", || trace(vec![asm(vec![user(&"a".repeat(2400), 1), user("b", 2)], vec![user("b", 2)]), with_session(asm(vec![user("b", 2)], vec![user(&"a".repeat(2400), 1), user("b", 2)]), "t")]), Status::Fail),
+    // lossless-claw 1.0, regression-a8-split-tool-pair × 9.6: the host merged
+    // two consecutive users; the engine's store returns them apart.
+    ("host-merged users come back apart with room", "CE-ASM-011", || trace(vec![asm(vec![merged_users(&["a", "b"]), assistant("c")], vec![user("a", 1), user("b", 2), assistant("c")])]), Status::Pass),
+    ("a host-merged user comes back with an extra blank part", "CE-ASM-011", || trace(vec![asm(vec![merged_users(&["a", "b"])], vec![merged_users(&["   ", "a"]), user("b", 2)])]), Status::Fail),
     ("summary added is fine", "CE-ASM-011", || trace(vec![asm(vec![user("a", 1)], vec![summary(), user("a", 1)])]), Status::Pass),
     ("after a compaction", "CE-ASM-011", || trace(vec![compact(compacted(900, 100)), asm(vec![user("a", 1)], vec![])]), Status::NotApplicable),
     ("compaction shows", "CE-CMP-006", || trace(vec![compact(compacted(900, 100)), asm(vec![user("a", 1), user("b", 2)], vec![summary(), user("b", 2)])]), Status::Pass),

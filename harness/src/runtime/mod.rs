@@ -246,8 +246,8 @@ impl<'a> Sim<'a> {
 
     /// Fire a plugin hook (`api.on(name)`) through the Node adapter's
     /// `adapter/fireHook`, when the plugin registered it (advertised in
-    /// `initialize.hooks`): gateway_start at start, before_reset on /new,
-    /// session_end and gateway_stop at the end.
+    /// `initialize.hooks`): gateway_start at start, session_end and
+    /// gateway_stop at the end (before_reset: [`Sim::before_reset`]).
     pub async fn fire_hook(&mut self, name: &str) -> Result<(), Abort> {
         if !self.hooks.iter().any(|h| h == name) {
             return Ok(());
@@ -257,6 +257,39 @@ impl<'a> Sim<'a> {
         let r = self.call("adapter/fireHook", serde_json::json!({"name": name, "event": event}), CallMeta::reason(name), CallOptions::default()).await;
         self.methods.pop();
         r.map(|_| ())
+    }
+
+    /// `before_reset` on a bare `/new` or `/reset`, in the shape both releases
+    /// give it (2026.9.6 dist commands-reset-hooks-*.mjs `emitResetCommandHooks`,
+    /// 2026.4.26 commands-reset-hooks-*.js): the event is `{sessionFile,
+    /// messages, reason}` — the reset command's action ("new" / "reset") and the
+    /// session being reset — and the ctx `{agentId, sessionKey, sessionId,
+    /// workspaceDir}`. A plugin keys its reset handling on `event.reason` and
+    /// `ctx.sessionId` (lossless-claw `src/plugin/index.ts` `before_reset`), so
+    /// without them it treats every reset as no reset.
+    pub async fn before_reset(&mut self, command: &str) -> Result<(), Abort> {
+        if !self.hooks.iter().any(|h| h == "before_reset") {
+            return Ok(());
+        }
+        let reason = if command.trim() == "/reset" { "reset" } else { "new" };
+        // 2026.9.6 names a SQLite-backed session by its marker
+        // (`formatSqliteSessionFileMarker`: sqlite:<agent>:<session>:<store>).
+        let session_file = if self.transcript.is_sqlite() {
+            format!("sqlite:{}:{}:{}", self.setup.agent_id, self.transcript.session_id, self.commit_store_path())
+        } else {
+            self.transcript.path.to_string_lossy().into_owned()
+        };
+        let event = serde_json::json!({"sessionFile": session_file, "messages": self.transcript.messages(), "reason": reason});
+        let ctx = serde_json::json!({"agentId": self.setup.agent_id, "sessionKey": self.setup.session_key,
+                                     "sessionId": self.transcript.session_id, "workspaceDir": self.workspace_dir()});
+        self.methods.push("adapter/fireHook".into());
+        let r = self.call("adapter/fireHook", serde_json::json!({"name": "before_reset", "event": event, "ctx": ctx}), CallMeta::reason("before_reset"), CallOptions::default()).await;
+        self.methods.pop();
+        // Both releases run it fire-and-forget and only log a failure.
+        if let CallOutcome::Threw(m) = r? {
+            self.note("hook-failed", format!("before_reset hook failed: {m}"));
+        }
+        Ok(())
     }
 
     /// The current turn's transcript read fence (2026.9.6: an admitted turn's

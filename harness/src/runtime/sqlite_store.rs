@@ -309,8 +309,11 @@ impl SqliteSession {
             .filter(|(_, r)| !r.abandoned())
         {
             // Host events hold an active position but no message position
-            // (real 2026.9.6 store: `message_position` NULL for them).
-            let message_position = matches!(r, Row::Message(_)).then_some(messages);
+            // (real 2026.9.6 store: `message_position` NULL for them); so does
+            // a runtime-context carrier, a `custom_message` event there (see
+            // `insert_entry`), which the admission receipt does not count either
+            // (`turn::active_position`): the SDK's read fence compares the two.
+            let message_position = matches!(r, Row::Message(e) if !e.message.is_runtime_context_carrier()).then_some(messages);
             c.execute(
                 "INSERT INTO session_transcript_active_events (session_id, active_position, event_seq, message_position, context_eligible) VALUES (?1, ?2, ?3, ?4, 1)",
                 params![session_id, position, i as i64 + 1, message_position],
@@ -389,10 +392,14 @@ fn insert_marker(c: &Connection, session_id: &str, seq: i64, m: &Marker) -> rusq
 }
 
 fn insert_entry(c: &Connection, session_id: &str, seq: i64, e: &Entry) -> rusqlite::Result<()> {
+    let carrier = e.message.is_runtime_context_carrier();
     let event = match &e.message {
         // 2026.9.6 stores the interrupted-turn guidance as a `custom_message`
-        // event, not a message event (real store, `clawspec twin timeout-recovery`).
-        clawspec_contract::AgentMessage::Custom(cm) if cm.custom_type == crate::runtime::retry::TURN_ABORTED_CUSTOM_TYPE => {
+        // event, not a message event (real store, `clawspec twin timeout-recovery`),
+        // and a runtime-context carrier too (`appendCustomMessageEntry`, dist
+        // session-manager-*.mjs; it holds no message position, twinned on
+        // http-openai-responses): the SDK's visible reader skips both.
+        clawspec_contract::AgentMessage::Custom(cm) if carrier || cm.custom_type == crate::runtime::retry::TURN_ABORTED_CUSTOM_TYPE => {
             json!({"type": "custom_message", "customType": cm.custom_type, "content": cm.content, "display": cm.display.unwrap_or(false), "id": e.id, "parentId": e.parent_id, "timestamp": iso8601(e.timestamp)})
         }
         _ => json!({"type": "message", "id": e.id, "parentId": e.parent_id, "timestamp": iso8601(e.timestamp), "message": e.message}),
@@ -416,8 +423,8 @@ fn insert_entry(c: &Connection, session_id: &str, seq: i64, e: &Entry) -> rusqli
         _ => None,
     };
     c.execute(
-        "INSERT INTO transcript_event_identities (session_id, event_id, seq, event_type, parent_id, message_idempotency_key, created_at) VALUES (?1, ?2, ?3, 'message', ?4, ?5, ?6)",
-        params![session_id, e.id, seq, e.parent_id, key, ts],
+        "INSERT INTO transcript_event_identities (session_id, event_id, seq, event_type, parent_id, message_idempotency_key, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![session_id, e.id, seq, if carrier { "custom_message" } else { "message" }, e.parent_id, key, ts],
     )?;
     Ok(())
 }
@@ -601,6 +608,38 @@ mod tests {
             .collect::<Result<_, _>>()
             .unwrap();
         assert_eq!(kinds, vec![(1, "message".into(), Some(0)), (2, "thinking_level_change".into(), None), (3, "custom".into(), None), (4, "message".into(), Some(1)), (5, "custom".into(), None)]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A runtime-context carrier has no message position, as the admission
+    /// receipt counts it (`turn::active_position`); when the two disagreed the
+    /// SDK's read fence threw "Current-turn transcript admission identity
+    /// changed" at lossless-claw 1.0's bootstrap (custom-roles-history).
+    #[test]
+    fn a_runtime_context_carrier_is_a_custom_message_without_a_message_position() {
+        use crate::runtime::transcript::Transcript;
+        let dir = tempfile_dir("carrier");
+        let store = SqliteSession::new(agent_db_path(&dir, "main"), "main".into(), "agent:main:main".into());
+        let mut t = Transcript::sqlite("sess-0001".into(), store);
+        let carrier: AgentMessage = serde_json::from_value(json!({"role": "custom", "customType": "openclaw.runtime-context", "content": "ctx", "display": false,
+            "details": {"source": "openclaw-runtime-context", "runtimeContextCarrier": true}, "timestamp": 1})).unwrap();
+        assert!(carrier.is_runtime_context_carrier());
+        t.append(AgentMessage::user_text("q"), 1_795_000_000_001);
+        t.append(carrier, 1_795_000_000_002);
+        t.append(AgentMessage::user_text("a"), 1_795_000_000_003);
+        t.flush(1_795_000_000_000).unwrap();
+        let db = agent_db_path(&dir, "main");
+        let texts: Vec<String> = read_visible_messages(&db, "sess-0001").unwrap().iter().map(|m| m["content"].as_str().unwrap().to_string()).collect();
+        assert_eq!(texts, ["q", "a"]);
+        let c = Connection::open(&db).unwrap();
+        let kinds: Vec<(i64, String, Option<i64>)> = c
+            .prepare("SELECT i.seq, i.event_type, a.message_position FROM transcript_event_identities i JOIN session_transcript_active_events a ON a.session_id = i.session_id AND a.event_seq = i.seq WHERE i.session_id = 'sess-0001' ORDER BY i.seq")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(kinds, vec![(1, "message".into(), Some(0)), (2, "custom_message".into(), None), (3, "message".into(), Some(1))]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -152,7 +152,7 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
     };
     let body = prompt::build_with_channel(sim.profile, t, is_new, sim.clock.now(), sender.as_deref(), sim.channel_message.as_ref());
     if body.session_reset {
-        sim.fire_hook("before_reset").await?;
+        sim.before_reset(&t.user).await?;
         if super::command::acknowledges_bare_reset(sim.profile) {
             // 2026.9.6: the command layer answers, no agent run (runtime::command).
             return super::command::acknowledge_bare_reset(sim, &t.user);
