@@ -37,7 +37,9 @@ fn library(spec: &EngineSpec, delta: bool) -> Vec<String> {
     let cfg = RunConfig {
         engine: spec.clone(),
         driver: DriverConfig { message_delta: delta, ..DriverConfig::default() },
-        state_root: std::env::temp_dir().join(format!("clawspec-delta-{}-{delta}", std::process::id())),
+        // Both runs' paths have one length: prompts embed the workspace path
+        // (2026.4.26's heartbeat hint) and the estimates count it.
+        state_root: std::env::temp_dir().join(format!("clawspec-delta-{}-{}", std::process::id(), if delta { "d1" } else { "d0" })),
         engine_config: None,
         via_http: false,
     };
