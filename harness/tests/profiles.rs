@@ -67,13 +67,14 @@ fn classic_2026_4_26() {
     assert!(announce.contains("<<<BEGIN_UNTRUSTED_CHILD_RESULT>>>\nLogs are clean.\n<<<END_UNTRUSTED_CHILD_RESULT>>>"), "{announce}");
     assert!(announce.contains("status: completed successfully"));
     assert!(announce.contains("is ready for user delivery."));
-    // Overflow retry: the same prompt again (no continuation prompt in 4.26).
+    // Overflow: pi compacts and retries inside the attempt (runtime::pi_session,
+    // twin of overflow-scripted-recover), so the engine assembles once.
     let retry: Vec<_> = calls(&t, "assemble").into_iter().filter(|c| c.turn == 3).collect();
-    assert_eq!(retry.len(), 2);
+    assert_eq!(retry.len(), 1);
+    assert!(calls(&t, "compact").iter().all(|c| c.turn != 3), "no engine compact for pi's recovery");
     // The 4.26 WebChat entry: the client's Sender block, then the stamped body (runtime::entry).
-    let p = retry[1].params["prompt"].as_str().unwrap();
+    let p = retry[0].params["prompt"].as_str().unwrap();
     assert!(p.starts_with("Sender (untrusted metadata):\n") && p.ends_with(" UTC] And now?"), "{p}");
-    assert_eq!(retry[0].params["prompt"], retry[1].params["prompt"]);
 }
 
 #[test]
@@ -186,7 +187,7 @@ fn non_durable_engine_runs_admitted_turns_on_legacy_in_2026_9_6() {
     // Under 2026.4.26 the same engine gets every turn.
     let nd_classic = run_with("window", "openclaw-2026.4.26", "profile-diff", Some(serde_json::json!({"durable": false})));
     assert_eq!(notes(&nd_classic, "turn-on-legacy"), 0);
-    assert_eq!(calls(&nd_classic, "assemble").len(), 4, "3 turns + 1 retry after compaction");
+    assert_eq!(calls(&nd_classic, "assemble").len(), 3, "3 turns; pi recovers the overflow inside the attempt");
 }
 
 /// 2026.4.26 steers with `activeSession.steer(text)`; the AgentSession persists

@@ -43,6 +43,12 @@ fn summarised_after_turn() -> CallRecord {
     c.callbacks.push(CallbackRecord { method: "host/llm.complete".into(), params: json!({}), result: json!({"text": "Summary of 1 messages (14 words): forward the quarterly numbers"}) });
     c
 }
+/// A compaction the engine delegated to the host and returned as the host gave it.
+fn delegated(reply: Value, returned: Value) -> CallRecord {
+    let mut c = compact(returned);
+    c.callbacks.push(CallbackRecord { method: "host/delegateCompaction".into(), params: json!({}), result: reply });
+    c
+}
 fn inter_session(text: &str) -> Value {
     json!({"role": "user", "content": text, "timestamp": 9, "provenance": {"kind": "inter_session", "sourceSessionKey": "agent:main:other", "sourceTool": "sessions_send"}})
 }
@@ -197,6 +203,8 @@ const ROWS: &[Row] = &[
     ("compact always threw", "CE-CMP-001", || trace(vec![with_reply(compact(json!({})), threw("cannot"))]), Status::Error),
     ("compaction effective", "CE-CMP-002", || trace(vec![compact(compacted(900, 100)), asm(vec![], vec![user("short", 1)])]), Status::Pass),
     ("compaction grew", "CE-CMP-002", || trace(vec![compact(compacted(100, 900))]), Status::Fail),
+    ("host's delegated compaction grew", "CE-CMP-002", || trace(vec![delegated(compacted(0, 1), compacted(0, 1))]), Status::NotApplicable),
+    ("delegated compaction altered by the engine", "CE-CMP-002", || trace(vec![delegated(compacted(900, 100), compacted(100, 900))]), Status::Fail),
     ("next assemble over budget", "CE-CMP-002", || trace(vec![compact(compacted(900, 100)), asm(vec![], vec![user(&"x".repeat(4800), 1)])]), Status::Fail),
     ("overflow compaction works", "CE-CMP-003", || trace(vec![with_meta(compact(compacted(900, 100)), |m| { m.reason = Some("overflow".into()); m.params_tokens = Some(900) })]), Status::Pass),
     ("overflow compaction no-op", "CE-CMP-003", || {

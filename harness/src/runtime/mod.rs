@@ -151,6 +151,10 @@ pub struct Sim<'a> {
     /// The current run's remaining scripted replies while a recovery
     /// compaction runs (`Callbacks::llm_script`).
     pub llm_script: Option<std::collections::VecDeque<crate::scenario::model::ModelReply>>,
+    /// The host's `llm.complete` used up scripted replies of this run: like the
+    /// real mock, an exhausted script then answers the run's later model calls
+    /// with the unscripted reply instead of ending the scenario.
+    pub lent_replies_taken: bool,
     /// A provider rejected a request for the 2026.9.6 host's own carrier
     /// order (`turn::model_loop`, outcome `rejected-host-order`).
     pub host_order_rejected: bool,
@@ -591,6 +595,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         heartbeat_run: false,
         pending_system_events: Vec::new(),
         llm_script: None,
+        lent_replies_taken: false,
         host_order_rejected: false,
         agent_rpc_run: false,
         session_skills_snapshot: false,

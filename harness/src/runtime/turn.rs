@@ -172,6 +172,7 @@ async fn route(sim: &mut Sim<'_>, inp: &TurnInput) -> Result<Mode, Abort> {
 }
 
 async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), Abort> {
+    sim.lent_replies_taken = false;
     let mut script: VecDeque<ModelReply> = inp.script.iter().cloned().collect();
     let mut user_persisted = false;
     let mut carriers_persisted = false;
@@ -1015,7 +1016,7 @@ async fn model_loop(
         let prompt_tokens = sim.profile.estimator.text(&system) + sim.profile.estimator.messages(&host_weighted(sim, &request));
         let reply = match script.pop_front() {
             Some(r) => r,
-            None if unscripted => super::pi_session::next_reply(script),
+            None if unscripted || sim.lent_replies_taken => super::pi_session::next_reply(script),
             None => return Err(Abort::Harness(format!("scenario script exhausted at turn {} model call {call_index}", sim.turn))),
         };
         let step = match &reply {
@@ -1649,9 +1650,13 @@ pub async fn compact(sim: &mut Sim<'_>, params: Value, reason: &str) -> Result<C
 /// A run's recovery compaction, with the run's remaining scripted replies
 /// lent to the host's `llm.complete` (`runtime::callbacks::Callbacks::llm_script`).
 async fn compact_with_script(sim: &mut Sim<'_>, params: Value, reason: &str, script: &mut VecDeque<ModelReply>) -> Result<CompactVerdict, Abort> {
+    let lent = script.len();
     sim.llm_script = Some(std::mem::take(script));
     let verdict = compact(sim, params, reason).await;
     *script = sim.llm_script.take().unwrap_or_default();
+    if script.len() < lent {
+        sim.lent_replies_taken = true;
+    }
     verdict
 }
 

@@ -1,6 +1,8 @@
 // An ESM plugin that imports openclaw/plugin-sdk/core and summarises history
 // with llm.complete during compaction (runtimeContext.llm when the host binds
-// it, else api.runtime.llm).
+// it, else api.runtime.llm). A host without a model for plugins (2026.4.26
+// offers no llm.complete) gets a local stand-in summary, as a real plugin
+// would fall back.
 import { buildMemorySystemPromptAddition } from "openclaw/plugin-sdk/core";
 import { randomUUID } from "node:crypto";
 
@@ -33,11 +35,17 @@ export default {
         return addition ? { messages, estimatedTokens, systemPromptAddition: addition } : { messages, estimatedTokens };
       },
       async compact(params) {
-        const complete = params.runtimeContext?.llm?.complete ?? api.runtime.llm.complete;
-        const r = await complete({ messages: [{ role: "user", content: `Summarise session ${params.sessionId}` }], maxTokens: 256 });
+        const complete = params.runtimeContext?.llm?.complete ?? api.runtime.llm?.complete;
+        let text = "";
+        try {
+          if (complete) text = (await complete({ messages: [{ role: "user", content: `Summarise session ${params.sessionId}` }], maxTokens: 256 })).text;
+        } catch (e) {
+          if (e?.name === "AbortError") throw e;
+          text = `(no host model: ${e?.message ?? e})`;
+        }
         if (params.abortSignal?.aborted) throw Object.assign(new Error("aborted"), { name: "AbortError" });
         const before = params.currentTokenCount ?? 1000;
-        const summary = r.text || "(empty summary)";
+        const summary = text || "(empty summary)";
         sessions.set(params.sessionId, { summary, before, id: randomUUID() });
         return { ok: true, compacted: true, result: { summary, tokensBefore: before, tokensAfter: Math.ceil(summary.length / 4) } };
       },
