@@ -74,7 +74,18 @@ pub struct Reply {
 /// buildSubagentInitialUserMessage).
 fn message_text(body: &Value) -> String {
     let mut out = String::new();
-    match &body["system"] {
+    push_text(&mut out, &body["system"]);
+    out.push('\n');
+    for m in body["messages"].as_array().into_iter().flatten() {
+        push_text(&mut out, &m["content"]);
+        out.push('\n');
+    }
+    out
+}
+
+/// A string, or the text blocks of a block list one per line.
+fn push_text(out: &mut String, v: &Value) {
+    match v {
         Value::String(s) => out.push_str(s),
         Value::Array(blocks) => blocks.iter().filter_map(|b| b["text"].as_str()).for_each(|t| {
             out.push_str(t);
@@ -82,19 +93,6 @@ fn message_text(body: &Value) -> String {
         }),
         _ => {}
     }
-    out.push('\n');
-    for m in body["messages"].as_array().into_iter().flatten() {
-        match &m["content"] {
-            Value::String(s) => out.push_str(s),
-            Value::Array(blocks) => blocks.iter().filter_map(|b| b["text"].as_str()).for_each(|t| {
-                out.push_str(t);
-                out.push('\n');
-            }),
-            _ => {}
-        }
-        out.push('\n');
-    }
-    out
 }
 
 /// `POST {"step": n}` here before driving step `n`: replies of earlier steps

@@ -169,21 +169,10 @@ fn find_cut_point(est: Estimator, ms: &[&AgentMessage], start: usize, keep: u64)
 /// that did not end in `aborted`/`error`, plus estimates of what follows; with
 /// no such assistant, the estimate of everything.
 fn estimate_context_tokens(est: Estimator, ms: &[&AgentMessage]) -> u64 {
-    let last = ms.iter().rposition(|m| match m {
-        AgentMessage::Assistant(a) => a.usage.is_some() && !matches!(a.stop_reason.as_deref(), Some("aborted" | "error")),
-        _ => false,
-    });
-    let Some(i) = last else {
-        return ms.iter().map(|m| est.message(m)).sum();
-    };
-    let AgentMessage::Assistant(a) = ms[i] else { unreachable!() };
-    let u = a.usage.as_ref().expect("checked");
-    let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
-    let usage = match n("totalTokens") {
-        0 => n("input") + n("output") + n("cacheRead") + n("cacheWrite"),
-        t => t,
-    };
-    usage + ms[i + 1..].iter().map(|m| est.message(m)).sum::<u64>()
+    match ms.iter().enumerate().rev().find_map(|(i, m)| super::pi_session::usage_tokens(m).map(|u| (i, u))) {
+        Some((i, u)) => u + ms[i + 1..].iter().map(|m| est.message(m)).sum::<u64>(),
+        None => ms.iter().map(|m| est.message(m)).sum(),
+    }
 }
 
 /// `isRealConversationMessage` in short: a user or assistant message with

@@ -42,7 +42,7 @@ use crate::scenario::model::{ModelErrorKind, ModelReply};
 pub const KEEP_RECENT_TOKENS: u64 = 20_000;
 /// What the mock provider answers a call its step scripts no reply for
 /// (mock-providers/src/server.rs: `{"text": "ok"}`).
-pub const UNSCRIPTED_REPLY: &str = "ok";
+pub use super::compact::UNSCRIPTED_REPLY;
 
 /// The reply a model call of the turn gets once pi's recovery has made calls
 /// the scenario did not script: the next scripted one, else the mock's
@@ -116,7 +116,7 @@ pub fn estimate_tokens(m: &AgentMessage) -> u64 {
 
 /// pi's `calculateContextTokens` of an assistant that did not end in
 /// `error`/`aborted`: `totalTokens || input + output + cacheRead + cacheWrite`.
-fn usage_tokens(m: &AgentMessage) -> Option<u64> {
+pub(super) fn usage_tokens(m: &AgentMessage) -> Option<u64> {
     let AgentMessage::Assistant(a) = m else { return None };
     if matches!(a.stop_reason.as_deref(), Some("error" | "aborted")) {
         return None;

@@ -283,17 +283,7 @@ pub fn record_reply(setup: &Setup, a: &mut AssistantMessage) {
     };
     a.extra.insert("responseId".into(), json!(response_id));
     if wire == Some(Provider::OpenAiResponses) {
-        let mut calls = 0;
-        for b in a.content.iter_mut() {
-            match b {
-                ContentBlock::Text(t) => t.text_signature = Some(r#"{"v":1,"id":"msg_mock"}"#.to_string()),
-                ContentBlock::ToolCall(c) => {
-                    c.id = format!("{}|fc_mock{calls}", c.id);
-                    calls += 1;
-                }
-                _ => {}
-            }
-        }
+        mark_responses_reply(a);
     }
 }
 
@@ -355,6 +345,23 @@ pub fn with_queued_user_message(ctx: &AgentMessage, orphan: &str) -> AgentMessag
         v["content"] = json!(c.replacen("\n\n", &format!("\n\n{QUEUED_USER_MESSAGE_MARKER}\n{orphan}\n\n"), 1));
     }
     serde_json::from_value(v).expect("a message")
+}
+
+/// What pi-ai's OpenAI Responses stream makes of the mock's reply: each text
+/// block carries the output message's signature, each call id its `fc_` item
+/// id (pi-ai providers/openai-responses*.js); shared by both releases' reply records.
+pub(super) fn mark_responses_reply(a: &mut AssistantMessage) {
+    let mut calls = 0;
+    for b in a.content.iter_mut() {
+        match b {
+            ContentBlock::Text(t) => t.text_signature = Some(r#"{"v":1,"id":"msg_mock"}"#.to_string()),
+            ContentBlock::ToolCall(c) => {
+                c.id = format!("{}|fc_mock{calls}", c.id);
+                calls += 1;
+            }
+            _ => {}
+        }
+    }
 }
 
 #[cfg(test)]

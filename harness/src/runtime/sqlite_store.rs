@@ -599,16 +599,22 @@ mod tests {
         let db = agent_db_path(&dir, "main");
         let texts: Vec<String> = read_visible_messages(&db, "sess-0001").unwrap().iter().map(|m| m["content"].as_str().unwrap().to_string()).collect();
         assert_eq!(texts, ["q", "a"]);
-        let c = Connection::open(&db).unwrap();
-        let kinds: Vec<(i64, String, Option<i64>)> = c
+        let kinds = event_kinds(&db);
+        assert_eq!(kinds, vec![(1, "message".into(), Some(0)), (2, "thinking_level_change".into(), None), (3, "custom".into(), None), (4, "message".into(), Some(1)), (5, "custom".into(), None)]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// (seq, event type, message position) of sess-0001's active events.
+    fn event_kinds(db: &std::path::Path) -> Vec<(i64, String, Option<i64>)> {
+        let c = Connection::open(db).unwrap();
+        let rows = c
             .prepare("SELECT i.seq, i.event_type, a.message_position FROM transcript_event_identities i JOIN session_transcript_active_events a ON a.session_id = i.session_id AND a.event_seq = i.seq WHERE i.session_id = 'sess-0001' ORDER BY i.seq")
             .unwrap()
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
-        assert_eq!(kinds, vec![(1, "message".into(), Some(0)), (2, "thinking_level_change".into(), None), (3, "custom".into(), None), (4, "message".into(), Some(1)), (5, "custom".into(), None)]);
-        let _ = std::fs::remove_dir_all(&dir);
+        rows
     }
 
     /// A runtime-context carrier has no message position, as the admission
@@ -631,14 +637,7 @@ mod tests {
         let db = agent_db_path(&dir, "main");
         let texts: Vec<String> = read_visible_messages(&db, "sess-0001").unwrap().iter().map(|m| m["content"].as_str().unwrap().to_string()).collect();
         assert_eq!(texts, ["q", "a"]);
-        let c = Connection::open(&db).unwrap();
-        let kinds: Vec<(i64, String, Option<i64>)> = c
-            .prepare("SELECT i.seq, i.event_type, a.message_position FROM transcript_event_identities i JOIN session_transcript_active_events a ON a.session_id = i.session_id AND a.event_seq = i.seq WHERE i.session_id = 'sess-0001' ORDER BY i.seq")
-            .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
+        let kinds = event_kinds(&db);
         assert_eq!(kinds, vec![(1, "message".into(), Some(0)), (2, "custom_message".into(), None), (3, "message".into(), Some(1))]);
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -866,17 +866,7 @@ pub(super) fn provider_reply_fields(sim: &Sim<'_>, m: &mut AgentMessage, step: &
     }
     if wire.responses_output {
         usage["contextUsage"] = json!({"state": "available", "promptTokens": 0, "totalTokens": 0});
-        let mut calls = 0;
-        for b in a.content.iter_mut() {
-            match b {
-                ContentBlock::Text(t) => t.text_signature = Some(r#"{"v":1,"id":"msg_mock"}"#.to_string()),
-                ContentBlock::ToolCall(c) => {
-                    c.id = format!("{}|fc_mock{calls}", c.id);
-                    calls += 1;
-                }
-                _ => {}
-            }
-        }
+        super::replay_2026_4::mark_responses_reply(a);
         let stop = a.stop_reason.clone().unwrap_or_else(|| "stop".into());
         a.extra.insert(
             "diagnostics".into(),
