@@ -514,10 +514,12 @@ fn protocol_required(m: &str) -> bool {
 /// Run one scenario under one profile against a fresh engine process.
 pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model: Box<dyn ModelClient + '_>) -> Trace {
     // Unique per run (parallel runs of the same pair must not share files);
-    // traces show it as `$STATE`, so determinism is unaffected.
+    // traces show it as `$STATE`. Fixed width: prompts embed the workspace
+    // path (2026.4.26's heartbeat hint, media notes) and token estimates count
+    // it, so the path's length must not depend on how many runs came before.
     static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir_name = format!("{}--{}--{n}", scenario.id, profile.id.replace('+', "_"));
+    let dir_name = format!("{}--{}--{n:08}", scenario.id, profile.id.replace('+', "_"));
     let state_dir = cfg.state_root.join(dir_name);
     let _ = std::fs::remove_dir_all(&state_dir);
     let mut engine_rec = EngineRecord { display: cfg.engine.display.clone(), info: None, methods: vec![], implementation: None, hooks: Value::Null };
