@@ -228,6 +228,7 @@ fn a_signal_during_certify_kills_engines_and_writes_a_partial_report(#[case] sig
         assert!(Instant::now() < deadline, "engines never started");
         std::thread::sleep(Duration::from_millis(20));
     }
+    assert!(dir.join(format!("clawspec-{pid:010}")).exists(), "the state dir is where the check below looks");
     // SAFETY: signalling our own child.
     unsafe {
         libc::kill(pid as i32, sig);
@@ -237,7 +238,7 @@ fn a_signal_during_certify_kills_engines_and_writes_a_partial_report(#[case] sig
     assert_eq!(out.status.code(), Some(code), "{err}");
     assert!(err.contains("interrupted by"), "{err}");
     assert!(processes_of(pid).is_empty(), "engines survived: {:?}", processes_of(pid));
-    assert!(!dir.join(format!("clawspec-{pid}")).exists(), "state dir left behind");
+    assert!(!dir.join(format!("clawspec-{pid:010}")).exists(), "state dir left behind");
     let r: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("r.json")).unwrap()).unwrap();
     assert_eq!(r["interrupted"], true);
     assert!(r["profiles"].as_array().unwrap().iter().all(|p| p["certified"] == false));

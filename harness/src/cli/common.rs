@@ -284,7 +284,10 @@ pub fn glob_match(pat: &str, s: &str) -> bool {
 }
 
 pub fn state_root() -> PathBuf {
-    std::env::temp_dir().join(format!("clawspec-{}", std::process::id()))
+    // Fixed width: prompts embed the workspace path (2026.4.26's heartbeat
+    // hint) and token estimates count it, so two runs of one scenario must
+    // not differ by the number of digits in their pids.
+    std::env::temp_dir().join(format!("clawspec-{:010}", std::process::id()))
 }
 
 #[cfg(test)]
