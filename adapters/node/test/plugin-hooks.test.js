@@ -19,7 +19,8 @@ test("runHook calls every handler in order with (event, ctx); other hooks return
 test("adapter/fireHook before_prompt_build answers the merged result; initialize lists the hook", async () => {
   const h = host(plugin("prompt-hook/index.js"));
   const init = await h.call("initialize", INIT);
-  assert.deepEqual(init.result.hooks, ["before_prompt_build"]);
+  // The sample also records before_reset (harness/tests/node_adapter.rs, the reset payload).
+  assert.deepEqual(init.result.hooks, ["before_prompt_build", "before_reset"]);
   const r = await h.call("adapter/fireHook", { name: "before_prompt_build", event: { prompt: "hi", messages: [] }, ctx: { sessionKey: "k" } });
   assert.deepEqual(r.result, { called: 2, result: { systemPrompt: "HOOK BASE", prependContext: "a\n\nb", prependSystemContext: "RECALL POLICY", appendSystemContext: "TAIL" } });
   assert.equal(await h.close(), 0);
