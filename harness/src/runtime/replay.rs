@@ -67,24 +67,29 @@ pub fn sanitize_history(profile: &Profile, setup: &Setup, ms: Vec<AgentMessage>)
         None if matches!(wire(profile, setup), Some(Provider::OpenAiResponses)) => normalize_responses_history_ids(ms),
         None => ms,
     };
+    strip_details_and_stamp_synthetic(&mut ms, &[MISSING_TOOL_RESULT]);
+    ms
+}
+
+/// `stripToolResultDetails`, and a time for the pairing repair's synthetic
+/// results (texts in `synthetic`): the host stamps them `Date.now()`
+/// (tool-result-pairing-*.mjs `makeMissingToolResult`; twins of
+/// regression-a8-aborted-parallel-calls and -duplicate-tool-ids); the
+/// reference takes its call's time, which keeps runs byte-identical.
+pub(super) fn strip_details_and_stamp_synthetic(ms: &mut [AgentMessage], synthetic: &[&str]) {
     let mut last_ts = None;
-    for m in &mut ms {
+    for m in ms.iter_mut() {
         match m {
             AgentMessage::Assistant(a) => last_ts = a.timestamp.clone(),
             AgentMessage::ToolResult(r) => {
                 r.details = None;
-                // The pairing repair's synthetic result is stamped `Date.now()`
-                // (tool-result-pairing-*.mjs `makeMissingToolResult`; twins of
-                // regression-a8-aborted-parallel-calls and -duplicate-tool-ids);
-                // the reference takes its call's time, which keeps runs byte-identical.
-                if r.timestamp.is_none() && r.is_error == Some(true) && r.content.iter().any(|b| matches!(b, ContentBlock::Text(t) if t.text == MISSING_TOOL_RESULT)) {
+                if r.timestamp.is_none() && r.is_error == Some(true) && r.content.iter().any(|b| matches!(b, ContentBlock::Text(t) if synthetic.contains(&t.text.as_str()))) {
                     r.timestamp = last_ts.clone();
                 }
             }
             _ => {}
         }
     }
-    ms
 }
 
 /// OpenAI Responses history as 2026.9.6 hands it to the engine

@@ -79,22 +79,7 @@ pub fn sanitize_session_history(setup: &Setup, ms: Vec<AgentMessage>) -> Vec<Age
     };
     let ms = if policy.tool_call_id_mode.is_some() { repair::tool_call_ids::sanitize_tool_call_ids(&policy, ms) } else { ms };
     let mut ms = if !responses && policy.repair_pairing { repair::pairing::repair_tool_use_result_pairing(ms, placeholders::MISSING_TOOL_RESULT) } else { ms };
-    let mut last_ts = None;
-    for m in &mut ms {
-        match m {
-            AgentMessage::Assistant(a) => last_ts = a.timestamp.clone(),
-            AgentMessage::ToolResult(r) => {
-                // `stripToolResultDetails`.
-                r.details = None;
-                // The pairing repair's synthetic result is stamped `Date.now()`
-                // (`makeMissingToolResult`); the reference takes its call's time.
-                if r.timestamp.is_none() && r.is_error == Some(true) && r.content.iter().any(|b| matches!(b, ContentBlock::Text(t) if t.text == placeholders::MISSING_TOOL_RESULT || t.text == placeholders::ABORTED)) {
-                    r.timestamp = last_ts.clone();
-                }
-            }
-            _ => {}
-        }
-    }
+    super::replay::strip_details_and_stamp_synthetic(&mut ms, &[placeholders::MISSING_TOOL_RESULT, placeholders::ABORTED]);
     let ms = strip_stale_usage_before_latest_compaction(ms);
     let ms = ensure_assistant_usage_snapshots(ms);
     let ms = if policy.google_turn_ordering { repair::turns::google_turn_ordering(ms) } else { ms };
