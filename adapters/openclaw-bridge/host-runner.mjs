@@ -19,6 +19,7 @@ import { compileCacheWarm, connect, freePort, freezeTrace, gatewayEnv, groupCpuM
 import { bundledSubset } from "./lib/bundled-subset.js";
 import { HostRuns, awaitCommandDispose, calls as callsOf, otherSessionCalled } from "./lib/runs.js";
 import { drive, markStep, withStartupRetry } from "./lib/steps.js";
+import { steerQueueConfig } from "./lib/in-flight.js";
 import { prepareResultFiles, prepareStandIns } from "./lib/tools.js";
 
 const plan = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
@@ -193,6 +194,8 @@ function config(port, token) {
     logging: { file: `${work}/openclaw.log` },
     // Scenario setup that is plain config (tools.allow, memory.citations; realhost/seed.rs).
     ...(plan.hostSetup?.config ?? {}),
+    // 2026.4.x steers by the session's queue mode, not by a chat.send field (lib/in-flight.js steerMode).
+    ...steerQueueConfig(plan, RELEASE_4X, plan.hostSetup?.config?.messages),
     // A scripted sessions_spawn is a direct tool call: with tools.toolSearch unset, 2026.9 defers
     // non-core tool schemas behind tool_search/tool_call and a direct call answers "Tool
     // sessions_spawn not found" (docs/tools/tool-search.md: "Set `tools.toolSearch: false` to restore
@@ -337,7 +340,7 @@ try {
     // 2026.4.x may take minutes to accept a chat.send with an image attachment on a loaded
     // machine (http-anthropic: no answer within 30 s while the gateway was otherwise idle).
     const slow = RELEASE_4X ? { sendTimeoutMs: 300_000 } : {};
-    const outcome = await drive(client, margin ? { ...step, ...slow, timeoutMs: step.timeoutMs + margin } : step, index, { holdUrl: plan.provider.holdUrl, trace: plan.trace, release4x: RELEASE_4X, fs, configPath: `${work}/openclaw.json` });
+    const outcome = await drive(client, margin ? { ...step, ...slow, timeoutMs: step.timeoutMs + margin } : step, index, { holdUrl: plan.provider.holdUrl, trace: plan.trace, release4x: RELEASE_4X, fs, configPath: `${work}/openclaw.json`, mark });
     // 2026.4.x answers agent.wait when the run's lifecycle ends, while the
     // legacy-mode ingests of the attempt's messages may still be on their way
     // to the engine (seen in the first 4.26 twins: turn 1's ingests recorded

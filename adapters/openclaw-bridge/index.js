@@ -56,6 +56,7 @@ class Bridge {
     this.logger = logger;
     this.seq = 0;
     this.signalSeq = 0;
+    this.instances = 0;
     this.queue = Promise.resolve();
     /** the call being served, for engine → host requests */
     this.current = null;
@@ -68,6 +69,7 @@ class Bridge {
 
   /** Start the engine once and handshake; every host-created instance shares it. */
   ready() {
+    if (this.closed) return Promise.reject(new Error("clawspec bridge: this row's engine was replaced by a later registration"));
     if (!this.started) this.started = this.start();
     return this.started;
   }
@@ -99,6 +101,12 @@ class Bridge {
     return init;
   }
 
+  /** Stop this bridge's engine (a later row replaced it); later calls fail instead of reaching it. */
+  close() {
+    this.closed = true;
+    if (this.started) this.started.then(() => this.engine?.stop(), () => {});
+  }
+
   async hostRequest(method, params) {
     const call = this.current;
     if (!call) throw Object.assign(new Error(`${method} outside a host request`), { code: -32002 });
@@ -127,12 +135,15 @@ class Bridge {
   }
 
   /** Forward one lifecycle call, one at a time (OpenClaw awaits every hook; protocol v1 serves one request at a time). */
-  call(method, raw) {
+  call(method, raw, instance = null) {
     const run = async () => {
       await this.ready();
       const encoding = new CallEncoding(() => `sig-${++this.signalSeq}`);
       const params = encoding.encode(raw ?? {}, []) ?? {};
-      const entry = { kind: "call", seq: ++this.seq, method, params, callbacks: [] };
+      // `instance`: which engine instance the host made the call on, so a
+      // sessionless call (dispose) can be told apart by the session its
+      // instance serves (harness realhost/record.rs).
+      const entry = { kind: "call", seq: ++this.seq, method, params, callbacks: [], ...(instance !== null ? { instance } : {}) };
       // Host requests run in this call's async context (lib/call-context.js).
       const inCall = captureCallContext();
       this.current = { raw, encoding, entry, inCall };
@@ -174,12 +185,32 @@ class Bridge {
 
   async instance(ctx) {
     const init = await this.ready();
-    this.record({ kind: "instance", ctxKeys: Object.keys(ctx ?? {}).sort() });
+    const id = ++this.instances;
+    this.record({ kind: "instance", id, ctxKeys: Object.keys(ctx ?? {}).sort() });
     const engine = { info: init.info };
     const methods = new Set([...REQUIRED, ...(init.methods ?? []).filter((m) => OPTIONAL.includes(m))]);
-    for (const m of methods) engine[m] = (params) => this.call(m, params);
+    for (const m of methods) engine[m] = (params) => this.call(m, params, id);
     return engine;
   }
+}
+
+/**
+ * The bridge of this registration. One per trace: a registration with the
+ * trace already served (the host loading the plugin again in the same
+ * process) shares its engine, so every instance the host creates talks to
+ * one engine process. A registration with another trace is another row on
+ * the same gateway: 2026.9.x reruns a plugin's registration with its new
+ * config when `plugins.entries.<id>` changes (docs/gateway/configuration/
+ * hot-reload.md, "edits under `plugins.entries.<id>` replace the affected
+ * instance by default and rerun registration with its new config"), so the
+ * previous row's engine is stopped and the new row gets a fresh engine
+ * process and writes only its own trace.
+ */
+export function bridgeFor(config, logger) {
+  const current = globalThis.__clawspecBridge;
+  if (current && current.config.trace === config.trace) return current;
+  current?.close();
+  return (globalThis.__clawspecBridge = new Bridge(config, logger));
 }
 
 export default {
@@ -193,7 +224,7 @@ export default {
       api.logger?.warn?.("clawspec bridge: no engine configured (engineId, engine.program, trace); not registering");
       return;
     }
-    const bridge = (globalThis.__clawspecBridge ??= new Bridge(config, api.logger));
+    const bridge = bridgeFor(config, api.logger);
     api.registerContextEngine(config.engineId, (ctx) => bridge.instance(ctx));
     // The scenario's scripted tool results (lib/tools.js).
     // 2026.4.x: real tools read the results from workspace files (host-runner prepareResultFiles).

@@ -7,7 +7,9 @@
 //! the checks did before `check/assembly.rs` (a list per call, all held at
 //! once) and as they do now (shared spines), and of the whole `evaluate`.
 //!
-//!     cargo bench -p clawspec --bench checks_long [-- 500 1000 2000 4000]
+//! `--per-clause` also prints each clause's CPU seconds per size.
+//!
+//!     cargo bench -p clawspec --bench checks_long [-- [--per-clause] 500 1000 2000 4000]
 
 use clawspec::trace::{CallMeta, CallRecord, EngineRecord, Event, MessageStore, Outcome, ReplyRecord, Trace};
 use serde_json::{json, Value};
@@ -66,6 +68,8 @@ fn main() {
     }
     let args: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
     let sizes = if args.is_empty() { vec![500, 1000, 2000, 4000] } else { args };
+    let per_clause = std::env::args().any(|a| a == "--per-clause");
+    let mut clause_rows: Vec<(usize, Vec<(&'static str, f64)>)> = Vec::new();
     println!("{:>6} {:>14} {:>14} {:>14} {:>14} {:>12}", "steps", "per-call cpu", "per-call mem", "shared cpu", "shared mem", "evaluate cpu");
     for steps in sizes {
         let t = trace(steps);
@@ -76,5 +80,31 @@ fn main() {
         });
         let (ec, _) = measure(|| clawspec::check::evaluate(&t, None, &[]));
         println!("{steps:>6} {pc:>13.3}s {pm:>12.1}MB {sc:>13.3}s {sm:>12.1}MB {ec:>11.3}s");
+        if per_clause {
+            clause_rows.push((steps, clause_cpu(&t)));
+        }
     }
+    if let Some((_, first)) = clause_rows.first() {
+        println!("\nCPU seconds per clause (shared: every assemble resolved once), and against the first size:");
+        for (i, (id, _)) in first.iter().enumerate() {
+            let f = first[i].1.max(1e-6);
+            let cells: Vec<String> = clause_rows.iter().map(|(s, r)| format!("{s}: {:.3}s ({:.0}×)", r[i].1, r[i].1.max(1e-6) / f)).collect();
+            println!("{id:<12} {}", cells.join("  "));
+        }
+    }
+}
+
+/// CPU seconds of resolving the assembles ("shared") and of each clause on
+/// a context where that is already done, as `evaluate` runs them.
+fn clause_cpu(t: &Trace) -> Vec<(&'static str, f64)> {
+    let ctx = clawspec::check::Ctx::new(t, false, None);
+    let t0 = cpu();
+    let _ = ctx.assembled();
+    let mut out = vec![("shared", cpu() - t0)];
+    for c in clawspec::check::catalogue::CLAUSES {
+        let t0 = cpu();
+        let _ = (c.check)(&ctx);
+        out.push((c.id, cpu() - t0));
+    }
+    out
 }

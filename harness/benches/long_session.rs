@@ -122,10 +122,13 @@ fn main() {
         let cpu1 = cpu();
         let (host_cpu, engine_cpu) = (cpu1.0 - cpu0.0, cpu1.1 - cpu0.1);
         let wire = (clawspec::driver::total_bytes_sent() - wire0) as f64;
+        // Per phase as it ends: a size that cannot finish still says how far it got.
+        eprintln!("[{steps} steps] session done: wall {run:.1}s, host-cpu {host_cpu:.2}s, eng-cpu {engine_cpu:.2}s");
         let t1 = Instant::now();
         let verdicts = clawspec::check::evaluate(&trace, None, &[]);
         let checks = t1.elapsed().as_secs_f64();
         let check_cpu = cpu().0 - cpu1.0;
+        eprintln!("[{steps} steps] checks done: wall {checks:.1}s, chk-cpu {check_cpu:.2}s");
         let bytes = trace.to_pretty_json().len() as f64;
         let peak = peak_kb().saturating_sub(base_rss) as f64;
         let expanded = expanded_bytes(&trace) as f64;

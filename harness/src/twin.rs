@@ -31,9 +31,12 @@
 //!    body, `[Ddd YYYY-MM-DD HH:MM UTC]` (2026.4.26 dist agent-timestamp-*.js
 //!    `injectTimestamp`), reads `[<envelope time>]` anywhere in a string; the
 //!    rest of the string is compared as is.
-//! 8. **Session file names**: the file stem of a `sessionFile` ending in
-//!    `.jsonl` (2026.4.x names the transcript `<sessionId>.jsonl`) is a
-//!    session id (rule 1's `session` family); the directory is compared as is.
+//! 8. **Session file names**: the file stem of a `sessionFile` (or a spawn's
+//!    `parentSessionFile`/`childSessionFile`) ending in `.jsonl` (2026.4.x
+//!    names the transcript `<sessionId>.jsonl`) is a session id (rule 1's
+//!    `session` family); a branched session's stem `<ISO time>_<sessionId>`
+//!    (a fork, pi's createBranchedSession) reads `<time>_<session:N>`; the
+//!    directory is compared as is.
 //! 9. **Subagent session keys**: inside any string, the child part of
 //!    `agent:<agentId>:subagent:<id>` (the host mints a UUID,
 //!    docs/tools/subagents.md; a scenario scripts its own) becomes
@@ -296,12 +299,17 @@ impl Normaliser {
                     return;
                 }
             }
-            if k == "sessionFile" {
+            if SESSION_FILE_KEYS.contains(&k) {
                 if let Some((dir, stem)) = v.as_str().and_then(|f| f.strip_suffix(".jsonl")).and_then(|f| f.rsplit_once('/')) {
+                    // A branched session's file: `<ISO time>_<session id>` (rule 8).
+                    let (time, id) = match stem.split_once('_') {
+                        Some((t, id)) if is_file_time(t) => ("<time>_", id),
+                        _ => ("", stem),
+                    };
                     let ids = self.seen.entry("session").or_default();
                     let n = ids.len() + 1;
-                    let n = *ids.entry(stem.to_string()).or_insert(n);
-                    *v = json!(format!("{dir}/<session:{n}>.jsonl"));
+                    let n = *ids.entry(id.to_string()).or_insert(n);
+                    *v = json!(format!("{dir}/{time}<session:{n}>.jsonl"));
                     return;
                 }
             }
@@ -594,6 +602,23 @@ pub fn diff(reference: &Trace, real: &Trace) -> Option<String> {
     Some(d.unified_diff().context_radius(std::env::var("CLAWSPEC_TWIN_CONTEXT").ok().and_then(|v| v.parse().ok()).unwrap_or(4)).header("reference runtime", "real OpenClaw").to_string())
 }
 
+/// The keys whose value is a session's JSONL file (rule 8): the run's own,
+/// and a spawn preparation's parent and child (2026.4.26 prepareSubagentSpawn
+/// of a fork, dist/subagent-spawn-*.js prepareContextEngineSubagentSpawn).
+const SESSION_FILE_KEYS: [&str; 3] = ["sessionFile", "parentSessionFile", "childSessionFile"];
+
+/// pi's branched-session file time, `new Date().toISOString()` with `:` and
+/// `.` as `-` (`2026-11-24T13-07-24-800Z`; @mariozechner/pi-coding-agent
+/// dist/core/session-manager.js createBranchedSession).
+fn is_file_time(t: &str) -> bool {
+    let b = t.as_bytes();
+    b.len() == 24 && b[10] == b'T' && b[23] == b'Z' && b.iter().enumerate().all(|(i, c)| match i {
+        4 | 7 | 13 | 16 | 19 => *c == b'-',
+        10 | 23 => true,
+        _ => c.is_ascii_digit(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -840,6 +865,17 @@ mod tests {
         assert!(diff(&reference, &other).unwrap().contains("<session:2>"));
         let moved = trace(vec![("bootstrap", json!({"sessionId": "9f3d-uuid", "sessionFile": "$STATE/sessions/9f3d-uuid.jsonl"}))]);
         assert!(diff(&reference, &moved).is_some());
+    }
+
+    #[test]
+    fn a_branched_session_file_is_its_time_and_session_id() {
+        let reference = trace(vec![("prepareSubagentSpawn", json!({"childSessionId": "c-1", "parentSessionFile": "$STATE/agents/main/sessions/p-1.jsonl", "childSessionFile": "$STATE/agents/main/sessions/2026-11-24T00-00-00-000Z_c-1.jsonl"}))]);
+        let real = trace(vec![("prepareSubagentSpawn", json!({"childSessionId": "01a2", "parentSessionFile": "$STATE/agents/main/sessions/ce6d.jsonl", "childSessionFile": "$STATE/agents/main/sessions/2026-11-24T13-07-24-800Z_01a2.jsonl"}))]);
+        assert_eq!(diff(&reference, &real), None);
+        // The file names another session than the spawn's child: a difference.
+        let other = trace(vec![("prepareSubagentSpawn", json!({"childSessionId": "01a2", "parentSessionFile": "$STATE/agents/main/sessions/ce6d.jsonl", "childSessionFile": "$STATE/agents/main/sessions/2026-11-24T13-07-24-800Z_ffff.jsonl"}))]);
+        assert!(diff(&reference, &other).is_some());
+        assert!(!is_file_time("2026-11-24T13:07:24.800Z") && is_file_time("2026-11-24T13-07-24-800Z"));
     }
 
     #[test]

@@ -178,3 +178,26 @@ fn before_prompt_build_runs_after_assemble_and_its_system_context_reaches_the_mo
     assert!(with.iter().all(|t| t.calls().any(|c| c.params["name"] == "before_prompt_build")));
     assert_eq!(budgets(&with), budgets(&without));
 }
+
+#[test]
+fn a_compaction_inside_a_durable_turn_skips_the_advancement_instead_of_reading_a_stale_position() {
+    // openclaw-universal-capture 0.7.0 (docs/real-engines.md) hands every
+    // message back and delegates compaction, so on overflow-natural the host
+    // compacts inside the admitted 2026.9.6 turn. The rewrite renumbers the
+    // transcript; the runtime kept the admitted entry's old position and
+    // panicked building commitTurn ("range start index 12 out of range for
+    // slice of length 9"), which aborted the whole certify.
+    let traces = run("capture/index.js", Some("overflow-natural"));
+    let t = traces.iter().find(|t| t.profile == "openclaw-2026.9.6").expect("a 2026.9.6 run");
+    let notes: Vec<&str> = t
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            clawspec::trace::Event::Note(n) => Some(n.code.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(t.calls().any(|c| c.method == "compact"), "the turn compacted: {notes:?}");
+    assert!(notes.contains(&"durable-stale"), "{notes:?}");
+    assert!(!t.calls().any(|c| c.method == "commitTurn"), "no commitTurn for a stale range");
+}

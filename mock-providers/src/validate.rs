@@ -12,7 +12,13 @@ use crate::{Provider, Rejection};
 /// Switches for the era/model-dependent and inferred ("I") rules (B8).
 #[derive(Clone, Debug)]
 pub struct ValidatorConfig {
-    /// Anthropic: first message must be user (older API; Bedrock always).
+    /// Anthropic: first message must be user. Off by default: the
+    /// first-party API stopped rejecting an assistant-first request in late
+    /// 2024 (anthropics/anthropic-sdk-typescript#622, 2024-12-06: the same
+    /// assistant-first `messages.create` answers on api.anthropic.com and
+    /// fails only on Bedrock with "messages: first message must use the
+    /// \"user\" role"; the 400s quoted in lobehub#1601 are from 2024-03).
+    /// Bedrock Converse keeps its own start-with-user rule (B5).
     pub anthropic_user_first: bool,
     /// Anthropic: strict role alternation (older API; current combines turns). I.
     pub anthropic_alternation: bool,
@@ -53,7 +59,7 @@ pub type Rules = ValidatorConfig;
 impl Default for ValidatorConfig {
     fn default() -> Self {
         ValidatorConfig {
-            anthropic_user_first: true,
+            anthropic_user_first: false,
             anthropic_alternation: false,
             anthropic_no_prefill: true,
             anthropic_tool_id_max: Some(64),
@@ -73,6 +79,7 @@ impl ValidatorConfig {
     /// Every switch on: the strictest era of every provider.
     pub fn strict() -> Self {
         ValidatorConfig {
+            anthropic_user_first: true,
             anthropic_alternation: true,
             strict_tool_names: true,
             gemini_thought_signatures: true,

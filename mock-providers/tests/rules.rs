@@ -25,7 +25,6 @@ fn a(content: Value) -> Value {
 }
 
 #[rstest]
-#[case::first_user(json!([a(json!([{"type":"text","text":"hi"}])), u("x")]), "messages: first message must use the \"user\" role")]
 #[case::non_empty(json!([u("x"), {"role":"assistant","content":[]}, u("y")]), "messages.1: all messages must have non-empty content except for the optional final assistant message")]
 #[case::empty_text(json!([{"role":"user","content":[{"type":"text","text":""}]}]), "messages: text content blocks must be non-empty")]
 #[case::blank_text(json!([{"role":"user","content":[{"type":"text","text":"  \n"}]}]), "messages: text content blocks must contain non-whitespace text")]
@@ -60,6 +59,12 @@ fn anthropic_envelope_and_thinking_disabled_final() {
     assert_eq!(r.message, "messages.1.content.0: When thinking is disabled, an `assistant` message in the final position cannot contain `thinking`. To use thinking blocks, enable `thinking` in your request.");
     assert_eq!(r.body["type"], "error");
     assert_eq!(r.body["error"]["type"], "invalid_request_error");
+    // The first-party API answers an assistant-first request
+    // (anthropic-sdk-typescript#622); the older rule is a switch.
+    let first = json!({"model":"m","max_tokens":1,"messages":[a(json!([{"type":"text","text":"hi"}])), u("x")]});
+    assert!(validate(Anthropic, &first, &Rules::default()).is_ok(), "assistant-first is accepted");
+    let r = validate(Anthropic, &first, &Rules { anthropic_user_first: true, ..Rules::default() }).unwrap_err();
+    assert_eq!(r.message, "messages: first message must use the \"user\" role");
     let alt = json!({"model":"m","max_tokens":1,"messages":[u("x"), u("y")]});
     assert!(validate(Anthropic, &alt, &Rules::default()).is_ok(), "current API combines consecutive turns");
     let r = validate(Anthropic, &alt, &Rules { anthropic_alternation: true, ..Rules::default() }).unwrap_err();

@@ -140,9 +140,10 @@ fn main() -> Result<()> {
             host_e2e()?;
         }
         "fidelity-gate" => {
-            // CI: re-run only the rows docs/fidelity.md records as equal (the
-            // whole table grew past CI's time budget: 30+ drivable rows per
-            // engine at 25-70 s each), then the `certify --host` end-to-end tests.
+            // CI: re-run only the rows docs/fidelity.md records as equal (its
+            // differs / not-drivable rows cannot fail CI and only cost time),
+            // then the `certify --host` end-to-end tests. Budget:
+            // docs/performance.md#what-ci-runs-and-the-budget.
             // `.ci/run` passes `--jobs 2` and no `--profile`: both releases
             // are gated, and a table without an equal row of one of them is
             // refused; `.ci/fidelity-break-demo` shows a one-line break of the

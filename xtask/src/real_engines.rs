@@ -37,6 +37,10 @@ const ENGINES: &[Engine] = &[
     Engine { name: "lossless-claw-0.15", repo: "Martian-Engineering/lossless-claw", git_ref: "main", build: "build:plugin", entry: "dist/index.js" },
     Engine { name: "lossless-claw-1.0", repo: "Martian-Engineering/lossless-claw", git_ref: "next/1.0", build: "build:plugin", entry: "dist/index.js" },
     Engine { name: "recursive-claw", repo: "davidkny22/recursive-claw", git_ref: "main", build: "build", entry: "dist/plugin.js" },
+    // Its `openclaw@2026.8.1-beta.2` devDependency needs an
+    // `@openclaw/ai@2026.8.1-beta.2` some registries lack; lcm16 certified a
+    // tree rebuilt from the code search with `--built` (docs/real-engines.md).
+    Engine { name: "openclaw-universal-capture", repo: "lastguru-net/openclaw-universal-capture", git_ref: "main", build: "build", entry: "dist/index.js" },
 ];
 
 /// CPU seconds (user, system) used so far by waited-for children.

@@ -105,9 +105,26 @@ export async function awaitRun(client, step, _index, ctx = {}) {
   const follow = step.awaitCall && ctx.trace && engineHas(ctx.trace, step.awaitCall) ? step.awaitCall : null;
   const before = follow ? calls(ctx.trace, follow) : 0;
   const runId = await client.runs.next(step.sessionKey, step.timeoutMs);
+  // The child this run announces ran on its own lane, concurrently with
+  // whatever the runner drove then: its engine calls belong to this step
+  // whenever they reached the engine (harness realhost/record.rs).
+  const child = announcedChild(runId);
+  if (child) ctx.mark?.({ kind: "hostRun", step: step.step, sessionKey: child, runId });
   const waited = await client.request("agent.wait", { runId, timeoutMs: step.timeoutMs }, step.timeoutMs + 10_000);
   if (follow) await awaitCall(ctx.trace, follow, before, step.timeoutMs, { disposes: ctx.release4x !== true });
-  return { wait: waited?.status ?? null, error: waited?.error ?? null, hostRun: true, ...(follow ? { awaited: follow } : {}) };
+  return { wait: waited?.status ?? null, error: waited?.error ?? null, hostRun: true, ...(follow ? { awaited: follow } : {}), ...(child ? { child } : {}) };
+}
+
+/**
+ * The child session a completion announce run reports: the subagent
+ * registry names the run `announce:v1:<childSessionKey>:<childRunId>`
+ * (buildAnnounceIdempotencyKey(buildAnnounceIdFromChildRun(…)): openclaw@2026.4.26
+ * dist/subagent-announce-delivery-*.js, 2026.9.6 dist/subagent-completion-admission.store-*.mjs;
+ * the run ids of both releases' gateway events, events.ndjson of `twin --keep`). Null for any other run.
+ */
+export function announcedChild(runId) {
+  const m = /^announce:v1:(agent:[^:]+:subagent:[^:]+):/.exec(runId ?? "");
+  return m ? m[1] : null;
 }
 
 /**

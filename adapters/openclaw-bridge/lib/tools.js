@@ -136,9 +136,13 @@ export class ScriptedTools {
 /** Workspace-relative directory of the workspace route's result files. */
 export const RESULTS_DIR = "clawspec-results";
 
-/** The workspace file holding scripted result `index` (the plan's order). */
-export function resultFile(index) {
-  return `${RESULTS_DIR}/${index}.txt`;
+/**
+ * The workspace file holding scripted result `index` (the plan's order): the
+ * text, or for a result with an image the PNG itself (a real read of a PNG
+ * answers "Read image file [image/png]" + the image block, below).
+ */
+export function resultFile(index, r = {}) {
+  return `${RESULTS_DIR}/${index}.${r.imagePngBase64 ? "png" : "txt"}`;
 }
 
 /** Tools the workspace route can drive: their real output is a file's text (realhost/tools.rs WORKSPACE_ROUTE_TOOLS). */
@@ -158,7 +162,12 @@ function realCall(tool, file) {
 export function prepareResultFiles(fs, workspace, results = []) {
   fs.mkdirSync(`${workspace}/${RESULTS_DIR}`, { recursive: true });
   results.forEach((r, i) => {
-    if (WORKSPACE_ROUTE_TOOLS.includes(r.toolName)) fs.writeFileSync(`${workspace}/${resultFile(i)}`, r.text);
+    if (!WORKSPACE_ROUTE_TOOLS.includes(r.toolName)) return;
+    // An image result is the real PNG: pi-coding-agent's read answers an image file with
+    // `[{type:"text", text:"Read image file [image/png]"}, {type:"image", data, mimeType}]`
+    // (dist/core/tools/read.js; a small PNG is left as is by its resizeImage and by OpenClaw's
+    // sanitizeToolResultImages, dist/tool-images-*.js). The plan only lets that exact text through.
+    fs.writeFileSync(`${workspace}/${resultFile(i, r)}`, r.imagePngBase64 ? Buffer.from(r.imagePngBase64, "base64") : r.text);
   });
 }
 
@@ -172,14 +181,28 @@ export class WorkspaceTools extends ScriptedTools {
   constructor(results = [], options = {}) {
     super(results, options);
     // Each result keeps its file, named by its place in the plan (prepareResultFiles).
-    this.byId = new Map(results.map((r, i) => [r.toolCallId, { ...r, file: resultFile(i) }]));
+    this.byId = new Map(results.map((r, i) => [r.toolCallId, { ...r, file: resultFile(i, r) }]));
   }
 
-  /** before_tool_call: the real read (or cat) of the result's file, else nothing. */
+  /**
+   * before_tool_call: the real read (or cat) of the result's file; for a
+   * scripted failure, a block whose reason is the scripted text: 2026.4.26
+   * throws the reason inside the tool's execute (dist/pi-tools.before-tool-call-*.js
+   * `if (outcome.blocked) throw new Error(outcome.reason)`), and the tool adapter
+   * turns a thrown error into its error result `{"status":"error","tool":…,"error":…}`
+   * (dist/pi-tool-definition-adapter-*.js buildToolExecutionErrorResult), as for any
+   * failing tool. Nothing runs on the machine. Else nothing.
+   */
   standIn(event) {
     const r = this.lookup(event?.toolCallId);
-    if (!r || event.toolName !== r.toolName || !WORKSPACE_ROUTE_TOOLS.includes(r.toolName)) return undefined;
-    const out = { params: realCall(r.toolName, r.file) };
+    if (!r || event.toolName !== r.toolName) return undefined;
+    if (r.isError && STAND_INS[r.toolName]) return this.held(r, { block: true, blockReason: r.text });
+    if (!WORKSPACE_ROUTE_TOOLS.includes(r.toolName)) return undefined;
+    return this.held(r, { params: realCall(r.toolName, r.file) });
+  }
+
+  /** `out`, once the driver released the result's hold (if it has one). */
+  held(r, out) {
     // The hook is awaited before the tool runs: a held call stays running until released.
     return r.hold == null ? out : this.pause(this.holdUrl, r.hold).then(() => out);
   }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { byHold, RELEASE_PATH, runInFlight, WAIT_PATH } from "../lib/in-flight.js";
+import { byHold, RELEASE_PATH, runInFlight, steerQueueConfig, WAIT_PATH } from "../lib/in-flight.js";
 import { drive } from "../lib/steps.js";
 
 /** A client and hold front that log, in one sequence, what the driver did. */
@@ -56,4 +56,15 @@ test("a held call that never arrives fails the step, and without a hold front in
   await assert.rejects(drive(w.client, step([{ action: "abort", hold: 1 }]), 0, { holdUrl: "http://front", control: w.control }), /did not arrive/);
   assert.deepEqual(w.log, ["chat.send go", "wait 1"], "no action and no release for a call that never came");
   await assert.rejects(runInFlight(w.client, step([{ action: "abort", hold: 1 }]), "r", 0, {}), /hold front/);
+});
+
+test("2026.4.x steers with a plain chat.send and the configured steer queue mode; 2026.9 with the send's queueMode", async () => {
+  const w = world({ "chat.send": (p) => ({ runId: p.idempotencyKey, status: "started" }), "agent.wait": { status: "ok" } });
+  await drive(w.client, step([{ action: "steer", hold: 1, message: "Ignore vendor/" }]), 0, { holdUrl: "http://front", control: w.control, release4x: true });
+  // The steer's own dispatch settles while the call is still held (4.26 decides after answering the send).
+  assert.deepEqual(w.log, ["chat.send go", "wait 1", "chat.send Ignore vendor/", "agent.wait", "release 1", "agent.wait"]);
+  const plan = { steps: [step([{ action: "steer", hold: 1, message: "x" }])] };
+  assert.deepEqual(steerQueueConfig(plan, true, { ackReaction: "👀" }), { messages: { ackReaction: "👀", queue: { mode: "steer" } } });
+  assert.deepEqual(steerQueueConfig(plan, false), {}, "2026.9 steers per send");
+  assert.deepEqual(steerQueueConfig({ steps: [step([{ action: "abort", hold: 1 }])] }, true), {}, "no steer, no queue mode");
 });

@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 
 import { HostRuns, awaitCall, awaitCommandDispose, calls as callsOf, engineHas, runOf } from "../lib/runs.js";
-import { drive } from "../lib/steps.js";
+import { announcedChild, drive } from "../lib/steps.js";
 
 const agentEvent = (runId, sessionKey, extra = {}) => ({ type: "event", event: "agent", payload: { runId, sessionKey, stream: "lifecycle", data: { phase: "start" }, ...extra } });
 
@@ -54,6 +54,18 @@ test("awaitRun agent.waits the host's run; turns claim theirs", async () => {
   const out = await drive(client, { kind: "awaitRun", sessionKey: "agent:main:main", timeoutMs: 1000 }, 1);
   assert.deepEqual(out, { wait: "ok", error: null, hostRun: true });
   assert.deepEqual(calls.at(-1), { method: "agent.wait", params: { runId: "announce-1", timeoutMs: 1000 } });
+});
+
+test("an announce run names the child it reports, and the step it belongs to is marked", async () => {
+  const marks = [];
+  const client = { runs: new HostRuns(), request: async () => ({ status: "ok" }) };
+  const child = "agent:main:subagent:0f5a5ccc-624e-4c04-9c96-7e7bad0fc8a8";
+  client.runs.observe(agentEvent(`announce:v1:${child}:dad9224e-c747-4022-88dc-424d458da1c3`, "agent:main:main"));
+  const out = await drive(client, { kind: "awaitRun", step: 3, sessionKey: "agent:main:main", timeoutMs: 1000 }, 1, { mark: (m) => marks.push(m) });
+  assert.equal(out.child, child);
+  assert.deepEqual(marks, [{ kind: "hostRun", step: 3, sessionKey: child, runId: `announce:v1:${child}:dad9224e-c747-4022-88dc-424d458da1c3` }]);
+  assert.equal(announcedChild("clawspec-run-1"), null);
+  assert.equal(announcedChild("announce:v1:agent:ops:subagent:7:r"), "agent:ops:subagent:7");
 });
 
 test("the event log is bounded", () => {

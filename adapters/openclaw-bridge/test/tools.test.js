@@ -107,3 +107,26 @@ test("an OpenAI Responses call id (call_id|item_id) finds the scripted call by i
   assert.deepEqual(t.result({ toolCallId: "toolu_0001|fc_mock1", toolName: "exec", result: {} }).result.content, [{ type: "text", text: "permission denied" }]);
   assert.equal(t.standIn({ toolCallId: "other|fc_mock0", toolName: "read" }), undefined);
 });
+
+test("the workspace route writes an image result as the PNG itself, so the real read answers with the image block", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "clawspec-tools-"));
+  const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+  const rs = [{ toolCallId: "a", toolName: "read", text: "Read image file [image/png]", isError: false, imagePngBase64: png }];
+  prepareResultFiles(fs, dir, rs);
+  assert.equal(resultFile(0, rs[0]), "clawspec-results/0.png");
+  assert.deepEqual(fs.readFileSync(path.join(dir, resultFile(0, rs[0]))), Buffer.from(png, "base64"));
+  assert.deepEqual(new WorkspaceTools(rs).standIn({ toolCallId: "a", toolName: "read", params: { path: "dashboard.png" } }), { params: { path: "clawspec-results/0.png" } });
+  fs.rmSync(dir, { recursive: true });
+});
+
+test("the workspace route blocks a scripted failure with the scripted text as the reason, for any stand-in tool", () => {
+  const rs = [
+    { toolCallId: "a", toolName: "exec", text: "permission denied", isError: true },
+    { toolCallId: "b", toolName: "write", text: "EACCES", isError: true },
+    { toolCallId: "c", toolName: "browser", text: "nope", isError: true },
+  ];
+  const t = new WorkspaceTools(rs);
+  assert.deepEqual(t.standIn({ toolCallId: "a", toolName: "exec", params: { command: "make deploy" } }), { block: true, blockReason: "permission denied" });
+  assert.deepEqual(t.standIn({ toolCallId: "b", toolName: "write" }), { block: true, blockReason: "EACCES" });
+  assert.equal(t.standIn({ toolCallId: "c", toolName: "browser" }), undefined, "not a stand-in tool");
+});

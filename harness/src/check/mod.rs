@@ -10,6 +10,7 @@ pub mod matching;
 pub mod rules;
 pub mod summaries;
 pub mod state;
+pub mod text_keys;
 #[cfg(test)]
 mod tests;
 
@@ -50,11 +51,13 @@ pub struct Ctx<'a> {
     /// what it needs to be on long sessions. Calls share their histories
     /// ([`assembly`]), so this grows with the session, not its square.
     assembled: std::sync::OnceLock<Vec<assembly::Assembled<'a>>>,
+    /// Messages' `role|text` keys as integers, once per message ([`text_keys`]).
+    pub text_keys: text_keys::TextKeys,
 }
 
 impl<'a> Ctx<'a> {
     pub fn new(trace: &'a Trace, owns_compaction: bool, sibling: Option<&'a Trace>) -> Ctx<'a> {
-        Ctx { trace, owns_compaction, sibling, assembled: Default::default() }
+        Ctx { trace, owns_compaction, sibling, assembled: Default::default(), text_keys: Default::default() }
     }
 
     /// assemble calls that returned a well-formed messages array, parsed, in

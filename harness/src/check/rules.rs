@@ -598,14 +598,47 @@ pub fn turn_commit_replay(c: &Ctx<'_>) -> Outcome {
         .collect())
 }
 
-/// Payload identity for CE-TURN-006: what the host asks the engine to make durable.
-fn commit_payload(c: &Ctx<'_>, call: &CallRecord) -> String {
-    let p = c.trace.params(call);
-    format!("{}|{}", p.get("messages").cloned().unwrap_or(Value::Null), p.get("terminal").cloned().unwrap_or(Value::Null))
+/// Payload identity for CE-TURN-006: what the host asks the engine to make
+/// durable — a digest of `messages|terminal` written out as JSON (the
+/// messages resolved). A digest, not the text: every committed turn carries
+/// the whole history, so holding each payload made the clause's memory
+/// quadratic in the session; and stored messages are written from the store
+/// without resolving a copy of the params first.
+pub(super) fn commit_payload(c: &Ctx<'_>, call: &CallRecord) -> [u8; 32] {
+    use sha2::Digest;
+    struct Hash(sha2::Sha256);
+    impl std::io::Write for Hash {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.update(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut h = Hash(sha2::Sha256::new());
+    let write = |h: &mut Hash, v: &Value| serde_json::to_writer(h, v).expect("hashing cannot fail");
+    let stored = call.params.get("messages").filter(|m| m.get(crate::trace::store::LIST_REF).is_some()).and_then(|_| c.trace.store.messages_ref(&call.params));
+    match stored {
+        Some(ms) => {
+            h.0.update(b"[");
+            for (i, m) in ms.into_iter().enumerate() {
+                if i > 0 {
+                    h.0.update(b",");
+                }
+                write(&mut h, m);
+            }
+            h.0.update(b"]");
+        }
+        None => write(&mut h, c.trace.params(call).get("messages").unwrap_or(&Value::Null)),
+    }
+    h.0.update(b"|");
+    write(&mut h, call.params.get("terminal").unwrap_or(&Value::Null));
+    h.0.finalize().into()
 }
 
 pub fn turn_commit_conflict(c: &Ctx<'_>) -> Outcome {
-    let mut committed: BTreeMap<String, String> = BTreeMap::new();
+    let mut committed: BTreeMap<String, [u8; 32]> = BTreeMap::new();
     let mut relevant = 0;
     let mut out = Vec::new();
     for call in calls(c, "commitTurn") {
@@ -787,12 +820,15 @@ pub fn rfc_no_throw(c: &Ctx<'_>) -> Outcome {
 
 pub fn rfc_info(c: &Ctx<'_>) -> Outcome {
     let Some(base) = c.sibling else { return Err("no openclaw-2026.9.6 run to compare with".into()) };
-    let outs = |t: &crate::trace::Trace| -> Vec<Value> {
-        t.calls().filter(|x| x.method == "assemble").map(|x| x.result_messages(t).map(Value::Array).unwrap_or(Value::Null)).collect()
-    };
-    let (a, b) = (outs(c.trace), outs(base));
-    none_if_empty(&a, "assemble call")?;
-    Ok(if a == b { vec![] } else { vec!["assemble results differ from openclaw-2026.9.6: the engine uses the RFC fields".into()] })
+    // Call by call, borrowed from each store: every result carries the whole
+    // history, and holding copies of all of them made the clause's memory
+    // quadratic in the session.
+    fn outs(t: &crate::trace::Trace) -> impl Iterator<Item = Option<Vec<&Value>>> + '_ {
+        t.calls().filter(|x| x.method == "assemble").map(move |x| returned(x).and_then(|v| t.store.messages_ref(v)))
+    }
+    none_if_empty(&calls(c, "assemble"), "assemble call")?;
+    let same = outs(c.trace).count() == outs(base).count() && outs(c.trace).zip(outs(base)).all(|(a, b)| a == b);
+    Ok(if same { vec![] } else { vec!["assemble results differ from openclaw-2026.9.6: the engine uses the RFC fields".into()] })
 }
 
 pub fn wire_accepted(c: &Ctx<'_>) -> Outcome {

@@ -4,9 +4,8 @@
 //! calls, unlike the per-call shape rules in `rules.rs`.
 
 use std::borrow::Borrow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
-use clawspec_contract::tokens::estimate_messages;
 use clawspec_contract::*;
 use serde_json::Value;
 
@@ -166,30 +165,29 @@ pub fn asm_repeats_kept(c: &Ctx<'_>) -> Outcome {
     let mut out = Vec::new();
     for call in calls {
         let Some((input, output)) = parsed(c, call) else { continue };
-        let mut count_in: BTreeMap<String, usize> = BTreeMap::new();
-        for m in input.iter() {
-            *count_in.entry(text_key(m)).or_default() += 1;
+        // By key id ([`super::text_keys`]): equal ids, equal `role|text`.
+        let keyed_in: Vec<_> = input.iter().map(|m| c.text_keys.of(m)).collect();
+        let mut count_in: HashMap<u32, usize> = HashMap::new();
+        for k in &keyed_in {
+            *count_in.entry(k.id).or_default() += 1;
         }
-        let mut count_out: BTreeMap<String, usize> = BTreeMap::new();
+        let mut count_out: HashMap<u32, usize> = HashMap::new();
         for m in output.iter() {
-            *count_out.entry(text_key(m)).or_default() += 1;
+            *count_out.entry(c.text_keys.of(m).id).or_default() += 1;
         }
-        let from = input
-            .iter()
-            .rposition(|m| count_in[&text_key(m)] == 1 && !count_out.contains_key(&text_key(m)))
-            .map(|i| i + 1)
-            .unwrap_or(0);
-        let mut tail: BTreeMap<String, usize> = BTreeMap::new();
-        for m in input[from..].iter().filter(|m| matches!(***m, AgentMessage::User(_)) && !m.text().trim().is_empty()) {
-            *tail.entry(text_key(m)).or_default() += 1;
+        let from = keyed_in.iter().rposition(|k| count_in[&k.id] == 1 && !count_out.contains_key(&k.id)).map(|i| i + 1).unwrap_or(0);
+        let mut tail: HashMap<u32, usize> = HashMap::new();
+        for k in keyed_in[from..].iter().filter(|k| k.user_text) {
+            *tail.entry(k.id).or_default() += 1;
         }
-        let repeated: Vec<(&String, &usize)> = tail.iter().filter(|(_, n)| **n > 1).collect();
+        // In key order, as reported before.
+        let repeated: BTreeMap<String, (u32, usize)> = tail.iter().filter(|(_, n)| **n > 1).map(|(id, n)| (c.text_keys.key(*id), (*id, *n))).collect();
         if repeated.is_empty() {
             continue;
         }
         relevant += 1;
-        for (k, n) in repeated {
-            let got = count_out.get(k).copied().unwrap_or(0);
+        for (k, (id, n)) in &repeated {
+            let got = count_out.get(id).copied().unwrap_or(0);
             if got < *n {
                 let text: String = k.split_once('|').map(|(_, t)| t).unwrap_or(k).chars().take(48).collect();
                 out.push(format!("{}: the host sent the user message {text:?} {n} times in the kept history, the engine returned it {got} time(s)", at(call)));
@@ -219,8 +217,10 @@ pub fn asm_nothing_lost_with_room(c: &Ctx<'_>) -> Outcome {
     let mut out = Vec::new();
     // What earlier assembles were sent; this one's input joins it only at the
     // next assemble (amortised, no copy per call: long sessions have thousands).
-    let mut sent_before: std::collections::BTreeSet<(String, String)> = std::collections::BTreeSet::new();
-    let mut pending: Vec<(String, String)> = Vec::new();
+    // (session, message key id): see [`super::text_keys`].
+    let mut sessions: HashMap<String, u32> = HashMap::new();
+    let mut sent_before: HashSet<(u32, u32)> = HashSet::new();
+    let mut pending: Vec<(u32, u32)> = Vec::new();
     for call in c.trace.calls() {
         let session = call.params.get("sessionId").map(Value::to_string).unwrap_or_default();
         if call.method == "compact" && ok(call).is_some_and(compacted) {
@@ -231,10 +231,15 @@ pub fn asm_nothing_lost_with_room(c: &Ctx<'_>) -> Outcome {
             continue;
         }
         let Some((input, output)) = parsed(c, call) else { continue };
+        let next = sessions.len() as u32;
+        let sid = *sessions.entry(session.clone()).or_insert(next);
+        let keyed_in: Vec<_> = input.iter().map(|m| c.text_keys.of(m)).collect();
         sent_before.extend(std::mem::take(&mut pending));
-        pending = input.iter().map(|m| (session.clone(), text_key(m))).collect();
+        pending = keyed_in.iter().map(|k| (sid, k.id)).collect();
         let Some(budget) = call.params.get("tokenBudget").and_then(Value::as_u64) else { continue };
-        if input.is_empty() || estimate_messages(&input) * 2 > budget {
+        // `estimate_messages` is the sum of the messages' estimates.
+        let estimate: u64 = keyed_in.iter().map(|k| k.tokens).sum();
+        if input.is_empty() || estimate * 2 > budget {
             continue;
         }
         relevant += 1;
@@ -262,7 +267,7 @@ pub fn asm_nothing_lost_with_room(c: &Ctx<'_>) -> Outcome {
                 && merged.iter().any(|w| w.starts_with(&format!("{t}\n")) || w.ends_with(&format!("\n{t}")) || w.contains(&format!("\n{t}\n")))
         };
         if !lost.is_empty() {
-            out.push(format!("{}: ~{} of {budget} budget tokens used, yet {} of the host's messages did not come back: {}", at(call), estimate_messages(&input), lost.len(), lost.join(", ")));
+            out.push(format!("{}: ~{estimate} of {budget} budget tokens used, yet {} of the host's messages did not come back: {}", at(call), lost.len(), lost.join(", ")));
         }
         let mut sent: BTreeMap<String, usize> = BTreeMap::new();
         for m in input.iter() {
@@ -272,7 +277,7 @@ pub fn asm_nothing_lost_with_room(c: &Ctx<'_>) -> Outcome {
             let conversational = matches!(**m, AgentMessage::User(_) | AgentMessage::Assistant(_));
             match sent.get_mut(&text_key(m)) {
                 Some(n) if *n > 0 => *n -= 1,
-                _ if conversational && !sent_before.contains(&(session.clone(), text_key(m))) && !part_of_merged(m.borrow()) => out.push(format!("{}: assembled messages[{j}] is a {} message the host never sent: {:?}", at(call), m.role(), head(m))),
+                _ if conversational && !sent_before.contains(&(sid, c.text_keys.of(m).id)) && !part_of_merged(m.borrow()) => out.push(format!("{}: assembled messages[{j}] is a {} message the host never sent: {:?}", at(call), m.role(), head(m))),
                 _ => {}
             }
         }
@@ -281,4 +286,129 @@ pub fn asm_nothing_lost_with_room(c: &Ctx<'_>) -> Outcome {
         return Err(Skip::NotApplicable("no assemble with the host's messages under half the budget before a compaction".into()));
     }
     Ok(out)
+}
+
+/// The string-keyed CE-ASM-009 and CE-ASM-011 as they were before
+/// [`super::text_keys`], kept to prove the id-keyed ones give the same
+/// verdicts on every golden trace (check::tests).
+#[cfg(test)]
+pub(super) mod reference {
+    use super::*;
+    use clawspec_contract::tokens::estimate_messages;
+
+    fn text_key(m: &impl Borrow<AgentMessage>) -> String {
+        super::text_key(m)
+    }
+
+    pub(in crate::check) fn asm_repeats_kept(c: &Ctx<'_>) -> Outcome {
+        let calls: Vec<&CallRecord> = c.trace.calls().filter(|x| x.method == "assemble").collect();
+        let mut relevant = 0;
+        let mut out = Vec::new();
+        for call in calls {
+            let Some((input, output)) = parsed(c, call) else { continue };
+            let mut count_in: BTreeMap<String, usize> = BTreeMap::new();
+            for m in input.iter() {
+                *count_in.entry(text_key(m)).or_default() += 1;
+            }
+            let mut count_out: BTreeMap<String, usize> = BTreeMap::new();
+            for m in output.iter() {
+                *count_out.entry(text_key(m)).or_default() += 1;
+            }
+            let from = input
+                .iter()
+                .rposition(|m| count_in[&text_key(m)] == 1 && !count_out.contains_key(&text_key(m)))
+                .map(|i| i + 1)
+                .unwrap_or(0);
+            let mut tail: BTreeMap<String, usize> = BTreeMap::new();
+            for m in input[from..].iter().filter(|m| matches!(***m, AgentMessage::User(_)) && !m.text().trim().is_empty()) {
+                *tail.entry(text_key(m)).or_default() += 1;
+            }
+            let repeated: Vec<(&String, &usize)> = tail.iter().filter(|(_, n)| **n > 1).collect();
+            if repeated.is_empty() {
+                continue;
+            }
+            relevant += 1;
+            for (k, n) in repeated {
+                let got = count_out.get(k).copied().unwrap_or(0);
+                if got < *n {
+                    let text: String = k.split_once('|').map(|(_, t)| t).unwrap_or(k).chars().take(48).collect();
+                    out.push(format!("{}: the host sent the user message {text:?} {n} times in the kept history, the engine returned it {got} time(s)", at(call)));
+                }
+            }
+        }
+        if relevant == 0 {
+            return Err(Skip::NotApplicable("no repeated user message in the kept history".into()));
+        }
+        Ok(out)
+    }
+
+    pub(in crate::check) fn asm_nothing_lost_with_room(c: &Ctx<'_>) -> Outcome {
+        let mut compacted_sessions = std::collections::BTreeSet::new();
+        let mut relevant = 0;
+        let mut out = Vec::new();
+        // What earlier assembles were sent; this one's input joins it only at the
+        // next assemble (amortised, no copy per call: long sessions have thousands).
+        let mut sent_before: std::collections::BTreeSet<(String, String)> = std::collections::BTreeSet::new();
+        let mut pending: Vec<(String, String)> = Vec::new();
+        for call in c.trace.calls() {
+            let session = call.params.get("sessionId").map(Value::to_string).unwrap_or_default();
+            if call.method == "compact" && ok(call).is_some_and(compacted) {
+                compacted_sessions.insert(session);
+                continue;
+            }
+            if call.method != "assemble" || compacted_sessions.contains(&session) {
+                continue;
+            }
+            let Some((input, output)) = parsed(c, call) else { continue };
+            sent_before.extend(std::mem::take(&mut pending));
+            pending = input.iter().map(|m| (session.clone(), text_key(m))).collect();
+            let Some(budget) = call.params.get("tokenBudget").and_then(Value::as_u64) else { continue };
+            if input.is_empty() || estimate_messages(&input) * 2 > budget {
+                continue;
+            }
+            relevant += 1;
+            if output.len() == input.len() && crate::check::matching::passes_through(input, output) {
+                continue; // everything came back, nothing was made up
+            }
+            let mut left: BTreeMap<String, usize> = BTreeMap::new();
+            for m in output.iter() {
+                *left.entry(text_key(m)).or_default() += 1;
+            }
+            let mut lost = Vec::new();
+            // Users the host merged (per-model Anthropic merging) that came back
+            // as the consecutive originals the engine's store holds, as CE-CMP-007.
+            let mut merged: Vec<String> = Vec::new();
+            for (i, m) in input.iter().enumerate() {
+                match left.get_mut(&text_key(m)) {
+                    Some(n) if *n > 0 => *n -= 1,
+                    _ if matches!(**m, AgentMessage::User(_)) && comes_back(m.borrow(), &output) => merged.push(m.text()),
+                    _ => lost.push(format!("messages[{i}] ({}: {:?})", m.role(), head(m))),
+                }
+            }
+            let part_of_merged = |o: &AgentMessage| {
+                let t = o.text();
+                matches!(o, AgentMessage::User(_))
+                    && merged.iter().any(|w| w.starts_with(&format!("{t}\n")) || w.ends_with(&format!("\n{t}")) || w.contains(&format!("\n{t}\n")))
+            };
+            if !lost.is_empty() {
+                out.push(format!("{}: ~{} of {budget} budget tokens used, yet {} of the host's messages did not come back: {}", at(call), estimate_messages(&input), lost.len(), lost.join(", ")));
+            }
+            let mut sent: BTreeMap<String, usize> = BTreeMap::new();
+            for m in input.iter() {
+                *sent.entry(text_key(m)).or_default() += 1;
+            }
+            for (j, m) in output.iter().enumerate() {
+                let conversational = matches!(**m, AgentMessage::User(_) | AgentMessage::Assistant(_));
+                match sent.get_mut(&text_key(m)) {
+                    Some(n) if *n > 0 => *n -= 1,
+                    _ if conversational && !sent_before.contains(&(session.clone(), text_key(m))) && !part_of_merged(m.borrow()) => out.push(format!("{}: assembled messages[{j}] is a {} message the host never sent: {:?}", at(call), m.role(), head(m))),
+                    _ => {}
+                }
+            }
+        }
+        if relevant == 0 {
+            return Err(Skip::NotApplicable("no assemble with the host's messages under half the budget before a compaction".into()));
+        }
+        Ok(out)
+    }
 }

@@ -460,6 +460,24 @@ fn catalogue_ids_are_unique_stable_and_prefixed() {
     }
 }
 
+/// Every golden trace of the library (digests left out), with its file.
+fn golden_traces() -> Vec<(std::path::PathBuf, Trace)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../golden");
+    let mut out = Vec::new();
+    for engine in std::fs::read_dir(&root).unwrap().flatten() {
+        for scenario in std::fs::read_dir(engine.path()).unwrap().flatten() {
+            for f in std::fs::read_dir(scenario.path()).unwrap().flatten() {
+                let name = f.file_name().to_string_lossy().into_owned();
+                if name.ends_with(".json") && !name.ends_with(".digest.json") {
+                    let t: Trace = serde_json::from_str(&std::fs::read_to_string(f.path()).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", f.path().display()));
+                    out.push((f.path(), t));
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The checks' shortcuts (pass-through matching, skipping identical stored
 /// messages) give exactly the verdicts of the general path on every golden
 /// trace of the library, and are taken on them (long sessions are made of
@@ -467,22 +485,14 @@ fn catalogue_ids_are_unique_stable_and_prefixed() {
 #[test]
 fn shortcuts_keep_every_golden_verdict() {
     use super::matching::{passes_through, SHORTCUTS};
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../golden");
     let mut taken = 0usize;
     let mut judged = 0usize;
-    for engine in std::fs::read_dir(&root).unwrap().flatten() {
-        let mut traces: Vec<Trace> = Vec::new();
-        for scenario in std::fs::read_dir(engine.path()).unwrap().flatten() {
-            for f in std::fs::read_dir(scenario.path()).unwrap().flatten() {
-                let name = f.file_name().to_string_lossy().into_owned();
-                if !name.ends_with(".json") || name.ends_with(".digest.json") {
-                    continue;
-                }
-                let t: Trace = serde_json::from_str(&std::fs::read_to_string(f.path()).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", f.path().display()));
-                taken += t.calls().filter(|c| c.method == "assemble").filter(|c| matches!((c.input(&t), c.output(&t)), (Some(i), Some(o)) if passes_through(&i, &o))).count();
-                traces.push(t);
-            }
-        }
+    let mut by_engine: std::collections::BTreeMap<std::path::PathBuf, Vec<Trace>> = Default::default();
+    for (path, t) in golden_traces() {
+        taken += t.calls().filter(|c| c.method == "assemble").filter(|c| matches!((c.input(&t), c.output(&t)), (Some(i), Some(o)) if passes_through(&i, &o))).count();
+        by_engine.entry(path.parent().and_then(|s| s.parent()).unwrap().to_path_buf()).or_default().push(t);
+    }
+    for (engine, mut traces) in by_engine {
         traces.sort_by(|a, b| (&a.scenario, &a.profile).cmp(&(&b.scenario, &b.profile)));
         let fast = evaluate_all(&traces, &[]);
         SHORTCUTS.with(|s| s.set(false));
@@ -491,7 +501,7 @@ fn shortcuts_keep_every_golden_verdict() {
         judged += fast.len();
         assert_eq!(fast.len(), general.len());
         for (f, g) in fast.iter().zip(&general) {
-            assert_eq!(f, g, "{}", engine.path().display());
+            assert_eq!(f, g, "{}", engine.display());
         }
     }
     assert!(judged > 1000, "the goldens were read: {judged} verdicts");
@@ -504,38 +514,103 @@ fn shortcuts_keep_every_golden_verdict() {
 /// than their lists add up to.
 #[test]
 fn shared_assemblies_equal_each_call_resolved_alone() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../golden");
     let (mut calls, mut slots, mut held) = (0usize, 0usize, 0usize);
-    for engine in std::fs::read_dir(&root).unwrap().flatten() {
-        for scenario in std::fs::read_dir(engine.path()).unwrap().flatten() {
-            for f in std::fs::read_dir(scenario.path()).unwrap().flatten() {
-                let name = f.file_name().to_string_lossy().into_owned();
-                if !name.ends_with(".json") || name.ends_with(".digest.json") {
-                    continue;
-                }
-                let t: Trace = serde_json::from_str(&std::fs::read_to_string(f.path()).unwrap()).unwrap();
-                let ctx = super::Ctx::new(&t, false, None);
-                let alone: Vec<_> = t.calls().filter(|c| c.method == "assemble").filter_map(|c| Some((c, c.input(&t)?, c.output(&t)?))).collect();
-                let shared = ctx.assembled();
-                let mut spines = std::collections::HashMap::new();
-                assert_eq!(shared.len(), alone.len(), "{}", f.path().display());
-                for ((sc, si, so), (ac, ai, ao)) in shared.iter().zip(&alone) {
-                    assert!(std::ptr::eq(*sc, *ac));
-                    for (s, a) in [(si, ai), (so, ao)] {
-                        assert_eq!(s.len(), a.len(), "{} call #{}", f.path().display(), ac.seq);
-                        assert!(s.iter().zip(a).all(|(x, y)| std::sync::Arc::ptr_eq(x, y)), "{} call #{}", f.path().display(), ac.seq);
-                        slots += a.len();
-                        let (spine, len) = s.spine();
-                        spines.insert(spine, len);
-                    }
-                    calls += 1;
-                }
-                held += spines.values().sum::<usize>();
+    for (path, t) in golden_traces() {
+        let ctx = super::Ctx::new(&t, false, None);
+        let alone: Vec<_> = t.calls().filter(|c| c.method == "assemble").filter_map(|c| Some((c, c.input(&t)?, c.output(&t)?))).collect();
+        let shared = ctx.assembled();
+        let mut spines = std::collections::HashMap::new();
+        assert_eq!(shared.len(), alone.len(), "{}", path.display());
+        for ((sc, si, so), (ac, ai, ao)) in shared.iter().zip(&alone) {
+            assert!(std::ptr::eq(*sc, *ac));
+            for (s, a) in [(si, ai), (so, ao)] {
+                assert_eq!(s.len(), a.len(), "{} call #{}", path.display(), ac.seq);
+                assert!(s.iter().zip(a).all(|(x, y)| std::sync::Arc::ptr_eq(x, y)), "{} call #{}", path.display(), ac.seq);
+                slots += a.len();
+                let (spine, len) = s.spine();
+                spines.insert(spine, len);
             }
+            calls += 1;
         }
+        held += spines.values().sum::<usize>();
     }
     assert!(calls > 500, "the goldens were read: {calls} assembles");
     eprintln!("{calls} assembles: {slots} message slots resolved, {held} held");
     assert!(slots > 5_000, "{slots}");
     assert!(held * 2 < slots, "message slots held {held} for {slots} resolved");
+}
+
+/// The trace store's integer index reads every list of every golden trace
+/// exactly as walking its string keys does: each call's params and result,
+/// and each callback's params.
+#[test]
+fn the_store_index_reads_every_golden_list_as_the_keys_do() {
+    let (mut lists, mut messages) = (0usize, 0usize);
+    for (path, t) in golden_traces() {
+        for id in t.store.lists.keys() {
+            let field = serde_json::json!({"messages": {crate::trace::store::LIST_REF: id}});
+            let by_keys = t.store.list_by_keys(id);
+            assert_eq!(t.store.messages_ref(&field).unwrap(), by_keys, "{} {id}", path.display());
+            let parsed = t.store.parsed_of(&field).unwrap();
+            assert_eq!(parsed.len(), by_keys.len());
+            for (p, v) in parsed.iter().zip(&by_keys) {
+                let alone = <clawspec_contract::AgentMessage as serde::Deserialize>::deserialize(*v).ok();
+                assert_eq!(p.as_deref(), alone.as_ref(), "{} {id}", path.display());
+            }
+            lists += 1;
+            messages += by_keys.len();
+        }
+    }
+    assert!(lists > 1000 && messages > 5000, "the goldens were read: {lists} lists, {messages} messages");
+}
+
+/// CE-TURN-006 identifies a commitTurn payload by a digest of exactly the
+/// text it compared before (`messages|terminal`, the params resolved), on
+/// every golden commitTurn: same verdicts, without holding each payload.
+#[test]
+fn commit_payload_digest_is_the_digest_of_the_resolved_payload() {
+    use sha2::Digest;
+    let mut commits = 0usize;
+    for (path, t) in golden_traces() {
+        let ctx = super::Ctx::new(&t, false, None);
+        for call in t.calls().filter(|c| c.method == "commitTurn") {
+            let p = t.params(call);
+            let text = format!("{}|{}", p.get("messages").cloned().unwrap_or(Value::Null), p.get("terminal").cloned().unwrap_or(Value::Null));
+            let want: [u8; 32] = sha2::Sha256::digest(text.as_bytes()).into();
+            assert_eq!(super::rules::commit_payload(&ctx, call), want, "{} call #{}", path.display(), call.seq);
+            commits += 1;
+        }
+    }
+    // A forged reference (kept literal) and a missing `messages` take the other branch.
+    let t = trace(vec![
+        call("commitTurn", json!({"advancementKey": "k", "messages": [user("a", 1)], "terminal": {"x": 1}}), ok(json!({"status": "committed"}))),
+        call("commitTurn", json!({"advancementKey": "k", "messages": {"$messages": "l-forged"}}), ok(json!({"status": "committed"}))),
+        call("commitTurn", json!({"advancementKey": "k"}), ok(json!({"status": "committed"}))),
+    ]);
+    let ctx = super::Ctx::new(&t, false, None);
+    let texts = ["[{\"role\":\"user\",\"content\":\"a\",\"timestamp\":1}]|{\"x\":1}", "{\"$messages\":\"l-forged\"}|null", "null|null"];
+    for (c, text) in t.calls().zip(texts) {
+        let p = t.params(c);
+        assert_eq!(format!("{}|{}", p.get("messages").cloned().unwrap_or(Value::Null), p.get("terminal").cloned().unwrap_or(Value::Null)), text);
+        let want: [u8; 32] = sha2::Sha256::digest(text.as_bytes()).into();
+        assert_eq!(super::rules::commit_payload(&ctx, c), want, "{text}");
+    }
+    assert!(commits > 50, "the goldens were read: {commits} commitTurn calls");
+}
+
+/// CE-ASM-009 and CE-ASM-011 counted by key id give exactly the outcomes of
+/// the string-keyed versions they replaced, on every golden trace.
+#[test]
+fn keyed_counting_keeps_every_golden_outcome() {
+    use super::state::{asm_nothing_lost_with_room, asm_repeats_kept, reference};
+    let (mut judged, mut non_na) = (0usize, 0usize);
+    for (path, t) in golden_traces() {
+        let ctx = super::Ctx::new(&t, false, None);
+        for (new, old) in [(asm_repeats_kept(&ctx), reference::asm_repeats_kept(&ctx)), (asm_nothing_lost_with_room(&ctx), reference::asm_nothing_lost_with_room(&ctx))] {
+            non_na += usize::from(new.is_ok());
+            assert_eq!(new, old, "{}", path.display());
+            judged += 1;
+        }
+    }
+    assert!(judged > 300 && non_na > 100, "the goldens were read: {judged} outcomes, {non_na} judged");
 }

@@ -109,7 +109,7 @@ pub async fn run(a: Args) -> Result<u8, String> {
     let profile_ids = vec![profile.id.clone()];
     let selection = Selection::new(&drivable, &a.select.scenario, &profile_ids, &a.clauses, shard, &ran);
     let jobs = suite::jobs(&ran, std::slice::from_ref(&profile));
-    let parallelism = parallelism(&version, a.jobs);
+    let parallelism = parallelism(a.jobs);
 
     eprintln!("clawspec certify: {} on {host} (real OpenClaw gateway, profile {})", spec.display, profile.id);
     eprintln!("{} scenario(s) to run, {} not drivable on this host (listed in the report; not run, never passed)", ran.len(), not_drivable.len());
@@ -132,7 +132,7 @@ pub async fn run(a: Args) -> Result<u8, String> {
     let started = Instant::now();
     let progress = Progress::new(&jobs, &a.clauses, a.strict);
     let on_done = progress.clone();
-    let ctx = Arc::new(Ctx { version: version.clone(), spec: spec.clone(), config });
+    let ctx = Arc::new(Ctx { version: version.clone(), spec: spec.clone(), config, warm_first: realhost::schedule::WarmFirst::default() });
     let (traces, interrupted) = suite::run_each_until(
         jobs,
         parallelism,
@@ -163,21 +163,18 @@ pub async fn run(a: Args) -> Result<u8, String> {
     conclude(&a, r, &traces, baseline.as_ref(), started, signal)
 }
 
-/// Gateways run in parallel only when nothing is shared between them: every
-/// run has its own port, HOME, state dir and mock provider, but 2026.4.x
-/// stages plugin dependencies with npm into one shared stage directory during
-/// start and turns (dist/bundled-runtime-root-*.js, OPENCLAW_PLUGIN_STAGE_DIR),
-/// so those releases run one gateway at a time (their gateways would anyway
-/// serialise on the stage dir's `.openclaw-runtime-deps.lock`,
-/// `withBundledRuntimeDepsFilesystemLock`, blocking their event loops).
+/// `--jobs` gateways at once, every release, as the fidelity gate runs them
+/// (cli/fidelity.rs): every run has its own port, HOME, state dir and mock
+/// provider, and what they share (2026.4.x's plugin stage directory, the
+/// bundled-plugin subset, the persisted registry, the compile cache) is built
+/// by the first run, which runs alone ([`host_job`],
+/// `realhost::schedule::WarmFirst`). 2026.4.x ran one gateway at a time
+/// before: its gateways serialise on the stage dir's
+/// `.openclaw-runtime-deps.lock` (dist/bundled-runtime-root-*.js
+/// `withBundledRuntimeDepsFilesystemLock`) only while that stage is built.
 /// Default: one (a gateway is a full Node server).
-fn parallelism(version: &HostVersion, jobs: Option<usize>) -> usize {
-    let asked = jobs.unwrap_or(1).max(1);
-    if asked > 1 && version.0.starts_with("2026.4.") {
-        eprintln!("note: openclaw@{} stages plugin dependencies into a shared directory: running one gateway at a time (--jobs {asked} ignored)", version.0);
-        return 1;
-    }
-    asked
+fn parallelism(jobs: Option<usize>) -> usize {
+    jobs.unwrap_or(1).max(1)
 }
 
 /// Fetch the release and a Node it accepts before any run, once: parallel
@@ -198,9 +195,12 @@ struct Ctx {
     version: HostVersion,
     spec: EngineSpec,
     config: Option<Value>,
+    warm_first: realhost::schedule::WarmFirst,
 }
 
 async fn host_job(job: &Job, ctx: &Ctx) -> Trace {
+    // Held until this run is done when it is the first (dropped on cancel too).
+    let _first = ctx.warm_first.enter().await;
     match realhost::run(&job.scenario, &job.profile, &ctx.version, &ctx.spec, ctx.config.clone()).await {
         Ok(real) => {
             let _ = std::fs::remove_dir_all(&real.work_dir);
@@ -238,9 +238,9 @@ mod tests {
     }
 
     #[test]
-    fn releases_that_share_a_stage_dir_run_one_gateway_at_a_time() {
-        assert_eq!(parallelism(&HostVersion("2026.4.26".into()), Some(4)), 1);
-        assert_eq!(parallelism(&HostVersion("2026.9.6".into()), Some(3)), 3);
-        assert_eq!(parallelism(&HostVersion("2026.9.6".into()), None), 1);
+    fn every_release_runs_jobs_gateways_at_once_one_by_default() {
+        assert_eq!(parallelism(Some(4)), 4);
+        assert_eq!(parallelism(Some(0)), 1);
+        assert_eq!(parallelism(None), 1);
     }
 }

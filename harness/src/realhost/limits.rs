@@ -13,7 +13,10 @@ pub enum ReleaseLimit {
     /// 2026.9, a real tool reading a workspace file on 2026.4.x.
     ScriptedTool(super::tools::ScriptedToolNeed),
     /// A bare `/new` or `/reset` that runs the host's session-reset prompt turn.
-    BareResetTurn,
+    /// `empty_prompt_sent`: the scenario's provider API sends an empty user text
+    /// (pi-ai dist/providers/openai-completions.js convertMessages keeps it;
+    /// anthropic.js drops it, `b.text.trim().length > 0`).
+    BareResetTurn { empty_prompt_sent: bool },
     /// The model's context window (`setup.context_window`), which the host's
     /// context-window guard must accept.
     ContextWindow(u64),
@@ -51,8 +54,12 @@ impl ReleaseLimit {
             // has no message, which Anthropic rejects (the mock: "messages: at least one message is
             // required"), so the scripted greeting never happens. (The earlier "no model request
             // within 370 s" was the first turn's plugin preparation.)
-            ReleaseLimit::BareResetTurn if older => Err(NotDrivable(format!(
-                "a bare /new or /reset on openclaw@{version}: the host persists the reset turn's user message as empty text and sends the reset prompt only as runtime context, so the provider request carries no message and Anthropic rejects it (\"messages: at least one message is required\", observed with twin --keep); the scripted reset-prompt reply cannot be reached"
+            // The transport decides: pi-ai's Anthropic conversion drops an empty user text
+            // (dist/providers/anthropic.js convertMessages: `b.text.trim().length > 0`, an empty
+            // list is skipped), its OpenAI Chat Completions conversion sends it as is
+            // (dist/providers/openai-completions.js), so there the reset turn reaches the model.
+            ReleaseLimit::BareResetTurn { empty_prompt_sent: false } if older => Err(NotDrivable(format!(
+                "a bare /new or /reset on openclaw@{version} over a provider API that drops an empty user text: the host persists the reset turn's user message as empty text and sends the reset prompt only as runtime context (dist/get-reply-*.js transcriptBody = softResetTail; dist/runtime-context-prompt-*.js runtimeOnly), pi-ai's Anthropic conversion drops the empty text (dist/providers/anthropic.js convertMessages), so the request carries no message and Anthropic rejects it (\"messages: at least one message is required\", observed with twin --keep); only the openai-completions transport sends it (script setup.api: openai-completions to drive it)"
             ))),
             // CONTEXT_WINDOW_HARD_MIN_TOKENS is 16e3 in 2026.4.26 (dist/context-window-guard-BIgyEo4u.js:4)
             // and 4e3 in 2026.9.6 (dist/context-window-guard-BHx3Iiy5.mjs:4); below it the run fails before any engine call ("Model context window
@@ -88,17 +95,10 @@ impl ReleaseLimit {
             ReleaseLimit::PrivateCompletion if older => Err(NotDrivable(format!(
                 "a private completion (sessions_spawn completionTarget \"parent\") on openclaw@{version}: the release has no completionTarget (dist/subagent-spawn-*.js, dist/subagent-announce-*.js), so every completion is announced to the user"
             ))),
-            ReleaseLimit::ForkSpawn if older => Err(NotDrivable(format!(
-                "a sessions_spawn with context \"fork\" on openclaw@{version}: the host forks the requester's JSONL transcript into the child's session and prepares the spawn with both sessions' ids and files (dist/subagent-spawn-*.js prepareSubagentSessionContext, prepareContextEngineSubagentSpawn); the 2026.4.26 reference models isolated children only so far"
-            ))),
-            // Observed (twin --keep subagent-ended-reasons, 2026-11-24): the second child, on a
-            // warm host, starts its run right after the spawn turn's run, before the runner can
-            // mark the announce step, so its calls are labelled with the spawn turn's step or
-            // the announce's depending on timing (the first child's cold start always lands in
-            // the announce step). The step boundary cannot be placed by a gateway action.
-            ReleaseLimit::LaterSpawn if older => Err(NotDrivable(format!(
-                "a second sessions_spawn after an earlier child completed, on openclaw@{version}: the warm host starts that child's run as soon as the spawn turn's run ends (the same instant agent.wait returns), so whether its engine calls land in the spawn turn's step or in the announce step depends on timing (twin --keep subagent-ended-reasons)"
-            ))),
+            // A second child, on a warm host, starts its run as soon as the spawn turn's run ends,
+            // before the runner marks the announce step (twin --keep subagent-ended-reasons,
+            // 2026-11-24). Its calls belong to the announce step whenever they reach the engine:
+            // the announce run names the child (realhost::record HostRunLanes), on both releases.
             ReleaseLimit::PrivateCompletion | ReleaseLimit::ForkSpawn | ReleaseLimit::LaterSpawn => Ok(()),
             // 2026.4.26 has no heartbeat monitor job and its on-demand triggers carry an event
             // text, but its runner's own interval tick is brought due by a hot-reloaded
@@ -123,7 +123,7 @@ impl ReleaseLimit {
             // openclaw@2026.9.6 acknowledges a bare /new or /reset in its command layer ("✅ New
             // session started.", dist/commands.runtime-*.mjs) without an agent run, and the reference
             // runtime's 2026.9.6 profile does the same (runtime::command::acknowledges_bare_reset).
-            ReleaseLimit::BareResetTurn => Ok(()),
+            ReleaseLimit::BareResetTurn { .. } => Ok(()),
         }
     }
 }
@@ -140,12 +140,14 @@ mod tests {
     #[test]
     fn each_limit_names_the_releases_it_holds_for() {
         assert!(check_all(&[], "2026.9.6").is_ok());
-        assert!(check_all(&[ReleaseLimit::BareResetTurn], "2026.4.26").unwrap_err().0.contains("carries no message"));
-        assert!(check_all(&[ReleaseLimit::BareResetTurn], "2026.9.6").is_ok());
+        let (dropped, sent) = (ReleaseLimit::BareResetTurn { empty_prompt_sent: false }, ReleaseLimit::BareResetTurn { empty_prompt_sent: true });
+        assert!(check_all(&[dropped], "2026.4.26").unwrap_err().0.contains("carries no message"));
+        assert!(check_all(&[sent], "2026.4.26").is_ok(), "the reset turn's empty user text reaches an OpenAI Chat Completions model");
+        assert!(check_all(&[dropped, sent], "2026.9.6").is_ok());
         assert!(check_all(&[ReleaseLimit::TimeoutSurfaced], "2026.9.6").unwrap_err().0.contains("maybeRetryTransient"));
         assert!(check_all(&[ReleaseLimit::TimeoutSurfaced], "2026.4.26").is_ok());
-        let write = ReleaseLimit::ScriptedTool(crate::realhost::tools::ScriptedToolNeed { tool: "write", is_error: false, image: false, untrimmed: false, real_write_answer: false });
-        let read = ReleaseLimit::ScriptedTool(crate::realhost::tools::ScriptedToolNeed { tool: "read", is_error: false, image: false, untrimmed: false, real_write_answer: false });
+        let write = ReleaseLimit::ScriptedTool(crate::realhost::tools::ScriptedToolNeed { tool: "write", is_error: false, image: false, untrimmed: false, real_write_answer: false, real_image_answer: false, blank: false });
+        let read = ReleaseLimit::ScriptedTool(crate::realhost::tools::ScriptedToolNeed { tool: "read", is_error: false, image: false, untrimmed: false, real_write_answer: false, real_image_answer: false, blank: false });
         assert!(check_all(&[write, read], "2026.9.6").is_ok());
         assert!(check_all(&[read], "2026.4.26").is_ok());
         assert!(check_all(&[ReleaseLimit::HostSpawn], "2026.9.6").is_ok());
@@ -155,10 +157,10 @@ mod tests {
         assert!(check_all(&[ReleaseLimit::HeartbeatMonitor], "2026.4.26").is_ok(), "the runner's interval tick (realhost::heartbeat::for_release)");
         assert!(check_all(&[ReleaseLimit::HostSpawn], "2026.4.26").is_ok(), "twinned equal on 2026.4.26 (runtime::subagent)");
         assert!(check_all(&[ReleaseLimit::PrivateCompletion], "2026.4.26").unwrap_err().0.contains("has no completionTarget"));
-        assert!(check_all(&[ReleaseLimit::ForkSpawn], "2026.4.26").unwrap_err().0.contains("isolated children only"));
-        assert!(check_all(&[ReleaseLimit::LaterSpawn], "2026.4.26").unwrap_err().0.contains("depends on timing"));
+        assert!(check_all(&[ReleaseLimit::ForkSpawn], "2026.4.26").is_ok(), "the 2026.4.26 reference forks the JSONL branch (runtime::subagent)");
+        assert!(check_all(&[ReleaseLimit::LaterSpawn], "2026.4.26").is_ok(), "the child's calls go to its announce step (realhost::record)");
         assert!(check_all(&[ReleaseLimit::PrivateCompletion, ReleaseLimit::ForkSpawn, ReleaseLimit::LaterSpawn], "2026.9.6").is_ok());
-        assert!(check_all(&[write, ReleaseLimit::BareResetTurn], "2026.4.26").unwrap_err().0.contains("only bundled plugins"));
+        assert!(check_all(&[write, dropped], "2026.4.26").unwrap_err().0.contains("only bundled plugins"));
         assert!(check_all(&[ReleaseLimit::ContextWindow(4_000)], "2026.9.6").is_ok());
         assert!(check_all(&[ReleaseLimit::ContextWindow(3_999)], "2026.9.6").unwrap_err().0.contains("under 4000 tokens"));
         assert!(check_all(&[ReleaseLimit::ContextWindow(8_000)], "2026.4.26").unwrap_err().0.contains("under 16000 tokens"));

@@ -20,6 +20,7 @@ pub mod measure;
 pub mod plan;
 pub mod providers;
 pub mod record;
+pub mod schedule;
 pub mod seed;
 pub mod spawn;
 pub mod tools;

@@ -260,7 +260,7 @@ pub(super) fn map_turn(p: &mut Plan, i: usize, t: &TurnSpec, s: &Scenario) -> Re
     let setup = &s.setup;
     turn_drivable(t)?;
     if is_bare_reset(&t.user) {
-        p.limit(super::limits::ReleaseLimit::BareResetTurn);
+        p.limit(super::limits::ReleaseLimit::BareResetTurn { empty_prompt_sent: setup.api == "openai-completions" });
     }
     // A turn whose script ends on a timeout relies on the host giving up.
     let last_is_timeout = t.model.last().is_some_and(|r| matches!(r, crate::scenario::model::ModelReply::Full(st) if st.error.as_ref().is_some_and(|e| e.kind == ModelErrorKind::Timeout)));
@@ -523,9 +523,9 @@ mod tests {
         let p = plan(&scenario("  - turn: {user: /new, model: [hi]}\n  - turn: {user: /reset, model: [hi]}\n")).expect("planned");
         assert!(matches!(&p.steps[0], PlanStep::Turn { message, .. } if message == "/new"));
         let steps_only = |l: &[ReleaseLimit]| l.iter().copied().filter(|l| !matches!(l, ReleaseLimit::ContextWindow(_))).collect::<Vec<_>>();
-        assert_eq!(steps_only(&p.release_limits), [ReleaseLimit::BareResetTurn], "listed once");
+        assert_eq!(steps_only(&p.release_limits), [ReleaseLimit::BareResetTurn { empty_prompt_sent: false }], "listed once");
         let tools = plan(&scenario("  - turn: {user: go, model: [{tool_calls: [{name: read, arguments: {path: a}, result: A}]}, ok]}\n")).unwrap();
-        let read = crate::realhost::tools::ScriptedToolNeed { tool: "read", is_error: false, image: false, untrimmed: false, real_write_answer: false };
+        let read = crate::realhost::tools::ScriptedToolNeed { tool: "read", is_error: false, image: false, untrimmed: false, real_write_answer: false, real_image_answer: false, blank: false };
         assert_eq!(steps_only(&tools.release_limits), [ReleaseLimit::ScriptedTool(read)]);
         assert_eq!(plan(&scenario("  - turn: {user: hi, model: [ok]}\n")).unwrap().release_limits, [ReleaseLimit::ContextWindow(32_000)], "only the model's window");
         // Only a turn that ends on a timeout needs the host to give up on it.

@@ -20,10 +20,15 @@ pub fn to_trace(scenario: &Scenario, profile: &Profile, engine: &EngineSpec, ndj
     // reference runtime records them.
     let mut store = crate::trace::MessageStore::default();
     let (mut step, mut turns) = (0usize, 0u32);
+    let mut lines = Vec::new();
     for (n, line) in ndjson.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let mut v: Value = serde_json::from_str(line).map_err(|e| format!("bridge trace line {}: {e}", n + 1))?;
         relocate(&mut v, &state, "$STATE");
         relocate(&mut v, &work, "$WORK");
+        lines.push(v);
+    }
+    let lanes = HostRunLanes::of(&lines);
+    for mut v in lines {
         match v["kind"].as_str() {
             Some("step") => {
                 step = v["step"].as_u64().unwrap_or(0) as usize;
@@ -35,6 +40,7 @@ pub fn to_trace(scenario: &Scenario, profile: &Profile, engine: &EngineSpec, ndj
                 rec.implementation = Some(v["implementation"].clone()).filter(|i| !i.is_null());
             }
             Some("call") => {
+                let step = lanes.step_of(&v).unwrap_or(step);
                 let reply = if let Some(ok) = v["reply"].get("ok") {
                     let mut ok = ok.clone();
                     store.intern_field(&mut ok);
@@ -78,7 +84,63 @@ pub fn to_trace(scenario: &Scenario, profile: &Profile, engine: &EngineSpec, ndj
             _ => {}
         }
     }
+    // A host run's calls moved to their step: in step order, recorded order within a step.
+    events.sort_by_key(|e| match e {
+        Event::Call(c) => c.step,
+        _ => usize::MAX,
+    });
+    for (i, e) in events.iter_mut().enumerate() {
+        if let Event::Call(c) = e {
+            c.seq = i as u32 + 1;
+        }
+    }
     Ok(Trace::new(scenario.id.clone(), profile.id.clone(), rec, events, Outcome::Completed { turns, failed_turns: vec![] }, store))
+}
+
+/// The step a spawned child's run belongs to. The host runs a child on its
+/// own lane (`subagent`, docs/concepts/queue.md), concurrently with the
+/// parent's run and whatever step the runner drives next, so when its engine
+/// calls arrive says nothing about the step: under load they landed inside
+/// the spawn turn's step, even before the parent's own last calls (fidelity
+/// table of 2026-11-24, 2026.9.6 subagent-ended-reasons and spawn-light-isolated
+/// on builtin:window). The runner names the child each announce step's run
+/// reports (`hostRun` records, adapters/openclaw-bridge/lib/steps.js
+/// awaitRun, from the announce's run id), and every call on that child's
+/// session — by the call's `sessionKey`, or for a sessionless call (dispose)
+/// by the session of the engine instance it was made on (the bridge's
+/// `instance`) — belongs to that step, as in the reference runtime.
+/// Nothing else moves: the parent's own calls stay where they were recorded.
+#[derive(Default)]
+struct HostRunLanes {
+    step_of_session: std::collections::HashMap<String, usize>,
+    session_of_instance: std::collections::HashMap<u64, String>,
+}
+
+impl HostRunLanes {
+    fn of(lines: &[Value]) -> Self {
+        let mut lanes = HostRunLanes::default();
+        for v in lines {
+            match v["kind"].as_str() {
+                Some("hostRun") => {
+                    if let (Some(key), Some(step)) = (v["sessionKey"].as_str(), v["step"].as_u64()) {
+                        lanes.step_of_session.entry(key.to_string()).or_insert(step as usize);
+                    }
+                }
+                Some("call") => {
+                    if let (Some(i), Some(key)) = (v["instance"].as_u64(), v["params"]["sessionKey"].as_str()) {
+                        lanes.session_of_instance.entry(i).or_insert_with(|| key.to_string());
+                    }
+                }
+                _ => {}
+            }
+        }
+        lanes
+    }
+
+    fn step_of(&self, call: &Value) -> Option<usize> {
+        let session = call["params"]["sessionKey"].as_str().map(str::to_string).or_else(|| call["instance"].as_u64().and_then(|i| self.session_of_instance.get(&i).cloned()))?;
+        self.step_of_session.get(&session).copied()
+    }
 }
 
 /// Replace the absolute `from` prefix in every string with `to`.
@@ -94,6 +156,49 @@ fn relocate(v: &mut Value, from: &str, to: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A child's calls that reached the engine inside the spawn turn's step
+    /// (its lane runs concurrently) belong to the announce step that reports
+    /// it; its sessionless dispose goes with its instance; the parent's calls
+    /// and a sessionless call of another instance stay where they were.
+    #[test]
+    fn a_childs_calls_belong_to_the_step_of_its_announce() {
+        let s = super::super::plan::scenario_from_script("  - compact: {}");
+        let engine = EngineSpec::builtin_at("clawspec", "window");
+        let child = "agent:main:subagent:c1";
+        let ndjson = [
+            r#"{"kind":"step","step":0}"#.to_string(),
+            r#"{"kind":"call","instance":1,"method":"assemble","params":{"sessionKey":"agent:main:main"},"reply":{"ok":{}}}"#.into(),
+            r#"{"kind":"call","instance":2,"method":"prepareSubagentSpawn","params":{"childSessionKey":"agent:main:subagent:c1"},"reply":{"ok":{}}}"#.into(),
+            r#"{"kind":"call","instance":2,"method":"dispose","params":{},"reply":{"ok":null}}"#.into(),
+            format!(r#"{{"kind":"call","instance":3,"method":"assemble","params":{{"sessionKey":"{child}"}},"reply":{{"ok":{{}}}}}}"#),
+            r#"{"kind":"call","instance":1,"method":"commitTurn","params":{"sessionKey":"agent:main:main"},"reply":{"ok":{}}}"#.into(),
+            r#"{"kind":"step","step":1}"#.into(),
+            format!(r#"{{"kind":"call","instance":3,"method":"commitTurn","params":{{"sessionKey":"{child}"}},"reply":{{"ok":{{}}}}}}"#),
+            r#"{"kind":"call","instance":3,"method":"dispose","params":{},"reply":{"ok":null}}"#.into(),
+            format!(r#"{{"kind":"hostRun","step":1,"sessionKey":"{child}","runId":"announce:v1:{child}:r1"}}"#),
+            r#"{"kind":"call","instance":4,"method":"bootstrap","params":{"sessionKey":"agent:main:main"},"reply":{"ok":{}}}"#.into(),
+        ]
+        .join("\n");
+        let t = to_trace(&s, &Profile::current_2026_9_6(), &engine, &ndjson, Path::new("/w")).expect("trace");
+        let got: Vec<(usize, String, String)> = t.calls().map(|c| (c.step, c.method.clone(), c.params["sessionKey"].as_str().unwrap_or("-").to_string())).collect();
+        let want: Vec<(usize, &str, &str)> = vec![
+            (0, "assemble", "agent:main:main"),
+            (0, "prepareSubagentSpawn", "-"),
+            (0, "dispose", "-"),
+            (0, "commitTurn", "agent:main:main"),
+            (1, "assemble", child),
+            (1, "commitTurn", child),
+            (1, "dispose", "-"),
+            (1, "bootstrap", "agent:main:main"),
+        ];
+        assert_eq!(got, want.into_iter().map(|(a, b, c)| (a, b.to_string(), c.to_string())).collect::<Vec<_>>());
+        assert_eq!(t.calls().map(|c| c.seq).collect::<Vec<_>>(), (1..=8).collect::<Vec<_>>(), "renumbered in the new order");
+        // Without the runner's hostRun record nothing moves.
+        let unmarked: String = ndjson.lines().filter(|l| !l.contains("hostRun")).collect::<Vec<_>>().join("\n");
+        let t = to_trace(&s, &Profile::current_2026_9_6(), &engine, &unmarked, Path::new("/w")).expect("trace");
+        assert_eq!(t.calls().map(|c| c.step).collect::<Vec<_>>(), [0, 0, 0, 0, 0, 1, 1, 1]);
+    }
 
     /// A host callback the real host failed reads as its error, so a
     /// fallback the engine took is explained in the trace.

@@ -107,6 +107,12 @@ pub struct ScriptedToolNeed {
     /// arguments, "Successfully wrote {content.length} bytes to {path}"
     /// (pi-coding-agent dist/core/tools/write.js; `length` counts UTF-16 units).
     pub real_write_answer: bool,
+    /// A `read` whose scripted result is the real read's own answer for a PNG:
+    /// the text "Read image file [image/png]" and the image block
+    /// (pi-coding-agent dist/core/tools/read.js).
+    pub real_image_answer: bool,
+    /// The scripted text is empty or whitespace.
+    pub blank: bool,
 }
 
 impl ScriptedToolNeed {
@@ -115,9 +121,17 @@ impl ScriptedToolNeed {
         let untrimmed = r.text.trim() != r.text || r.text.is_empty();
         let arg = |k: &str| call.arguments.get(k).and_then(serde_json::Value::as_str);
         let real_write_answer = tool == "write" && arg("content").zip(arg("path")).is_some_and(|(c, p)| r.text == format!("Successfully wrote {} bytes to {p}", c.encode_utf16().count()));
-        ScriptedToolNeed { tool, is_error: r.is_error, image: r.image_png_base64.is_some(), untrimmed, real_write_answer }
+        let image = r.image_png_base64.is_some();
+        let real_image_answer = tool == "read" && image && r.text == REAL_READ_PNG_TEXT;
+        ScriptedToolNeed { tool, is_error: r.is_error, image, untrimmed, real_write_answer, real_image_answer, blank: r.text.trim().is_empty() }
     }
 }
+
+/// The text block a real read of a PNG file answers before the image block
+/// (pi-coding-agent dist/core/tools/read.js: `Read image file [${mimeType}]`,
+/// with no dimension note when the image needs no resizing; OpenClaw's read
+/// wrapper keeps it, dist/openclaw-tools-*.js `rewriteReadImageHeader`).
+pub const REAL_READ_PNG_TEXT: &str = "Read image file [image/png]";
 
 /// Tools the 2026.4.x workspace route drives (`lib/tools.js` WORKSPACE_ROUTE_TOOLS).
 pub const WORKSPACE_ROUTE_TOOLS: &[&str] = &["read", "exec"];
@@ -142,24 +156,35 @@ pub const WORKSPACE_ROUTE_TOOLS: &[&str] = &["read", "exec"];
 /// dist/openclaw-tools-*.js `createOpenClawReadTool` only pages, strips
 /// truncation details and sanitizes images). What that route cannot
 /// reproduce stays not drivable:
-/// - a scripted failure: a failing tool reaches the model as OpenClaw's JSON
-///   envelope `{"status":"error","tool":…,"error":…}` (dist/pi-tool-definition-adapter-*.js
-///   `buildToolExecutionErrorResult`), never as the scripted text;
+/// - a scripted failure without text. A scripted failure is a `before_tool_call`
+///   block whose reason is the scripted text (dist/pi-tools.before-tool-call-*.js
+///   throws it inside the tool's execute); the tool adapter turns it into its
+///   error result `{"status":"error","tool":…,"error":…}` (dist/pi-tool-definition-adapter-*.js
+///   `buildToolExecutionErrorResult`), which the 2026.4.26 reference builds;
 /// - an `exec` result with leading or trailing whitespace: the real exec
 ///   trims its output (dist/bash-tools.exec-runtime-*.js `aggregated.trim()`);
 /// - `write` with any other text than the real tool's answer, "Successfully
 ///   wrote N bytes to PATH" (pi-coding-agent dist/core/tools/write.js); a
 ///   write scripted with exactly that answer runs for real, with the scripted
 ///   arguments, into the run's workspace;
-/// - an image block after the text: a read returns text or an image, not both.
+/// - an image block after any other text than the real read's header for a
+///   PNG: the host runner writes the scripted PNG as the file, and the real read
+///   answers `[{text: "Read image file [image/png]"}, {image}]` (pi-coding-agent
+///   dist/core/tools/read.js; a tiny PNG passes its resizeImage and OpenClaw's
+///   sanitizeToolResultImages, dist/tool-images-*.js, unchanged).
 pub fn release_supports_scripted_tools(need: ScriptedToolNeed, version: &str) -> Result<(), NotDrivable> {
     if !version.starts_with("2026.4.") {
         return Ok(());
     }
-    let why = if need.is_error {
-        "a scripted failure reaches the model as OpenClaw's JSON error envelope ({\"status\":\"error\",…}, dist/pi-tool-definition-adapter-*.js buildToolExecutionErrorResult), not as the scripted text"
-    } else if need.image {
-        "a read returns a file's text or an image, never text followed by an image block"
+    let why = if need.is_error && need.blank {
+        "a scripted failure without text: the bridge fails the call with a before_tool_call block whose reason is the scripted text, and a blank reason becomes \"Tool call blocked by plugin hook\" (dist/pi-tools.before-tool-call-*.js)"
+    } else if need.is_error {
+        // The bridge blocks the call with the scripted text as the reason; the host throws it
+        // inside the tool's execute and wraps it in its error result (lib/tools.js
+        // WorkspaceTools.standIn), which the 2026.4.26 reference builds (runtime::turn).
+        return Ok(());
+    } else if need.image && !need.real_image_answer {
+        "a read of an image file answers \"Read image file [image/png]\" and the image (pi-coding-agent dist/core/tools/read.js), never another text followed by an image block (script that text to drive it)"
     } else if need.tool == "exec" && need.untrimmed {
         "the real exec trims its output and says \"(no output)\" for none (dist/bash-tools-*.js buildExecForegroundResult), so an untrimmed or empty scripted text cannot come back as is"
     } else if need.tool == "write" && need.real_write_answer {
@@ -204,12 +229,12 @@ mod tests {
     #[case::read("read", false, false, "2026.9.6", None)]
     #[case::failing_exec("exec", true, false, "2026.9.6", None)]
     #[case::read_workspace_route("read", false, false, "2026.4.26", None)]
-    #[case::failing_read("read", true, false, "2026.4.26", Some("JSON error envelope"))]
-    #[case::read_with_image("read", false, true, "2026.4.26", Some("never text followed by an image"))]
+    #[case::failing_read("read", true, false, "2026.4.26", None)]
+    #[case::read_with_image("read", false, true, "2026.4.26", Some("never another text followed by an image"))]
     #[case::exec_workspace_route("exec", false, false, "2026.4.26", None)]
     #[case::write("write", false, false, "2026.4.26", Some("Successfully wrote"))]
     fn what_each_release_reproduces(#[case] tool: &'static str, #[case] is_error: bool, #[case] image: bool, #[case] version: &str, #[case] why: Option<&str>) {
-        let got = release_supports_scripted_tools(ScriptedToolNeed { tool, is_error, image, untrimmed: false, real_write_answer: false }, version);
+        let got = release_supports_scripted_tools(ScriptedToolNeed { tool, is_error, image, untrimmed: false, real_write_answer: false, real_image_answer: false, blank: false }, version);
         match why {
             None => assert!(got.is_ok(), "{got:?}"),
             Some(w) => assert!(got.unwrap_err().0.contains(w)),
@@ -220,7 +245,7 @@ mod tests {
     fn a_need_names_its_core_tool() {
         let r = scripted(&call("read", false, true), "x".into()).unwrap();
         let c = call("read", false, true);
-        assert_eq!(ScriptedToolNeed::of(&r, &c), ScriptedToolNeed { tool: "read", is_error: false, image: true, untrimmed: false, real_write_answer: false });
+        assert_eq!(ScriptedToolNeed::of(&r, &c), ScriptedToolNeed { tool: "read", is_error: false, image: true, untrimmed: false, real_write_answer: false, real_image_answer: false, blank: false });
         let mut padded = call("exec", false, false);
         padded.result = "out\n".into();
         let need = ScriptedToolNeed::of(&scripted(&padded, "x".into()).unwrap(), &padded);
@@ -234,5 +259,13 @@ mod tests {
         w.result = "written".into();
         let need = ScriptedToolNeed::of(&scripted(&w, "x".into()).unwrap(), &w);
         assert!(release_supports_scripted_tools(need, "2026.4.26").unwrap_err().0.contains("Successfully wrote"));
+        // A read scripted with the real read's answer for a PNG gets the PNG as its file.
+        let mut img = call("read", false, true);
+        img.result = REAL_READ_PNG_TEXT.into();
+        let need = ScriptedToolNeed::of(&scripted(&img, "x".into()).unwrap(), &img);
+        assert!(need.real_image_answer && release_supports_scripted_tools(need, "2026.4.26").is_ok());
+        img.result = "a screenshot".into();
+        let need = ScriptedToolNeed::of(&scripted(&img, "x".into()).unwrap(), &img);
+        assert!(!need.real_image_answer && release_supports_scripted_tools(need, "2026.4.26").is_err());
     }
 }

@@ -40,6 +40,9 @@ pub struct Callbacks<'a> {
     /// 2026.4.26's built-in compaction for a manual `/compact`
     /// (`runtime::compact::manual_builtin_2026_4`); None: the digest model.
     pub builtin_2026_4: Option<super::compact::Builtin2026_4>,
+    /// 2026.9.6's built-in compaction for a manual `/compact`
+    /// (`runtime::compact_2026_9`); other triggers: the digest model.
+    pub builtin_2026_9: Option<super::compact_2026_9::Builtin2026_9>,
     /// The model replies the current run has still scripted, lent for a
     /// recovery compaction: 2026.9.6's `llm.complete` is a real model call, so
     /// it takes the next one (the mock answers in order), as the real host's
@@ -56,11 +59,16 @@ pub struct Callbacks<'a> {
 
 impl<'a> Callbacks<'a> {
     pub fn new(entries: &'a [Entry]) -> Self {
-        Callbacks { records: Vec::new(), entries, plan: None, log: Vec::new(), builtin_2026_4: None, llm_script: None, llm: None }
+        Callbacks { records: Vec::new(), entries, plan: None, log: Vec::new(), builtin_2026_4: None, builtin_2026_9: None, llm_script: None, llm: None }
     }
 
     pub fn with_builtin_2026_4(mut self, b: Option<super::compact::Builtin2026_4>) -> Self {
         self.builtin_2026_4 = b;
+        self
+    }
+
+    pub fn with_builtin_2026_9(mut self, b: Option<super::compact_2026_9::Builtin2026_9>) -> Self {
+        self.builtin_2026_9 = b;
         self
     }
 
@@ -203,6 +211,17 @@ impl HostHandler for Callbacks<'_> {
                 let script = &mut self.llm_script;
                 let (r, plan) = b.compact(&live, params, &mut || next_reply(script));
                 // Indexes into the live entries; the transcript's own index.
+                self.plan = plan.map(|mut p| {
+                    p.first_kept = live.get(p.first_kept).and_then(|e| self.entries.iter().position(|x| x.id == e.id)).unwrap_or(self.entries.len());
+                    p
+                });
+                r
+            }
+            method::HOST_DELEGATE_COMPACTION if self.builtin_2026_9.is_some() && super::compact_2026_9::Builtin2026_9::handles(params) => {
+                let b = self.builtin_2026_9.as_ref().expect("checked");
+                let live: Vec<&Entry> = self.entries.iter().filter(|e| !e.abandoned).collect();
+                let script = &mut self.llm_script;
+                let (r, plan) = b.compact(&live, params, &mut || next_reply(script));
                 self.plan = plan.map(|mut p| {
                     p.first_kept = live.get(p.first_kept).and_then(|e| self.entries.iter().position(|x| x.id == e.id)).unwrap_or(self.entries.len());
                     p

@@ -306,6 +306,28 @@ impl Sim<'_> {
     /// command text, then the reply as a gateway-injected assistant message
     /// (dist chat-transcript-persistence-*.mjs; `clawspec twin
     /// manual-compact`: `/compact …` and "⚙️ Compaction skipped: …" rows).
+    /// 2026.4.26's gateway keeps a command's reply, not the command: a
+    /// `chat.send` that started no agent run appends the final reply as an
+    /// injected assistant message (dist chat-*.js: `!agentRunStarted` ⇒
+    /// `appendAssistantTranscriptMessage` → `appendInjectedAssistantMessageToTranscript`:
+    /// one text block, `stopReason: "stop"`, zero usage, `api:
+    /// "openai-responses"`, `provider: "openclaw"`, `model:
+    /// "gateway-injected"`, no idempotency key). Twin of manual-compact on
+    /// builtin:window: the next bootstrap imports it.
+    pub fn persist_command_reply_2026_4(&mut self, reply: &str) {
+        let ts = self.clock.now();
+        let usage = json!({"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
+                           "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}});
+        let m = json!({"role": "assistant", "content": [{"type": "text", "text": reply}], "timestamp": ts, "stopReason": "stop",
+                       "usage": usage, "api": "openai-responses", "provider": "openclaw", "model": "gateway-injected"});
+        match serde_json::from_value(m) {
+            Ok(m) => {
+                self.persist(m);
+            }
+            Err(e) => self.note("command-turn", format!("cannot build the command reply: {e}")),
+        }
+    }
+
     pub fn persist_command_turn(&mut self, text: &str, reply: &str) {
         let n = self.turn;
         let ts = self.clock.now();

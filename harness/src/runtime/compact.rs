@@ -13,11 +13,11 @@
 //! `rewriteTranscriptEntries`). Twinned on the real host (`clawspec twin
 //! overflow-mid-turn`).
 
-use clawspec_contract::tokens::Estimator;
 use clawspec_contract::{AgentMessage, ContentBlock, MessageContent};
 use serde_json::{json, Map, Value};
 
 use super::callbacks::CompactionPlan;
+use super::pi_compaction;
 use super::transcript::Entry;
 use super::Sim;
 
@@ -53,16 +53,14 @@ pub const UNSCRIPTED_REPLY: &str = "ok";
 /// summary "ok", tokensAfter 1, details with empty lists).
 #[derive(Clone, Debug)]
 pub struct Builtin2026_4 {
-    pub estimator: Estimator,
     /// The id the compaction entry will get (`Transcript::next_id`).
     pub compaction_entry_id: String,
     /// The session's last entry is a compaction (`Transcript::compaction_is_last`).
     pub compaction_is_last: bool,
 }
 
-/// pi's `keepRecentTokens` default (settings-manager.js
-/// `getCompactionKeepRecentTokens`: `?? 20000`); the twin config sets none.
-pub const KEEP_RECENT_TOKENS: u64 = 20_000;
+/// pi's `keepRecentTokens` default (runtime::pi_compaction).
+pub use super::pi_compaction::KEEP_RECENT_TOKENS;
 
 /// One summarisation call's answer: its text, or the provider's failure.
 pub type SummaryReply = Result<String, String>;
@@ -87,9 +85,8 @@ impl Builtin2026_4 {
             return (json!({"ok": false, "compacted": false, "reason": "Already compacted"}), None);
         }
         let start = ms.iter().rposition(|m| matches!(m, AgentMessage::CompactionSummary(_))).map_or(0, |i| i + 1);
-        let cut = find_cut_point(self.estimator, &ms, start, KEEP_RECENT_TOKENS);
-        let history_end = cut.turn_start.unwrap_or(cut.first_kept);
-        let history: Vec<&AgentMessage> = ms[start..history_end].to_vec();
+        let cut = pi_compaction::find_cut_point(&ms, start, KEEP_RECENT_TOKENS);
+        let history: Vec<&AgentMessage> = ms[start..cut.history_end()].to_vec();
         let prefix: Vec<&AgentMessage> = cut.turn_start.map(|t| ms[t..cut.first_kept].to_vec()).unwrap_or_default();
         let text = if !prefix.is_empty() {
             let h = if history.is_empty() { Ok("No prior history.".to_string()) } else { ask() };
@@ -108,11 +105,11 @@ impl Builtin2026_4 {
         let (read, modified) = file_lists(&summarised);
         let summary = format!("{text}{}", format_file_operations(&read, &modified));
         let observed = params.get("currentTokenCount").and_then(Value::as_u64).filter(|n| *n > 0);
-        let tokens_before = observed.unwrap_or_else(|| estimate_context_tokens(self.estimator, &ms));
-        let full: u64 = ms.iter().map(|m| self.estimator.message(m)).sum();
+        let tokens_before = observed.unwrap_or_else(|| pi_compaction::estimate_context_tokens(&ms));
+        let full: u64 = ms.iter().map(|m| pi_compaction::estimate_tokens(m)).sum();
         // A manual boundary keeps nothing (module doc); else the kept tail stays.
         let first_kept = if manual { live.len() } else { cut.first_kept };
-        let after = self.estimator.text(&summary) + ms[first_kept..].iter().map(|m| self.estimator.message(m)).sum::<u64>();
+        let after = js_len(&summary).div_ceil(4) + ms[first_kept..].iter().map(|m| pi_compaction::estimate_tokens(m)).sum::<u64>();
         let baseline = observed.unwrap_or(full);
         let over = match observed {
             Some(o) => after > o,
@@ -130,49 +127,9 @@ impl Builtin2026_4 {
     }
 }
 
-struct CutPoint {
-    first_kept: usize,
-    /// The user message that starts the turn the cut splits.
-    turn_start: Option<usize>,
-}
-
-/// pi's `findCutPoint` (compaction.js) over the context's messages from
-/// `start`: walk back from the newest, summing estimates, until `keep` is
-/// reached; cut at the first user/assistant/custom message at or after that
-/// one (never a tool result), else keep from the first; a cut that is not at
-/// a user message splits the turn that user message started.
-fn find_cut_point(est: Estimator, ms: &[&AgentMessage], start: usize, keep: u64) -> CutPoint {
-    let cut_points: Vec<usize> = (start..ms.len()).filter(|&i| !matches!(ms[i], AgentMessage::ToolResult(_))).collect();
-    let Some(&first) = cut_points.first() else {
-        return CutPoint { first_kept: start, turn_start: None };
-    };
-    let mut cut = first;
-    let mut acc = 0;
-    for i in (start..ms.len()).rev() {
-        acc += est.message(ms[i]);
-        if acc >= keep {
-            if let Some(&c) = cut_points.iter().find(|&&c| c >= i) {
-                cut = c;
-            }
-            break;
-        }
-    }
-    let turn_start = if matches!(ms[cut], AgentMessage::User(_)) {
-        None
-    } else {
-        (start..=cut).rev().find(|&i| matches!(ms[i], AgentMessage::User(_) | AgentMessage::BashExecution(_)))
-    };
-    CutPoint { first_kept: cut, turn_start }
-}
-
-/// pi's `estimateContextTokens` (compaction.js): usage of the last assistant
-/// that did not end in `aborted`/`error`, plus estimates of what follows; with
-/// no such assistant, the estimate of everything.
-fn estimate_context_tokens(est: Estimator, ms: &[&AgentMessage]) -> u64 {
-    match ms.iter().enumerate().rev().find_map(|(i, m)| super::pi_session::usage_tokens(m).map(|u| (i, u))) {
-        Some((i, u)) => u + ms[i + 1..].iter().map(|m| est.message(m)).sum::<u64>(),
-        None => ms.iter().map(|m| est.message(m)).sum(),
-    }
+/// JS `string.length`: UTF-16 code units.
+fn js_len(s: &str) -> u64 {
+    s.encode_utf16().count() as u64
 }
 
 /// `isRealConversationMessage` in short: a user or assistant message with
@@ -192,7 +149,7 @@ fn is_real_conversation(m: &AgentMessage) -> bool {
 /// `extractFileOpsFromMessage`, `computeFileLists`): `read` calls read a
 /// path, `write`/`edit` calls modify one; a modified file is not listed as
 /// read; both sorted.
-fn file_lists(ms: &[&AgentMessage]) -> (Vec<String>, Vec<String>) {
+pub(super) fn file_lists(ms: &[&AgentMessage]) -> (Vec<String>, Vec<String>) {
     let (mut read, mut modified) = (std::collections::BTreeSet::new(), std::collections::BTreeSet::new());
     for m in ms {
         if let AgentMessage::Assistant(a) = m {
@@ -217,7 +174,7 @@ fn file_lists(ms: &[&AgentMessage]) -> (Vec<String>, Vec<String>) {
 }
 
 /// pi's `formatFileOperations` (compaction/utils.js).
-fn format_file_operations(read: &[String], modified: &[String]) -> String {
+pub(super) fn format_file_operations(read: &[String], modified: &[String]) -> String {
     let mut sections = Vec::new();
     if !read.is_empty() {
         sections.push(format!("<read-files>\n{}\n</read-files>", read.join("\n")));
@@ -342,7 +299,7 @@ mod tests {
     }
 
     fn manual(es: &[Entry], params: Value) -> (Value, Option<CompactionPlan>) {
-        let b = Builtin2026_4 { estimator: Estimator::Pi, compaction_entry_id: "e9".into(), compaction_is_last: false };
+        let b = Builtin2026_4 { compaction_entry_id: "e9".into(), compaction_is_last: false };
         b.compact(&es.iter().collect::<Vec<_>>(), &params, &mut || Ok(UNSCRIPTED_REPLY.to_string()))
     }
 
@@ -400,7 +357,7 @@ mod tests {
             {"role": "user", "content": big, "timestamp": 3},
             {"role": "assistant", "content": [{"type": "text", "text": big}], "stopReason": "stop", "timestamp": 4},
         ]));
-        let b = Builtin2026_4 { estimator: Estimator::Pi, compaction_entry_id: "e9".into(), compaction_is_last: false };
+        let b = Builtin2026_4 { compaction_entry_id: "e9".into(), compaction_is_last: false };
         let mut replies = vec![Ok("history".to_string()), Ok("prefix".to_string())].into_iter();
         let (r, plan) = b.compact(&es.iter().collect::<Vec<_>>(), &json!({"runtimeContext": {"trigger": "overflow"}}), &mut || replies.next().unwrap());
         // 12 500 (e4) < 20 000 ≤ 25 000 (e3+e4): the cut is at e3, a user message.
@@ -430,7 +387,7 @@ mod tests {
     #[test]
     fn a_2026_4_compaction_right_after_another_is_already_compacted() {
         let es = entries(json!([{"role": "user", "content": "fix it", "timestamp": 1}, {"role": "assistant", "content": [{"type": "text", "text": "done"}], "timestamp": 2}]));
-        let b = Builtin2026_4 { estimator: Estimator::Pi, compaction_entry_id: "e9".into(), compaction_is_last: true };
+        let b = Builtin2026_4 { compaction_entry_id: "e9".into(), compaction_is_last: true };
         let (r, plan) = b.compact(&es.iter().collect::<Vec<_>>(), &json!({"runtimeContext": {"trigger": "timeout_recovery"}}), &mut || panic!("no model call"));
         assert_eq!(r, json!({"ok": false, "compacted": false, "reason": "Already compacted"}));
         assert!(plan.is_none());

@@ -162,6 +162,16 @@ pub fn webchat_sender_block_2026_4() -> String {
     clawspec_contract::markers::untrusted_json_block("Sender (untrusted metadata):", &payload)
 }
 
+/// What 2026.4.26 steers into the running turn for a `chat.send` that arrives
+/// while the run streams (`messages.queue.mode: "steer"`): the reply pipeline's
+/// queued body, the Sender block then the stamped text (dist/get-reply-*.js
+/// `followupRun.prompt = queuedBody`; dist/agent-runner.runtime-*.js
+/// queueEmbeddedPiMessage), which pi-coding-agent's `steer` persists as one
+/// text block (twin of steer-user-text on the real 4.26 gateway).
+pub fn steered_webchat_body_2026_4(message: &str, now_ms: u64) -> String {
+    format!("{}\n\n{}", webchat_sender_block_2026_4(), inject_timestamp_2026_4(message, now_ms))
+}
+
 /// `injectTimestamp` of the 2026.4.26 gateway `chat.send` handler (dist
 /// agent-timestamp-*.js): `[Ddd YYYY-MM-DD HH:MM UTC] message`, unless the
 /// message is blank, already starts with such an envelope, or carries a cron
@@ -196,6 +206,26 @@ pub fn runtime_context_of(prompt: &str, transcript: &str) -> Option<String> {
         None => prompt.trim().to_string(),
     };
     (!rest.is_empty()).then_some(rest)
+}
+
+/// The runtime-context message as later reads of the transcript see it.
+/// pi keeps a custom message as a `custom_message` entry stamped when it is
+/// appended (@mariozechner/pi-coding-agent dist/core/session-manager.js
+/// `appendCustomMessageEntry`: `timestamp: new Date().toISOString()`), and
+/// projects it back with that time (core/messages.js `createCustomMessage`:
+/// `new Date(timestamp).getTime()`), while the run's live copy keeps the time
+/// it was built: the entry is the later one (real 2026.4.26 gateway,
+/// `clawspec twin compact-state-effect`: afterTurn saw the live copy at T and
+/// every later turn the entry at T+1…13 ms). An engine keying messages by
+/// time sees two messages.
+pub fn as_persisted_custom_entry(live: &clawspec_contract::message::AgentMessage) -> clawspec_contract::message::AgentMessage {
+    let mut m = live.clone();
+    if let clawspec_contract::message::AgentMessage::Custom(c) = &mut m {
+        if let Some(t) = c.timestamp.as_ref().and_then(|t| t.as_u64()) {
+            c.timestamp = Some((t + 1).into());
+        }
+    }
+    m
 }
 
 /// The `openclaw.runtime-context` custom message 2026.4.26 queues with
@@ -425,6 +455,20 @@ impl Sim<'_> {
             // timed-out attempt's afterTurn).
             c.insert("promptCache".into(), json!({"retention": "short"}));
         }
+        // After the announce's `agent` run stored the skills snapshot (runtime::subagent::Spawned4x).
+        if self.spawned_4x.skills_snapshot {
+            c.insert("skillsSnapshot".into(), json!({}));
+        }
+        // Runs the host starts itself: a spawned child's, a completion announce's (runtime::subagent).
+        if self.profile.host_spawn_v2026_4 {
+            let key = &self.setup.session_key;
+            if let Some((parent, _)) = &self.subagent_of {
+                let task = self.live_children.iter().find(|l| &l.child == key).map(|l| l.task.clone()).unwrap_or_default();
+                super::subagent::host_run_context_2026_4(c, Some((parent, key, &task)));
+            } else if self.live_children.iter().any(|l| l.announced) {
+                super::subagent::host_run_context_2026_4(c, None);
+            }
+        }
     }
 
     /// The 2026.4.26 attempt context of a heartbeat poll: the runner's reply
@@ -495,19 +539,6 @@ impl Sim<'_> {
             }
             c.insert("promptCache".into(), cache);
         }
-        if self.spawned_4x.skills_snapshot {
-            c.insert("skillsSnapshot".into(), json!({}));
-        }
-        // Runs the host starts itself: a spawned child's, a completion announce's (runtime::subagent).
-        if self.profile.host_spawn_v2026_4 {
-            let key = &self.setup.session_key;
-            if let Some((parent, _)) = &self.subagent_of {
-                let task = self.live_children.iter().find(|l| &l.child == key).map(|l| l.task.clone()).unwrap_or_default();
-                super::subagent::host_run_context_2026_4(c, Some((parent, key, &task)));
-            } else if self.live_children.iter().any(|l| l.announced) {
-                super::subagent::host_run_context_2026_4(c, None);
-            }
-        }
     }
 
     /// `__openclaw` metadata the gateway stores on a `chat.send` user message:
@@ -576,6 +607,19 @@ mod tests {
         assert!(channel_extra_system_prompt_2026_4(&direct, true).ends_with("You are in a Clawspec direct conversation. Your replies are automatically sent to this conversation. If no response is needed, reply with exactly \"NO_REPLY\" (and nothing else) so OpenClaw can send a short fallback reply."));
     }
 
+    /// pi re-reads a runtime-context entry with its append time, later than
+    /// the live copy; nothing else changes (twin compact-state-effect, 4.26 window).
+    #[test]
+    fn a_persisted_2026_4_runtime_context_entry_is_stamped_after_the_live_copy() {
+        let live = runtime_context_message_2026_4("Sender (untrusted metadata): x", 5);
+        let persisted = serde_json::to_value(as_persisted_custom_entry(&live)).unwrap();
+        let mut expected = serde_json::to_value(&live).unwrap();
+        expected["timestamp"] = json!(6);
+        assert_eq!(persisted, expected);
+        let user = clawspec_contract::message::AgentMessage::user_text("hi".to_string());
+        assert_eq!(as_persisted_custom_entry(&user), user, "only custom messages are entries of their own");
+    }
+
     #[test]
     fn the_2026_4_gateway_stamps_a_body_once() {
         // 2026-01-01 was a Thursday.
@@ -584,6 +628,13 @@ mod tests {
         assert_eq!(inject_timestamp_2026_4("  ", 0), "  ");
         assert_eq!(inject_timestamp_2026_4("Current time: now", 0), "Current time: now");
         assert_eq!(inject_timestamp_2026_4("[note] hi", crate::runtime::clock::EPOCH_MS), "[Thu 2026-01-01 00:00 UTC] [note] hi");
+    }
+
+    #[test]
+    fn a_2026_4_steer_is_the_queued_body_sender_block_then_stamped_text() {
+        let body = steered_webchat_body_2026_4("Ignore vendor/.", crate::runtime::clock::EPOCH_MS);
+        assert!(body.starts_with("Sender (untrusted metadata):\n```json\n{\n  \"label\": \"clawspec twin (gateway-client)\""), "{body}");
+        assert!(body.ends_with("```\n\n[Thu 2026-01-01 00:00 UTC] Ignore vendor/."), "{body}");
     }
 
     #[test]

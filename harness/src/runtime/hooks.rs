@@ -282,6 +282,8 @@ impl Sim<'_> {
         // (runtime::compact); earlier profiles only the recovery fields.
         let mut ctx = if self.profile.attempt_runtime_context_v2026_9 && super::compact::is_recovery_trigger(trigger) {
             self.recovery_compaction_context()
+        } else if self.profile.pi_session_recovery && matches!(trigger, "overflow" | "timeout_recovery") {
+            self.recovery_compaction_context_2026_4()
         } else {
             Map::new()
         };
@@ -304,5 +306,45 @@ impl Sim<'_> {
             p.insert("abortSignal".into(), json!({"$abortSignal": self.ids.next("sig")}));
         }
         Value::Object(p)
+    }
+
+    /// 2026.4.26's run-loop recovery compaction context (dist
+    /// pi-embedded-*.js overflow and timeout recovery):
+    /// `buildEmbeddedCompactionRuntimeContext` (dist
+    /// compaction-runtime-context-*.js: sessionKey, the message's channel
+    /// fields, workspace/agent dirs, config, skills snapshot, sender, the
+    /// resolved provider/model, think/reasoning levels, bashElevated,
+    /// extraSystemPrompt; undefined ones vanish in JSON), then the attempt's
+    /// `promptCache` (selection-*.js `buildContextEnginePromptCacheInfo`);
+    /// `compact_params` adds runId, trigger, diagId, attempt, maxAttempts.
+    /// Twin of overflow-natural (--keep): a precheck overflow carries
+    /// `promptCache: {retention: "short"}` and no `currentTokenCount`.
+    pub fn recovery_compaction_context_2026_4(&self) -> Map<String, Value> {
+        const KEYS: [&str; 14] = [
+            "messageChannel", "messageProvider", "agentAccountId", "currentChannelId", "currentThreadTs", "currentMessageId", "config",
+            "skillsSnapshot", "senderIsOwner", "senderId", "thinkLevel", "reasoningLevel", "bashElevated", "extraSystemPrompt",
+        ];
+        let mut attempt = Map::new();
+        self.entry_context_2026_4(&mut attempt);
+        let mut c = Map::new();
+        c.insert("sessionKey".into(), json!(self.setup.session_key));
+        for k in KEYS {
+            if let Some(v) = attempt.get(k) {
+                c.insert(k.into(), v.clone());
+            }
+        }
+        c.insert("workspaceDir".into(), json!(self.workspace_dir()));
+        c.insert("agentDir".into(), json!(self.agent_dir()));
+        c.insert("provider".into(), json!(self.setup.provider));
+        c.insert("model".into(), json!(self.setup.model));
+        let cache = match attempt.get("promptCache") {
+            Some(pc) => Some(pc.clone()),
+            // The failed attempt's cache record without an answered call.
+            None => (self.setup.provider == "anthropic").then(|| json!({"retention": "short"})),
+        };
+        if let Some(pc) = cache {
+            c.insert("promptCache".into(), pc);
+        }
+        c
     }
 }

@@ -12,11 +12,13 @@ pub mod channel;
 pub mod clock;
 pub mod command;
 pub mod compact;
+pub mod compact_2026_9;
 pub mod entry;
 pub mod hooks;
 pub mod inject;
 mod mentions;
 pub mod model;
+pub mod pi_compaction;
 pub mod pi_session;
 pub mod pipeline;
 pub mod profile;
@@ -28,6 +30,7 @@ pub mod settings;
 pub mod sqlite_store;
 pub mod steps;
 pub mod subagent;
+pub mod tool_result_truncation;
 pub mod transcript;
 pub mod turn;
 
@@ -158,6 +161,9 @@ pub struct Sim<'a> {
     /// A provider rejected a request for the 2026.9.6 host's own carrier
     /// order (`turn::model_loop`, outcome `rejected-host-order`).
     pub host_order_rejected: bool,
+    /// 2026.9.6 rewrote this run's stored history after a rejected thinking
+    /// replay (`turn::model_loop`): the durable turn is not advanced.
+    pub thinking_replay_rewritten: bool,
     /// The current run is a 2026.9.6 run the gateway's `agent` RPC started
     /// for an inter-session message (`steps::inter_session_turn`): no
     /// inbound message, channel or sender in its attempt context, and the
@@ -377,8 +383,9 @@ impl<'a> Sim<'a> {
             }
         }
         let llm = self.profile.runtime_llm_v2026_9.then(|| callbacks::RuntimeLlm { api: self.setup.api.clone(), provider: self.setup.provider.clone(), model: self.setup.model.clone() });
-        let builtin = self.profile.builtin_compaction_v2026_4.then(|| compact::Builtin2026_4 { estimator: self.profile.estimator, compaction_entry_id: self.transcript.next_id(), compaction_is_last: self.transcript.compaction_is_last() });
-        let mut cb = Callbacks::new(&self.transcript.entries).with_runtime_llm(llm).with_builtin_2026_4(builtin).with_llm_script(self.llm_script.take());
+        let builtin = self.profile.builtin_compaction_v2026_4.then(|| compact::Builtin2026_4 { compaction_entry_id: self.transcript.next_id(), compaction_is_last: self.transcript.compaction_is_last() });
+        let builtin_9 = self.profile.builtin_compaction_v2026_9.then(|| compact_2026_9::Builtin2026_9 { estimator: self.profile.estimator, compaction_is_last: self.transcript.compaction_is_last() });
+        let mut cb = Callbacks::new(&self.transcript.entries).with_runtime_llm(llm).with_builtin_2026_4(builtin).with_builtin_2026_9(builtin_9).with_llm_script(self.llm_script.take());
         let engine = self.engine.as_mut().ok_or_else(|| Abort::Harness("engine not running".into()))?;
         let res = engine.call_ref(m, &params, opts, &mut cb).await;
         let state = self.state_str();
@@ -388,6 +395,9 @@ impl<'a> Sim<'a> {
         let mut callbacks = cb.records;
         for r in &mut callbacks {
             normalise(&mut r.params, &state);
+            // A host answer may name the state dir too (2026.9.6's delegated
+            // compaction returns the run's `sessionTarget.storePath`).
+            normalise(&mut r.result, &state);
         }
         // Message arrays go to the trace's content-addressed store (a trace
         // would otherwise grow with the square of the session length).
@@ -599,6 +609,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         llm_script: None,
         lent_replies_taken: false,
         host_order_rejected: false,
+        thinking_replay_rewritten: false,
         agent_rpc_run: false,
         session_skills_snapshot: false,
         channel_message: None,

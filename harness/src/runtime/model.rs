@@ -46,6 +46,47 @@ pub fn overflow_message(tokens: u64, max: u64) -> String {
     format!("prompt is too long: {tokens} tokens > {max} maximum")
 }
 
+/// The token count an overflow error names, as OpenClaw reads it (dist
+/// errors-*.js `extractObservedOverflowTokenCount`,
+/// `OBSERVED_OVERFLOW_TOKEN_PATTERNS`: "prompt is too long: N tokens > M
+/// maximum", "requested N tokens", "resulted in N tokens", case-insensitive,
+/// commas allowed, positive). The precheck's own error names none.
+pub fn observed_overflow_tokens(message: &str) -> Option<u64> {
+    let lower = message.to_ascii_lowercase();
+    let number_at = |s: &str| -> Option<(u64, usize)> {
+        let t = s.trim_start();
+        let skipped = s.len() - t.len();
+        let len = t.find(|c: char| !(c.is_ascii_digit() || c == ',')).unwrap_or(t.len());
+        let n: u64 = t[..len].replace(',', "").parse().ok()?;
+        Some((n, skipped + len))
+    };
+    fn after(n_end: &str, sep_ws: bool) -> Option<&str> {
+        // `\s+tokens`: at least one space before "tokens".
+        let t = n_end.trim_start();
+        (!sep_ws || t.len() < n_end.len()).then_some(())?;
+        t.strip_prefix("tokens")
+    }
+    // /prompt is too long:\s*([\d,]+)\s+tokens\s*>\s*[\d,]+\s+maximum/i
+    let first = lower.match_indices("prompt is too long:").find_map(|(i, p)| {
+        let rest = &lower[i + p.len()..];
+        let (n, used) = number_at(rest)?;
+        let rest = after(&rest[used..], true)?.trim_start().strip_prefix('>')?;
+        let (_, used2) = number_at(rest)?;
+        let tail = &rest[used2..];
+        (tail.trim_start().len() < tail.len() && tail.trim_start().starts_with("maximum")).then_some(n)
+    });
+    // /requested\s+([\d,]+)\s+tokens/i, /resulted in\s+([\d,]+)\s+tokens/i
+    let word = |w: &str| {
+        lower.match_indices(w).find_map(|(i, p)| {
+            let rest = &lower[i + p.len()..];
+            (rest.trim_start().len() < rest.len()).then_some(())?;
+            let (n, used) = number_at(rest)?;
+            after(&rest[used..], true).map(|_| n)
+        })
+    };
+    [first, word("requested"), word("resulted in")].into_iter().flatten().find(|n| *n > 0)
+}
+
 pub fn default_error_message(kind: ModelErrorKind, tokens: u64, max: u64) -> String {
     match kind {
         ModelErrorKind::Overflow => overflow_message(tokens, max),
@@ -55,51 +96,6 @@ pub fn default_error_message(kind: ModelErrorKind, tokens: u64, max: u64) -> Str
         ModelErrorKind::Other => "500 api_error: Internal server error".into(),
         ModelErrorKind::Aborted => "Request was aborted.".into(),
     }
-}
-
-/// What 2026.9.6 shows the user when the provider rejects the message
-/// order (dist embedded-agent-*.mjs `resolveBlockedPromptResult`,
-/// embedded-agent-helpers-*.mjs: "role_ordering").
-pub const ROLE_ORDERING_ERROR: &str = "Message ordering conflict - please try again. If this persists, use /new to start a fresh session.";
-
-/// The mock Anthropic's 400 body for an assistant-first request (what the
-/// host keeps as the terminal error's `errorBody`).
-pub const ANTHROPIC_USER_FIRST_BODY: &str = r#"{"error":{"message":"messages: first message must use the \"user\" role","type":"invalid_request_error"},"request_id":"req_mock","type":"error"}"#;
-
-/// The assistant message 2026.9.6 writes when a run ends on a provider's
-/// rejection (real store, `clawspec twin durable-overflow-retry`): no
-/// content, zero usage, `stopReason: "error"`, the HTTP status and body,
-/// keyed `<runId>:terminal-error`. It is history: the next bootstrap imports
-/// it, and replay drops it (an empty stream-error assistant).
-pub fn terminal_error_assistant(api: &str, provider: &str, model: &str, run_id: &str, status: u16, body: &str, ts: u64) -> AgentMessage {
-    serde_json::from_value(serde_json::json!({
-        "role": "assistant", "content": [], "api": api, "provider": provider, "model": model,
-        "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
-                  "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
-        "stopReason": "error", "timestamp": ts,
-        "errorMessage": format!("{status}: {body}"), "errorCode": status.to_string(), "errorBody": body,
-        "idempotencyKey": format!("{run_id}:terminal-error"), "__openclaw": {"runId": run_id},
-    }))
-    .expect("an assistant message")
-}
-
-/// Anthropic Messages rejects a request whose first message is not a user
-/// message ("messages: first message must use the \"user\" role",
-/// mock-providers validate.rs B1 `anthropic_user_first`), and OpenClaw
-/// 2026.9.6 sends an engine's assembled view as is: an assistant-first view
-/// (a window trimmed right after a user message) fails the attempt with a
-/// format error the host surfaces, no retry (gateway log of `clawspec twin
-/// overflow-natural`: `failover decision … decision=surface_error
-/// reason=format`). The in-process provider has to enforce it like the mock.
-pub fn anthropic_user_first(api: &str, messages: &[AgentMessage]) -> Option<ModelFailure> {
-    let first = messages.first()?;
-    // Every other role reaches the wire as a user turn (carriers, summaries, tool results).
-    (api == "anthropic-messages" && matches!(first, AgentMessage::Assistant(_))).then(|| ModelFailure {
-        kind: ModelErrorKind::Other,
-        rejected: true,
-        message: ROLE_ORDERING_ERROR.to_string(),
-        observed_tokens: None,
-    })
 }
 
 /// In-process provider: enforces the context window, otherwise returns the script.
@@ -170,29 +166,20 @@ impl ModelClient for HttpModel {
 }
 
 #[cfg(test)]
-mod user_first_tests {
+mod observed_tokens_tests {
+    use rstest::rstest;
+
     use super::*;
 
-    #[test]
-    fn anthropic_rejects_an_assistant_first_request_only() {
-        let user = AgentMessage::user_text("hi");
-        let asst: AgentMessage = serde_json::from_value(serde_json::json!({"role": "assistant", "content": [{"type": "text", "text": "x"}]})).unwrap();
-        let f = anthropic_user_first("anthropic-messages", &[asst.clone(), user.clone()]).expect("rejected");
-        assert!(f.rejected && f.kind == ModelErrorKind::Other && f.message == ROLE_ORDERING_ERROR);
-        assert_eq!(anthropic_user_first("anthropic-messages", &[user.clone(), asst.clone()]), None);
-        assert_eq!(anthropic_user_first("openai-responses", &[asst, user.clone()]), None);
-        // A runtime-context carrier first is a user turn on the wire.
-        let carrier: AgentMessage = serde_json::from_value(serde_json::json!({"role": "custom", "customType": "openclaw.runtime-context", "content": "ctx"})).unwrap();
-        assert_eq!(anthropic_user_first("anthropic-messages", &[carrier, user]), None);
-    }
-
-    #[test]
-    fn a_terminal_error_is_an_empty_error_assistant() {
-        let m = terminal_error_assistant("anthropic-messages", "anthropic", "claude-sonnet-4-6", "run-0001", 400, ANTHROPIC_USER_FIRST_BODY, 5);
-        let v = serde_json::to_value(&m).unwrap();
-        assert_eq!(v["content"], serde_json::json!([]));
-        assert_eq!(v["stopReason"], "error");
-        assert_eq!(v["idempotencyKey"], "run-0001:terminal-error");
-        assert!(v["errorMessage"].as_str().unwrap().starts_with("400: {\"error\""));
+    #[rstest]
+    #[case::anthropic("prompt is too long: 24001 tokens > 24000 maximum", Some(24001))]
+    #[case::inside_the_sdk_body(r#"400 {"type":"error","error":{"message":"Prompt is too long: 40,001 tokens > 32,000 maximum"}}"#, Some(40001))]
+    #[case::requested("This model's maximum context length is 8192 tokens. However, you requested 9000 tokens", Some(9000))]
+    #[case::resulted_in("your messages resulted in 12345 tokens", Some(12345))]
+    #[case::precheck("Context overflow: prompt too large for the model (precheck).", None)]
+    #[case::no_maximum("prompt is too long: 5 tokens", None)]
+    #[case::zero("requested 0 tokens", None)]
+    fn the_observed_count_is_what_openclaws_patterns_read(#[case] message: &str, #[case] want: Option<u64>) {
+        assert_eq!(observed_overflow_tokens(message), want);
     }
 }

@@ -11,7 +11,8 @@
 //!   `_checkCompaction` case 1, `_overflowRecoveryAttempted`,
 //!   `_runAutoCompaction("overflow", true)` → `agent.continue()`).
 //! - The compaction (dist/core/compaction/compaction.js `prepareCompaction`,
-//!   `findCutPoint`, `compact`): `keepRecentTokens` 20 000 (pi's default,
+//!   `findCutPoint`, `compact`; the arithmetic is runtime::pi_compaction,
+//!   shared with the delegated /compact of runtime::compact::Builtin2026_4): `keepRecentTokens` 20 000 (pi's default,
 //!   OpenClaw configures none) decides the first kept entry; the summary is
 //!   the model's answer to the summarisation call, the same model the turn
 //!   uses, so it takes the turn's next scripted reply (the mock answers in
@@ -33,13 +34,12 @@
 use std::collections::VecDeque;
 
 use clawspec_contract::{AgentMessage, CompactionSummaryMessage, Extra};
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::Sim;
 use crate::scenario::model::{ModelErrorKind, ModelReply};
 
-/// pi's `DEFAULT_COMPACTION_SETTINGS.keepRecentTokens` (settings-manager.js).
-pub const KEEP_RECENT_TOKENS: u64 = 20_000;
+use super::pi_compaction::KEEP_RECENT_TOKENS;
 /// What the mock provider answers a call its step scripts no reply for
 /// (mock-providers/src/server.rs: `{"text": "ok"}`).
 pub use super::compact::UNSCRIPTED_REPLY;
@@ -66,103 +66,7 @@ pub fn retryable(f: &super::model::ModelFailure) -> bool {
     !f.rejected && matches!(f.kind, ModelErrorKind::RateLimit | ModelErrorKind::Other)
 }
 
-/// JS `string.length`: UTF-16 code units.
-fn js_len(s: &str) -> u64 {
-    s.encode_utf16().count() as u64
-}
-
-/// pi's `estimateTokens` (compaction.js): ⌈chars/4⌉ of the text a message carries.
-pub fn estimate_tokens(m: &AgentMessage) -> u64 {
-    let v = serde_json::to_value(m).unwrap_or(Value::Null);
-    let text_blocks = |c: &Value| -> u64 {
-        match c {
-            Value::String(s) => js_len(s),
-            Value::Array(bs) => bs
-                .iter()
-                .map(|b| match b["type"].as_str() {
-                    Some("text") => b["text"].as_str().map_or(0, js_len),
-                    Some("image") => 4800,
-                    _ => 0,
-                })
-                .sum(),
-            _ => 0,
-        }
-    };
-    let chars = match v["role"].as_str() {
-        Some("user") => match &v["content"] {
-            Value::String(s) => js_len(s),
-            Value::Array(bs) => bs.iter().filter(|b| b["type"] == "text").map(|b| b["text"].as_str().map_or(0, js_len)).sum(),
-            _ => 0,
-        },
-        Some("assistant") => v["content"]
-            .as_array()
-            .map(|bs| {
-                bs.iter()
-                    .map(|b| match b["type"].as_str() {
-                        Some("text") => b["text"].as_str().map_or(0, js_len),
-                        Some("thinking") => b["thinking"].as_str().map_or(0, js_len),
-                        Some("toolCall") => b["name"].as_str().map_or(0, js_len) + js_len(&b["arguments"].to_string()),
-                        _ => 0,
-                    })
-                    .sum()
-            })
-            .unwrap_or(0),
-        Some("custom") | Some("toolResult") => text_blocks(&v["content"]),
-        Some("compactionSummary") | Some("branchSummary") => v["summary"].as_str().map_or(0, js_len),
-        _ => 0,
-    };
-    chars.div_ceil(4)
-}
-
-/// pi's `calculateContextTokens` of an assistant that did not end in
-/// `error`/`aborted`: `totalTokens || input + output + cacheRead + cacheWrite`.
-pub(super) fn usage_tokens(m: &AgentMessage) -> Option<u64> {
-    let AgentMessage::Assistant(a) = m else { return None };
-    if matches!(a.stop_reason.as_deref(), Some("error" | "aborted")) {
-        return None;
-    }
-    let u = a.usage.as_ref()?;
-    let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
-    Some(match n("totalTokens") {
-        0 => n("input") + n("output") + n("cacheRead") + n("cacheWrite"),
-        t => t,
-    })
-}
-
-/// pi's `estimateContextTokens`: the last valid usage plus estimates of what
-/// follows it; with no usage, the estimate of everything.
-pub fn estimate_context_tokens(ms: &[AgentMessage]) -> u64 {
-    match ms.iter().enumerate().rev().find_map(|(i, m)| usage_tokens(m).map(|u| (i, u))) {
-        Some((i, u)) => u + ms[i + 1..].iter().map(estimate_tokens).sum::<u64>(),
-        None => ms.iter().map(estimate_tokens).sum(),
-    }
-}
-
-/// pi's `findCutPoint` over the compactable messages `ms` (the entries after
-/// the previous compaction's kept boundary): the index of the first kept
-/// message, and whether the cut splits a turn (cut at a non-user message).
-/// Tool results are never a cut point; summaries are not walked.
-pub fn cut_point(ms: &[AgentMessage], keep_recent: u64) -> (usize, bool) {
-    let valid = |m: &AgentMessage| !matches!(m, AgentMessage::ToolResult(_) | AgentMessage::CompactionSummary(_));
-    let cuts: Vec<usize> = (0..ms.len()).filter(|&i| valid(&ms[i])).collect();
-    let Some(&first) = cuts.first() else { return (0, false) };
-    let mut acc = 0;
-    let mut cut = first;
-    for i in (0..ms.len()).rev() {
-        if matches!(ms[i], AgentMessage::CompactionSummary(_)) {
-            continue;
-        }
-        acc += estimate_tokens(&ms[i]);
-        if acc >= keep_recent {
-            if let Some(&c) = cuts.iter().find(|&&c| c >= i) {
-                cut = c;
-            }
-            break;
-        }
-    }
-    let split = !matches!(ms[cut], AgentMessage::User(_) | AgentMessage::Custom(_));
-    (cut, split)
-}
+use super::pi_compaction::estimate_context_tokens;
 
 /// The error text pi records for a provider's HTTP error: the status, then
 /// the body (@anthropic-ai/sdk `APIError.makeMessage`), as the real session
@@ -186,6 +90,22 @@ pub fn error_assistant(sim: &Sim<'_>, error: &str, ts: u64) -> AgentMessage {
         "stopReason": "error", "timestamp": ts, "errorMessage": error,
     }))
     .expect("an assistant message")
+}
+
+/// A compaction that ends without a retry (failed, or refused as a second
+/// overflow recovery) makes OpenClaw zero the usage of every assistant in
+/// the agent's messages, in place (openclaw dist selection-*.js
+/// `handleCompactionEnd` → `clearStaleAssistantUsageOnSessionMessages`,
+/// usage-*.js `makeZeroUsageSnapshot`); the attempt's afterTurn sees them so
+/// (twin of overflow-three-compactions on builtin:window: the assembled
+/// 870-token usages come back as zeros).
+pub fn clear_stale_assistant_usage(all: &mut [AgentMessage]) {
+    for m in all {
+        if let AgentMessage::Assistant(a) = m {
+            a.usage = Some(json!({"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
+                "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}));
+        }
+    }
 }
 
 /// The summary text the summarisation call(s) get, or the failure that ends
@@ -221,10 +141,10 @@ pub fn overflow_compaction(sim: &mut Sim<'_>, all: &mut Vec<AgentMessage>, scrip
     let tokens_before = estimate_context_tokens(&context);
     let live: Vec<usize> = (boundary..sim.transcript.entries.len()).filter(|&i| !sim.transcript.entries[i].abandoned).collect();
     let compactable: Vec<AgentMessage> = live.iter().map(|&i| sim.transcript.entries[i].message.clone()).collect();
-    let (cut, split) = cut_point(&compactable, KEEP_RECENT_TOKENS);
-    let turn_start = if split { compactable[..cut].iter().rposition(|m| matches!(m, AgentMessage::User(_) | AgentMessage::Custom(_))) } else { None };
-    let split = split && turn_start.is_some_and(|t| t < cut);
-    let history_empty = turn_start.unwrap_or(cut) == 0;
+    // The same `findCutPoint` as a delegated compaction (runtime::pi_compaction).
+    let point = super::pi_compaction::find_cut_point(&compactable, 0, KEEP_RECENT_TOKENS);
+    let (cut, split) = (point.first_kept, point.splits());
+    let history_empty = point.history_end() == 0;
     let summary = match summarise(script, history_empty, split) {
         Ok(s) => s,
         Err(e) => {
@@ -267,31 +187,6 @@ pub fn overflow_compaction(sim: &mut Sim<'_>, all: &mut Vec<AgentMessage>, scrip
 mod tests {
     use super::*;
 
-    fn msg(v: Value) -> AgentMessage {
-        serde_json::from_value(v).unwrap()
-    }
-
-    #[test]
-    fn estimates_count_utf16_chars_over_four_rounded_up() {
-        assert_eq!(estimate_tokens(&msg(json!({"role": "user", "content": "abcde"}))), 2);
-        assert_eq!(estimate_tokens(&msg(json!({"role": "user", "content": [{"type": "text", "text": "é😀"}]}))), 1);
-        let call = msg(json!({"role": "assistant", "content": [{"type": "toolCall", "id": "t", "name": "read", "arguments": {"path": "a"}}]}));
-        assert_eq!(estimate_tokens(&call), (4 + r#"{"path":"a"}"#.len() as u64).div_ceil(4));
-        assert_eq!(estimate_tokens(&msg(json!({"role": "compactionSummary", "summary": "ok", "tokensBefore": 1}))), 1);
-    }
-
-    #[test]
-    fn context_tokens_start_from_the_last_valid_usage() {
-        let ms = vec![
-            msg(json!({"role": "user", "content": "x".repeat(400)})),
-            msg(json!({"role": "assistant", "content": [], "stopReason": "stop", "usage": {"output": 874, "totalTokens": 874}})),
-            msg(json!({"role": "user", "content": "y".repeat(44)})),
-            msg(json!({"role": "assistant", "content": [], "stopReason": "error", "usage": {"totalTokens": 0}})),
-        ];
-        assert_eq!(estimate_context_tokens(&ms), 874 + 11);
-        assert_eq!(estimate_context_tokens(&ms[..1]), 100);
-    }
-
     #[test]
     fn pi_retries_rate_limits_and_server_errors_but_not_overflows_or_rejections() {
         let f = |kind, rejected| super::super::model::ModelFailure { kind, rejected, message: String::new(), observed_tokens: None };
@@ -313,19 +208,22 @@ mod tests {
     }
 
     #[test]
+    fn a_compaction_without_retry_zeroes_every_assistant_usage() {
+        let mut ms: Vec<AgentMessage> = vec![
+            serde_json::from_value(json!({"role": "user", "content": "q"})).unwrap(),
+            serde_json::from_value(json!({"role": "assistant", "content": [], "stopReason": "stop", "usage": {"input": 3, "output": 870, "totalTokens": 873}})).unwrap(),
+        ];
+        clear_stale_assistant_usage(&mut ms);
+        let AgentMessage::Assistant(a) = &ms[1] else { unreachable!() };
+        assert_eq!(a.usage.as_ref().unwrap()["totalTokens"], 0);
+        assert_eq!(a.usage.as_ref().unwrap()["cost"]["total"], 0);
+        assert!(matches!(ms[0], AgentMessage::User(_)));
+    }
+
+    #[test]
     fn an_exhausted_script_gets_the_mocks_unscripted_answer() {
         let mut script: VecDeque<ModelReply> = vec![ModelReply::Text("a".into())].into();
         assert_eq!(next_reply(&mut script), ModelReply::Text("a".into()));
         assert_eq!(next_reply(&mut script), ModelReply::Text(UNSCRIPTED_REPLY.into()));
-    }
-
-    #[test]
-    fn a_short_session_keeps_everything_and_a_long_one_cuts_at_a_turn() {
-        let user = |n: usize| msg(json!({"role": "user", "content": "u".repeat(n)}));
-        let reply = |n: usize| msg(json!({"role": "assistant", "content": [{"type": "text", "text": "a".repeat(n)}]}));
-        assert_eq!(cut_point(&[user(400), reply(400)], KEEP_RECENT_TOKENS), (0, false));
-        // 4 × 8 000 tokens: the walk back passes 20 000 at index 1 (an assistant).
-        let ms = [user(32_000), reply(32_000), user(32_000), reply(32_000)];
-        assert_eq!(cut_point(&ms, KEEP_RECENT_TOKENS), (1, true));
     }
 }

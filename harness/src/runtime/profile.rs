@@ -168,6 +168,10 @@ pub struct Profile {
     /// (`runtime::compact::Builtin2026_4`): the model's reply as summary, a
     /// hardened boundary that keeps nothing, pi's token counts.
     pub builtin_compaction_v2026_4: bool,
+    /// A manual `/compact` delegated to the host is 2026.9.6's pi compaction
+    /// under the compaction safeguard (`runtime::compact_2026_9`): structured
+    /// sections, preserved recent turns, the split turn's prefix summary.
+    pub builtin_compaction_v2026_9: bool,
     /// The gateway WebChat entry of 2026.4.26 (`runtime::entry`, observed by
     /// `clawspec twin`): `chat.send` stamps the body `[Ddd YYYY-MM-DD HH:MM UTC] `
     /// (dist agent-timestamp-*.js `injectTimestamp`), the prompt carries the
@@ -241,6 +245,7 @@ impl Profile {
             bootstrap_runtime_context: false,
             runtime_llm_v2026_9: false,
             builtin_compaction_v2026_4: true,
+            builtin_compaction_v2026_9: false,
             webchat_entry_v2026_4: true,
             real_tool_result_details: true,
             transcript_store: TranscriptStore::Jsonl,
@@ -284,6 +289,7 @@ impl Profile {
             bootstrap_runtime_context: true,
             runtime_llm_v2026_9: true,
             builtin_compaction_v2026_4: false,
+            builtin_compaction_v2026_9: true,
             webchat_entry_v2026_4: false,
             real_tool_result_details: false,
             transcript_store: TranscriptStore::Sqlite,

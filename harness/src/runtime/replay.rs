@@ -41,19 +41,55 @@ fn wire(profile: &Profile, setup: &Setup) -> Option<Provider> {
 /// content) is not replayed (`stripToolResultDetails`, model-context-message-*.mjs,
 /// called by `sanitizeSessionHistory`): the session keeps it, the next
 /// attempt's history drops it (twin of http-anthropic).
-pub fn sanitize_history(profile: &Profile, setup: &Setup, ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
-    if !profile.attempt_runtime_context_v2026_9 {
-        return sanitize_history_2026_4(profile, setup, ms);
-    }
-    let policy = match wire(profile, setup) {
+/// The replay policy 2026.9.6 resolves for the session's model.
+fn replay_policy(profile: &Profile, setup: &Setup) -> Option<Policy> {
+    match wire(profile, setup) {
         Some(Provider::Anthropic) => Some(Policy::for_model(Provider::Anthropic, &setup.model)),
         Some(Provider::Gemini) => Some(Policy::for_model(Provider::Gemini, &setup.model)),
         // Mistral on openai-completions: the openai-completions policy (strict ids,
         // not the 9-character ids of a native Mistral transport).
         Some(Provider::OpenAiChat | Provider::Mistral) => Some(Policy { validate_gemini_turns: true, validate_anthropic_turns: true, ..Policy::for_model(Provider::OpenAiChat, &setup.model) }),
         _ => None,
-    };
-    let mut ms = match policy {
+    }
+}
+
+/// Whether 2026.9.6 wraps the model stream with its thinking-rejection
+/// recovery: a policy that preserves signatures or drops thinking or
+/// reasoning (builtin-openclaw-*.mjs: `session.agent.streamFn =
+/// wrapAnthropicStreamWithRecovery(…)` under `transcriptPolicy.preserveSignatures
+/// || dropThinkingBlocks || dropReasoningFromHistory`).
+pub fn recovers_rejected_thinking(profile: &Profile, setup: &Setup) -> bool {
+    profile.attempt_runtime_context_v2026_9 && replay_policy(profile, setup).is_some_and(|p| p.preserve_signatures || p.drop_thinking_blocks || p.drop_reasoning_from_history)
+}
+
+/// What 2026.9.6's recovery hook does to the stored history once the retry
+/// without thinking is answered (`repairRejectedThinkingReplayInSessionManager`,
+/// builtin-openclaw-*.mjs; `stripThinkingBlocksFromMessage`,
+/// tool-result-truncation-*.mjs): every assistant on the active branch loses
+/// its thinking blocks, one left with nothing reads `[assistant reasoning
+/// omitted]`. Returns how many messages changed (the `repaired=N` it logs).
+pub fn strip_thinking_for_rejected_replay<'a>(ms: impl Iterator<Item = &'a mut AgentMessage>) -> usize {
+    let mut changed = 0;
+    for m in ms {
+        if let AgentMessage::Assistant(a) = m {
+            let before = a.content.len();
+            a.content.retain(|b| !matches!(b, ContentBlock::Thinking(_)));
+            if a.content.len() != before {
+                changed += 1;
+                if a.content.is_empty() {
+                    a.content.push(ContentBlock::Text(clawspec_contract::TextBlock { text: clawspec_mock_providers::repair::placeholders::REASONING_OMITTED.into(), text_signature: None, extra: Default::default() }));
+                }
+            }
+        }
+    }
+    changed
+}
+
+pub fn sanitize_history(profile: &Profile, setup: &Setup, ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+    if !profile.attempt_runtime_context_v2026_9 {
+        return sanitize_history_2026_4(profile, setup, ms);
+    }
+    let mut ms = match replay_policy(profile, setup) {
         Some(policy) => {
             // `allowedToolNames` is the session's tool catalogue plus client
             // tools (builtin-openclaw-*.mjs `collectAllowedToolNames`): a stored
@@ -303,6 +339,29 @@ mod tests {
     use rstest::rstest;
     use serde_json::json;
 
+    // Twin of regression-a8-unsigned-thinking on 2026.9.6: the rejected replay's
+    // stored assistants lose their thinking (repaired=2), a thinking-only one
+    // reads the placeholder, users are left alone; the recovery is installed for
+    // the Anthropic policy (preserveSignatures) and never on 2026.4.26.
+    #[test]
+    fn a_rejected_thinking_replay_strips_stored_thinking() {
+        let mut ms: Vec<AgentMessage> = serde_json::from_value(json!([
+            {"role": "user", "content": "q", "timestamp": 1},
+            {"role": "assistant", "content": [{"type": "thinking", "thinking": "t"}, {"type": "text", "text": "a"}], "timestamp": 2},
+            {"role": "assistant", "content": [{"type": "thinking", "thinking": "u", "thinkingSignature": ""}], "timestamp": 3},
+            {"role": "assistant", "content": [{"type": "text", "text": "b"}], "timestamp": 4}
+        ]))
+        .unwrap();
+        assert_eq!(strip_thinking_for_rejected_replay(ms.iter_mut()), 2);
+        let v = serde_json::to_value(&ms).unwrap();
+        assert_eq!(v[1]["content"], json!([{"type": "text", "text": "a"}]));
+        assert_eq!(v[2]["content"][0]["text"], "[assistant reasoning omitted]");
+        assert_eq!(v[3]["content"], json!([{"type": "text", "text": "b"}]));
+        let setup = Setup { provider: "anthropic".into(), api: "anthropic-messages".into(), model: "claude-sonnet-4-6".into(), ..Setup::default() };
+        assert!(recovers_rejected_thinking(&Profile::current_2026_9_6(), &setup));
+        assert!(!recovers_rejected_thinking(&Profile::classic_2026_4_26(), &setup));
+    }
+
     fn history() -> Vec<AgentMessage> {
         serde_json::from_value(json!([
             {"role": "user", "content": "go", "timestamp": 1},
@@ -336,7 +395,7 @@ mod tests {
         let p96 = Profile::by_id("openclaw-2026.9.6").unwrap();
         let out = ids(&sanitize_history(&p96, &setup, history()));
         assert_eq!(out, [want[0], want[1], want[0], want[1]], "each result follows its call");
-        let p426 = Profile::by_id("openclaw-2026.4.26").unwrap();
+        let p426 = Profile::classic_2026_4_26();
         // 2026.4.26 runs its own sanitizeSessionHistory on every API: strict ids (native toolu_ kept on
         // anthropic-messages; Mistral's strict9 gives the same 9-character ids here), none on Responses
         // (twins of http-openai-chat, http-mistral, regression-a8-empty-tool-name on 4.26).
@@ -482,7 +541,7 @@ mod tests {
         let details = |ms: &[AgentMessage]| ms.iter().filter(|m| matches!(m, AgentMessage::ToolResult(r) if r.details.is_some())).count();
         assert_eq!(details(&sanitize_history(&Profile::by_id("openclaw-2026.9.6").unwrap(), &setup, h.clone())), 0);
         // 2026.4.26 strips them too (`stripToolResultDetails` in its sanitizeSessionHistory, every API).
-        assert_eq!(details(&sanitize_history(&Profile::by_id("openclaw-2026.4.26").unwrap(), &setup, h)), 0);
+        assert_eq!(details(&sanitize_history(&Profile::classic_2026_4_26(), &setup, h)), 0);
     }
 
     // Twin of regression-a8-blank-content: on anthropic-messages the whole

@@ -123,7 +123,7 @@ fn validate_replay_turns(policy: &Policy, ms: Vec<AgentMessage>) -> Vec<AgentMes
 /// `delivery-mirror`, `gateway-injected`) go; an assistant with no content
 /// that errored, or stopped with zero usage, is kept with
 /// [`STREAM_ERROR_FALLBACK_TEXT`] (2026.9.6 drops it instead).
-fn normalize_assistant_replay_content(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+pub(super) fn normalize_assistant_replay_content(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
     use clawspec_contract::MessageContent;
     let blank = |b: &ContentBlock| matches!(b, ContentBlock::Text(t) if t.text.trim().is_empty());
     ms.into_iter()
@@ -470,6 +470,22 @@ mod tests {
         let chat = Setup { provider: "openai".into(), api: "openai-completions".into(), model: "gpt-4.1".into(), ..s };
         let users = msgs(json!([{"role": "user", "content": "a", "timestamp": 1}, {"role": "user", "content": "b", "timestamp": 2}]));
         assert_eq!(sanitize_session_history(&chat, users).len(), 2);
+    }
+
+    // The merged empty user reaches assemble, then leaves the agent's messages
+    // right before the prompt (prePromptMessageCount already taken); the
+    // empty error assistant stays, as its placeholder.
+    #[test]
+    fn the_prompt_time_pass_drops_the_merged_empty_user() {
+        let view = msgs(json!([
+            {"role": "user", "content": [], "timestamp": 3},
+            {"role": "assistant", "content": [{"type": "text", "text": "a, b, c."}], "stopReason": "stop", "timestamp": 4},
+            {"role": "assistant", "content": [], "stopReason": "error", "timestamp": 5}
+        ]));
+        let v = serde_json::to_value(normalize_assistant_replay_content(view)).unwrap();
+        assert_eq!(v.as_array().unwrap().len(), 2, "{v:#}");
+        assert_eq!(v[0]["content"][0]["text"], "a, b, c.");
+        assert_eq!(v[1]["content"][0]["text"], STREAM_ERROR_FALLBACK_TEXT);
     }
 
     #[rstest]

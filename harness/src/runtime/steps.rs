@@ -160,6 +160,8 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
         sim.new_session();
         sim.note("session-reset", format!("/new: session reset to {}", sim.transcript.session_id));
     }
+    // 2026.4.26 runs the bare reset's prompt turn runtime-only (see [`reset_turn_message_2026_4`]).
+    let reset_4x = body.session_reset && sim.profile.webchat_entry_v2026_4;
     let ts = sim.clock.now();
     let user = |text: &str| {
         let content = if t.image {
@@ -190,19 +192,18 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
             }
             (msg, Some(user(&body.text)))
         }
+        None if reset_4x => (reset_turn_message_2026_4(ts), None),
         None => (user(&body.transcript), (body.transcript != body.text).then(|| user(&body.text))),
     };
     // 2026.9.6: inbound metadata travels in a hidden carrier (`currentInboundContext`).
     let carriers = if body.context_fragments.is_empty() { Vec::new() } else { vec![inject::carrier(sim.profile, &body.context_fragments, ts)] };
-    // After a 2026.4.26 spawn the workspace's bootstrap is pending: its prefix leads the effective prompt (runtime::subagent::Spawned4x).
-    let effective = if entry_4x && sim.spawned_4x.bootstrap_pending { format!("{}\n\n{}", super::subagent::bootstrap_pending_prefix_2026_4(), body.text) } else { body.text.clone() };
-    let next_turn_context = if entry_4x { entry::runtime_context_of(&effective, &body.transcript).map(|c| entry::runtime_context_message_2026_4(&c, ts)) } else { None };
+    let next_turn_context = if entry_4x { entry::runtime_context_of(&body.text, &body.transcript).map(|c| entry::runtime_context_message_2026_4(&c, ts)) } else { None };
     let input = TurnInput {
         kind: TurnKind::User,
         prompt: body.text,
         message: msg,
         model_message,
-        persist: true,
+        persist: !reset_4x,
         admitted: t.admitted.unwrap_or(sim.setup.admitted_turns),
         is_heartbeat: false,
         carriers,
@@ -218,6 +219,22 @@ async fn user_turn(sim: &mut Sim<'_>, t: &TurnSpec) -> Result<(), Abort> {
     let out = turn::run_turn(sim, input).await;
     sim.channel_message = None;
     out
+}
+
+/// The user message of a bare `/new` or `/reset` turn on 2026.4.26. Its
+/// transcript prompt is the reset's trailing text, empty for a bare reset
+/// (dist/get-reply-*.js `transcriptBodyBase = … isBareSessionReset ?
+/// softResetTail`), so `resolveRuntimeContextPromptParts` makes the turn
+/// runtime-only: the reset prompt goes to the system prompt and
+/// `activeSession.prompt("")` sends one empty text block
+/// (dist/runtime-context-prompt-*.js, dist/selection-*.js). The engine ingests
+/// that message, but the next turn's history does not hold it (twin of
+/// prompt-bare-new over openai-completions, --keep: the session JSONL has no
+/// user entry, the assistant's parentId names the missing one; pi-coding-agent
+/// dist/core/session-manager.js `_persist` defers entries until the first
+/// assistant). `assemble.prompt` stays the reset prompt.
+pub fn reset_turn_message_2026_4(ts: u64) -> AgentMessage {
+    AgentMessage::User(UserMessage { content: MessageContent::Blocks(vec![text_block("")]), timestamp: Some(ts.into()), provenance: None, idempotency_key: None, extra: Extra::new() })
 }
 
 /// A completion announce (or a collect batch of them) as a new agent turn.
@@ -291,9 +308,9 @@ async fn announce_turn(sim: &mut Sim<'_>, announces: &[AnnounceSpec], script: &[
     } else {
         (prompt.clone(), None, Extra::new())
     };
-    // 2026.4.26 prefixes the announce run's message with the workspace's
-    // pending-bootstrap notice (runtime::subagent::announce_message_2026_4).
-    let content = if live_4x { MessageContent::Blocks(vec![super::transcript::text_block(&super::subagent::announce_message_2026_4(&content))]) } else { MessageContent::Text(content) };
+    // 2026.4.26's `agent` RPC stores the run's message as blocks (no
+    // pending-bootstrap prefix: the workspace is set up, runtime::subagent::Spawned4x).
+    let content = if live_4x { MessageContent::Blocks(vec![super::transcript::text_block(&content)]) } else { MessageContent::Text(content) };
     let msg = AgentMessage::User(UserMessage {
         content,
         timestamp: Some(ts.into()),
@@ -559,6 +576,9 @@ async fn manual_compact(sim: &mut Sim<'_>, c: &CompactSpec) -> Result<(), Abort>
     if sim.profile.builtin_compaction_v2026_4 {
         let result = last_compact_result(sim, threw_before, threw.as_deref());
         let line = super::command::compact_system_event_2026_4(&result, sim.setup.context_window);
+        // The command replies `⚙️ ${line}` (commands-handlers.runtime-*.js
+        // `handleCompactCommand`), which the gateway keeps in the transcript.
+        sim.persist_command_reply_2026_4(&format!("⚙️ {line}"));
         sim.pending_system_events.push(line);
     }
     if sim.profile.attempt_runtime_context_v2026_9 {

@@ -40,37 +40,23 @@ pub struct LiveChild {
 }
 
 /// What a spawn leaves behind on 2026.4.26 (twin of announce-subagent on the
-/// real 2026.4.26 gateway; `clawspec twin --keep`: the workspace's
-/// `.openclaw/workspace-state.json` records `bootstrapSeededAt` during the
-/// spawn's runs).
+/// real 2026.4.26 gateway).
+///
+/// No pending bootstrap: the child's and the announce's runs are `agent`
+/// calls, and that path seeds the workspace's bootstrap files (BOOTSTRAP.md
+/// among them) only without `agents.defaults.skipBootstrap`
+/// (openclaw@2026.4.26 dist/agent-command-*.js ensureAgentWorkspace
+/// `ensureBootstrapFiles: !agentCfg?.skipBootstrap`). A scenario's workspace
+/// is a set-up one, which is what skipBootstrap gives every path (the runner
+/// sets it on 2026.4.x, adapters/openclaw-bridge/host-runner.mjs), so
+/// isWorkspaceBootstrapPending (dist/workspace-*.js) stays false and no run
+/// gets the "[Bootstrap pending]" prefix (dist/system-prompt-*.js
+/// buildAgentUserPromptPrefix).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Spawned4x {
-    /// The workspace's bootstrap files were seeded: BOOTSTRAP.md is pending
-    /// (dist/workspace-*.js isWorkspaceBootstrapPending), so every later
-    /// interactive primary run gets the "[Bootstrap pending]" user-prompt
-    /// prefix (dist/bootstrap-mode-*.js resolveBootstrapMode "full",
-    /// dist/system-prompt-*.js buildAgentUserPromptPrefix, prepended to the
-    /// effective prompt in dist/selection-*.js): on a chat.send turn it lands
-    /// in the queued runtime-context message, on the announce run in its message.
-    pub bootstrap_pending: bool,
     /// An `agent` run (the announce) stored the skills snapshot on the
     /// session entry: later chat.send runs carry `skillsSnapshot` too.
     pub skills_snapshot: bool,
-}
-
-/// [`Spawned4x::bootstrap_pending`]'s prefix (dist/system-prompt-*.js
-/// buildAgentUserPromptPrefix, "full" mode), joined to the prompt by a blank line.
-pub fn bootstrap_pending_prefix_2026_4() -> String {
-    [
-        "[Bootstrap pending]",
-        "Please read BOOTSTRAP.md from the workspace and follow it before replying normally.",
-        "If this run can complete the BOOTSTRAP.md workflow, do so.",
-        "If it cannot, explain the blocker briefly, continue with any bootstrap steps that are still possible here, and offer the simplest next step.",
-        "Do not pretend bootstrap is complete when it is not.",
-        "Do not use a generic first greeting or reply normally until after you have handled BOOTSTRAP.md.",
-        "Your first user-visible reply for a bootstrap-pending workspace must follow BOOTSTRAP.md, not a generic greeting.",
-    ]
-    .join("\n")
 }
 
 /// A copy of the parent's session log at the spawn (dist/session-fork-*.mjs
@@ -103,6 +89,22 @@ impl ForkedLog {
         }
         events.extend(t.markers.iter().filter(|m| m.before >= t.entries.len()).map(|m| (ForkedEvent::Host(m.event.clone()), m.timestamp)));
         ForkedLog { parent_session_id: t.session_id.clone(), events }
+    }
+
+    /// 2026.4.26's branch of the parent's JSONL file at the spawn: its
+    /// messages up to the assistant message calling sessions_spawn (the real
+    /// child's file, twin of spawn-fork: seeded user and assistant, the turn's
+    /// user message, its runtime-context message, the tool call; the window
+    /// engine's bootstrap imports the 4 that are not custom). The child's run
+    /// replays it without the unanswered call (its assemble history is the
+    /// other 4 messages, prePromptMessageCount 4).
+    fn write_messages_2026_4(&self, t: &mut super::transcript::Transcript) {
+        let messages: Vec<&(ForkedEvent, u64)> = self.events.iter().filter(|(e, _)| matches!(e, ForkedEvent::Message(_))).collect();
+        for (e, ts) in &messages {
+            if let ForkedEvent::Message(m) = e {
+                t.append(m.clone(), *ts);
+            }
+        }
     }
 
     fn write_into(&self, t: &mut super::transcript::Transcript) {
@@ -214,9 +216,17 @@ pub async fn spawn_tool_call(sim: &mut Sim<'_>, call: &ToolCallSpec) -> Result<(
 /// positive, and the engine it resolved is never disposed (twin of
 /// announce-subagent: no dispose before the tool answers).
 async fn spawn_tool_call_2026_4(sim: &mut Sim<'_>, call: &ToolCallSpec, child: &str, run_id: &str) -> Result<(String, Value), Abort> {
-    sim.spawned_4x.bootstrap_pending = true;
     if !sim.quarantined {
         let mut params = json!({"parentSessionKey": sim.setup.session_key, "childSessionKey": child, "contextMode": "isolated"});
+        // context "fork" (twin of spawn-fork on 2026.4.26): both sessions' entries
+        // name their ids and JSONL files; the child's is the branched copy.
+        if let Some(l) = sim.live_children.iter().find(|l| l.child == child).filter(|l| l.fork.is_some()) {
+            params["contextMode"] = json!("fork");
+            params["parentSessionId"] = json!(sim.transcript.session_id);
+            params["parentSessionFile"] = json!(sim.session_file());
+            params["childSessionId"] = json!(l.session_id);
+            params["childSessionFile"] = json!(fork_file_2026_4(sim, &l.session_id).to_string_lossy());
+        }
         if let Some(secs) = call.arguments.get("runTimeoutSeconds").and_then(Value::as_f64).filter(|s| s.is_finite() && *s > 0.0) {
             params["ttlMs"] = json!((secs.floor() as u64) * 1000);
         }
@@ -228,6 +238,16 @@ async fn spawn_tool_call_2026_4(sim: &mut Sim<'_>, call: &ToolCallSpec, child: &
         }
     }
     Ok(accepted_receipt_2026_4(child, run_id))
+}
+
+/// The JSONL file a 2026.4.26 fork writes the child's branch to: pi's
+/// SessionManager.createBranchedSession names it `<ISO time, ':' and '.' as
+/// '-'>_<new session id>.jsonl` in the parent's sessions directory
+/// (@mariozechner/pi-coding-agent dist/core/session-manager.js, called by
+/// openclaw dist/session-fork.runtime-*.js forkSessionFromParentRuntime).
+fn fork_file_2026_4(sim: &Sim<'_>, session_id: &str) -> std::path::PathBuf {
+    let at = super::sqlite_store::iso8601(sim.clock.now()).replace([':', '.'], "-");
+    sim.state_dir.join("agents").join(&sim.setup.agent_id).join("sessions").join(format!("{at}_{session_id}.jsonl"))
 }
 
 /// dist/subagent-spawn-*.js: `{status: "accepted", childSessionKey, runId,
@@ -327,7 +347,15 @@ pub async fn child_run(sim: &mut Sim<'_>, i: usize, result: &str) -> Result<(), 
 /// then afterTurn with the user message and the answer, maintain(turn) and dispose.
 async fn child_run_2026_4(sim: &mut Sim<'_>, child: &LiveChild, result: &str) -> Result<(), Abort> {
     let dir = sim.state_dir.join("agents").join(&sim.setup.agent_id);
-    let parent = std::mem::replace(&mut sim.transcript, super::transcript::Transcript::new(child.session_id.clone(), super::session_path(&dir, &child.session_id)));
+    let file = match &child.fork {
+        Some(_) => fork_file_2026_4(sim, &child.session_id),
+        None => super::session_path(&dir, &child.session_id),
+    };
+    let parent = std::mem::replace(&mut sim.transcript, super::transcript::Transcript::new(child.session_id.clone(), file));
+    if let Some(f) = &child.fork {
+        f.write_messages_2026_4(&mut sim.transcript);
+        sim.flush();
+    }
     let parent_key = std::mem::replace(&mut sim.setup.session_key, child.child.clone());
     sim.subagent_of = Some((parent_key.clone(), child.run_id.clone()));
     let tools = sim.setup.tools.clone();
@@ -354,10 +382,15 @@ async fn child_attempt_2026_4(sim: &mut Sim<'_>, child: &LiveChild, result: &str
     let initial = "[Subagent Context] You are running as a subagent (depth 1/1). Results auto-announce to your requester; do not busy-poll for status.\n\nBegin. Your assigned task is in the system prompt under **Your Role**; execute it to completion.";
     let prompt = super::entry::inject_timestamp_2026_4(initial, ts);
     let engine = !sim.quarantined;
+    // A forked child's session has history: bootstrap and maintain(bootstrap)
+    // as on any existing session, then assemble over it (twin of spawn-fork on
+    // 2026.4.26: importedMessages 4, prePromptMessageCount 4).
+    let history = if child.fork.is_some() { forked_history(sim, engine).await? } else { Vec::new() };
+    let pre = history.len();
     let user = AgentMessage::User(UserMessage { content: MessageContent::Blocks(vec![super::transcript::text_block(&prompt)]), timestamp: Some(ts.into()), provenance: None, idempotency_key: None, extra: Extra::new() });
     sim.persist(user);
     let budget = sim.budget();
-    let params = sim.assemble_params(&[], budget, Some(&prompt), true, 0);
+    let params = sim.assemble_params(&history, budget, Some(&prompt), true, 0);
     if engine {
         sim.call("assemble", params, CallMeta::reason("subagent-child"), CallOptions::default()).await?;
     }
@@ -371,9 +404,13 @@ async fn child_attempt_2026_4(sim: &mut Sim<'_>, child: &LiveChild, result: &str
     if !engine {
         return Ok(());
     }
-    // Classic finalize (afterTurn, else ingestBatch / ingest), then maintain(turn).
-    let messages: Vec<AgentMessage> = sim.transcript.entries.iter().filter(|e| !e.abandoned).map(|e| e.message.clone()).collect();
-    if super::turn::ingest_delta(sim, false, &messages, 0, "finalize").await? {
+    // Classic finalize (afterTurn, else ingestBatch / ingest) over the run's
+    // messages — its history as replayed, then what it added — then maintain(turn).
+    let added: Vec<AgentMessage> = sim.transcript.entries.iter().filter(|e| !e.abandoned).map(|e| e.message.clone()).collect();
+    let added = added.len().saturating_sub(2);
+    let mut messages = history;
+    messages.extend(sim.transcript.entries.iter().filter(|e| !e.abandoned).skip(added).map(|e| e.message.clone()));
+    if super::turn::ingest_delta(sim, false, &messages, pre, "finalize").await? {
         super::turn::maintain_turn(sim).await?;
     }
     sim.call("dispose", json!({}), CallMeta::default(), CallOptions::default()).await?;
@@ -521,19 +558,7 @@ async fn child_attempt(sim: &mut Sim<'_>, child: &LiveChild, result: &str) -> Re
     // parent's (the fork ends in the unanswered sessions_spawn call: a
     // synthetic error result).
     let user_at = sim.transcript.entries.len();
-    let history = if child.fork.is_some() {
-        if engine {
-            let p = sim.bootstrap_params();
-            sim.call("bootstrap", p, CallMeta::default(), CallOptions::default()).await?;
-            let p = sim.maintain_params(false, "bootstrap");
-            sim.call("maintain", p, CallMeta::reason("bootstrap"), CallOptions::default()).await?;
-        }
-        let source: Vec<AgentMessage> = sim.transcript.entries.iter().filter(|e| !e.abandoned).map(|e| e.message.clone()).collect();
-        let piped = super::pipeline::run(sim.profile, &source, true);
-        super::replay::sanitize_history(sim.profile, &sim.setup, piped.messages)
-    } else {
-        Vec::new()
-    };
+    let history = if child.fork.is_some() { forked_history(sim, engine).await? } else { Vec::new() };
     let mut extra = Extra::new();
     extra.insert("__openclaw".into(), json!({"senderIsOwner": false}));
     let user = AgentMessage::User(UserMessage {
@@ -616,16 +641,6 @@ pub fn complete_event(profile: &super::profile::Profile, child: &LiveChild, e: &
     e.stats_line.get_or_insert_with(|| "Stats: runtime 0s • tokens unknown".to_string());
 }
 
-/// The announce run's message on 2026.4.26: its `agent` call runs with the
-/// workspace's bootstrap still pending (the fresh workspace holds
-/// BOOTSTRAP.md), so the run's user prompt gets the pending-bootstrap prefix
-/// (dist/system-prompt-*.js buildAgentUserPromptPrefix, "full" mode) before
-/// the stamped completion block; `assemble.prompt` is the block alone (twin
-/// of announce-subagent).
-pub fn announce_message_2026_4(prompt: &str) -> String {
-    format!("{}\n\n{prompt}", bootstrap_pending_prefix_2026_4())
-}
-
 /// The announce run is the subagent registry's `agent` call, not a WebChat
 /// message: its attempt context has no inbound message, sender, reasoning or
 /// elevated-exec state and no inbound-meta system prompt, and names the
@@ -690,4 +705,19 @@ mod tests {
         assert!(text.starts_with("{\n  \"status\": \"accepted\",\n  \"childSessionKey\""));
         assert!(text.ends_with("\"modelApplied\": true\n}"));
     }
+}
+
+/// A forked child's session has history before its attempt: bootstrap and
+/// maintain(bootstrap) as on any existing session, then the history through
+/// the same repair as a parent's (both releases; twin of spawn-fork).
+async fn forked_history(sim: &mut Sim<'_>, engine: bool) -> Result<Vec<AgentMessage>, Abort> {
+    if engine {
+        let p = sim.bootstrap_params();
+        sim.call("bootstrap", p, CallMeta::default(), CallOptions::default()).await?;
+        let p = sim.maintain_params(false, "bootstrap");
+        sim.call("maintain", p, CallMeta::reason("bootstrap"), CallOptions::default()).await?;
+    }
+    let source: Vec<AgentMessage> = sim.transcript.entries.iter().filter(|e| !e.abandoned).map(|e| e.message.clone()).collect();
+    let piped = super::pipeline::run(sim.profile, &source, true);
+    Ok(super::replay::sanitize_history(sim.profile, &sim.setup, piped.messages))
 }

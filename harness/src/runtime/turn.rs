@@ -15,6 +15,7 @@ use super::pipeline::{self, repair_pairing};
 use super::profile::{OverflowRetry, PromptTexts};
 use clawspec_contract::markers;
 use super::transcript::{assistant_message, set_usage, text_block};
+use super::tool_result_truncation::{self, Route};
 use super::{Abort, CallOutcome, Sim};
 use crate::driver::CallOptions;
 use crate::scenario::model::{ModelErrorKind, ModelReply, ModelStep, SteerSpec};
@@ -113,6 +114,7 @@ pub async fn run_turn(sim: &mut Sim<'_>, mut inp: TurnInput) -> Result<(), Abort
     sim.attempt = 0;
     sim.run_cache_touch = None;
     sim.retry_fallback_reason = None;
+    sim.thinking_replay_rewritten = false;
     let mode = route(sim, &inp).await?;
     sim.on_legacy = mode == Mode::OnLegacy;
     // A fallback candidate serves one run; the next turn starts on the primary
@@ -323,7 +325,15 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             (!text.is_empty() && !prompt_includes_queued(&prompt, text)).then(|| super::replay_2026_4::with_queued_user_message(ctx, text))
         });
         let assemble_history = orphan_after_assemble.map(|o| super::replay::sanitize_history(sim.profile, &sim.setup, piped.messages.iter().cloned().chain([o]).collect()));
-        let history = super::replay::sanitize_history(sim.profile, &sim.setup, piped.messages);
+        // 2026.4.26 replaces the session's messages with the sanitized ones
+        // only when some are left (selection-*.js `if (limited.length > 0)
+        // activeSession.agent.state.messages = limited`): a session holding
+        // only the reset notice assembles with it (twin of durable-overflow-retry).
+        let keep_unsanitized = sim.profile.pi_session_recovery.then(|| piped.messages.clone());
+        let history = match (super::replay::sanitize_history(sim.profile, &sim.setup, piped.messages), keep_unsanitized) {
+            (h, Some(raw)) if h.is_empty() => raw,
+            (h, _) => h,
+        };
         // 3. assemble
         let pending: Vec<AgentMessage> = match (mode, continuation) {
             (Mode::Durable, false) => vec![inp.message.clone()],
@@ -355,12 +365,45 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         let fence = session.len();
         // 5. precheck
         let precheck = precheck(sim, &history, &session, &prompt, authority.as_deref());
-        let prompted = precheck.is_none();
+        // 2026.4.26 weighs truncating tool results against compacting
+        // (runtime::tool_result_truncation); a truncation that helped retries
+        // the prompt at once, without compacting.
+        let mut route = match &precheck {
+            Some(f) if sim.profile.pi_session_recovery => {
+                let over = f.observed_tokens.unwrap_or(0).saturating_sub(sim.budget().saturating_sub(sim.reserve()));
+                tool_result_truncation::route(over, &history, sim.budget())
+            }
+            Some(_) => Route::CompactOnly,
+            None => Route::Fits,
+        };
+        if route == Route::TruncateToolResultsOnly {
+            let n = tool_result_truncation::truncate_session(sim);
+            if n > 0 {
+                sim.note("precheck-truncation", format!("[context-overflow-precheck] early recovery route=truncate_tool_results_only truncatedCount={n}; retrying prompt"));
+                host_event_after_attempt(sim);
+                // The handled attempt has no prompt error: it is finalized
+                // with its maintenance (selection-*.js finalizeHarnessContextEngineTurn).
+                if mode == Mode::Classic {
+                    finalize(sim, inp, mode, Some((session.clone(), fence)), false, admission.as_ref()).await?;
+                }
+                continue;
+            }
+            route = Route::CompactOnly;
+        }
         // 6. model loop
         let mut loop_start = sim.transcript.entries.len();
         let outcome = match precheck {
             Some(f) => Err(f),
             None => {
+                // 2026.4.26 normalizes the assembled view again before the
+                // prompt (selection-*.js `normalizeAssistantReplayContent(
+                // activeSession.messages)`): a transcript-only assistant the
+                // engine handed back goes, after prePromptMessageCount was
+                // taken (twin of durable-overflow-retry: the reset notice is
+                // assembled, then neither sent nor ingested).
+                if sim.profile.pi_session_recovery {
+                    session = super::replay_2026_4::normalize_assistant_replay_content(std::mem::take(&mut session));
+                }
                 if mode != Mode::Durable {
                     persist_carriers(sim, inp, &mut carriers_persisted);
                     let mut msg = retry_message.clone().unwrap_or_else(|| inp.message.clone());
@@ -390,7 +433,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                     }
                     session.push(msg);
                     if let (true, Some(ctx)) = (fresh, queued_context.as_ref().or(inp.next_turn_context.as_ref())) {
-                        sim.persist(ctx.clone());
+                        sim.persist(super::entry::as_persisted_custom_entry(ctx));
                         session.push(ctx.clone());
                     }
                     loop_start = sim.transcript.entries.len();
@@ -418,7 +461,10 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         // 2026.4.26 finalizes the failed attempt inside it, before the run
         // loop's recovery (selection-*.js: `finalizeHarnessContextEngineTurn`
         // with `promptError`, so afterTurn/ingest without maintain; audit item 3).
-        let finalized = sim.profile.pi_session_recovery && prompted && mode == Mode::Classic;
+        // A precheck overflow finalizes too: its afterTurn sees the assembled
+        // view (finalizeHarnessContextEngineTurn runs after every attempt;
+        // twin of timeout-recovery on builtin:window).
+        let finalized = sim.profile.pi_session_recovery && mode == Mode::Classic;
         if finalized {
             finalize(sim, inp, mode, Some((session.clone(), fence)), true, admission.as_ref()).await?;
         }
@@ -442,9 +488,16 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                 } else {
                     compactions += 1;
                     sim.note("overflow-compaction", format!("context overflow detected; compaction attempt {compactions}/{MAX_OVERFLOW_COMPACTIONS}"));
-                    let current = mf.observed_tokens.unwrap_or(sim.budget() + 1);
+                    // 2026.4.26 passes only the count the error text names
+                    // (pi-embedded-*.js `observedOverflowTokens`; none for the
+                    // precheck's own error, twin of overflow-natural).
+                    let current = if sim.profile.pi_session_recovery {
+                        super::model::observed_overflow_tokens(&mf.message)
+                    } else {
+                        Some(mf.observed_tokens.unwrap_or(sim.budget() + 1))
+                    };
                     let budget = sim.budget();
-                    let mut params = sim.compact_params(budget, Some(current), "budget", "overflow", compactions);
+                    let mut params = sim.compact_params(budget, current, "budget", "overflow", compactions);
                     if sim.profile.attempt_runtime_context_v2026_9 {
                         // The failed attempt's prompt-cache record (runtime::compact).
                         let last_call = sim.transcript.entries.get(loop_start..).unwrap_or_default().iter().rev().map(|e| &e.message).find(|m| matches!(m, AgentMessage::Assistant(_)));
@@ -454,6 +507,11 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                     }
                     let ok = compact_with_script(sim, params, "overflow", &mut script).await? == CompactVerdict::Compacted;
                     if ok {
+                        // pi-embedded-*.js: after the compaction, the
+                        // compact_then_truncate route truncates in the session too.
+                        if route == Route::CompactThenTruncate {
+                            tool_result_truncation::truncate_session(sim);
+                        }
                         true
                     } else if !truncated {
                         truncated = true;
@@ -552,20 +610,14 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             continue;
         }
         if !recovered {
-            if sim.profile.attempt_runtime_context_v2026_9 && mf.rejected && mf.message == super::model::ROLE_ORDERING_ERROR {
-                // The run's terminal error stays in the transcript (model::terminal_error_assistant).
-                let run_id = format!("run-{:04}", sim.turn);
-                let ts = sim.clock.tick();
-                let m = super::model::terminal_error_assistant(&sim.setup.api, &sim.setup.provider, &sim.setup.model, &run_id, 400, super::model::ANTHROPIC_USER_FIRST_BODY, ts);
-                sim.persist(m);
-            } else if let Some(m) = persist_terminal_error(sim, &mf) {
-                // 4.26: the agent loop's error message is part of the attempt's messages (afterTurn).
-                session.push(m);
-            }
+            persist_terminal_error(sim, &mf);
             let msg = if mf.kind == ModelErrorKind::Overflow { CONTEXT_OVERFLOW_ERROR.to_string() } else { mf.message.clone() };
             fail_turn(sim, &msg);
             if !finalized {
                 finalize(sim, inp, mode, Some((session, fence)), true, admission.as_ref()).await?;
+            }
+            if sim.profile.pi_session_recovery && mf.kind == ModelErrorKind::Overflow {
+                reset_after_compaction_failure_2026_4(sim);
             }
             return Ok(());
         }
@@ -610,6 +662,34 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             }
         }
     }
+}
+
+/// What 2026.4.26's reply runner says after resetting the session
+/// (dist agent-runner.runtime-*.js `runAgentTurnWithFallback`).
+pub const CONTEXT_LIMIT_RESET_REPLY: &str = "⚠️ Context limit exceeded. I've reset our conversation to start fresh - please try again.\n\nTo prevent this, increase your compaction buffer by setting `agents.defaults.compaction.reserveTokensFloor` to 20000 or higher in your config.";
+
+/// 2026.4.26: a run that gave up on a context overflow makes the reply
+/// runner reset the session once (dist agent-runner.runtime-*.js:
+/// `isContextOverflowError(embeddedError.message) &&
+/// !didResetAfterCompactionFailure && resetSessionAfterCompactionFailure`,
+/// gateway log "Auto-compaction failed (…). Restarting session <key> ->
+/// <new id> and retrying."); the new session's transcript starts with the
+/// reply as a gateway-injected assistant message, which the next turn
+/// assembles (twin of durable-overflow-retry --keep: a new session file whose
+/// first entry is that message, then the next turn).
+fn reset_after_compaction_failure_2026_4(sim: &mut Sim<'_>) {
+    sim.new_session();
+    let ts = sim.clock.tick();
+    let m = json!({"role": "assistant", "content": [{"type": "text", "text": CONTEXT_LIMIT_RESET_REPLY}], "timestamp": ts, "stopReason": "stop",
+        "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0, "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+        "api": "openai-responses", "provider": "openclaw", "model": "gateway-injected"});
+    match serde_json::from_value(m) {
+        Ok(m) => {
+            sim.persist(m);
+        }
+        Err(e) => sim.note("session-reset", format!("cannot build the reset reply: {e}")),
+    }
+    sim.note("session-reset", "auto-compaction failed: the reply runner restarted the session and replied with the context-limit notice");
 }
 
 /// The text of the transcript's trailing user message, when the last message
@@ -683,16 +763,10 @@ fn persist_carriers(sim: &mut Sim<'_>, inp: &TurnInput, done: &mut bool) {
 /// `<runId>:terminal-error`; twin of http-mistral, whose next turn's
 /// bootstrap imports it). Overflow and timeout failures take their own
 /// recovery paths and are left as they were.
-/// Returns the message when it is also one of the attempt's messages (4.26).
-fn persist_terminal_error(sim: &mut Sim<'_>, mf: &ModelFailure) -> Option<AgentMessage> {
-    if sim.profile.id == "openclaw-2026.4.26" && mf.kind == ModelErrorKind::InvalidSignature {
-        // The agent loop records the failed stream as an assistant message.
-        let m = super::replay_2026_4::provider_error_assistant(&sim.setup, mf, sim.clock.now())?;
-        sim.persist(m.clone());
-        return Some(m);
-    }
+/// (2026.4.26's rejected thinking signature ends its attempt in `model_loop`.)
+fn persist_terminal_error(sim: &mut Sim<'_>, mf: &ModelFailure) {
     if !sim.profile.attempt_runtime_context_v2026_9 || matches!(mf.kind, ModelErrorKind::Overflow | ModelErrorKind::Timeout | ModelErrorKind::Aborted) {
-        return None;
+        return;
     }
     let run = format!("run-{:04}", sim.turn);
     let zero = json!({"input": 0, "output": 0, "total": 0, "cacheRead": 0, "cacheWrite": 0});
@@ -715,7 +789,6 @@ fn persist_terminal_error(sim: &mut Sim<'_>, mf: &ModelFailure) -> Option<AgentM
         }
         Err(e) => sim.note("terminal-error", format!("could not build the terminal error message: {e}")),
     }
-    None
 }
 
 fn fail_turn(sim: &mut Sim<'_>, msg: &str) {
@@ -904,6 +977,10 @@ async fn model_loop(
     let mut hook_fence = fence;
     let mut hook_view: Option<Vec<AgentMessage>> = None;
     let mut call_index = 0usize;
+    // 2026.9.6's thinking recovery: once per request, the rejected call is
+    // made again without thinking blocks (`Some(false)`), and once answered
+    // the stored history is rewritten (`Some(true)`).
+    let mut thinking_retry: Option<bool> = None;
     loop {
         call_index += 1;
         if sim.attempt == 1 {
@@ -995,7 +1072,7 @@ async fn model_loop(
                 *r = mm.clone();
             }
         }
-        if strip_thinking {
+        if strip_thinking || thinking_retry == Some(false) {
             for r in request.iter_mut() {
                 if let AgentMessage::Assistant(a) = r {
                     a.content.retain(|b| !matches!(b, ContentBlock::Thinking(_)));
@@ -1026,12 +1103,10 @@ async fn model_loop(
             prompt_tokens,
             transport_2026_9: sim.profile.attempt_runtime_context_v2026_9,
         };
-        // 2026.9.6 sends the assembled view unrepaired (model::anthropic_user_first).
-        let rejected = if sim.profile.attempt_runtime_context_v2026_9 && sim.model.via().is_none() { super::model::anthropic_user_first(&sim.setup.api, &request) } else { None };
-        let res = match rejected {
-            Some(f) => Err(f),
-            None => sim.model.complete(&req, &step, assistant.clone()),
-        };
+        // An assistant-first request is sent as is and answered: the
+        // first-party Anthropic API accepts it (mock-providers validate.rs
+        // `anthropic_user_first`, anthropic-sdk-typescript#622).
+        let res = sim.model.complete(&req, &step, assistant.clone());
         sim.seq += 1;
         let outcome = match &res {
             Ok(_) if step.tool_calls.is_empty() => "text".to_string(),
@@ -1076,6 +1151,37 @@ async fn model_loop(
                     unscripted = true;
                     continue;
                 }
+                if f.kind == ModelErrorKind::InvalidSignature && thinking_retry.is_none() && super::replay::recovers_rejected_thinking(sim.profile, &sim.setup) {
+                    // 2026.9.6 retries the rejected request itself, once, with
+                    // every thinking block stripped, inside the attempt: no new
+                    // attempt, bootstrap or assemble, the prompt unchanged
+                    // (tool-result-truncation-*.mjs `wrapAnthropicStreamWithRecovery`,
+                    // `retryStreamWithoutThinking`; gateway log "[session-recovery]
+                    // Anthropic thinking stream error; retrying once without
+                    // thinking blocks", twin of regression-a8-unsigned-thinking).
+                    thinking_retry = Some(false);
+                    sim.note("thinking-recovery", "provider rejected a thinking block; retrying the request once without thinking blocks");
+                    continue;
+                }
+                if sim.profile.id == "openclaw-2026.4.26" && f.kind == ModelErrorKind::InvalidSignature {
+                    // 4.26 has no thinking-signature retry: pi's agent loop ends
+                    // the attempt on the rejected call, whose error assistant is
+                    // the attempt's last message and stays in the session
+                    // (@mariozechner/pi-agent-core agent-loop.js: the stream's
+                    // error `output` is pushed to the context and `agent_end`
+                    // follows; agent-session.js `appendMessage`). No prompt
+                    // error, so the attempt is finalized as any other (afterTurn +
+                    // maintain, the call in the prompt cache), and the run loop
+                    // surfaces the rejection (failover decision=surface_error).
+                    // Twin of regression-a8-unsigned-thinking on 4.26.
+                    if let Some(error) = super::replay_2026_4::provider_error_assistant(&sim.setup, &f, sim.clock.tick()) {
+                        sim.run_cache_touch = Some(sim.clock.now());
+                        sim.persist(error.clone());
+                        all.push(error);
+                        fail_turn(sim, &f.message);
+                        return Ok(Ok(owns.then_some(hook_fence)));
+                    }
+                }
                 if pi_overflow && f.kind == ModelErrorKind::Overflow {
                     // pi keeps the failed call in the session (agent-session.js
                     // `_processAgentEvent` message_end → `appendMessage`).
@@ -1097,6 +1203,7 @@ async fn model_loop(
                         // (twin overflow-three-compactions --keep: summarisation call
                         // answered by the next scripted overflow, then afterTurn,
                         // maintain, no compact).
+                        super::pi_session::clear_stale_assistant_usage(all);
                         fail_turn(sim, CONTEXT_OVERFLOW_ERROR);
                         return Ok(Ok(owns.then_some(hook_fence)));
                     } else {
@@ -1106,12 +1213,28 @@ async fn model_loop(
                         // agent's messages and the attempt ends on it.
                         sim.note("pi-overflow-recovery-failed", "context overflow recovery failed after one compact-and-retry attempt");
                         all.push(error);
+                        super::pi_session::clear_stale_assistant_usage(all);
                     }
                 }
                 return Ok(Err(f));
             }
             Ok(a) => {
                 assistant = a;
+                if thinking_retry == Some(false) {
+                    // The answered retry notifies the recovery hook before the
+                    // reply is stored: the stored history loses its thinking
+                    // (replay::strip_thinking_for_rejected_replay), rewriting
+                    // the branch from its first changed entry, the turn's
+                    // admitted prompt included, so the run's durable turn no
+                    // longer reads as one closed range (finalize: durable-blocked).
+                    thinking_retry = Some(true);
+                    let n = super::replay::strip_thinking_for_rejected_replay(sim.transcript.entries.iter_mut().filter(|e| !e.abandoned).map(|e| &mut e.message));
+                    if n > 0 {
+                        sim.transcript.rewritten();
+                        sim.thinking_replay_rewritten = true;
+                        sim.note("thinking-replay-repaired", format!("stripped thinking blocks after provider rejected replay: repaired={n}"));
+                    }
+                }
                 provider_reply_fields(sim, &mut assistant, &step, prompt_tokens);
                 sim.last_prompt_tokens = prompt_tokens;
                 sim.run_cache_touch = Some(sim.clock.now());
@@ -1122,8 +1245,17 @@ async fn model_loop(
                 }
                 let ids = all.last().unwrap().tool_call_ids().iter().map(|s| s.to_string()).collect::<Vec<_>>();
                 for (call, id) in step.tool_calls.iter().zip(ids) {
-                    let mut content = vec![text_block(&call.result)];
-                    let mut receipt_details = None;
+                    // 2026.4.26 (no plugin replaces a tool's result): a failing tool reaches the
+                    // engine as the tool adapter's error result (see [`tool_error_result_2026_4`]).
+                    let failed_4x = call.is_error && sim.profile.real_tool_result_details;
+                    let (text, is_error, error_details) = if failed_4x {
+                        let (text, details) = tool_error_result_2026_4(&call.name, &call.result);
+                        (text, false, Some(details))
+                    } else {
+                        (call.result.clone(), call.is_error, None)
+                    };
+                    let mut content = vec![text_block(&text)];
+                    let mut receipt_details = error_details;
                     if sim.profile.host_spawn_tool && call.name == "sessions_spawn" {
                         let (text, receipt) = super::subagent::spawn_tool_call(sim, call).await?;
                         (content, receipt_details) = (vec![text_block(&text)], Some(receipt));
@@ -1140,7 +1272,7 @@ async fn model_loop(
                         tool_call_id: id,
                         tool_name: Some(call.name.clone()),
                         content,
-                        is_error: Some(call.is_error),
+                        is_error: Some(is_error),
                         details: receipt_details.or_else(|| scripted_result_details(sim.profile, &call.name, &call.result, &sim.workspace_dir())),
                         timestamp: Some(sim.clock.tick().into()),
                         extra,
@@ -1173,6 +1305,20 @@ fn host_weighted<'r>(sim: &Sim<'_>, request: &'r [AgentMessage]) -> std::borrow:
     let json = serde_json::to_string(request).expect("messages serialise");
     let to = sim.setup.host_dir.as_deref().unwrap_or("$STATE");
     std::borrow::Cow::Owned(serde_json::from_str(&json.replace(state.as_str(), to)).expect("messages deserialise"))
+}
+
+/// A failing tool on 2026.4.26: the tool adapter catches the thrown error and
+/// answers `jsonResult({status: "error", tool, error: message})` — the payload
+/// pretty-printed as the text (`JSON.stringify(payload, null, 2)`, key order
+/// status, tool, error) and as the details — a normal result, so the message's
+/// `isError` stays false (dist/pi-tool-definition-adapter-*.js
+/// buildToolExecutionErrorResult, dist/common-*.js jsonResult; twin of
+/// tool-loop-multi-step on the real 4.26 gateway, the bridge failing the call
+/// with a before_tool_call block whose reason is the scripted text).
+pub fn tool_error_result_2026_4(tool: &str, message: &str) -> (String, serde_json::Value) {
+    let s = |v: &str| serde_json::to_string(v).expect("a string serialises");
+    let text = format!("{{\n  \"status\": \"error\",\n  \"tool\": {},\n  \"error\": {}\n}}", s(tool), s(message));
+    (text, json!({"status": "error", "tool": tool, "error": message}))
 }
 
 fn scripted_result_details(profile: &super::profile::Profile, tool: &str, text: &str, workspace: &str) -> Option<serde_json::Value> {
@@ -1212,7 +1358,14 @@ fn steer_message(sim: &mut Sim<'_>, st: &SteerSpec) -> AgentMessage {
         }
         m
     } else {
-        let mut m = AgentMessage::user_text(st.text.clone().unwrap_or_default());
+        let text = st.text.clone().unwrap_or_default();
+        let mut m = if sim.profile.webchat_entry_v2026_4 {
+            // 2026.4.26 steers through its reply pipeline: the chat.send's queued body (runtime::entry).
+            let body = super::entry::steered_webchat_body_2026_4(&text, ts);
+            AgentMessage::User(UserMessage { content: MessageContent::Blocks(vec![text_block(&body)]), timestamp: None, provenance: None, idempotency_key: None, extra: Extra::new() })
+        } else {
+            AgentMessage::user_text(text)
+        };
         super::steps::set_ts(&mut m, ts);
         sim.persist(m.clone());
         sim.note("steer", "a user message was steered into the running turn");
@@ -1338,11 +1491,31 @@ async fn finalize(
                 sim.note("durable-discard", "the attempt failed: the turn intent is discarded, commitTurn not called");
                 return Ok(());
             }
+            if sim.thinking_replay_rewritten {
+                // 2026.9.6 run-entry-*.mjs `finalizeAcceptedContextEngineTurn`:
+                // the admitted range was rewritten under the run (twin of
+                // regression-a8-unsigned-thinking on builtin:window: no
+                // commitTurn, no maintain, the lease disposed).
+                sim.note("durable-blocked", "the stored history was rewritten after a rejected thinking replay: the accepted range is not one closed turn and the turn is not advanced (no commitTurn)");
+                return Ok(());
+            }
             if sim.profile.steer_rebinds_durable_turn && inp.steer.iter().any(|s| s.announce.is_none()) {
                 sim.note("durable-blocked", "a user message was steered in: confirming the steer rewrote it, the accepted range is session-rebound and the turn is not advanced (no commitTurn)");
                 return Ok(());
             }
-            let (idx, entry_id) = admission.cloned().expect("durable turn has an admission");
+            let (_, entry_id) = admission.cloned().expect("durable turn has an admission");
+            // Found by id, never by the position it was admitted at: a
+            // compaction inside the turn (delegated by an engine that does
+            // not trim, e.g. openclaw-universal-capture on overflow-natural)
+            // rewrites the transcript under new entry ids. The admitted entry
+            // is then gone, the accepted range reads stale and 2026.9.6 skips
+            // the advancement (dist session-accessor-*.mjs
+            // readClosedTranscriptTurn; context-engine-turn-attempt-*.mjs
+            // finalizeAcceptedContextEngineTurn).
+            let Some(idx) = sim.transcript.entries.iter().position(|e| e.id == entry_id) else {
+                sim.note("durable-stale", "the transcript was rewritten after admission (compaction): the accepted range is stale, commitTurn not called (skipped accepted turn advancement)");
+                return Ok(());
+            };
             let params = commit_params(sim, idx, &entry_id, inp.is_heartbeat);
             let out = sim.call("commitTurn", params.clone(), CallMeta::reason("turn"), CallOptions::default()).await?;
             match out {
@@ -1471,21 +1644,37 @@ pub(super) fn host_event_before_stream(sim: &mut Sim<'_>, request: &[AgentMessag
         return;
     }
     let last = sim.transcript.markers.iter().rev().find(|m| m.event["customType"] == "openclaw.cache-ttl").map(|m| m.event["data"]["frozenToolResults"].clone());
-    let mut frozen: Vec<Value> = last.as_ref().and_then(Value::as_array).cloned().unwrap_or_default();
-    for r in request {
-        if let AgentMessage::ToolResult(r) = r {
-            let key = json!({"key": format!("tool:{}:{}", r.tool_call_id, r.timestamp.as_ref().map(|t| t.to_string()).unwrap_or_default())});
-            if !frozen.contains(&key) {
-                frozen.push(key);
-            }
-        }
-    }
+    let keys: Vec<Value> = request
+        .iter()
+        .filter_map(|m| match m {
+            AgentMessage::ToolResult(r) => Some(json!({"key": format!("tool:{}:{}", r.tool_call_id, r.timestamp.as_ref().map(|t| t.to_string()).unwrap_or_default())})),
+            _ => None,
+        })
+        .collect();
+    // A frozen result the attempt's messages no longer hold (an engine that
+    // trimmed it away) leaves the set (builtin-openclaw-*.mjs
+    // `prepareEmbeddedAttemptPromptContext` → tool-result-truncation-*.mjs
+    // `reconcileToolResultPromptProjectionState`), so the changed set is
+    // written again (twin of budget-tight-multiturn × builtin:window on 9.6).
+    let frozen = frozen_tool_results(last.as_ref().and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default(), keys);
     if frozen.is_empty() || last.as_ref().and_then(Value::as_array) == Some(&frozen) {
         return;
     }
     let ts = sim.clock.now();
     sim.transcript.append_marker(json!({"type": "custom", "customType": "openclaw.cache-ttl", "data": {"prunedToolResults": [], "ambiguousToolResultBaseKeys": [], "frozenToolResults": frozen}}), ts);
     sim.flush();
+}
+
+/// The frozen set a request leaves: the last record's keys the request still
+/// holds, in their order, then the request's new ones.
+fn frozen_tool_results(last: &[Value], request: Vec<Value>) -> Vec<Value> {
+    let mut frozen: Vec<Value> = last.iter().filter(|k| request.contains(k)).cloned().collect();
+    for key in request {
+        if !frozen.contains(&key) {
+            frozen.push(key);
+        }
+    }
+    frozen
 }
 
 /// 2026.9.6 marks every finished attempt with an `openclaw:bootstrap-context:full`
@@ -1592,7 +1781,14 @@ pub async fn compact(sim: &mut Sim<'_>, params: Value, reason: &str) -> Result<C
     // `runContextEngineMaintenance({… reason: "compaction", runtimeContext})`;
     // twin of compact-state-effect on builtin:window).
     let manual_4x = sim.profile.builtin_compaction_v2026_4 && params["runtimeContext"]["trigger"] == "manual";
-    let maintain = (recovery || manual || manual_4x).then(|| params.clone());
+    // 2026.4.26's run loop maintains after an overflow compaction with the
+    // compaction's runtimeContext, and not at all after a timeout compaction
+    // (pi-embedded-*.js: `runContextEngineMaintenance({… reason: "compaction",
+    // runtimeContext: overflowCompactionRuntimeContext})` in the overflow branch
+    // only; twin of overflow-natural on builtin:window).
+    let overflow_4x = sim.profile.pi_session_recovery && params["runtimeContext"]["trigger"] == "overflow";
+    let no_maintain = sim.profile.pi_session_recovery && params["runtimeContext"]["trigger"] == "timeout_recovery";
+    let maintain = (recovery || manual || manual_4x || overflow_4x).then(|| params.clone());
     let verdict = match sim.call("compact", params, meta, opts).await? {
         CallOutcome::Returned(v) => {
             let ok = v.get("ok").and_then(Value::as_bool) == Some(true) && v.get("compacted").and_then(Value::as_bool) == Some(true);
@@ -1608,9 +1804,9 @@ pub async fn compact(sim: &mut Sim<'_>, params: Value, reason: &str) -> Result<C
         }
         CallOutcome::Absent => CompactVerdict::NotCompacted,
     };
-    if verdict == CompactVerdict::Compacted {
+    if verdict == CompactVerdict::Compacted && !no_maintain {
         let p = match &maintain {
-            Some(cp) if manual_4x => {
+            Some(cp) if manual_4x || overflow_4x => {
                 let mut p = sim.maintain_params(false, "compaction");
                 p["runtimeContext"] = cp["runtimeContext"].clone();
                 p["runtimeContext"]["rewriteTranscriptEntries"] = json!({"$callback": "rewriteTranscriptEntries"});
@@ -1705,5 +1901,25 @@ mod tests {
     #[case::text_inside_a_line("Well, Is it fixed now? maybe", false)]
     fn a_prompt_already_carrying_the_orphan_is_not_merged_again(#[case] prompt: &str, #[case] included: bool) {
         assert_eq!(prompt_includes_queued(prompt, " Is it fixed now?\r\n"), included);
+    }
+
+    #[test]
+    fn a_frozen_tool_result_the_request_no_longer_holds_leaves_the_set() {
+        let k = |id: &str| json!({"key": format!("tool:{id}:1")});
+        // Turn 4 of budget-tight-multiturn × builtin:window on 9.6: the engine
+        // trimmed turn 1's result away; the real host wrote the smaller set.
+        assert_eq!(frozen_tool_results(&[k("a"), k("b"), k("c")], vec![k("b"), k("c")]), vec![k("b"), k("c")]);
+        assert_eq!(frozen_tool_results(&[k("b"), k("a")], vec![k("a"), k("b"), k("d")]), vec![k("b"), k("a"), k("d")]);
+        assert_eq!(frozen_tool_results(&[], vec![k("a")]), vec![k("a")]);
+    }
+
+    #[test]
+    fn a_2026_4_tool_failure_is_the_adapters_pretty_printed_error_payload() {
+        let (text, details) = tool_error_result_2026_4("exec", "permission \"denied\"");
+        // JSON.stringify(payload, null, 2) in the payload's key order.
+        assert_eq!(text, "{\n  \"status\": \"error\",\n  \"tool\": \"exec\",\n  \"error\": \"permission \\\"denied\\\"\"\n}");
+        assert_eq!(details, json!({"status": "error", "tool": "exec", "error": "permission \"denied\""}));
+        let parsed: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(parsed, details, "the text is the same payload");
     }
 }

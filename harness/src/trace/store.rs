@@ -63,14 +63,11 @@ pub struct MessageStore {
     #[serde(skip)]
     #[schemars(skip)]
     prefixes: HashMap<[u8; 32], (String, usize)>,
-    /// Every stored message parsed once (`None`: not an `AgentMessage`),
-    /// shared by every list that holds it. The checks read each assemble's
-    /// whole history; parsing per call made them quadratic in time and
-    /// memory (a 160-turn session: 620 MB, ~10 s per clause). Built on first
-    /// read, dropped when a message is added.
+    /// The store as dense integer ids, for reading lists ([`Index`]). Built
+    /// on first read, dropped when a message or a list is added.
     #[serde(skip)]
     #[schemars(skip)]
-    parsed: OnceLock<HashMap<String, Option<Arc<AgentMessage>>>>,
+    index: OnceLock<Index>,
     /// The last few arrays interned, with their keys and digests: a new
     /// array that starts like one of them reuses those by comparing values,
     /// instead of serialising and hashing the whole history again (that
@@ -94,6 +91,86 @@ struct Recent {
 
 /// One message of a resolved array: shared when it came from the store.
 pub type Parsed = Option<Arc<AgentMessage>>;
+
+/// No list / an unknown message key.
+const NONE: u32 = u32::MAX;
+
+/// The store read side as dense integer ids, built once per store.
+///
+/// A session's list k is list k−1 plus a turn, so resolving it walks a base
+/// chain as long as the session. With string keys every hop was a
+/// `BTreeMap<String, _>` lookup and every message two more string-keyed
+/// lookups (`messages`, the parsed table): the checks' resolving grew 7.5–8.5×
+/// per doubling of the session (`checks_long`), a string compare and a cache
+/// miss per message per call. Here a hop is a vector index and a message is
+/// a `u32`, so resolving a list costs its length plus its chain's length.
+#[derive(Clone, Debug, Default)]
+struct Index {
+    lists: HashMap<String, u32>,
+    nodes: Vec<Node>,
+    /// Message id → its JSON (a copy: the store's map is public and keyed
+    /// by string) and its parse (`None`: not an `AgentMessage`), shared by
+    /// every list that holds it. Parsing per call made the checks quadratic
+    /// in time and memory (a 160-turn session: 620 MB, ~10 s per clause).
+    values: Vec<Value>,
+    parsed: Vec<Parsed>,
+}
+
+#[derive(Clone, Debug)]
+struct Node {
+    base: u32,
+    base_len: usize,
+    /// Message ids, [`NONE`] for a key the store does not hold.
+    items: Vec<u32>,
+}
+
+impl Index {
+    fn build(messages: &BTreeMap<String, Value>, lists: &BTreeMap<String, ListNode>) -> Index {
+        let msg_ids: HashMap<&str, u32> = messages.keys().enumerate().map(|(i, k)| (k.as_str(), i as u32)).collect();
+        let list_ids: HashMap<String, u32> = lists.keys().enumerate().map(|(i, k)| (k.clone(), i as u32)).collect();
+        let nodes = lists
+            .values()
+            .map(|n| Node {
+                base: n.base.as_deref().and_then(|b| list_ids.get(b)).copied().unwrap_or(NONE),
+                base_len: n.base_len,
+                items: n.items.iter().map(|k| msg_ids.get(k.as_str()).copied().unwrap_or(NONE)).collect(),
+            })
+            .collect();
+        Index {
+            lists: list_ids,
+            nodes,
+            values: messages.values().cloned().collect(),
+            parsed: messages.values().map(|v| AgentMessage::deserialize(v).ok().map(Arc::new)).collect(),
+        }
+    }
+
+    /// A list's message ids that the store holds, in order (iterative:
+    /// chains can be as long as the session; a hand-edited trace whose
+    /// chain loops stops after visiting every list once).
+    fn ids(&self, list: &str) -> Vec<u32> {
+        let Some(&start) = self.lists.get(list) else { return Vec::new() };
+        let mut segments: Vec<&[u32]> = Vec::new();
+        let (mut cur, mut take) = (start, usize::MAX);
+        for _ in 0..=self.nodes.len() {
+            let Some(node) = self.nodes.get(cur as usize) else { break };
+            if take <= node.base_len {
+                cur = node.base;
+                continue;
+            }
+            let own = (take - node.base_len).min(node.items.len());
+            segments.push(&node.items[..own]);
+            if node.base_len == 0 {
+                break;
+            }
+            (cur, take) = (node.base, node.base_len);
+        }
+        let mut out = Vec::with_capacity(segments.iter().map(|s| s.len()).sum());
+        for s in segments.iter().rev() {
+            out.extend(s.iter().copied().filter(|&i| i != NONE));
+        }
+        out
+    }
+}
 
 /// Equal when they store the same messages and lists; the prefix index is a
 /// cache (empty after deserialising) and does not count.
@@ -137,12 +214,12 @@ impl MessageStore {
                 if !self.messages.contains_key(&k) {
                     self.messages.insert(k.clone(), m.clone());
                 }
-                self.parsed = OnceLock::new();
+                self.index = OnceLock::new();
             }
             Some(_) => {}
             None => {
                 self.messages.insert(k.clone(), m.clone());
-                self.parsed = OnceLock::new();
+                self.index = OnceLock::new();
             }
         }
         (k, d)
@@ -245,6 +322,7 @@ impl MessageStore {
         }
         let node = ListNode { base, base_len, items: keys[base_len..].to_vec() };
         self.lists.insert(id.clone(), node);
+        self.index = OnceLock::new();
         for (i, hh) in hashes.iter().enumerate().skip(base_len) {
             self.prefixes.entry(*hh).or_insert((id.clone(), i + 1));
         }
@@ -253,11 +331,13 @@ impl MessageStore {
     }
 
     /// The first `take` message keys of a list (iterative: chains can be as
-    /// long as the session).
+    /// long as the session). The write side's walk; reads go through [`Index`].
     fn list_items(&self, id: &str, take: usize) -> Vec<&str> {
         let mut segments: Vec<&[String]> = Vec::new();
         let mut cur = Some((id, take));
-        while let Some((id, take)) = cur {
+        // A hand-edited chain may loop: visit at most every list once.
+        for _ in 0..=self.lists.len() {
+            let Some((id, take)) = cur else { break };
             let Some(node) = self.lists.get(id) else { break };
             if take <= node.base_len {
                 cur = node.base.as_deref().map(|b| (b, take));
@@ -273,11 +353,19 @@ impl MessageStore {
     /// A list's messages (unknown keys resolve to nothing: a hand-edited trace
     /// loses those messages rather than aborting the checks).
     pub fn list(&self, id: &str) -> Vec<Value> {
-        self.list_items(id, usize::MAX).into_iter().filter_map(|k| self.messages.get(k).cloned()).collect()
+        let ix = self.index();
+        ix.ids(id).into_iter().map(|i| ix.values[i as usize].clone()).collect()
     }
 
-    fn parsed_table(&self) -> &HashMap<String, Parsed> {
-        self.parsed.get_or_init(|| self.messages.iter().map(|(k, v)| (k.clone(), AgentMessage::deserialize(v).ok().map(Arc::new))).collect())
+    /// A list's messages resolved by walking string keys, as before the
+    /// [`Index`] (tests: the index must read exactly this).
+    #[cfg(test)]
+    pub(crate) fn list_by_keys(&self, id: &str) -> Vec<&Value> {
+        self.list_items(id, usize::MAX).into_iter().filter_map(|k| self.messages.get(k)).collect()
+    }
+
+    fn index(&self) -> &Index {
+        self.index.get_or_init(|| Index::build(&self.messages, &self.lists))
     }
 
     /// The `messages` array of an object as borrowed JSON values (None when it
@@ -285,7 +373,10 @@ impl MessageStore {
     pub fn messages_ref<'a>(&'a self, v: &'a Value) -> Option<Vec<&'a Value>> {
         let m = v.get("messages")?;
         match m.get(LIST_REF).and_then(Value::as_str) {
-            Some(id) => Some(self.list_items(id, usize::MAX).into_iter().filter_map(|k| self.messages.get(k)).collect()),
+            Some(id) => {
+                let ix = self.index();
+                Some(ix.ids(id).into_iter().map(|i| &ix.values[i as usize]).collect())
+            }
             None => m.as_array().map(|a| a.iter().collect()),
         }
     }
@@ -297,8 +388,8 @@ impl MessageStore {
         let m = v.get("messages")?;
         match m.get(LIST_REF).and_then(Value::as_str) {
             Some(id) => {
-                let table = self.parsed_table();
-                Some(self.list_items(id, usize::MAX).into_iter().filter(|k| self.messages.contains_key(*k)).map(|k| table.get(k).cloned().flatten()).collect())
+                let ix = self.index();
+                Some(ix.ids(id).into_iter().map(|i| ix.parsed[i as usize].clone()).collect())
             }
             None => m.as_array().map(|a| a.iter().map(|x| AgentMessage::deserialize(x).ok().map(Arc::new)).collect()),
         }
@@ -487,6 +578,55 @@ mod tests {
             proptest::prop_assert_eq!(&warm, &cold);
             proptest::prop_assert_eq!(warm.prefixes, cold.prefixes);
         }
+    }
+
+    proptest::proptest! {
+        /// The integer index reads every list exactly as walking its string
+        /// keys does, also on a hand-edited store: unknown message keys,
+        /// unknown bases, base lengths past their base, a chain that loops.
+        #[test]
+        fn the_index_reads_lists_as_the_keys_do(
+            lists in proptest::collection::vec(proptest::collection::vec(0usize..7, 0..10), 1..20),
+            edits in proptest::collection::vec((0usize..40, 0usize..4, 0usize..12), 0..4),
+        ) {
+            let mut s = MessageStore::default();
+            for l in &lists {
+                s.intern_list(l.iter().map(|&i| json!({"role": "user", "content": format!("m{i}")})).collect());
+            }
+            let ids: Vec<String> = s.lists.keys().cloned().collect();
+            for (which, how, n) in edits {
+                let id = ids[which % ids.len()].clone();
+                let other = ids[n % ids.len()].clone();
+                let node = s.lists.get_mut(&id).unwrap();
+                match how {
+                    0 => node.items.push("m-unknown".into()),
+                    1 => node.base = Some("l-unknown".into()),
+                    2 => node.base_len += n,
+                    _ => { node.base = Some(other); node.base_len = n.max(1); }
+                }
+            }
+            s.index = OnceLock::new();
+            for id in ids.iter().map(String::as_str).chain(["l-unknown"]) {
+                let by_keys: Vec<Value> = s.list_by_keys(id).into_iter().cloned().collect();
+                proptest::prop_assert_eq!(&s.list(id), &by_keys);
+                let field = json!({"messages": {LIST_REF: id}});
+                proptest::prop_assert_eq!(s.messages_ref(&field).unwrap().into_iter().cloned().collect::<Vec<_>>(), by_keys.clone());
+                let parsed: Vec<Option<String>> = s.parsed_of(&field).unwrap().iter().map(|p| p.as_deref().map(AgentMessage::text)).collect();
+                let expect: Vec<Option<String>> = by_keys.iter().map(|v| AgentMessage::deserialize(v).ok().map(|m| m.text())).collect();
+                proptest::prop_assert_eq!(parsed, expect);
+            }
+        }
+    }
+
+    #[test]
+    fn a_list_interned_after_a_read_is_read_too() {
+        let mut s = MessageStore::default();
+        let a = s.intern_list(msgs(3));
+        assert_eq!(s.list(&a), msgs(3));
+        let b = s.intern_list(msgs(4));
+        assert_eq!(s.list(&b), msgs(4), "the index is rebuilt after a new message");
+        let c = s.intern_list(msgs(2));
+        assert_eq!(s.list(&c), msgs(2), "and after a new list of known messages");
     }
 
     #[test]
