@@ -46,6 +46,23 @@ pub fn agent_db_path(state_dir: &Path, agent_id: &str) -> PathBuf {
         .join("openclaw-agent.sqlite")
 }
 
+/// Whether 2026.9.6 stores `m` as a `custom_message` event rather than a
+/// `message` event: a runtime-context carrier and the interrupted-turn
+/// guidance. Both reach the store through the session's `message_end`
+/// handler, which appends every `custom` role message with
+/// `appendCustomMessageEntry` (dist/resource-loader-*.mjs; the guidance is
+/// agent-core-*.mjs `appendInterruptedTurnMessage`). Such an event holds no
+/// message position (dist/session-transcript-index-*.mjs
+/// `prepareSessionTranscriptProjectionAppend`: `messagePosition` only for an
+/// event with a `message`), so transcript anchors do not count it
+/// (`turn::active_position`), and a closed turn's range, which reads
+/// positioned `message` events only (dist/session-accessor-*.mjs
+/// `readClosedTranscriptTurn`), leaves it out of `commitTurn`'s messages
+/// (twin of timeout-recovery, builtin:window).
+pub fn is_custom_message_entry(m: &clawspec_contract::AgentMessage) -> bool {
+    m.is_runtime_context_carrier() || matches!(m, clawspec_contract::AgentMessage::Custom(c) if c.custom_type == crate::runtime::retry::TURN_ABORTED_CUSTOM_TYPE)
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("transcript store {path}: {source}")]
@@ -310,10 +327,10 @@ impl SqliteSession {
         {
             // Host events hold an active position but no message position
             // (real 2026.9.6 store: `message_position` NULL for them); so does
-            // a runtime-context carrier, a `custom_message` event there (see
-            // `insert_entry`), which the admission receipt does not count either
-            // (`turn::active_position`): the SDK's read fence compares the two.
-            let message_position = matches!(r, Row::Message(e) if !e.message.is_runtime_context_carrier()).then_some(messages);
+            // a `custom_message` event (`is_custom_message_entry`), which the
+            // admission receipt does not count either (`turn::active_position`):
+            // the SDK's read fence compares the two.
+            let message_position = matches!(r, Row::Message(e) if !is_custom_message_entry(&e.message)).then_some(messages);
             c.execute(
                 "INSERT INTO session_transcript_active_events (session_id, active_position, event_seq, message_position, context_eligible) VALUES (?1, ?2, ?3, ?4, 1)",
                 params![session_id, position, i as i64 + 1, message_position],
@@ -392,14 +409,13 @@ fn insert_marker(c: &Connection, session_id: &str, seq: i64, m: &Marker) -> rusq
 }
 
 fn insert_entry(c: &Connection, session_id: &str, seq: i64, e: &Entry) -> rusqlite::Result<()> {
-    let carrier = e.message.is_runtime_context_carrier();
     let event = match &e.message {
         // 2026.9.6 stores the interrupted-turn guidance as a `custom_message`
         // event, not a message event (real store, `clawspec twin timeout-recovery`),
         // and a runtime-context carrier too (`appendCustomMessageEntry`, dist
         // session-manager-*.mjs; it holds no message position, twinned on
         // http-openai-responses): the SDK's visible reader skips both.
-        clawspec_contract::AgentMessage::Custom(cm) if carrier || cm.custom_type == crate::runtime::retry::TURN_ABORTED_CUSTOM_TYPE => {
+        clawspec_contract::AgentMessage::Custom(cm) if is_custom_message_entry(&e.message) => {
             json!({"type": "custom_message", "customType": cm.custom_type, "content": cm.content, "display": cm.display.unwrap_or(false), "id": e.id, "parentId": e.parent_id, "timestamp": iso8601(e.timestamp)})
         }
         _ => json!({"type": "message", "id": e.id, "parentId": e.parent_id, "timestamp": iso8601(e.timestamp), "message": e.message}),
@@ -424,7 +440,7 @@ fn insert_entry(c: &Connection, session_id: &str, seq: i64, e: &Entry) -> rusqli
     };
     c.execute(
         "INSERT INTO transcript_event_identities (session_id, event_id, seq, event_type, parent_id, message_idempotency_key, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        params![session_id, e.id, seq, if carrier { "custom_message" } else { "message" }, e.parent_id, key, ts],
+        params![session_id, e.id, seq, event["type"].as_str().unwrap_or("message"), e.parent_id, key, ts],
     )?;
     Ok(())
 }
@@ -639,6 +655,30 @@ mod tests {
         assert_eq!(texts, ["q", "a"]);
         let kinds = event_kinds(&db);
         assert_eq!(kinds, vec![(1, "message".into(), Some(0)), (2, "custom_message".into(), None), (3, "message".into(), Some(1))]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The interrupted-turn guidance is a `custom_message` event without a
+    /// message position, as the real 2026.9.6 store keeps it (twin --keep
+    /// timeout-recovery: `transcript_events` seq 15 `custom_message`,
+    /// `message_position` NULL, the next assistant one position after the
+    /// aborted one).
+    #[test]
+    fn the_interrupted_turn_guidance_holds_no_message_position() {
+        use crate::runtime::transcript::Transcript;
+        let dir = tempfile_dir("guidance");
+        let store = SqliteSession::new(agent_db_path(&dir, "main"), "main".into(), "agent:main:main".into());
+        let mut t = Transcript::sqlite("sess-0001".into(), store);
+        let guidance: AgentMessage = serde_json::from_value(json!({"role": "custom", "customType": crate::runtime::retry::TURN_ABORTED_CUSTOM_TYPE,
+            "content": crate::runtime::retry::INTERRUPTED_TURN_GUIDANCE, "display": false, "timestamp": 2})).unwrap();
+        assert!(is_custom_message_entry(&guidance) && !guidance.is_runtime_context_carrier());
+        assert!(!is_custom_message_entry(&AgentMessage::user_text("q")));
+        t.append(AgentMessage::user_text("q"), 1_795_000_000_001);
+        t.append(guidance, 1_795_000_000_002);
+        t.append(AgentMessage::user_text("a"), 1_795_000_000_003);
+        t.flush(1_795_000_000_000).unwrap();
+        let db = agent_db_path(&dir, "main");
+        assert_eq!(event_kinds(&db), vec![(1, "message".into(), Some(0)), (2, "custom_message".into(), None), (3, "message".into(), Some(1))]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -453,8 +453,14 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             Err(f) => {
                 if sim.profile.attempt_runtime_context_v2026_9 && f.kind == ModelErrorKind::Timeout {
                     super::retry::persist_timeout_trail(sim, &super::retry::idle_timeout_error(crate::realhost::plan::PROVIDER_TIMEOUT_SECONDS));
+                    // The idle timeout aborted the attempt, which records no completed
+                    // bootstrap turn (dist/attempt-thread-helpers-*.mjs
+                    // shouldPersistCompletedBootstrapTurn: false on `promptError || aborted`;
+                    // real store, twin of timeout-recovery: no openclaw:bootstrap-context:full
+                    // between the guidance and the retry's answer).
+                } else {
+                    host_event_after_attempt(sim);
                 }
-                host_event_after_attempt(sim);
                 f
             }
         };
@@ -1701,11 +1707,13 @@ fn anchor(sim: &Sim<'_>, i: usize) -> Value {
            "entryId": e.id, "rawSeq": sim.transcript.raw_seq(i), "effectiveParentId": e.parent_id, "activeMessagePosition": active_position(sim, i)})
 }
 
-/// The position among the session's active messages, runtime-context
-/// carriers (`custom_message` entries) not counted (twin of
-/// http-openai-responses, whose Responses carrier is persisted).
+/// The position among the session's active messages, `custom_message`
+/// entries (runtime-context carriers, the interrupted-turn guidance;
+/// `sqlite_store::is_custom_message_entry`) not counted (twins of
+/// http-openai-responses, whose Responses carrier is persisted, and of
+/// timeout-recovery).
 fn active_position(sim: &Sim<'_>, i: usize) -> usize {
-    sim.transcript.entries[..i].iter().filter(|e| !e.message.is_runtime_context_carrier()).count()
+    sim.transcript.entries[..i].iter().filter(|e| !super::sqlite_store::is_custom_message_entry(&e.message)).count()
 }
 
 /// The admission receipt of the turn whose user entry is `entry_id`, as the
@@ -1726,7 +1734,9 @@ fn admission_receipt(sim: &Sim<'_>, entry_id: &str) -> Option<Value> {
 /// the closed range [admitted user … terminal], `advancementKey = logicalTurnId`.
 pub(super) fn commit_params(sim: &Sim<'_>, idx: usize, entry_id: &str, heartbeat: bool) -> Value {
     let entries = &sim.transcript.entries;
-    let range: Vec<&AgentMessage> = entries[idx..].iter().map(|e| &e.message).filter(|m| !m.is_runtime_context_carrier()).collect();
+    // The closed range holds positioned `message` events only (dist/session-accessor-*.mjs
+    // readClosedTranscriptTurn): no `custom_message` entry.
+    let range: Vec<&AgentMessage> = entries[idx..].iter().map(|e| &e.message).filter(|m| !super::sqlite_store::is_custom_message_entry(m)).collect();
     let anchor = |i: usize| anchor(sim, i);
     let logical = format!("turn-{}-{entry_id}", sim.transcript.session_id);
     let mut admission = anchor(idx);
