@@ -492,7 +492,7 @@ fn section_of(md: &str, pid: &str) -> Option<String> {
 
 fn not_run(pid: &str) -> String {
     format!(
-        "{}\n## {pid}\n\nNot run in this table (`cargo xtask fidelity -- --profile {pid}`; 2026.4.x installs plugin dependencies with npm during gateway start and turns, minutes per row, so CI runs 2026.9.6 only).\n{}\n",
+        "{}\n## {pid}\n\nNot run in this table (`cargo xtask fidelity -- --profile {pid}` fills this section). CI's gate (`.ci/run`, `cargo xtask fidelity-gate`) re-runs the equal rows of every release, 2026.4.26 and 2026.9.6, and fails while a release records none.\n{}\n",
         begin(pid),
         end(pid)
     )
@@ -847,5 +847,6 @@ mod tests {
         // A release never run gets a note, not rows.
         let none = render(&[("openclaw-2026.4.26".into(), section_of("", "openclaw-2026.4.26").unwrap_or_else(|| not_run("openclaw-2026.4.26")))], 0);
         assert!(none.contains("Not run in this table"), "{none}");
+        assert!(none.contains("re-runs the equal rows of every release") && !none.contains("2026.9.6 only"), "CI gates both releases (.ci/run): {none}");
     }
 }
