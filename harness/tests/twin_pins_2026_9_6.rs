@@ -287,3 +287,28 @@ fn maintain_after_a_manual_compact_carries_the_command_context() {
     assert_ne!(sig(&m["runtimeContext"]["abortSignal"]), sig(&c["runtimeContext"]["abortSignal"]));
     assert!(sig(&m["runtimeContext"]["abortSignal"]) > sig(&m["abortSignal"]), "{m}");
 }
+
+/// timeout-recovery (builtin:window): the timed-out attempt's
+/// `<turn_aborted>` guidance is a `custom_message` event without a message
+/// position (every `custom` role message goes through
+/// `appendCustomMessageEntry`, resource-loader-*.mjs; positions only for a
+/// `message` event, session-transcript-index-*.mjs), and no
+/// `openclaw:bootstrap-context:full` follows the aborted attempt
+/// (attempt-thread-helpers-*.mjs `shouldPersistCompletedBootstrapTurn`). So
+/// the retry's assemble sees the guidance, commitTurn's messages do not
+/// (session-accessor-*.mjs `readClosedTranscriptTurn`), and the terminal
+/// anchor is the real store's: seq 16, position 10 (twin --keep, 2026-11-24).
+#[test]
+fn the_interrupted_turn_guidance_is_assembled_but_not_committed() {
+    let t = run("window", "timeout-recovery");
+    let is_guidance = |m: &Value| m["role"] == "custom" && m["customType"] == "openclaw:turn-aborted";
+    let assembles = calls(&t, "assemble");
+    let retry = assembles.last().expect("the retry's assemble");
+    assert!(retry.messages(&t).unwrap().iter().any(is_guidance), "the retry assembles with the guidance");
+    let commits = calls(&t, "commitTurn");
+    assert_eq!(commits.len(), 1);
+    let c = commits[0];
+    assert!(!c.messages(&t).unwrap().iter().any(is_guidance), "commitTurn's range holds positioned messages only");
+    assert_eq!((c.params["terminal"]["rawSeq"].as_u64(), c.params["terminal"]["activeMessagePosition"].as_u64()), (Some(16), Some(10)));
+    assert_eq!((c.params["admission"]["rawSeq"].as_u64(), c.params["admission"]["activeMessagePosition"].as_u64()), (Some(7), Some(6)));
+}
