@@ -114,3 +114,23 @@ fn a_profile_outside_the_plugins_declared_range_is_warned_on_the_terminal_and_in
     assert!(r["profiles"].as_array().unwrap().iter().all(|p| p.get("peerRange").is_none()), "{r:#}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn a_plugin_that_cannot_start_under_one_release_is_still_certified_under_the_others() {
+    // openclaw-universal-capture 0.7.0's factory reads `ctx.agentDir`;
+    // 2026.4.26 calls the factory with no context (lib/loader.js
+    // factoryArgs). The preflight used to try the first profile only and
+    // stopped the whole certify there (exit 2) with nothing about 9.6.
+    let d = tmp("factory");
+    let cache = d.join("cache");
+    std::fs::create_dir_all(&cache).unwrap();
+    let (code, stderr, r) = certify(&cache, "factory-ctx/index.js", &[], &d.join("r.json"));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("warning: the engine cannot start under openclaw-2026.4.26 (bad-handshake)") && stderr.contains("calls the engine factory with no context"), "{stderr}");
+    assert!(!stderr.contains("cannot start under openclaw-2026.9.6"), "{stderr}");
+    let runs = r["runs"].as_array().unwrap();
+    assert!(runs.iter().any(|run| run["profile"] == "openclaw-2026.4.26" && run["outcome"] == "engine-fault:bad-handshake"), "{r:#}");
+    assert!(runs.iter().any(|run| run["profile"] == "openclaw-2026.9.6" && run["outcome"] == "completed"), "{r:#}");
+    assert!(assembled(&r, "openclaw-2026.9.6"), "{r:#}");
+    let _ = std::fs::remove_dir_all(&d);
+}

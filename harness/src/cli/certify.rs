@@ -112,11 +112,32 @@ async fn run(a: Args) -> Result<u8, String> {
     }
     // Signals are caught from here on, so an interrupted run still cleans up.
     let (stop, caught) = interruption()?;
-    if let Err(f) = suite::preflight(&cfg, &profiles[0]).await {
+    // Each profile once: a plugin can load under one release and not under
+    // another (openclaw-universal-capture's factory reads the context that
+    // 2026.4.26 does not pass). Only an engine that starts nowhere stops the
+    // command; otherwise the profiles it cannot start under are named here and
+    // their runs fail (and are hollow) in the report. A fault other than a
+    // refused `initialize` (spawn, crash, timeout) is not the profile's: the
+    // first one stops the command, as before.
+    let mut cannot_start = Vec::new();
+    for p in &profiles {
+        if let Err(f) = suite::preflight(&cfg, p).await {
+            let profile_specific = matches!(f, crate::driver::EngineFault::BadHandshake { .. });
+            cannot_start.push((p.id.clone(), f));
+            if !profile_specific {
+                break;
+            }
+        }
+    }
+    if cannot_start.len() == profiles.len() || cannot_start.last().is_some_and(|(_, f)| !matches!(f, crate::driver::EngineFault::BadHandshake { .. })) {
         let _ = std::fs::remove_dir_all(&cfg.state_root);
+        let (_, f) = cannot_start.last().expect("a failed profile");
         let stderr = f.stderr().trim_end();
         let stderr = if stderr.is_empty() { String::new() } else { format!("\nengine stderr:\n{}", indent(stderr)) };
         return Err(format!("the engine cannot start ({}): {f}{stderr}", f.kind()));
+    }
+    for (p, f) in &cannot_start {
+        eprintln!("warning: the engine cannot start under {p} ({}): {f}; every run there fails", f.kind());
     }
     let started = Instant::now();
     let progress = Progress::new(&jobs, &a.clauses, a.strict);
