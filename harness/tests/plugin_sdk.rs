@@ -134,3 +134,34 @@ fn a_plugin_that_cannot_start_under_one_release_is_still_certified_under_the_oth
     assert!(assembled(&r, "openclaw-2026.9.6"), "{r:#}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn reproduce_lines_carry_the_options_that_change_a_run_and_run_as_pasted() {
+    // issue 15: "`reproduce:` lines carry `--node`, `--scenarios`,
+    // `--plugin-config` so they run as pasted".
+    let d = tmp("repro");
+    let cache = d.join("cache");
+    std::fs::create_dir_all(&cache).unwrap();
+    let node = String::from_utf8(Command::new("node").args(["-p", "process.execPath"]).output().unwrap().stdout).unwrap().trim().to_string();
+    let scenarios = root().join("scenarios").canonicalize().unwrap();
+    let extra = ["--node", node.as_str(), "--plugin-config", r#"{"mode": "it's"}"#, "--scenarios", scenarios.to_str().unwrap(), "--call-timeout-ms", "60000"];
+    let (code, stderr, r) = certify(&cache, "factory-ctx/index.js", &extra, &d.join("r.json"));
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(r["runArgs"][1], node.as_str(), "{:#}", r["runArgs"]);
+    let entry = root().join("adapters/node/test/plugins/factory-ctx/index.js");
+    let mut args: Vec<&str> = vec!["certify", "--plugin", entry.to_str().unwrap(), "--scenario", "new-session-no-bootstrap", "--profile", "openclaw-2026.4.26", "--profile", "openclaw-2026.9.6"];
+    args.extend(extra);
+    let out = Command::new(env!("CARGO_BIN_EXE_clawspec")).args(&args).env("CLAWSPEC_CACHE", &cache).current_dir(root()).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().filter(|l| l.contains("openclaw-2026.4.26")).find_map(|l| l.trim().strip_prefix("reproduce: ")).unwrap_or_else(|| panic!("no reproduce line:\n{text}"));
+    let words = shell_words::split(line).unwrap();
+    for (flag, value) in [("--node", node.as_str()), ("--sdk", "auto"), ("--plugin-config", r#"{"mode": "it's"}"#), ("--scenarios", scenarios.to_str().unwrap()), ("--call-timeout-ms", "60000")] {
+        let at = words.iter().position(|w| w == flag).unwrap_or_else(|| panic!("{flag} missing from {line}"));
+        assert_eq!(words[at + 1], value, "{line}");
+    }
+    // As pasted: the same run, the same engine fault.
+    let again = Command::new(env!("CARGO_BIN_EXE_clawspec")).args(&words[1..]).env("CLAWSPEC_CACHE", &cache).current_dir(root()).output().unwrap();
+    let both = format!("{}{}", String::from_utf8_lossy(&again.stdout), String::from_utf8_lossy(&again.stderr));
+    assert!(both.contains("calls the engine factory with no context"), "{both}");
+    let _ = std::fs::remove_dir_all(&d);
+}

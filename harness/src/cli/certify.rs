@@ -163,6 +163,7 @@ async fn run(a: Args) -> Result<u8, String> {
     let verdicts = progress.verdicts(&traces);
     let mut r = report::build(&spec.display, &traces, verdicts, &profile_ids, a.strict, Some(selection));
     r.no_sandbox = !cfg.driver.sandbox.enabled;
+    r.run_args = run_args(&a);
     let signal = interrupted.then(|| caught.load(Ordering::SeqCst));
     conclude(&a, r, &traces, baseline.as_ref(), started, signal)
 }
@@ -272,4 +273,46 @@ fn write_opt(path: &Option<PathBuf>, text: &str) -> Result<(), String> {
         std::fs::write(p, text).map_err(|e| format!("{}: {e}", p.display()))?;
     }
     Ok(())
+}
+
+/// What `reproduce:` lines append after the engine: every option of this
+/// certify that changes how one run behaves (docs/reports.md).
+fn run_args(a: &Args) -> Vec<String> {
+    use clap::ValueEnum;
+    let e = &a.engine;
+    let mut out = Vec::new();
+    let mut put = |flag: &str, value: String| {
+        out.push(flag.to_string());
+        out.push(value);
+    };
+    if e.plugin.is_some() {
+        if e.node != "node" {
+            put("--node", e.node.clone());
+        }
+        put("--sdk", e.sdk.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default());
+        if let Some(id) = &e.engine_id {
+            put("--engine-id", id.clone());
+        }
+    }
+    if let Some(c) = &e.plugin_config {
+        put("--plugin-config", c.clone());
+    }
+    if let Some(d) = &a.select.scenarios {
+        put("--scenarios", d.to_string_lossy().into_owned());
+    }
+    for (flag, v) in [("--call-timeout-ms", e.call_timeout_ms), ("--compact-timeout-ms", e.compact_timeout_ms), ("--handshake-timeout-ms", e.handshake_timeout_ms)] {
+        if let Some(v) = v {
+            put(flag, v.to_string());
+        }
+    }
+    for name in &e.pass_env {
+        put("--pass-env", name.clone());
+    }
+    if e.no_sandbox {
+        out.push("--no-sandbox".into());
+    }
+    if e.via_http {
+        out.push("--via-http".into());
+    }
+    out
 }

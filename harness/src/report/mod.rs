@@ -54,6 +54,13 @@ pub struct Report {
     /// Golden drift (when `--golden` is used): one line per drifted trace.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub golden_drift: Vec<String>,
+    /// The options besides the engine, `--scenario` and `--profile` that a
+    /// `clawspec run` of one of these runs needs to behave the same (`--node`,
+    /// `--sdk`, `--engine-id`, `--plugin-config`, `--scenarios`, timeouts,
+    /// sandbox and transport flags): every `reproduce:` line carries them, so
+    /// it runs as pasted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub run_args: Vec<String>,
     /// The engine ran without the sandbox (`--no-sandbox`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_sandbox: bool,
@@ -208,6 +215,7 @@ pub fn build(engine: &str, traces: &[Trace], mut verdicts: Vec<Verdict>, profile
         verdicts,
         baseline: None,
         golden_drift: Vec::new(),
+        run_args: Vec::new(),
         no_sandbox: false,
         interrupted: false,
         timing: None,

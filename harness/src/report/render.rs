@@ -31,7 +31,14 @@ fn engine_flag(engine: &str) -> (&'static str, &str) {
 /// `certify --host` of that one scenario.
 fn repro_in(r: &Report, v: &Verdict) -> String {
     match &r.host {
-        None => repro(&r.engine, v),
+        None => {
+            let mut line = repro(&r.engine, v);
+            if !r.run_args.is_empty() {
+                line.push(' ');
+                line.push_str(&shell_words::join(&r.run_args));
+            }
+            line
+        }
         Some(h) => {
             let (flag, value) = engine_flag(&r.engine);
             shell_words::join(["clawspec", "certify", "--host", &h.host, "--scenario", &v.scenario, flag, value])
