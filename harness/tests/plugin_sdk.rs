@@ -148,11 +148,19 @@ fn reproduce_lines_carry_the_options_that_change_a_run_and_run_as_pasted() {
     let (code, stderr, r) = certify(&cache, "factory-ctx/index.js", &extra, &d.join("r.json"));
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(r["runArgs"][1], node.as_str(), "{:#}", r["runArgs"]);
+    // "The report records node version, plugin path and digest, plugin
+    // config, resolved SDK version, adapter version."
+    let plugin = &r["plugin"];
+    let version = String::from_utf8(Command::new(&node).arg("--version").output().unwrap().stdout).unwrap();
+    assert_eq!(plugin["nodeVersion"], version.trim(), "{plugin:#}");
+    assert!(plugin["entrySha256"].as_str().unwrap().starts_with("sha256:") && plugin["entry"].as_str().unwrap().ends_with("factory-ctx/index.js"), "{plugin:#}");
+    assert!(plugin["adapter"].as_str().unwrap().starts_with("clawspec-node-adapter@"), "{plugin:#}");
     let entry = root().join("adapters/node/test/plugins/factory-ctx/index.js");
     let mut args: Vec<&str> = vec!["certify", "--plugin", entry.to_str().unwrap(), "--scenario", "new-session-no-bootstrap", "--profile", "openclaw-2026.4.26", "--profile", "openclaw-2026.9.6"];
     args.extend(extra);
     let out = Command::new(env!("CARGO_BIN_EXE_clawspec")).args(&args).env("CLAWSPEC_CACHE", &cache).current_dir(root()).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.lines().any(|l| l.starts_with("plugin: ") && l.contains("sha256:") && l.contains(version.trim())), "{text}");
     let line = text.lines().filter(|l| l.contains("openclaw-2026.4.26")).find_map(|l| l.trim().strip_prefix("reproduce: ")).unwrap_or_else(|| panic!("no reproduce line:\n{text}"));
     let words = shell_words::split(line).unwrap();
     for (flag, value) in [("--node", node.as_str()), ("--sdk", "auto"), ("--plugin-config", r#"{"mode": "it's"}"#), ("--scenarios", scenarios.to_str().unwrap()), ("--call-timeout-ms", "60000")] {

@@ -164,6 +164,7 @@ async fn run(a: Args) -> Result<u8, String> {
     let mut r = report::build(&spec.display, &traces, verdicts, &profile_ids, a.strict, Some(selection));
     r.no_sandbox = !cfg.driver.sandbox.enabled;
     r.run_args = run_args(&a);
+    r.plugin = a.engine.plugin.as_ref().map(|entry| plugin_run(entry, &a.engine.node, &traces));
     let signal = interrupted.then(|| caught.load(Ordering::SeqCst));
     conclude(&a, r, &traces, baseline.as_ref(), started, signal)
 }
@@ -315,4 +316,30 @@ fn run_args(a: &Args) -> Vec<String> {
         out.push("--via-http".into());
     }
     out
+}
+
+/// Which plugin build, Node and adapter a `--plugin` certify ran.
+fn plugin_run(entry: &std::path::Path, node: &str, traces: &[Trace]) -> crate::report::PluginRun {
+    use sha2::{Digest, Sha256};
+    let entry_sha256 = match std::fs::read(entry) {
+        Ok(bytes) => format!("sha256:{:x}", Sha256::digest(&bytes)),
+        Err(e) => format!("unreadable: {e}"),
+    };
+    let node_version = std::process::Command::new(node)
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into());
+    let implementation = traces.iter().find_map(|t| t.engine.implementation.as_ref());
+    let adapter = implementation.and_then(|i| Some(format!("{}@{}", i.get("name")?.as_str()?, i.get("version")?.as_str()?)));
+    let package = implementation.and_then(|i| i.get("plugin")).and_then(|p| {
+        let name = p.get("name")?.as_str()?;
+        Some(match p.get("version").and_then(serde_json::Value::as_str) {
+            Some(v) => format!("{name}@{v}"),
+            None => name.to_string(),
+        })
+    });
+    crate::report::PluginRun { entry: entry.to_string_lossy().into_owned(), entry_sha256, package, node: node.to_string(), node_version, adapter }
 }
