@@ -201,3 +201,23 @@ fn a_compaction_inside_a_durable_turn_skips_the_advancement_instead_of_reading_a
     assert!(notes.contains(&"durable-stale"), "{notes:?}");
     assert!(!t.calls().any(|c| c.method == "commitTurn"), "no commitTurn for a stale range");
 }
+
+#[test]
+fn a_capture_only_engine_is_hollow_under_a_release_that_never_commits_its_turns() {
+    // openclaw-universal-capture 0.7.0 (docs/real-engines.md) declines every
+    // ingest, hands the host's messages back and keeps turns only in
+    // commitTurn, which 2026.4.26 never calls (its dist has no commitTurn;
+    // attempt.tool-run-context-*.js finalizeHarnessContextEngineTurn falls
+    // back to ingest). Its clauses there judge OpenClaw, not the engine: the
+    // certificate must say hollow. On 2026.9.6 it commits its turns.
+    let traces = run("capture/index.js", Some("tool-loop-parallel"));
+    let profiles: Vec<String> = Profile::all().iter().map(|p| p.id.clone()).collect();
+    let r = clawspec::report::build("plugin:capture/index.js", &traces, check::evaluate_all(&traces, &[]), &profiles, false, None);
+    let summary = |id: &str| r.profiles.iter().find(|p| p.profile == id).unwrap_or_else(|| panic!("{id} in {:?}", r.profiles));
+    let old = summary("openclaw-2026.4.26");
+    assert!(!old.certified && old.hollow.as_deref().is_some_and(|h| h.contains("kept no message")), "{old:?}");
+    let new = summary("openclaw-2026.9.6");
+    assert_eq!(new.hollow, None, "{new:?}");
+    let cov = r.coverage.iter().find(|c| c.profile == "openclaw-2026.9.6").unwrap();
+    assert!(cov.methods.get("commitTurn").is_some_and(|n| *n > 0) && cov.messages_stored > 0, "{cov:?}");
+}

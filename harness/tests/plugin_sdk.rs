@@ -114,3 +114,62 @@ fn a_profile_outside_the_plugins_declared_range_is_warned_on_the_terminal_and_in
     assert!(r["profiles"].as_array().unwrap().iter().all(|p| p.get("peerRange").is_none()), "{r:#}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn a_plugin_that_cannot_start_under_one_release_is_still_certified_under_the_others() {
+    // openclaw-universal-capture 0.7.0's factory reads `ctx.agentDir`;
+    // 2026.4.26 calls the factory with no context (lib/loader.js
+    // factoryArgs). The preflight used to try the first profile only and
+    // stopped the whole certify there (exit 2) with nothing about 9.6.
+    let d = tmp("factory");
+    let cache = d.join("cache");
+    std::fs::create_dir_all(&cache).unwrap();
+    let (code, stderr, r) = certify(&cache, "factory-ctx/index.js", &[], &d.join("r.json"));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("warning: the engine cannot start under openclaw-2026.4.26 (bad-handshake)") && stderr.contains("calls the engine factory with no context"), "{stderr}");
+    assert!(!stderr.contains("cannot start under openclaw-2026.9.6"), "{stderr}");
+    let runs = r["runs"].as_array().unwrap();
+    assert!(runs.iter().any(|run| run["profile"] == "openclaw-2026.4.26" && run["outcome"] == "engine-fault:bad-handshake"), "{r:#}");
+    assert!(runs.iter().any(|run| run["profile"] == "openclaw-2026.9.6" && run["outcome"] == "completed"), "{r:#}");
+    assert!(assembled(&r, "openclaw-2026.9.6"), "{r:#}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn reproduce_lines_carry_the_options_that_change_a_run_and_run_as_pasted() {
+    // issue 15: "`reproduce:` lines carry `--node`, `--scenarios`,
+    // `--plugin-config` so they run as pasted".
+    let d = tmp("repro");
+    let cache = d.join("cache");
+    std::fs::create_dir_all(&cache).unwrap();
+    let node = String::from_utf8(Command::new("node").args(["-p", "process.execPath"]).output().unwrap().stdout).unwrap().trim().to_string();
+    let scenarios = root().join("scenarios").canonicalize().unwrap();
+    let extra = ["--node", node.as_str(), "--plugin-config", r#"{"mode": "it's"}"#, "--scenarios", scenarios.to_str().unwrap(), "--call-timeout-ms", "60000"];
+    let (code, stderr, r) = certify(&cache, "factory-ctx/index.js", &extra, &d.join("r.json"));
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(r["runArgs"][1], node.as_str(), "{:#}", r["runArgs"]);
+    // "The report records node version, plugin path and digest, plugin
+    // config, resolved SDK version, adapter version."
+    let plugin = &r["plugin"];
+    let version = String::from_utf8(Command::new(&node).arg("--version").output().unwrap().stdout).unwrap();
+    assert_eq!(plugin["nodeVersion"], version.trim(), "{plugin:#}");
+    assert!(plugin["entrySha256"].as_str().unwrap().starts_with("sha256:") && plugin["entry"].as_str().unwrap().ends_with("factory-ctx/index.js"), "{plugin:#}");
+    assert!(plugin["adapter"].as_str().unwrap().starts_with("clawspec-node-adapter@"), "{plugin:#}");
+    let entry = root().join("adapters/node/test/plugins/factory-ctx/index.js");
+    let mut args: Vec<&str> = vec!["certify", "--plugin", entry.to_str().unwrap(), "--scenario", "new-session-no-bootstrap", "--profile", "openclaw-2026.4.26", "--profile", "openclaw-2026.9.6"];
+    args.extend(extra);
+    let out = Command::new(env!("CARGO_BIN_EXE_clawspec")).args(&args).env("CLAWSPEC_CACHE", &cache).current_dir(root()).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.lines().any(|l| l.starts_with("plugin: ") && l.contains("sha256:") && l.contains(version.trim())), "{text}");
+    let line = text.lines().filter(|l| l.contains("openclaw-2026.4.26")).find_map(|l| l.trim().strip_prefix("reproduce: ")).unwrap_or_else(|| panic!("no reproduce line:\n{text}"));
+    let words = shell_words::split(line).unwrap();
+    for (flag, value) in [("--node", node.as_str()), ("--sdk", "auto"), ("--plugin-config", r#"{"mode": "it's"}"#), ("--scenarios", scenarios.to_str().unwrap()), ("--call-timeout-ms", "60000")] {
+        let at = words.iter().position(|w| w == flag).unwrap_or_else(|| panic!("{flag} missing from {line}"));
+        assert_eq!(words[at + 1], value, "{line}");
+    }
+    // As pasted: the same run, the same engine fault.
+    let again = Command::new(env!("CARGO_BIN_EXE_clawspec")).args(&words[1..]).env("CLAWSPEC_CACHE", &cache).current_dir(root()).output().unwrap();
+    let both = format!("{}{}", String::from_utf8_lossy(&again.stdout), String::from_utf8_lossy(&again.stderr));
+    assert!(both.contains("calls the engine factory with no context"), "{both}");
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -124,15 +124,30 @@ export async function loadPlugin(o) {
   // What OpenClaw's resolveContextEngine reads to pick the engine.
   api.config.plugins.slots = { contextEngine: chosen };
   let engine;
+  const args = factoryArgs(o.release, { config: api.config, agentDir: o.isolation.agentDir, workspaceDir: o.isolation.workspaceDir });
   try {
-    // Factory context as OpenClaw's resolveContextEngine passes it
-    // (src/context-engine/registry.ts: config, agentDir, workspaceDir).
-    engine = await (typeof factory === "function" ? factory({ config: api.config, agentDir: o.isolation.agentDir, workspaceDir: o.isolation.workspaceDir }) : factory);
+    engine = await (typeof factory === "function" ? factory(...args) : factory);
   } catch (err) {
-    throw new PluginLoadError(`context engine ${JSON.stringify(chosen)}: the factory threw: ${err?.message ?? err}`, { cause: err });
+    const hint = args.length === 0 ? ` (OpenClaw ${o.release} calls the engine factory with no context: no config, agentDir or workspaceDir; it logs "factory threw during resolution" and runs its legacy engine instead, so this engine never serves a turn there)` : "";
+    throw new PluginLoadError(`context engine ${JSON.stringify(chosen)}: the factory threw: ${err?.message ?? err}${hint}`, { cause: err });
   }
   assertEngineContract(chosen, engine);
   return { id, engine, engineId: chosen, pkg, warm };
+}
+
+/**
+ * The arguments OpenClaw's resolveContextEngine calls an engine factory with,
+ * per release. 2026.9.6 passes `{config, agentDir, workspaceDir}` (dist
+ * registry-S9YEPPHB.mjs resolveContextEngine: `factoryCtx`,
+ * `createOwnedContextEngine(engineId, entry, factoryCtx, …)`); 2026.4.26
+ * calls `entry.factory()` with none (dist registry-C0FSoFN6.js
+ * resolveContextEngine), and when a non-default engine's factory throws it
+ * logs `factory threw during resolution` and falls back to "legacy".
+ * @param {string | undefined} release
+ * @param {{config: unknown, agentDir: string, workspaceDir: string}} ctx
+ */
+export function factoryArgs(release, ctx) {
+  return release === "2026.4.26" ? [] : [ctx];
 }
 
 /**

@@ -112,11 +112,32 @@ async fn run(a: Args) -> Result<u8, String> {
     }
     // Signals are caught from here on, so an interrupted run still cleans up.
     let (stop, caught) = interruption()?;
-    if let Err(f) = suite::preflight(&cfg, &profiles[0]).await {
+    // Each profile once: a plugin can load under one release and not under
+    // another (openclaw-universal-capture's factory reads the context that
+    // 2026.4.26 does not pass). Only an engine that starts nowhere stops the
+    // command; otherwise the profiles it cannot start under are named here and
+    // their runs fail (and are hollow) in the report. A fault other than a
+    // refused `initialize` (spawn, crash, timeout) is not the profile's: the
+    // first one stops the command, as before.
+    let mut cannot_start = Vec::new();
+    for p in &profiles {
+        if let Err(f) = suite::preflight(&cfg, p).await {
+            let profile_specific = matches!(f, crate::driver::EngineFault::BadHandshake { .. });
+            cannot_start.push((p.id.clone(), f));
+            if !profile_specific {
+                break;
+            }
+        }
+    }
+    if cannot_start.len() == profiles.len() || cannot_start.last().is_some_and(|(_, f)| !matches!(f, crate::driver::EngineFault::BadHandshake { .. })) {
         let _ = std::fs::remove_dir_all(&cfg.state_root);
+        let (_, f) = cannot_start.last().expect("a failed profile");
         let stderr = f.stderr().trim_end();
         let stderr = if stderr.is_empty() { String::new() } else { format!("\nengine stderr:\n{}", indent(stderr)) };
         return Err(format!("the engine cannot start ({}): {f}{stderr}", f.kind()));
+    }
+    for (p, f) in &cannot_start {
+        eprintln!("warning: the engine cannot start under {p} ({}): {f}; every run there fails", f.kind());
     }
     let started = Instant::now();
     let progress = Progress::new(&jobs, &a.clauses, a.strict);
@@ -142,6 +163,8 @@ async fn run(a: Args) -> Result<u8, String> {
     let verdicts = progress.verdicts(&traces);
     let mut r = report::build(&spec.display, &traces, verdicts, &profile_ids, a.strict, Some(selection));
     r.no_sandbox = !cfg.driver.sandbox.enabled;
+    r.run_args = run_args(&a);
+    r.plugin = a.engine.plugin.as_ref().map(|entry| plugin_run(entry, &a.engine.node, &traces));
     let signal = interrupted.then(|| caught.load(Ordering::SeqCst));
     conclude(&a, r, &traces, baseline.as_ref(), started, signal)
 }
@@ -251,4 +274,72 @@ fn write_opt(path: &Option<PathBuf>, text: &str) -> Result<(), String> {
         std::fs::write(p, text).map_err(|e| format!("{}: {e}", p.display()))?;
     }
     Ok(())
+}
+
+/// What `reproduce:` lines append after the engine: every option of this
+/// certify that changes how one run behaves (docs/reports.md).
+fn run_args(a: &Args) -> Vec<String> {
+    use clap::ValueEnum;
+    let e = &a.engine;
+    let mut out = Vec::new();
+    let mut put = |flag: &str, value: String| {
+        out.push(flag.to_string());
+        out.push(value);
+    };
+    if e.plugin.is_some() {
+        if e.node != "node" {
+            put("--node", e.node.clone());
+        }
+        put("--sdk", e.sdk.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default());
+        if let Some(id) = &e.engine_id {
+            put("--engine-id", id.clone());
+        }
+    }
+    if let Some(c) = &e.plugin_config {
+        put("--plugin-config", c.clone());
+    }
+    if let Some(d) = &a.select.scenarios {
+        put("--scenarios", d.to_string_lossy().into_owned());
+    }
+    for (flag, v) in [("--call-timeout-ms", e.call_timeout_ms), ("--compact-timeout-ms", e.compact_timeout_ms), ("--handshake-timeout-ms", e.handshake_timeout_ms)] {
+        if let Some(v) = v {
+            put(flag, v.to_string());
+        }
+    }
+    for name in &e.pass_env {
+        put("--pass-env", name.clone());
+    }
+    if e.no_sandbox {
+        out.push("--no-sandbox".into());
+    }
+    if e.via_http {
+        out.push("--via-http".into());
+    }
+    out
+}
+
+/// Which plugin build, Node and adapter a `--plugin` certify ran.
+fn plugin_run(entry: &std::path::Path, node: &str, traces: &[Trace]) -> crate::report::PluginRun {
+    use sha2::{Digest, Sha256};
+    let entry_sha256 = match std::fs::read(entry) {
+        Ok(bytes) => format!("sha256:{:x}", Sha256::digest(&bytes)),
+        Err(e) => format!("unreadable: {e}"),
+    };
+    let node_version = std::process::Command::new(node)
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into());
+    let implementation = traces.iter().find_map(|t| t.engine.implementation.as_ref());
+    let adapter = implementation.and_then(|i| Some(format!("{}@{}", i.get("name")?.as_str()?, i.get("version")?.as_str()?)));
+    let package = implementation.and_then(|i| i.get("plugin")).and_then(|p| {
+        let name = p.get("name")?.as_str()?;
+        Some(match p.get("version").and_then(serde_json::Value::as_str) {
+            Some(v) => format!("{name}@{v}"),
+            None => name.to_string(),
+        })
+    });
+    crate::report::PluginRun { entry: entry.to_string_lossy().into_owned(), entry_sha256, package, node: node.to_string(), node_version, adapter }
 }

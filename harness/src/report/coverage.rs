@@ -52,6 +52,15 @@ pub struct Coverage {
     /// Assembled messages recognised as the engine's summaries (not sent by
     /// the host, built from content it received; see `check::summaries`).
     pub summaries_returned: u64,
+    /// Runs of OpenClaw's own legacy engine (`info.id` "legacy", as CE-COV-001
+    /// reads it): keeping nothing and passing the host's messages through is
+    /// the baseline there, not a hollow certificate.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub legacy_runs: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Coverage {
@@ -80,6 +89,15 @@ impl Coverage {
         if self.messages_stored == 0 && self.messages_returned == 0 {
             return Some("the engine was never handed or returned a message".into());
         }
+        // A pass-through that keeps nothing (openclaw-universal-capture under
+        // 2026.4.26: it captures in commitTurn, which that release never
+        // calls, and declines every ingest): every clause then judges
+        // OpenClaw's own behaviour, not the engine's.
+        if self.messages_stored == 0 && self.assembles_changed == 0 && self.compactions == 0 && self.summary_requests == 0 && self.legacy_runs < self.runs {
+            return Some(format!(
+                "the engine kept no message (no ingest acknowledged, no afterTurn, no commitTurn committed), returned the host's messages unchanged from all {assembled} assemble(s) and compacted nothing itself: nothing of the engine was exercised"
+            ));
+        }
         None
     }
 
@@ -99,6 +117,7 @@ impl Coverage {
         self.compactions_delegated += o.compactions_delegated;
         self.summary_requests += o.summary_requests;
         self.summaries_returned += o.summaries_returned;
+        self.legacy_runs += o.legacy_runs;
     }
 }
 
@@ -111,6 +130,9 @@ fn messages(t: &Trace, v: &Value) -> Vec<Arc<AgentMessage>> {
 /// One trace's coverage.
 pub fn of_trace(t: &Trace) -> Coverage {
     let mut c = Coverage { profile: t.profile.clone(), runs: 1, ..Default::default() };
+    if t.engine.info.as_ref().and_then(|i| i.get("id")).and_then(Value::as_str) == Some("legacy") {
+        c.legacy_runs = 1;
+    }
     // Logical turns are the turns that reached the model; the runtime's turn
     // counter also advances for /compact, spawns and the session end.
     let model_turns: std::collections::BTreeSet<u32> = t.events.iter().filter_map(|e| if let Event::Model(m) = e { Some(m.turn) } else { None }).collect();
@@ -282,6 +304,34 @@ mod tests {
         let no_assemble = trace("p", 1, vec![call(0, "ingest", json!({"message": user("a")}), json!({"ingested": true}))]);
         assert!(of_trace(&no_assemble).hollow().unwrap().contains("never returned an assemble"));
         assert_eq!(Coverage::default().hollow().as_deref(), Some("no scenario ran"));
+    }
+
+    #[test]
+    fn a_pass_through_that_keeps_nothing_is_hollow_unless_it_is_openclaws_legacy_engine() {
+        // openclaw-universal-capture 0.7.0 under 2026.4.26: every ingest
+        // declined, assemble hands the host's messages back, no commitTurn.
+        let capture = |id: &str| {
+            let mut t = trace("openclaw-2026.4.26", 1, vec![
+                call(0, "ingest", json!({"message": user("a")}), json!({"ingested": false})),
+                call(1, "assemble", json!({"messages": [user("a")]}), json!({"messages": [user("a")]})),
+            ]);
+            t.engine.info = Some(json!({"id": id, "name": id}));
+            t
+        };
+        let hollow = of_trace(&capture("openclaw-universal-capture")).hollow().expect("hollow");
+        assert!(hollow.contains("kept no message") && hollow.contains("all 1 assemble(s)"), "{hollow}");
+        assert_eq!(of_trace(&capture("legacy")).hollow(), None, "the legacy engine is the baseline");
+        // One kept message, one changed assemble or one own compaction is real work.
+        let mut kept = capture("x");
+        kept.events.push(call(2, "commitTurn", json!({"messages": [user("a")]}), json!({"status": "committed"})));
+        assert_eq!(of_trace(&kept).hollow(), None);
+        let mut trimmed = capture("x");
+        trimmed.events.push(call(2, "assemble", json!({"messages": [user("a"), user("b")]}), json!({"messages": [user("b")]})));
+        assert_eq!(of_trace(&trimmed).hollow(), None);
+        // Shards add up: a merged legacy run stays the baseline, a merged capture run stays hollow.
+        let profiles = vec!["openclaw-2026.4.26".to_string()];
+        assert!(merge(&[of_traces(&[capture("legacy")], &profiles), of_traces(&[capture("legacy")], &profiles)], &profiles)[0].hollow().is_none());
+        assert!(merge(&[of_traces(&[capture("legacy")], &profiles), of_traces(&[capture("x")], &profiles)], &profiles)[0].hollow().is_some());
     }
 
     #[test]

@@ -54,6 +54,16 @@ pub struct Report {
     /// Golden drift (when `--golden` is used): one line per drifted trace.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub golden_drift: Vec<String>,
+    /// The options besides the engine, `--scenario` and `--profile` that a
+    /// `clawspec run` of one of these runs needs to behave the same (`--node`,
+    /// `--sdk`, `--engine-id`, `--plugin-config`, `--scenarios`, timeouts,
+    /// sandbox and transport flags): every `reproduce:` line carries them, so
+    /// it runs as pasted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub run_args: Vec<String>,
+    /// A `--plugin` certify: which plugin build, Node and adapter ran it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plugin: Option<PluginRun>,
     /// The engine ran without the sandbox (`--no-sandbox`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_sandbox: bool,
@@ -64,6 +74,41 @@ pub struct Report {
     /// Wall-clock figures: the only non-deterministic field; ignored by diff/merge.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timing: Option<Timing>,
+}
+
+/// Provenance of a `--plugin` certify (issue 15: "the report records node
+/// version, plugin path and digest, plugin config, resolved SDK version,
+/// adapter version"; the config is in `runArgs`, the SDK per profile).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PluginRun {
+    /// The entry file as given.
+    pub entry: String,
+    /// `sha256:<hex>` of the entry file's bytes (a bundled plugin: the build).
+    pub entry_sha256: String,
+    /// The plugin's package (`name@version`), as the adapter found it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub package: Option<String>,
+    /// The Node interpreter and what `--version` answered.
+    pub node: String,
+    pub node_version: String,
+    /// The Node adapter (`implementation` of `initialize`: `name@version`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adapter: Option<String>,
+}
+
+impl PluginRun {
+    pub fn line(&self) -> String {
+        format!(
+            "plugin: {} ({}{}); node {} ({}); adapter {}",
+            self.entry,
+            self.package.as_deref().map(|p| format!("{p}, ")).unwrap_or_default(),
+            self.entry_sha256,
+            self.node_version,
+            self.node,
+            self.adapter.as_deref().unwrap_or("unknown")
+        )
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -208,6 +253,8 @@ pub fn build(engine: &str, traces: &[Trace], mut verdicts: Vec<Verdict>, profile
         verdicts,
         baseline: None,
         golden_drift: Vec::new(),
+        run_args: Vec::new(),
+        plugin: None,
         no_sandbox: false,
         interrupted: false,
         timing: None,

@@ -31,7 +31,14 @@ fn engine_flag(engine: &str) -> (&'static str, &str) {
 /// `certify --host` of that one scenario.
 fn repro_in(r: &Report, v: &Verdict) -> String {
     match &r.host {
-        None => repro(&r.engine, v),
+        None => {
+            let mut line = repro(&r.engine, v);
+            if !r.run_args.is_empty() {
+                line.push(' ');
+                line.push_str(&shell_words::join(&r.run_args));
+            }
+            line
+        }
         Some(h) => {
             let (flag, value) = engine_flag(&r.engine);
             shell_words::join(["clawspec", "certify", "--host", &h.host, "--scenario", &v.scenario, flag, value])
@@ -126,6 +133,9 @@ pub fn terminal(r: &Report) -> String {
             }
         ));
     }
+    if let Some(p) = &r.plugin {
+        s.push_str(&format!("{}\n", p.line()));
+    }
     for p in r.profiles.iter().filter(|p| p.sdk.is_some()) {
         s.push_str(&format!("plugin SDK under {}: {}\n", p.profile, p.sdk.as_deref().unwrap_or_default()));
     }
@@ -177,6 +187,9 @@ pub fn markdown(r: &Report) -> String {
             "| `{}` | {} | {} | {} | {} | {} | {} | {} |\n",
             p.profile, if p.certified { "certified" } else { "**not certified**" }, p.pass, p.fail, p.warn, p.not_applicable, p.error, p.baselined
         ));
+    }
+    if let Some(p) = &r.plugin {
+        s.push_str(&format!("\n{}\n", p.line()));
     }
     let sdks: Vec<String> = r.profiles.iter().filter_map(|p| Some(format!("`{}`: {}", p.profile, p.sdk.as_ref()?))).collect();
     if !sdks.is_empty() {
