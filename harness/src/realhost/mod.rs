@@ -20,6 +20,7 @@ pub mod measure;
 pub mod plan;
 pub mod providers;
 pub mod record;
+pub mod reuse;
 pub mod schedule;
 pub mod seed;
 pub mod spawn;
@@ -217,13 +218,20 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     let plan_path = work.join("plan.json");
     std::fs::write(&plan_path, serde_json::to_vec_pretty(&runner_plan).unwrap()).map_err(|e| RealHostError::Run(e.to_string()))?;
     let started = Instant::now();
-    let status = tokio::process::Command::new(&node)
-        .arg(bridge.join("host-runner.mjs"))
-        .arg(&plan_path)
-        .kill_on_drop(true)
-        .status()
-        .await
-        .map_err(|e| RealHostError::Run(format!("cannot start {}: {e}", node.display())))?;
+    let served = reuse::enabled() && reuse::eligible(&plan, &version.0).is_none();
+    let success = if served {
+        let key = serde_json::to_string(&json!([version.0, engine.program, engine.args, engine.env, setup.provider, setup.api, setup.model])).unwrap();
+        reuse::run_plan(&key, &node, &bridge, &plan_path).await.map_err(RealHostError::Run)?
+    } else {
+        tokio::process::Command::new(&node)
+            .arg(bridge.join("host-runner.mjs"))
+            .arg(&plan_path)
+            .kill_on_drop(true)
+            .status()
+            .await
+            .map_err(|e| RealHostError::Run(format!("cannot start {}: {e}", node.display())))?
+            .success()
+    };
     release_gateway_locks(&work);
     // What the host sent the provider, one JSON body a line: shows which
     // host requests consumed which scripted reply (kept with --keep).
@@ -234,12 +242,15 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     }
     let _ = std::fs::write(work.join("provider-requests.ndjson"), &lines);
     let runner: Value = std::fs::read(&result_path).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or(Value::Null);
-    if !status.success() {
+    if !success {
         let why = runner["error"].as_str().unwrap_or("no result written").to_string();
-        return Err(RealHostError::Run(format!("host runner failed ({status}): {why} (work dir kept: {})", work.display())));
+        return Err(RealHostError::Run(format!("host runner failed: {why} (work dir kept: {})", work.display())));
     }
-    let ndjson = std::fs::read_to_string(&trace_path).map_err(|e| RealHostError::Run(format!("{}: {e}", trace_path.display())))?;
-    let mut trace = record::to_trace(scenario, profile, engine, &ndjson, &work).map_err(RealHostError::Run)?;
+    // A served row's trace as it was at the row's end (host-runner.mjs serveRow).
+    let read_from = runner["traceFile"].as_str().map_or_else(|| trace_path.clone(), PathBuf::from);
+    let ndjson = std::fs::read_to_string(&read_from).map_err(|e| RealHostError::Run(format!("{}: {e}", read_from.display())))?;
+    let gateway_dir = runner["gatewayWorkDir"].as_str().map(PathBuf::from);
+    let mut trace = record::to_trace_on(scenario, profile, engine, &ndjson, &work, gateway_dir.as_deref()).map_err(RealHostError::Run)?;
     trace.engine.display = engine.display.clone();
     let mut runner = runner;
     runner["timing"]["clawspecMs"] = json!(started.elapsed().as_millis() as u64);
@@ -277,9 +288,10 @@ fn release_gateway_locks(work: &Path) {
 /// come from the same scenario.
 fn reread(scenario: &Scenario, profile: &Profile, engine: &EngineSpec, work: PathBuf) -> Result<RealRun, RealHostError> {
     let read = |name: &str| std::fs::read_to_string(work.join(name)).map_err(|e| RealHostError::Run(format!("{}: {e}", work.join(name).display())));
-    let mut trace = record::to_trace(scenario, profile, engine, &read("trace.ndjson")?, &work).map_err(RealHostError::Run)?;
+    let runner: Value = read("result.json").ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null);
+    let gateway_dir = runner["gatewayWorkDir"].as_str().map(PathBuf::from);
+    let mut trace = record::to_trace_on(scenario, profile, engine, &read("trace.ndjson")?, &work, gateway_dir.as_deref()).map_err(RealHostError::Run)?;
     trace.engine.display = engine.display.clone();
-    let runner = read("result.json").ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null);
     let wire = providers::mock_for(&scenario.setup.provider, &scenario.setup.api, scenario.setup.http_provider.as_deref()).ok();
     let bodies: Vec<Value> = read("provider-requests.ndjson").map(|t| t.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()).unwrap_or_default();
     // The host-started runs' prompts, from the bodies naming the model.
