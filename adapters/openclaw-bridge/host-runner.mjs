@@ -444,7 +444,10 @@ async function serveRow(planPath) {
         result.timing.reloadMs = Date.now() - t;
         reused = true;
       } else {
-        result.freshBecause = gateway.child.exitCode === null ? "config differs from the previous row's" : "gateway exited";
+        const a = JSON.parse(rowNeutral(now));
+        const b = JSON.parse(rowNeutral(next));
+        const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
+        result.freshBecause = gateway.child.exitCode === null ? `config differs from the previous row's in ${keys.join(", ")}` : "gateway exited";
         await stopGateway(gateway.child, { graceMs: 0 });
         gateway = null;
       }

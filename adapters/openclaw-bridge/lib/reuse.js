@@ -13,7 +13,7 @@ import fs from "node:fs";
  * row must not share: its trace and engine cwd (the bridge's config: 2026.9.6
  * reruns the plugin's registration, and the bridge then starts a fresh engine
  * for the new trace, index.js bridgeFor), its mock provider's address, its
- * session store (2026.9.6 docs/gateway/configuration/hot-reload.md "What
+ * model limits, its session store (2026.9.6 docs/gateway/configuration/hot-reload.md "What
  * hot-applies": plugins.entries.<id>, models, session). The workspace is not
  * among them: the gateway keeps its first one (host-runner.mjs serveRow).
  */
@@ -25,7 +25,15 @@ export function rowNeutral(cfg) {
     if (bridge.engine) bridge.engine.cwd = "<row>";
     if (bridge.holdUrl !== undefined) bridge.holdUrl = "<row>";
   }
-  for (const p of Object.values(c.models?.providers ?? {})) if (p.baseUrl !== undefined) p.baseUrl = "<row>";
+  for (const p of Object.values(c.models?.providers ?? {})) {
+    if (p.baseUrl !== undefined) p.baseUrl = "<row>";
+    // The scenario's model limits (setup.context_window, reserve_tokens, a
+    // scripted provider timeout): `models` hot-applies; whether a running
+    // gateway budgets with the new ones is what the fresh-vs-reused proof
+    // checks (docs/performance.md).
+    if (p.timeoutSeconds !== undefined) p.timeoutSeconds = "<row>";
+    for (const m of p.models ?? []) for (const k of ["contextWindow", "maxTokens", "contextTokens"]) if (m[k] !== undefined) m[k] = "<row>";
+  }
   if (c.session?.store !== undefined) c.session.store = "<row>";
   return JSON.stringify(c);
 }

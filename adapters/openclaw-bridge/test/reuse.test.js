@@ -18,9 +18,12 @@ test("rows differing only in their own trace, engine cwd, mock address and sessi
   assert.equal(rowNeutral(row(1)), rowNeutral(row(2)));
 });
 
-test("any other difference needs a fresh gateway", () => {
+test("another context window is a row's own value; any other difference needs a fresh gateway", () => {
+  const limits = row(2);
+  limits.models.providers.anthropic.models[0].contextWindow = 16000;
+  assert.equal(rowNeutral(row(1)), rowNeutral(limits));
   const other = row(2);
-  other.models.providers.anthropic.models[0].contextWindow = 16000;
+  other.models.providers.anthropic.models[0].id = "n";
   assert.notEqual(rowNeutral(row(1)), rowNeutral(other));
   assert.notEqual(rowNeutral(row(1)), rowNeutral(row(2, { tools: { allow: ["read"] } })));
   const engine = row(2);

@@ -175,7 +175,11 @@ pub async fn twin_one(s: &Scenario, profile: &Profile, spec: &EngineSpec, engine
     if let Some(dir) = std::env::var_os("CLAWSPEC_TWIN_DUMP_REAL").filter(|d| !d.is_empty()) {
         let name = format!("{}__{}__{}.txt", s.id, profile.id, spec.display).replace(['/', ':', ' '], "_");
         let _ = std::fs::create_dir_all(&dir);
-        let _ = std::fs::write(std::path::Path::new(&dir).join(name), crate::twin::render(&crate::twin::normalise(&real.trace)));
+        let _ = std::fs::write(std::path::Path::new(&dir).join(&name), crate::twin::render(&crate::twin::normalise(&real.trace)));
+        // How the row's gateway was had (kept apart: not part of the trace).
+        let t = &real.runner["timing"];
+        let how = serde_json::json!({"reused": real.runner["reused"], "freshBecause": real.runner["freshBecause"], "rowOnGateway": real.runner["rowOnGateway"], "reloadMs": t["reloadMs"], "gatewayStartCpuMs": t["gatewayStartCpuMs"], "gatewayCpuMs": t["gatewayCpuMs"], "totalMs": t["totalMs"]});
+        let _ = std::fs::write(std::path::Path::new(&dir).join(format!("{name}.gateway.json")), format!("{how}\n"));
     }
     if keep || std::env::var_os("CLAWSPEC_TWIN_REAL_FROM").is_some() || std::env::var_os("CLAWSPEC_TWIN_KEEP").is_some_and(|v| v == "1") {
         eprintln!("clawspec twin: real host work dir kept: {}", real.work_dir.display());

@@ -139,7 +139,10 @@ fn drive_plan(scenario: &Scenario, version: &HostVersion) -> Result<plan::Plan, 
 /// Where this process puts its real-host work directories (one per run:
 /// config, state dir, HOME, gateway log); removing it removes them all.
 pub fn work_root() -> PathBuf {
-    std::env::temp_dir().join(format!("clawspec-real-{}", std::process::id()))
+    // Fixed width (as cli::common::state_root): the host's prompts embed
+    // paths under it (skill locations, the workspace) and its token budget
+    // counts them, so runs must not differ by the digits of a pid.
+    std::env::temp_dir().join(format!("clawspec-real-{:010}", std::process::id()))
 }
 
 /// Run `scenario` on the real OpenClaw `version` with `engine` behind the bridge.
@@ -189,7 +192,10 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     };
     let base_url = hold.as_ref().map_or_else(|| mock.uri(), |h| h.uri());
 
-    let work = tempdir(&scenario.id)?;
+    // "row-NNNNNN": one width for every row, and the width of a shared
+    // gateway's directory (reuse.rs "gwy-NNNNNN"), so a row's paths weigh the
+    // same in the host's budget whichever gateway ran it.
+    let work = tempdir("row")?;
     let trace_path = work.join("trace.ndjson");
     let result_path = work.join("result.json");
     let setup = &scenario.setup;
@@ -331,7 +337,7 @@ fn compile_cache_dir() -> Option<PathBuf> {
 fn tempdir(prefix: &str) -> Result<PathBuf, RealHostError> {
     static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = work_root().join(format!("{prefix}-{n}"));
+    let dir = work_root().join(format!("{prefix}-{n:06}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| RealHostError::Run(format!("{}: {e}", dir.display())))?;
     Ok(dir)

@@ -18,7 +18,8 @@
 //! change: its docs/gateway/configuration.md "What hot-applies vs what needs
 //! a restart"), and no row whose set-up writes the state database before the
 //! gateway starts (seeded sessions, lib/seed.js), holds a model call
-//! (in-flight steps) or takes turns through the channel plugin.
+//! (in-flight steps), takes turns through the channel plugin, or has
+//! heartbeats (not identical when reused: the proof, docs/performance.md).
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -58,6 +59,13 @@ pub fn eligible(plan: &Plan, release: &str) -> Option<&'static str> {
     }
     if plan.steps.iter().any(|s| matches!(s, PlanStep::ChannelTurn { .. })) {
         return Some("turns through the channel plugin");
+    }
+    // Proof run (docs/performance.md "One gateway for several rows"):
+    // heartbeat-reply with builtin:window on a reused gateway lost the
+    // heartbeat run's engine calls (556 lines of its normalised trace), where
+    // a fresh gateway gives them; the heartbeat runner is gateway-lifetime state.
+    if plan.steps.iter().any(|s| matches!(s, PlanStep::Heartbeat { .. })) {
+        return Some("heartbeats (the gateway's heartbeat runner outlives a row)");
     }
     None
 }
@@ -106,7 +114,9 @@ pub async fn run_plan(key: &str, node: &Path, bridge: &Path, plan_path: &Path) -
 
 fn spawn(key: &str, node: &Path, bridge: &Path, plan_path: &Path) -> Result<Served, String> {
     static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let dir = super::work_root().join(format!("gateway-{}", N.fetch_add(1, Ordering::Relaxed)));
+    // As wide as a row's directory ("row-NNNNNN", mod.rs run): the host's
+    // prompts embed the gateway's paths, and its token budget counts them.
+    let dir = super::work_root().join(format!("gwy-{:06}", N.fetch_add(1, Ordering::Relaxed)));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut child = tokio::process::Command::new(node)
@@ -143,5 +153,35 @@ pub async fn shutdown() {
     let all: Vec<Served> = IDLE.lock().unwrap().drain(..).collect();
     for s in all {
         close(s).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan_of(id: &str) -> Plan {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios").join(format!("{id}.yaml"));
+        let src = std::fs::read_to_string(&path).unwrap();
+        let s = crate::scenario::load::parse(&path, &src).expect("scenario parses").scenario;
+        super::super::plan::plan(&s).expect("drivable")
+    }
+
+    /// 2026.9.x rows share a gateway unless their set-up or steps need one of
+    /// their own; 2026.4.x rows never do.
+    #[test]
+    fn which_rows_may_share_a_gateway() {
+        let plain = plan_of("new-session-no-bootstrap");
+        assert_eq!(eligible(&plain, "2026.9.6"), None);
+        assert!(eligible(&plain, "2026.4.26").is_some_and(|why| why.contains("2026.4.x")));
+        assert!(eligible(&plan_of("existing-empty-session"), "2026.9.6").is_some_and(|why| why.contains("seeded")));
+        assert!(eligible(&plan_of("steer-user-text"), "2026.9.6").is_some_and(|why| why.contains("holds")));
+        assert!(eligible(&plan_of("heartbeat-reply"), "2026.9.6").is_some_and(|why| why.contains("heartbeat")));
+    }
+
+    /// Off unless asked for.
+    #[test]
+    fn reuse_is_opt_in() {
+        assert!(!enabled());
     }
 }
