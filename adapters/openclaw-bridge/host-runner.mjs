@@ -20,13 +20,21 @@ import { bundledSubset } from "./lib/bundled-subset.js";
 import { HostRuns, awaitCommandDispose, calls as callsOf, otherSessionCalled } from "./lib/runs.js";
 import { drive, markStep, withStartupRetry } from "./lib/steps.js";
 import { steerQueueConfig } from "./lib/in-flight.js";
+import { reloadApplied, rowNeutral } from "./lib/reuse.js";
 import { prepareResultFiles, prepareStandIns } from "./lib/tools.js";
 
-const plan = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
-const started = Date.now();
-const result = { ok: false, timing: {}, steps: [], error: null };
-const work = plan.workDir;
+// `--serve GATEWAY_DIR`: one gateway for several rows (docs/performance.md
+// "One gateway for several rows"); plan paths arrive one a line on stdin.
+const SERVE = process.argv[2] === "--serve";
+const firstPlan = SERVE ? null : process.argv[2];
+let plan = JSON.parse(fs.readFileSync(firstPlan ?? process.argv[4], "utf8"));
+let started = Date.now();
+let result = { ok: false, timing: {}, steps: [], error: null };
+// With --serve, `work`/`dirs` are the gateway's (home, state, tmp, config,
+// logs) and `rowDirs` the row's (trace, workspace, engine cwd, session store).
+let work = SERVE ? process.argv[3] : plan.workDir;
 const dirs = { home: `${work}/home`, state: `${work}/state`, workspace: `${work}/workspace`, engine: `${work}/engine` };
+let rowDirs = dirs;
 for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
 const mark = (entry) => fs.appendFileSync(plan.trace, `${JSON.stringify(entry)}\n`);
 
@@ -132,7 +140,7 @@ function config(port, token) {
           enabled: true,
           config: {
             engineId: plan.bridge.engineId,
-            engine: { ...plan.bridge.engine, cwd: dirs.engine },
+            engine: { ...plan.bridge.engine, cwd: rowDirs.engine },
             profile: plan.profile,
             ...(plan.bridge.engineConfig !== undefined ? { engineConfig: plan.bridge.engineConfig } : {}),
             trace: plan.trace,
@@ -151,7 +159,7 @@ function config(port, token) {
       // Utility tasks (session titles, activity recaps) on their own model id, so
       // they never consume the scenario's scripted replies (docs/concepts/models.md
       // agents.defaults.utilityModel; recaps: dist/server-runtime-subscriptions-*.mjs).
-      defaults: { workspace: dirs.workspace, model: { primary: ref }, ...(HAS_UTILITY_MODEL ? { utilityModel: `${p.id}/${UTILITY_MODEL}` } : {}), ...(plan.agentDefaults ?? {}), ...agentDefaultsForRelease, ...bootstrapForRelease },
+      defaults: { workspace: rowDirs.workspace, model: { primary: ref }, ...(HAS_UTILITY_MODEL ? { utilityModel: `${p.id}/${UTILITY_MODEL}` } : {}), ...(plan.agentDefaults ?? {}), ...agentDefaultsForRelease, ...bootstrapForRelease },
       list: [{ id: plan.hostSetup?.agentId ?? "main", default: true }],
     },
     models: {
@@ -201,6 +209,13 @@ function config(port, token) {
     // sessions_spawn not found" (docs/tools/tool-search.md: "Set `tools.toolSearch: false` to restore
     // direct schemas"; observed with twin --keep). 2026.4.x has no such key.
     ...(plan.subagents?.directTools && HAS_UTILITY_MODEL ? { tools: { ...(plan.hostSetup?.config?.tools ?? {}), toolSearch: false } } : {}),
+    // --serve: each row's sessions live in its own store, laid out as the
+    // state dir's default one (`<state>/agents/<id>/sessions/sessions.json`;
+    // 2026.9.6 puts the agent database beside it in `<id>/agent/openclaw-agent.sqlite`,
+    // dist/session-sqlite-target-*.mjs resolveUnsuffixedSqliteTargetFromSessionStorePath),
+    // so a row's paths read `$STATE/…` as on a fresh gateway. `session` hot-applies
+    // (2026.9.6 docs/gateway/configuration/hot-reload.md).
+    ...(SERVE ? { session: { ...(plan.hostSetup?.config?.session ?? {}), store: `${rowDirs.state}/agents/${plan.hostSetup?.agentId ?? "main"}/sessions/sessions.json` } } : {}),
   };
 }
 
@@ -253,6 +268,7 @@ function persistPluginRegistry(env, configPath) {
   return "refreshed";
 }
 
+let signalsHooked = false;
 async function startGateway() {
   const port = await freePort();
   const token = `clawspec-${process.pid}-${port}`;
@@ -268,14 +284,15 @@ async function startGateway() {
     result.pluginRegistry = persistPluginRegistry(env, configPath);
     result.timing.pluginRegistryMs = Date.now() - t;
   }
-  if (plan.toolResults?.length) (RELEASE_4X ? prepareResultFiles(fs, dirs.workspace, plan.toolResults) : prepareStandIns(fs, dirs.workspace));
+  if (plan.toolResults?.length) (RELEASE_4X ? prepareResultFiles(fs, rowDirs.workspace, plan.toolResults) : prepareStandIns(fs, rowDirs.workspace));
   let child = null;
   process.on("exit", () => {
     try {
-      if (child) process.kill(-child.pid, "SIGKILL");
+      if (child && child.exitCode === null && child.signalCode === null) process.kill(-child.pid, "SIGKILL");
     } catch {}
   });
-  for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => process.exit(130));
+  if (!signalsHooked) for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => process.exit(130));
+  signalsHooked = true;
   // 2026.4.x (stageDir set) may stage plugin dependencies with a blocking npm
   // install before it is ready; the first start of a version takes minutes.
   const startTimeoutMs = plan.startTimeoutMs ?? (plan.stageDir ? 600_000 : 120_000);
@@ -302,14 +319,20 @@ async function traceQuiet(file, { quietMs = 1500, maxMs = 20_000, stop = () => f
   }
 }
 
-try {
+/** Start a gateway for the current row (the first of a --serve run, or one whose config cannot be hot-applied). */
+async function freshGateway() {
   const t0 = Date.now();
   const gw = await startGateway();
   result.timing.gatewayStartMs = Date.now() - t0;
   result.timing.gatewayStartCpuMs = groupCpuMs(gw.child.pid);
+  return gw;
+}
+
+/** The row's steps on a started gateway, through a client connection of its own; ends with the trace's `end` mark and the settle wait. */
+async function driveRow(gw, { idPrefix } = {}) {
   // The WebSocket handshake is refused while startup sidecars initialise (lib/steps.js).
   // Runs the host starts by itself (subagent announces) are found by their gateway events (lib/runs.js).
-  const runs = new HostRuns({ log: (e) => fs.appendFileSync(`${work}/events.ndjson`, `${JSON.stringify(e)}\n`) });
+  const runs = new HostRuns({ log: (e) => fs.appendFileSync(`${plan.workDir}/events.ndjson`, `${JSON.stringify(e)}\n`) });
   const client = await withStartupRetry(() => connect(gw, (frame) => runs.observe(frame)));
   client.runs = runs;
   // 2026.4.x: a subagent's completion announce reads the child's history with
@@ -340,7 +363,7 @@ try {
     // 2026.4.x may take minutes to accept a chat.send with an image attachment on a loaded
     // machine (http-anthropic: no answer within 30 s while the gateway was otherwise idle).
     const slow = RELEASE_4X ? { sendTimeoutMs: 300_000 } : {};
-    const outcome = await drive(client, margin ? { ...step, ...slow, timeoutMs: step.timeoutMs + margin } : step, index, { holdUrl: plan.provider.holdUrl, trace: plan.trace, release4x: RELEASE_4X, fs, configPath: `${work}/openclaw.json`, mark });
+    const outcome = await drive(client, margin ? { ...step, ...slow, timeoutMs: step.timeoutMs + margin } : step, index, { holdUrl: plan.provider.holdUrl, trace: plan.trace, release4x: RELEASE_4X, fs, configPath: `${work}/openclaw.json`, mark, ...(idPrefix ? { idPrefix } : {}) });
     // 2026.4.x answers agent.wait when the run's lifecycle ends, while the
     // legacy-mode ingests of the attempt's messages may still be on their way
     // to the engine (seen in the first 4.26 twins: turn 1's ingests recorded
@@ -356,7 +379,10 @@ try {
   // Let background work (deferred maintenance, disposal) land in the trace.
   await new Promise((r) => setTimeout(r, plan.settleMs ?? 500));
   client.close();
-  result.timing.gatewayCpuMs = groupCpuMs(gw.child.pid);
+}
+
+/** Stop the gateway; the trace is frozen first so shutdown calls (dispose) never enter it. */
+async function stopRowGateway(gw) {
   const thaw = freezeTrace(plan.trace);
   const ts = Date.now();
   // A cold compile cache is written only by a clean exit (lib/gateway.js).
@@ -365,10 +391,100 @@ try {
   if (result.gatewayStop === "sigterm" && !warm) markCompileCacheWarm(plan.compileCacheDir, HOST_VERSION);
   result.timing.gatewayStopMs = Date.now() - ts;
   thaw();
-  result.ok = true;
-} catch (e) {
-  result.error = String(e?.message ?? e);
 }
-result.timing.totalMs = Date.now() - started;
-fs.writeFileSync(plan.result, `${JSON.stringify(result, null, 2)}\n`);
-process.exit(result.ok ? 0 : 1);
+
+if (!SERVE) {
+  try {
+    const gw = await freshGateway();
+    await driveRow(gw);
+    result.timing.gatewayCpuMs = groupCpuMs(gw.child.pid);
+    await stopRowGateway(gw);
+    result.ok = true;
+  } catch (e) {
+    result.error = String(e?.message ?? e);
+  }
+  result.timing.totalMs = Date.now() - started;
+  fs.writeFileSync(plan.result, `${JSON.stringify(result, null, 2)}\n`);
+  process.exit(result.ok ? 0 : 1);
+}
+
+// ---- --serve: one gateway, several rows -------------------------------------
+
+let gateway = null;
+let rowNo = 0;
+const configPath = `${work}/openclaw.json`;
+async function serveRow(planPath) {
+  plan = JSON.parse(fs.readFileSync(planPath, "utf8"));
+  started = Date.now();
+  result = { ok: false, timing: {}, steps: [], error: null, gatewayWorkDir: work };
+  rowNo += 1;
+  const row = plan.workDir;
+  // The workspace is the gateway's, shared by its rows. 2026.9.6 keeps
+  // running in the first row's workspace after `agents.defaults.workspace`
+  // was hot-applied (observed: a reused row's assemble had `workspaceDir` and
+  // `cwd` of the previous row's; the gateway's published prepared model
+  // runtime keeps its owner's workspaceDir on refresh, dist/prepared-model-runtime-*.mjs
+  // rebindInputToCommittedConfiguredOwner). It cannot be emptied either: the
+  // host attests a workspace it set up, and a row then finds it "missing on
+  // the gateway host" (dist/workspace-*.mjs WorkspaceVanishedError, dist/get-reply-*.mjs;
+  // observed: the turn answered that notice without a model call).
+  rowDirs = { home: dirs.home, state: `${row}/state`, workspace: dirs.workspace, engine: `${row}/engine` };
+  for (const d of Object.values(rowDirs)) fs.mkdirSync(d, { recursive: true });
+  try {
+    let reused = false;
+    if (gateway) {
+      const next = config(gateway.port, gateway.token);
+      const now = JSON.parse(fs.readFileSync(configPath, "utf8"));
+      if (rowNeutral(next) === rowNeutral(now) && gateway.child.exitCode === null) {
+        if (plan.toolResults?.length) (RELEASE_4X ? prepareResultFiles(fs, rowDirs.workspace, plan.toolResults) : prepareStandIns(fs, rowDirs.workspace));
+        const t = Date.now();
+        const offset = fs.statSync(`${work}/gateway.log`).size;
+        fs.writeFileSync(configPath, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
+        await reloadApplied(`${work}/gateway.log`, offset);
+        result.timing.reloadMs = Date.now() - t;
+        reused = true;
+      } else {
+        const a = JSON.parse(rowNeutral(now));
+        const b = JSON.parse(rowNeutral(next));
+        const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
+        result.freshBecause = gateway.child.exitCode === null ? `config differs from the previous row's in ${keys.join(", ")}` : "gateway exited";
+        await stopGateway(gateway.child, { graceMs: 0 });
+        gateway = null;
+      }
+    }
+    const cpu0 = reused ? groupCpuMs(gateway.child.pid) : 0;
+    if (!gateway) gateway = await freshGateway();
+    result.reused = reused;
+    result.rowOnGateway = rowNo;
+    // chat.send idempotency keys are remembered for 300 s per gateway
+    // (2026.9.6 dist/server-constants-*.mjs DEDUPE_TTL_MS): each row its own.
+    await driveRow(gateway, { idPrefix: `clawspec-r${rowNo}` });
+    const cpu = groupCpuMs(gateway.child.pid);
+    result.timing.gatewayCpuMs = cpu === null ? null : cpu - cpu0;
+    // The row's trace as it was at the row's end: the next row's reload shuts
+    // this row's engine down (dispose), which is no part of this row.
+    fs.renameSync(plan.trace, `${plan.trace}.frozen`);
+    fs.copyFileSync(`${plan.trace}.frozen`, plan.trace);
+    result.traceFile = `${plan.trace}.frozen`;
+    result.ok = true;
+  } catch (e) {
+    result.error = String(e?.message ?? e);
+    // A row that failed leaves the gateway in an unknown state: the next row gets a fresh one.
+    if (gateway) await stopGateway(gateway.child, { graceMs: 0 }).catch(() => {});
+    gateway = null;
+  }
+  result.timing.totalMs = Date.now() - started;
+  fs.writeFileSync(plan.result, `${JSON.stringify(result, null, 2)}\n`);
+  return result.ok;
+}
+
+const readline = await import("node:readline");
+const lines = readline.createInterface({ input: process.stdin });
+for await (const line of lines) {
+  if (!line.trim()) continue;
+  const ok = await serveRow(line.trim());
+  process.stdout.write(`${JSON.stringify({ done: line.trim(), ok })}\n`);
+}
+// stdin closed: clawspec is done with this gateway (or died).
+if (gateway) await stopGateway(gateway.child, { graceMs: 0 });
+process.exit(0);

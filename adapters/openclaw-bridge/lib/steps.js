@@ -55,11 +55,11 @@ export async function markStep(url, step) {
  * agent.wait until the run ends.
  */
 export async function turn(client, step, index, ctx = {}) {
-  const runId = `clawspec-run-${index + 1}`;
+  const runId = `${ctx.idPrefix ?? "clawspec"}-run-${index + 1}`;
   const attachments = step.attachments?.length ? { attachments: step.attachments } : {};
   // Queued on the session (no wake), drained by this turn (dist/system-*.mjs "system-event").
   for (const [j, text] of (step.systemEvents ?? []).entries()) {
-    await client.request("system-event", { text, sessionKey: step.sessionKey, idempotencyKey: `clawspec-event-${index + 1}-${j + 1}` });
+    await client.request("system-event", { text, sessionKey: step.sessionKey, idempotencyKey: `${ctx.idPrefix ?? "clawspec"}-event-${index + 1}-${j + 1}` });
   }
   // `sendTimeoutMs`: how long the gateway may take to accept the send (host-runner sets it for 2026.4.x).
   const sent = await client.request("chat.send", { sessionKey: step.sessionKey, message: step.message, deliver: false, timeoutMs: step.timeoutMs, idempotencyKey: runId, ...attachments }, step.sendTimeoutMs);
@@ -76,8 +76,8 @@ export async function turn(client, step, index, ctx = {}) {
  * agent.wait on the run the gateway reports. The command's answer is kept
  * in the result so a refused command shows up, not a silent no-op.
  */
-export async function command(client, step, index) {
-  const runId = `clawspec-cmd-${index + 1}`;
+export async function command(client, step, index, ctx = {}) {
+  const runId = `${ctx.idPrefix ?? "clawspec"}-cmd-${index + 1}`;
   const sent = await client.request("chat.send", { sessionKey: step.sessionKey, message: step.message, deliver: false, timeoutMs: step.timeoutMs, idempotencyKey: runId });
   client.runs?.claim(sent?.runId ?? runId);
   const waited = await client.request("agent.wait", { runId: sent?.runId ?? runId, timeoutMs: step.timeoutMs }, step.timeoutMs + 10_000);
@@ -151,7 +151,7 @@ export function interSessionParams(step, idempotencyKey, { release4x = false } =
  * the gateway's `agent` RPC with its inputProvenance, then agent.wait.
  */
 export async function interSession(client, step, index, ctx = {}) {
-  const key = `clawspec-inter-${index + 1}`;
+  const key = `${ctx.idPrefix ?? "clawspec"}-inter-${index + 1}`;
   const sent = await client.request("agent", interSessionParams(step, key, { release4x: ctx.release4x === true }));
   const run = sent?.runId ?? key;
   client.runs?.claim(run);

@@ -259,7 +259,7 @@ struct GatePlan {
 
 fn gate_plan(md: &str, scenarios: &[Scenario], only: Option<&str>, filter: Option<&str>) -> GatePlan {
     let equal = previously_equal(md);
-    let selected = |s: &str, p: &str| only.is_none_or(|o| o == p) && filter.is_none_or(|f| super::common::glob_match(f, s));
+    let selected = |s: &str, p: &str| only.is_none_or(|o| o == p) && filter.is_none_or(|f| f.split(',').map(str::trim).filter(|g| !g.is_empty()).any(|g| super::common::glob_match(g, s)));
     let mut rows = Vec::new();
     for pid in PROFILES {
         let profile = Profile::by_id(pid).expect("released profile");

@@ -26,7 +26,7 @@ pub struct Args {
     #[arg(long, default_value = "scenarios")]
     pub scenarios: PathBuf,
     /// The scenario to twin; with `--fidelity --gate`, a glob restricting
-    /// the gated rows (`--scenario 'compact-*'`); with `--fidelity` alone, a
+    /// the gated rows (`--scenario 'compact-*'`, or comma-separated globs); with `--fidelity` alone, a
     /// glob (or comma-separated globs) of rows to re-twin into the table (both engines; the other rows
     /// are rendered again from the table's stored rows, `docs/fidelity.json`).
     #[arg(long, required_unless_present = "fidelity")]
@@ -56,6 +56,13 @@ pub struct Args {
     /// `cargo xtask fidelity`).
     #[arg(long, requires = "fidelity", conflicts_with = "measure_install")]
     pub gate: bool,
+    /// With --fidelity: consecutive rows of one release and engine whose
+    /// gateway config differs only in the row's own values share a gateway
+    /// (2026.9.x rows without a seeded session, a held model call or channel
+    /// turns; each row gets a fresh session store, workspace, engine, mock
+    /// provider and trace: docs/performance.md "One gateway for several rows").
+    #[arg(long, requires = "fidelity")]
+    pub reuse_gateway: bool,
 }
 
 /// The result of twinning one scenario × profile × engine.
@@ -131,7 +138,8 @@ pub async fn twin_one(s: &Scenario, profile: &Profile, spec: &EngineSpec, engine
         s.setup.system_prompt = Some(sys.clone());
     }
     s.setup.heartbeat_system_prompts = real.heartbeat_system_prompts.clone();
-    s.setup.host_dir = Some(real.work_dir.to_string_lossy().into_owned());
+    // A row served on a shared gateway (`--reuse-gateway`): the host's state and workspace are the gateway's.
+    s.setup.host_dir = Some(real.runner["gatewayWorkDir"].as_str().map_or_else(|| real.work_dir.to_string_lossy().into_owned(), str::to_string));
     s.setup.host_run_prompts = real.host_run_prompts.clone();
     s.setup.system_prompts_by_model = real.system_prompts_by_model.clone();
     if let Some(tools) = real.trace.calls().find(|c| c.method == "assemble").and_then(|c| c.params["availableTools"].as_array()) {
@@ -162,7 +170,18 @@ pub async fn twin_one(s: &Scenario, profile: &Profile, spec: &EngineSpec, engine
         (None, None) => Verdict::Equal,
         (None, Some(d)) => Verdict::Differs(d),
     };
-    if keep || std::env::var_os("CLAWSPEC_TWIN_REAL_FROM").is_some() {
+    // The normalised real-host trace of every row, for comparing runs
+    // (fresh vs reused gateways: docs/performance.md "One gateway for several rows").
+    if let Some(dir) = std::env::var_os("CLAWSPEC_TWIN_DUMP_REAL").filter(|d| !d.is_empty()) {
+        let name = format!("{}__{}__{}.txt", s.id, profile.id, spec.display).replace(['/', ':', ' '], "_");
+        let _ = std::fs::create_dir_all(&dir);
+        let _ = std::fs::write(std::path::Path::new(&dir).join(&name), crate::twin::render(&crate::twin::normalise(&real.trace)));
+        // How the row's gateway was had (kept apart: not part of the trace).
+        let t = &real.runner["timing"];
+        let how = serde_json::json!({"reused": real.runner["reused"], "freshBecause": real.runner["freshBecause"], "rowOnGateway": real.runner["rowOnGateway"], "reloadMs": t["reloadMs"], "gatewayStartCpuMs": t["gatewayStartCpuMs"], "gatewayCpuMs": t["gatewayCpuMs"], "totalMs": t["totalMs"]});
+        let _ = std::fs::write(std::path::Path::new(&dir).join(format!("{name}.gateway.json")), format!("{how}\n"));
+    }
+    if keep || std::env::var_os("CLAWSPEC_TWIN_REAL_FROM").is_some() || std::env::var_os("CLAWSPEC_TWIN_KEEP").is_some_and(|v| v == "1") {
         eprintln!("clawspec twin: real host work dir kept: {}", real.work_dir.display());
     } else {
         let _ = std::fs::remove_dir_all(&real.work_dir);
@@ -186,13 +205,17 @@ pub async fn main(a: Args) -> u8 {
     if let Some(out) = &a.fidelity {
         let all: Vec<_> = all.into_iter().map(|l| l.scenario).collect();
         let jobs = a.jobs.map_or(1, usize::from);
-        if a.gate {
-            return super::fidelity::gate(&all, &a.engine, out, a.profile.as_deref(), a.scenario.as_deref(), jobs).await;
-        }
-        if let Some(filter) = a.scenario.as_deref() {
-            return super::fidelity::refresh(&all, &a.engine, out, a.profile.as_deref(), filter, jobs).await;
-        }
-        return super::fidelity::write(&all, &a.engine, out, a.profile.as_deref(), a.measure_install, jobs).await;
+        realhost::reuse::enable(a.reuse_gateway);
+        let code = if a.gate {
+            super::fidelity::gate(&all, &a.engine, out, a.profile.as_deref(), a.scenario.as_deref(), jobs).await
+        } else if let Some(filter) = a.scenario.as_deref() {
+            super::fidelity::refresh(&all, &a.engine, out, a.profile.as_deref(), filter, jobs).await
+        } else {
+            super::fidelity::write(&all, &a.engine, out, a.profile.as_deref(), a.measure_install, jobs).await
+        };
+        realhost::reuse::shutdown().await;
+        let _ = std::fs::remove_dir(crate::realhost::work_root());
+        return code;
     }
     let (Some(id), Some(pid)) = (a.scenario.as_deref(), a.profile.as_deref()) else {
         eprintln!("clawspec twin: give --scenario ID and --profile P");

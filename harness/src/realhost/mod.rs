@@ -20,6 +20,7 @@ pub mod measure;
 pub mod plan;
 pub mod providers;
 pub mod record;
+pub mod reuse;
 pub mod schedule;
 pub mod seed;
 pub mod spawn;
@@ -138,7 +139,10 @@ fn drive_plan(scenario: &Scenario, version: &HostVersion) -> Result<plan::Plan, 
 /// Where this process puts its real-host work directories (one per run:
 /// config, state dir, HOME, gateway log); removing it removes them all.
 pub fn work_root() -> PathBuf {
-    std::env::temp_dir().join(format!("clawspec-real-{}", std::process::id()))
+    // Fixed width (as cli::common::state_root): the host's prompts embed
+    // paths under it (skill locations, the workspace) and its token budget
+    // counts them, so runs must not differ by the digits of a pid.
+    std::env::temp_dir().join(format!("clawspec-real-{:010}", std::process::id()))
 }
 
 /// Run `scenario` on the real OpenClaw `version` with `engine` behind the bridge.
@@ -188,7 +192,10 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     };
     let base_url = hold.as_ref().map_or_else(|| mock.uri(), |h| h.uri());
 
-    let work = tempdir(&scenario.id)?;
+    // "row-NNNNNN": one width for every row, and the width of a shared
+    // gateway's directory (reuse.rs "gwy-NNNNNN"), so a row's paths weigh the
+    // same in the host's budget whichever gateway ran it.
+    let work = tempdir("row")?;
     let trace_path = work.join("trace.ndjson");
     let result_path = work.join("result.json");
     let setup = &scenario.setup;
@@ -217,13 +224,20 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     let plan_path = work.join("plan.json");
     std::fs::write(&plan_path, serde_json::to_vec_pretty(&runner_plan).unwrap()).map_err(|e| RealHostError::Run(e.to_string()))?;
     let started = Instant::now();
-    let status = tokio::process::Command::new(&node)
-        .arg(bridge.join("host-runner.mjs"))
-        .arg(&plan_path)
-        .kill_on_drop(true)
-        .status()
-        .await
-        .map_err(|e| RealHostError::Run(format!("cannot start {}: {e}", node.display())))?;
+    let served = reuse::enabled() && reuse::eligible(&plan, &version.0).is_none();
+    let success = if served {
+        let key = serde_json::to_string(&json!([version.0, engine.program, engine.args, engine.env, setup.provider, setup.api, setup.model])).unwrap();
+        reuse::run_plan(&key, &node, &bridge, &plan_path).await.map_err(RealHostError::Run)?
+    } else {
+        tokio::process::Command::new(&node)
+            .arg(bridge.join("host-runner.mjs"))
+            .arg(&plan_path)
+            .kill_on_drop(true)
+            .status()
+            .await
+            .map_err(|e| RealHostError::Run(format!("cannot start {}: {e}", node.display())))?
+            .success()
+    };
     release_gateway_locks(&work);
     // What the host sent the provider, one JSON body a line: shows which
     // host requests consumed which scripted reply (kept with --keep).
@@ -234,12 +248,15 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     }
     let _ = std::fs::write(work.join("provider-requests.ndjson"), &lines);
     let runner: Value = std::fs::read(&result_path).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or(Value::Null);
-    if !status.success() {
+    if !success {
         let why = runner["error"].as_str().unwrap_or("no result written").to_string();
-        return Err(RealHostError::Run(format!("host runner failed ({status}): {why} (work dir kept: {})", work.display())));
+        return Err(RealHostError::Run(format!("host runner failed: {why} (work dir kept: {})", work.display())));
     }
-    let ndjson = std::fs::read_to_string(&trace_path).map_err(|e| RealHostError::Run(format!("{}: {e}", trace_path.display())))?;
-    let mut trace = record::to_trace(scenario, profile, engine, &ndjson, &work).map_err(RealHostError::Run)?;
+    // A served row's trace as it was at the row's end (host-runner.mjs serveRow).
+    let read_from = runner["traceFile"].as_str().map_or_else(|| trace_path.clone(), PathBuf::from);
+    let ndjson = std::fs::read_to_string(&read_from).map_err(|e| RealHostError::Run(format!("{}: {e}", read_from.display())))?;
+    let gateway_dir = runner["gatewayWorkDir"].as_str().map(PathBuf::from);
+    let mut trace = record::to_trace_on(scenario, profile, engine, &ndjson, &work, gateway_dir.as_deref()).map_err(RealHostError::Run)?;
     trace.engine.display = engine.display.clone();
     let mut runner = runner;
     runner["timing"]["clawspecMs"] = json!(started.elapsed().as_millis() as u64);
@@ -277,9 +294,10 @@ fn release_gateway_locks(work: &Path) {
 /// come from the same scenario.
 fn reread(scenario: &Scenario, profile: &Profile, engine: &EngineSpec, work: PathBuf) -> Result<RealRun, RealHostError> {
     let read = |name: &str| std::fs::read_to_string(work.join(name)).map_err(|e| RealHostError::Run(format!("{}: {e}", work.join(name).display())));
-    let mut trace = record::to_trace(scenario, profile, engine, &read("trace.ndjson")?, &work).map_err(RealHostError::Run)?;
+    let runner: Value = read("result.json").ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null);
+    let gateway_dir = runner["gatewayWorkDir"].as_str().map(PathBuf::from);
+    let mut trace = record::to_trace_on(scenario, profile, engine, &read("trace.ndjson")?, &work, gateway_dir.as_deref()).map_err(RealHostError::Run)?;
     trace.engine.display = engine.display.clone();
-    let runner = read("result.json").ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null);
     let wire = providers::mock_for(&scenario.setup.provider, &scenario.setup.api, scenario.setup.http_provider.as_deref()).ok();
     let bodies: Vec<Value> = read("provider-requests.ndjson").map(|t| t.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()).unwrap_or_default();
     // The host-started runs' prompts, from the bodies naming the model.
@@ -319,7 +337,7 @@ fn compile_cache_dir() -> Option<PathBuf> {
 fn tempdir(prefix: &str) -> Result<PathBuf, RealHostError> {
     static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = work_root().join(format!("{prefix}-{n}"));
+    let dir = work_root().join(format!("{prefix}-{n:06}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| RealHostError::Run(format!("{}: {e}", dir.display())))?;
     Ok(dir)

@@ -12,8 +12,19 @@ use crate::scenario::model::Scenario;
 use crate::trace::{CallRecord, CallbackRecord, EngineRecord, Event, Outcome, ReplyRecord, Trace};
 
 pub fn to_trace(scenario: &Scenario, profile: &Profile, engine: &EngineSpec, ndjson: &str, work: &Path) -> Result<Trace, String> {
+    to_trace_on(scenario, profile, engine, ndjson, work, None)
+}
+
+/// [`to_trace`] for a row run on a gateway started for an earlier row
+/// (`realhost::reuse`): the gateway's own directory (config, log, the state
+/// dir holding plugin skills and the host's databases) is the row's `$WORK`
+/// and `$STATE` too, as it is on a gateway started for the row, where both
+/// are one directory. The row's own paths (session store, workspace, engine
+/// cwd, trace) are under `work`.
+pub fn to_trace_on(scenario: &Scenario, profile: &Profile, engine: &EngineSpec, ndjson: &str, work: &Path, gateway: Option<&Path>) -> Result<Trace, String> {
     let state = work.join("state").to_string_lossy().into_owned();
     let work = work.to_string_lossy().into_owned();
+    let gateway = gateway.map(|g| (g.join("state").to_string_lossy().into_owned(), g.to_string_lossy().into_owned()));
     let mut rec = EngineRecord { display: engine.display.clone(), info: None, methods: vec![], implementation: None, hooks: Value::Null };
     let mut events = Vec::new();
     // Message arrays go to the trace's content-addressed store, as the
@@ -25,6 +36,10 @@ pub fn to_trace(scenario: &Scenario, profile: &Profile, engine: &EngineSpec, ndj
         let mut v: Value = serde_json::from_str(line).map_err(|e| format!("bridge trace line {}: {e}", n + 1))?;
         relocate(&mut v, &state, "$STATE");
         relocate(&mut v, &work, "$WORK");
+        if let Some((gstate, gwork)) = &gateway {
+            relocate(&mut v, gstate, "$STATE");
+            relocate(&mut v, gwork, "$WORK");
+        }
         lines.push(v);
     }
     let lanes = HostRunLanes::of(&lines);
