@@ -271,6 +271,17 @@ impl MessageStore {
         best
     }
 
+    /// Remember an interned array's keys and prefix digests as the most
+    /// recent, moved rather than copied (two copies of a whole history's
+    /// keys per interned array before: every `assemble` interns its params
+    /// and its result).
+    fn remember(&mut self, keys: Vec<String>, chains: Vec<[u8; 32]>) {
+        if self.recent.len() == RECENT {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(Recent { keys, chains });
+    }
+
     /// Store a message array, returning its list key.
     pub fn intern_list(&mut self, arr: Vec<Value>) -> String {
         self.intern_slice(&arr)
@@ -299,13 +310,10 @@ impl MessageStore {
             keys.push(k);
             hashes.push(h);
         }
-        if self.recent.len() == RECENT {
-            self.recent.pop_front();
-        }
-        self.recent.push_back(Recent { keys: keys.clone(), chains: hashes.clone() });
         let whole = key('l', &h);
         for id in [Some(whole.clone()), self.prefixes.get(&h).map(|(id, _)| id.clone())].into_iter().flatten() {
             if self.lists.get(&id).is_some_and(|n| n.base_len + n.items.len() == keys.len()) && self.list_items(&id, usize::MAX).into_iter().eq(keys.iter().map(String::as_str)) {
+                self.remember(keys, hashes);
                 return id;
             }
         }
@@ -327,6 +335,7 @@ impl MessageStore {
             self.prefixes.entry(*hh).or_insert((id.clone(), i + 1));
         }
         self.prefixes.entry(h).or_insert((id.clone(), keys.len()));
+        self.remember(keys, hashes);
         id
     }
 

@@ -18,6 +18,23 @@ use super::volatile;
 /// The result of one assemble: `{messages, estimatedTokens}`.
 pub fn assemble(params: &Value, session: &Session, mutation: Mutation) -> Result<Value, String> {
     let sent = <Vec<AgentMessage> as serde::Deserialize>::deserialize(&params["messages"]).map_err(|e| format!("window: cannot read messages: {e}"))?;
+    assemble_sent(sent, params, session, mutation)
+}
+
+/// [`assemble`] of params the engine owns: `messages` is taken out and
+/// deserialised by moving its strings instead of copying them (the array is
+/// the whole history on every call). Only the provenance-laundering mutant
+/// reads `params.messages` again, so it keeps them.
+pub fn assemble_owned(mut params: Value, session: &Session, mutation: Mutation) -> Result<Value, String> {
+    if mutation == Mutation::LaunderProvenance || !params.is_object() {
+        return assemble(&params, session, mutation);
+    }
+    let messages = params["messages"].take();
+    let sent = serde_json::from_value::<Vec<AgentMessage>>(messages).map_err(|e| format!("window: cannot read messages: {e}"))?;
+    assemble_sent(sent, &params, session, mutation)
+}
+
+fn assemble_sent(sent: Vec<AgentMessage>, params: &Value, session: &Session, mutation: Mutation) -> Result<Value, String> {
     let budget = params.get("tokenBudget").and_then(Value::as_u64).unwrap_or(u64::MAX / 4);
     let (ms, origin) = with_summary(sent, session);
     let live = LiveTurn::find(&ms, &origin, params);
@@ -54,10 +71,18 @@ pub fn assemble(params: &Value, session: &Session, mutation: Mutation) -> Result
         let mut seen = BTreeSet::new();
         kept.retain(|&i| seen.insert(format!("{}|{}", ms[i].role(), ms[i].text())));
     }
-    let mut out: Vec<AgentMessage> = kept.iter().map(|&i| ms[i].clone()).collect();
+    // What the mutant below compares with, before the kept messages move out.
+    let sent: BTreeSet<String> = if mutation == Mutation::ReingestSuppressed { ms.iter().map(fingerprint).collect() } else { BTreeSet::new() };
+    // The kept messages in order, moved rather than copied when each is
+    // kept once in ascending order (what `fit` returns).
+    let mut out: Vec<AgentMessage> = if kept.windows(2).all(|w| w[0] < w[1]) {
+        let mut want = kept.iter().copied().peekable();
+        ms.into_iter().enumerate().filter_map(|(i, m)| want.next_if_eq(&i).map(|_| m)).collect()
+    } else {
+        kept.iter().map(|&i| ms[i].clone()).collect()
+    };
     if mutation == Mutation::ReingestSuppressed {
         // The defect: stored announce triggers come back as history.
-        let sent: BTreeSet<String> = ms.iter().map(fingerprint).collect();
         out.extend(session.store.iter().filter(|m| volatile::is_unpersisted_announce(m) && !sent.contains(&fingerprint(m))).cloned());
     }
     if mutation == Mutation::ReorderMessages && out.len() >= 2 {

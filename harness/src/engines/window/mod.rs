@@ -249,7 +249,8 @@ impl Engine for Window {
             self.check_custom(&parse_messages(&params["messages"])?)?;
         }
         let mutation = self.mutation;
-        assemble::assemble(&params, self.session(&params), mutation).map_err(Fail::Threw)
+        let session = self.session(&params);
+        assemble::assemble_owned(params, session, mutation).map_err(Fail::Threw)
     }
 
     fn compact(&mut self, params: Value, host: &mut HostLink<'_>) -> Outcome {
