@@ -298,7 +298,10 @@ fn gate_verdict(rows: &[Row], stale: &[String], table: &Path) -> (u8, Vec<String
     for r in &broken {
         let why = match &r.verdict {
             Verdict::Error(e) | Verdict::NotDrivable(e) => format!(": {e}"),
-            _ => String::new(),
+            // A red CI must say what differed, not only which row: the
+            // normalised diff, capped so a runaway row cannot flood the log.
+            Verdict::Differs(d) => format!(":\n{}", capped_diff(d, GATE_DIFF_LINES)),
+            Verdict::Equal => String::new(),
         };
         lines.push(format!("fidelity gate: {} · {} · {} was equal and now is {}{why}", r.scenario, r.profile, r.engine, label(&r.verdict)));
     }
@@ -307,6 +310,20 @@ fn gate_verdict(rows: &[Row], stale: &[String], table: &Path) -> (u8, Vec<String
     }
     let code = if broken.is_empty() && stale.is_empty() { super::EXIT_OK } else { super::EXIT_FAILURES };
     (code, lines)
+}
+
+/// Lines of a broken row's diff the gate prints (`clawspec twin --scenario
+/// S --profile P --engine E` prints it whole).
+const GATE_DIFF_LINES: usize = 200;
+
+fn capped_diff(d: &str, max: usize) -> String {
+    let total = d.lines().count();
+    let mut out: Vec<&str> = d.lines().take(max).collect();
+    let more = format!("… {} more line(s): rerun the row alone with `clawspec twin` for the whole diff", total.saturating_sub(max));
+    if total > max {
+        out.push(&more);
+    }
+    out.join("\n")
 }
 
 /// At most `asked` real gateways at once (at least one).
@@ -758,6 +775,19 @@ mod tests {
         if code != 0 {
             assert!(lines.iter().any(|l| l.contains("was equal and now is") || l.contains("no such scenario")), "{lines:#?}");
         }
+    }
+
+    /// A red gate says what differed: the row's diff, capped.
+    #[rstest]
+    #[case::short(3, 3, false)]
+    #[case::capped(GATE_DIFF_LINES + 50, GATE_DIFF_LINES, true)]
+    fn a_broken_row_prints_its_diff_capped(#[case] lines_in: usize, #[case] shown: usize, #[case] cut: bool) {
+        let d: String = (0..lines_in).map(|i| format!("-old {i}\n+new {i}\n")).collect::<String>().lines().take(lines_in).collect::<Vec<_>>().join("\n");
+        let (code, lines) = gate_verdict(&[row("s", P426, "builtin:legacy", Verdict::Differs(d))], &[], Path::new("docs/fidelity.md"));
+        assert_eq!(code, 1);
+        let out = lines.join("\n");
+        assert_eq!(out.lines().filter(|l| l.starts_with("-old ") || l.starts_with("+new ")).count(), shown, "{out}");
+        assert_eq!(out.contains("more line(s): rerun the row alone"), cut, "{out}");
     }
 
     /// CI gates both releases in one run: a table with no equal row of one
