@@ -43,6 +43,11 @@ pub struct Trace {
     pub engine: EngineRecord,
     pub events: Vec<Event>,
     pub outcome: Outcome,
+    /// Members of the plugin API the plugin read that the host does not
+    /// provide (the Node adapter's `adapter/report` `unknownApiMembers`, asked
+    /// once at the end of a run), in first-read order. Absent for other engines.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unknown_api_members: Vec<String>,
     /// The messages the events reference.
     #[serde(default, skip_serializing_if = "MessageStore::is_empty")]
     pub store: MessageStore,
@@ -96,7 +101,51 @@ pub struct CallRecord {
     pub meta: CallMeta,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub callbacks: Vec<CallbackRecord>,
+    /// What the engine said while the call was in flight (`$/log`; stderr
+    /// kept in memory only). Absent when it said nothing.
+    #[serde(default, skip_serializing_if = "EngineOutput::nothing_serialised")]
+    pub output: EngineOutput,
     pub reply: ReplyRecord,
+}
+
+/// The engine's own words during one call (docs/reports.md, "What the
+/// engine said").
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EngineOutput {
+    /// `$/log` notifications, in arrival order (stdout is ordered, so this is
+    /// as deterministic as the engine). Bounded: at most
+    /// [`LOG_KEEP_BYTES`] of messages per call, then one `dropped` line.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub log: Vec<LogLine>,
+    /// stderr written during the call (tail, at most 4 KiB). Never
+    /// serialised: stderr may carry pids and timestamps (Node warnings), and
+    /// which call a byte lands in races the answer on stdout, so it stays out
+    /// of the golden-compared trace; reports show it for failing verdicts.
+    #[serde(skip)]
+    pub stderr: String,
+}
+
+/// `$/log` message bytes kept per call in the trace (the driver faults the
+/// engine at 16 MiB, `log-flood`; the trace keeps far less).
+pub const LOG_KEEP_BYTES: usize = 16 * 1024;
+
+impl EngineOutput {
+    pub fn is_empty(&self) -> bool {
+        self.log.is_empty() && self.stderr.is_empty()
+    }
+
+    /// Nothing of it goes to the trace file (stderr never does).
+    pub fn nothing_serialised(&self) -> bool {
+        self.log.is_empty()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LogLine {
+    pub level: String,
+    pub message: String,
 }
 
 impl CallRecord {
@@ -235,7 +284,7 @@ pub enum Outcome {
 impl Trace {
     /// A trace of the current format (events already interned in `store`).
     pub fn new(scenario: String, profile: String, engine: EngineRecord, events: Vec<Event>, outcome: Outcome, store: MessageStore) -> Trace {
-        Trace { format_version: format_version(), scenario, profile, engine, events, outcome, store }
+        Trace { format_version: format_version(), scenario, profile, engine, events, outcome, unknown_api_members: Vec::new(), store }
     }
 
     /// `call.params` with its `messages` resolved.

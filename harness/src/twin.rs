@@ -632,7 +632,7 @@ mod tests {
                 .enumerate()
                 .map(|(i, (m, mut p))| {
                     store.intern_field(&mut p);
-                    Event::Call(CallRecord { seq: i as u32, turn: 1, attempt: 1, step: 0, method: m.into(), params: p, meta: Default::default(), callbacks: vec![], reply: ReplyRecord::Ok(Value::Null) })
+                    Event::Call(CallRecord { seq: i as u32, turn: 1, attempt: 1, step: 0, method: m.into(), params: p, meta: Default::default(), callbacks: vec![], output: Default::default(), reply: ReplyRecord::Ok(Value::Null) })
                 })
                 .collect();
         Trace::new("s".into(), "p".into(), engine, events, Outcome::Completed { turns: 1, failed_turns: vec![] }, store)

@@ -108,6 +108,86 @@ pub struct Verdict {
     /// For errors: who broke the run (Bowtie's caught vs uncaught).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_kind: Option<ErrorKind>,
+    /// For a verdict that is not a pass: what the engine said (`$/log`,
+    /// stderr) during the calls its details name (`call #N`), or, for an
+    /// engine fault, the stderr the fault captured. Bounded
+    /// ([`EXCERPT_LINES`] lines, [`EXCERPT_BYTES`] bytes). Engine text:
+    /// stderr may differ between two runs (docs/reports.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub engine_output: Vec<String>,
+}
+
+/// Bounds of [`Verdict::engine_output`].
+pub const EXCERPT_LINES: usize = 20;
+pub const EXCERPT_BYTES: usize = 2048;
+
+/// The calls `details` name as `(call #N)` ([`rules::at`]), in order, once.
+fn named_calls(details: &[String]) -> Vec<u32> {
+    let mut out = Vec::new();
+    for d in details {
+        let mut rest = d.as_str();
+        while let Some(i) = rest.find("(call #") {
+            rest = &rest[i + 7..];
+            let n: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            if let Ok(n) = n.parse::<u32>() {
+                if !out.contains(&n) {
+                    out.push(n);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// [`Verdict::engine_output`] for a verdict on `trace` with these details.
+pub fn engine_output_excerpt(trace: &Trace, details: &[String]) -> Vec<String> {
+    let mut lines = Vec::new();
+    let seqs = named_calls(details);
+    for c in trace.calls().filter(|c| seqs.contains(&c.seq)) {
+        for cb in &c.callbacks {
+            let result: String = cb.result.to_string().chars().take(200).collect();
+            lines.push(format!("call #{} {} ↺ {} → {result}", c.seq, c.method, cb.method));
+        }
+        for l in &c.output.log {
+            lines.push(format!("call #{} {} $/log {}: {}", c.seq, c.method, l.level, l.message));
+        }
+        for l in c.output.stderr.lines().filter(|l| !l.trim().is_empty()) {
+            lines.push(format!("call #{} {} stderr: {l}", c.seq, c.method));
+        }
+    }
+    if let Outcome::EngineFault { stderr, kind, .. } = &trace.outcome {
+        if seqs.is_empty() {
+            for l in stderr.lines().filter(|l| !l.trim().is_empty()) {
+                lines.push(format!("{kind} stderr: {l}"));
+            }
+        }
+    }
+    bound_excerpt(lines)
+}
+
+fn bound_excerpt(lines: Vec<String>) -> Vec<String> {
+    let total = lines.len();
+    let mut out = Vec::new();
+    let mut bytes = 0;
+    for mut l in lines {
+        if out.len() == EXCERPT_LINES || bytes >= EXCERPT_BYTES {
+            break;
+        }
+        if bytes + l.len() > EXCERPT_BYTES {
+            let mut cut = EXCERPT_BYTES - bytes;
+            while !l.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            l.truncate(cut);
+            l.push('…');
+        }
+        bytes += l.len();
+        out.push(l);
+    }
+    if out.len() < total {
+        out.push(format!("… {} more lines of engine output", total - out.len()));
+    }
+    out
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
@@ -159,6 +239,7 @@ pub fn evaluate(trace: &Trace, sibling: Option<&Trace>, only: &[String]) -> Vec<
             scenario: trace.scenario.clone(),
             profile: trace.profile.clone(),
             status,
+            engine_output: Vec::new(),
             details,
             error_kind,
         };
@@ -199,6 +280,10 @@ pub fn evaluate(trace: &Trace, sibling: Option<&Trace>, only: &[String]) -> Vec<
                 mk(status, problems, None)
             }
         };
+        let mut v = v;
+        if !matches!(v.status, Status::Pass | Status::NotApplicable) {
+            v.engine_output = engine_output_excerpt(trace, &v.details);
+        }
         out.push(v);
     }
     out
@@ -238,4 +323,26 @@ pub fn catalogue_markdown() -> String {
         s.push_str(&format!("| `{}` | {:?} | {} | {} | {} | {} |\n", c.id, c.level, c.text.replace('|', "\\|"), c.source.replace('|', "\\|"), profiles, c.methods.join(", ")));
     }
     s
+}
+
+#[cfg(test)]
+mod excerpt_tests {
+    use super::*;
+
+    #[test]
+    fn details_name_calls_once_in_order() {
+        let d = vec!["turn 1 attempt 1 assemble (call #12): x; see (call #3)".to_string(), "again (call #12), and (call #)".to_string()];
+        assert_eq!(named_calls(&d), vec![12, 3]);
+    }
+
+    #[test]
+    fn an_excerpt_is_bounded_in_lines_and_bytes() {
+        let many: Vec<String> = (0..50).map(|i| format!("line {i}")).collect();
+        let out = bound_excerpt(many);
+        assert_eq!(out.len(), EXCERPT_LINES + 1);
+        assert_eq!(out.last().unwrap(), "… 30 more lines of engine output");
+        let big = bound_excerpt(vec!["é".repeat(EXCERPT_BYTES), "next".into()]);
+        assert!(big[0].len() <= EXCERPT_BYTES + '…'.len_utf8(), "{}", big[0].len());
+        assert_eq!(big[1], "… 1 more lines of engine output");
+    }
 }

@@ -112,6 +112,7 @@ mod tests {
             params: json!({"messages": [{"role": "user", "content": HISTORY}]}),
             meta: CallMeta::default(),
             callbacks: vec![CallbackRecord { method: "host/llm.complete".into(), params: json!({}), result: json!({"text": "Summary of 4 messages (40 words): deploy staging"}) }],
+            output: Default::default(),
             reply: ReplyRecord::Ok(json!({})),
         };
         r.feed(&call, &[Arc::new(user(HISTORY))]);

@@ -54,7 +54,7 @@ fn inter_session(text: &str) -> Value {
 }
 
 fn call(method: &str, params: Value, reply: ReplyRecord) -> CallRecord {
-    CallRecord { seq: 0, turn: 1, attempt: 1, step: 0, method: method.into(), params, meta: CallMeta::default(), callbacks: vec![], reply }
+    CallRecord { seq: 0, turn: 1, attempt: 1, step: 0, method: method.into(), params, meta: CallMeta::default(), callbacks: vec![], output: Default::default(), reply }
 }
 fn ok(v: Value) -> ReplyRecord {
     ReplyRecord::Ok(v)

@@ -78,6 +78,12 @@ pub fn human(t: &Trace) -> String {
                 for cb in &c.callbacks {
                     out.push_str(&format!("      ↺ {} → {}\n", cb.method, summarize(&cb.result)));
                 }
+                for l in &c.output.log {
+                    out.push_str(&format!("      $/log {}: {}\n", l.level, l.message.replace('\n', "\n        ")));
+                }
+                for l in c.output.stderr.lines().filter(|l| !l.trim().is_empty()) {
+                    out.push_str(&format!("      stderr: {l}\n"));
+                }
             }
             Event::Model(m) => out.push_str(&format!(
                 "  t{}.a{} ⇢ model {}/{}: {} messages, ~{} tokens → {}\n",
@@ -85,6 +91,9 @@ pub fn human(t: &Trace) -> String {
             )),
             Event::Note(n) => out.push_str(&format!("  t{} · {}: {}\n", n.turn, n.code, n.text)),
         }
+    }
+    if !t.unknown_api_members.is_empty() {
+        out.push_str(&format!("the plugin read API members this host does not provide: {}\n", t.unknown_api_members.join(", ")));
     }
     out.push_str(&format!("outcome: {}\n", serde_json::to_string(&t.outcome).unwrap()));
     out

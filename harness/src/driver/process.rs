@@ -63,7 +63,14 @@ pub struct Engine {
     delta: Option<delta::Encoder>,
     /// Bytes written to the engine's stdin.
     sent: u64,
+    /// stderr that arrived while the last call was in flight (its tail, at
+    /// most [`CALL_STDERR_KEEP`] bytes). Best effort: bytes written just
+    /// before the answer may still be in the pipe and count for the next call.
+    last_stderr: String,
 }
+
+/// stderr kept per call for the report's excerpt (the tail).
+pub const CALL_STDERR_KEEP: usize = 4 * 1024;
 
 /// Bytes written to every engine's stdin by this process (benchmarks).
 static SENT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -206,6 +213,7 @@ impl Engine {
             run_mark: 0,
             delta: None,
             sent: 0,
+            last_stderr: String::new(),
         };
         e.handshake(init).await?;
         Ok(e)
@@ -362,7 +370,9 @@ impl Engine {
             return Err(f.clone());
         }
         let mark = self.stderr_mark();
-        match self.exchange(m, params, &opts, host, mark).await {
+        let r = self.exchange(m, params, &opts, host, mark).await;
+        self.last_stderr = tail_chars(self.stderr_since(mark), CALL_STDERR_KEEP);
+        match r {
             Ok(r) => Ok(r),
             Err((f, Fate::KeepRunning)) => Err(f),
             Err((mut f, Fate::Kill)) => {
@@ -679,6 +689,25 @@ impl Engine {
         self.stderr_tail()
     }
 
+    /// The Node adapter's `adapter/report` (adapters/node/README.md), for an
+    /// engine whose handshake named `clawspec-node-adapter`; `None` for any
+    /// other engine, or when the adapter did not answer with a result.
+    pub async fn adapter_report(&mut self) -> Option<Value> {
+        if self.init.implementation.name != "clawspec-node-adapter" || self.dead.is_some() {
+            return None;
+        }
+        match self.call_ref("adapter/report", &Value::Null, CallOptions::default(), &mut NoHost).await {
+            Ok(Reply::Ok(v)) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// stderr that arrived during the last [`Self::call_ref`] (tail, bounded;
+    /// best effort, see `last_stderr`).
+    pub fn last_call_stderr(&self) -> &str {
+        &self.last_stderr
+    }
+
     /// stderr captured so far (tail).
     pub fn stderr_tail(&self) -> String {
         let buf = self.stderr.lock().expect("stderr");
@@ -790,4 +819,16 @@ fn describe(s: ExitStatus) -> String {
         (None, Some(sig)) => format!("killed by signal {sig}"),
         _ => s.to_string(),
     }
+}
+
+/// The last `keep` bytes of `s` (on a char boundary), marked when cut.
+pub fn tail_chars(s: String, keep: usize) -> String {
+    if s.len() <= keep {
+        return s;
+    }
+    let mut start = s.len() - keep;
+    while !s.is_char_boundary(start) {
+        start += 1;
+    }
+    format!("[… {start} earlier bytes dropped …]\n{}", &s[start..])
 }

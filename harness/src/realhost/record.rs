@@ -93,6 +93,9 @@ pub fn to_trace_on(scenario: &Scenario, profile: &Profile, engine: &EngineSpec, 
                     params,
                     meta: Default::default(),
                     callbacks,
+                    // The gateway's plugin logs go to its own logger, not to
+                    // the bridge: a real-host trace records none.
+                    output: Default::default(),
                     reply,
                 }));
             }

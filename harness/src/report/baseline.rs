@@ -170,7 +170,7 @@ mod tests {
     use crate::check::{Level, Status};
 
     fn fail(scenario: &str, profile: &str, clause: &str) -> Verdict {
-        Verdict { clause: clause.into(), level: Level::Must, scenario: scenario.into(), profile: profile.into(), status: Status::Fail, details: vec!["x".into()], error_kind: None }
+        Verdict { clause: clause.into(), level: Level::Must, scenario: scenario.into(), profile: profile.into(), status: Status::Fail, details: vec!["x".into()], error_kind: None, engine_output: vec![] }
     }
 
     fn entry(scenario: &str, clause: Option<&str>, profile: Option<&str>) -> Entry {

@@ -262,7 +262,7 @@ mod tests {
     use serde_json::json;
 
     fn call(seq: u32, method: &str, params: Value, reply: Value) -> Event {
-        Event::Call(CallRecord { seq, turn: 1, attempt: 1, step: 0, method: method.into(), params, meta: CallMeta::default(), callbacks: vec![], reply: ReplyRecord::Ok(reply) })
+        Event::Call(CallRecord { seq, turn: 1, attempt: 1, step: 0, method: method.into(), params, meta: CallMeta::default(), callbacks: vec![], output: Default::default(), reply: ReplyRecord::Ok(reply) })
     }
     fn model(turn: u32) -> Event {
         Event::Model(crate::trace::ModelRecord { seq: 900 + turn, turn, attempt: 1, step: 0, provider: "p".into(), model: "m".into(), message_count: 1, prompt_tokens: 1, system_prompt_addition: None, outcome: "text".into(), via: None, error: None })

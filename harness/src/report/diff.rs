@@ -79,7 +79,7 @@ mod tests {
     use crate::check::{Level, Verdict};
 
     fn report(detail: &str) -> Report {
-        let v = Verdict { clause: "CE-ASM-003".into(), level: Level::Must, scenario: "s".into(), profile: "p".into(), status: Status::Fail, details: vec![detail.into()], error_kind: None };
+        let v = Verdict { clause: "CE-ASM-003".into(), level: Level::Must, scenario: "s".into(), profile: "p".into(), status: Status::Fail, details: vec![detail.into()], error_kind: None, engine_output: vec![] };
         super::super::build("e", &[], vec![v], &["p".into()], false, None)
     }
 

@@ -36,7 +36,11 @@ pub fn junit(r: &Report) -> String {
         for v in vs {
             let name = format!("{} {}", v.clause, v.scenario);
             s.push_str(&format!("    <testcase name=\"{}\" classname=\"clawspec.{}\"", esc(&name), esc(&v.profile.replace('.', "_"))));
-            let body = v.details.join("\n");
+            let mut body = v.details.join("\n");
+            if !v.engine_output.is_empty() {
+                body.push_str("\nthe engine said:\n");
+                body.push_str(&v.engine_output.join("\n"));
+            }
             match v.status {
                 Status::Pass | Status::Info => s.push_str("/>\n"),
                 Status::NotApplicable => s.push_str(&format!("><skipped message=\"{}\"/></testcase>\n", esc(&body))),

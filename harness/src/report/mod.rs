@@ -157,6 +157,23 @@ pub struct RunSummary {
     pub failed_turns: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stderr: Option<String>,
+    /// Plugin API members the plugin read that the host does not provide
+    /// (Node adapter; the trace's `unknownApiMembers`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unknown_api_members: Vec<String>,
+}
+
+/// Every plugin API member read that the host does not provide, over all
+/// runs, in first-seen order, with how many runs read it.
+pub fn unknown_api_members(r: &Report) -> Vec<(String, usize)> {
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for m in r.runs.iter().flat_map(|run| &run.unknown_api_members) {
+        match out.iter_mut().find(|(n, _)| n == m) {
+            Some((_, k)) => *k += 1,
+            None => out.push((m.clone(), 1)),
+        }
+    }
+    out
 }
 
 /// Does this verdict stop certification?
@@ -174,7 +191,7 @@ pub fn run_summary(t: &Trace) -> RunSummary {
         Outcome::EngineFault { kind, stderr, .. } => (format!("engine-fault:{kind}"), vec![], (!stderr.is_empty()).then(|| stderr.chars().rev().take(2000).collect::<String>().chars().rev().collect())),
         Outcome::HarnessError { message } => (format!("harness-error: {message}"), vec![], None),
     };
-    RunSummary { scenario: t.scenario.clone(), profile: t.profile.clone(), outcome, failed_turns, stderr }
+    RunSummary { scenario: t.scenario.clone(), profile: t.profile.clone(), outcome, failed_turns, stderr, unknown_api_members: t.unknown_api_members.clone() }
 }
 
 /// Recount the per-profile summaries from the verdicts and coverage (also

@@ -95,10 +95,20 @@ pub fn terminal(r: &Report) -> String {
         if v.details.len() > 6 {
             s.push_str(&format!("  … {} more\n", v.details.len() - 6));
         }
+        if !v.engine_output.is_empty() {
+            s.push_str("  the engine said:\n");
+            for l in &v.engine_output {
+                s.push_str(&format!("    | {}\n", l.replace('\n', " ")));
+            }
+        }
         s.push_str(&format!("  reproduce: {}\n", repro_in(r, v)));
     }
     for d in &r.golden_drift {
         s.push_str(&format!("\nREGRESSION (golden drift) {d}\n"));
+    }
+    let unknown = super::unknown_api_members(r);
+    if !unknown.is_empty() {
+        s.push_str(&format!("\nthe plugin read API members this host does not provide (undefined for it): {}\n", unknown_list(&unknown, r.runs.len())));
     }
     if let Some(b) = &r.baseline {
         for e in &b.stale {
@@ -211,6 +221,10 @@ pub fn markdown(r: &Report) -> String {
             ));
         }
     }
+    let unknown = super::unknown_api_members(r);
+    if !unknown.is_empty() {
+        s.push_str(&format!("\n> The plugin read API members this host does not provide: {}\n", unknown_list(&unknown, r.runs.len())));
+    }
     let n = notable(r);
     if !n.is_empty() {
         s.push_str("\n<details><summary>Failures and warnings</summary>\n\n| clause | level | scenario | profile | detail |\n|---|---|---|---|---|\n");
@@ -218,6 +232,14 @@ pub fn markdown(r: &Report) -> String {
             s.push_str(&format!("| `{}` | {:?} | `{}` | `{}` | {} |\n", v.clause, v.level, v.scenario, v.profile, v.details.first().map(|d| d.replace('|', "\\|")).unwrap_or_default()));
         }
         s.push_str("\n</details>\n");
+        let said: Vec<&Verdict> = notable(r).into_iter().filter(|v| !v.engine_output.is_empty()).collect();
+        if !said.is_empty() {
+            s.push_str("\n<details><summary>What the engine said during failing calls</summary>\n");
+            for v in said {
+                s.push_str(&format!("\n`{}` × `{}` × `{}`:\n\n```text\n{}\n```\n", v.clause, v.scenario, v.profile, v.engine_output.join("\n").replace("```", "ˋˋˋ")));
+            }
+            s.push_str("\n</details>\n");
+        }
     }
     if let Some(h) = r.host.as_ref().filter(|h| !h.not_drivable.is_empty()) {
         s.push_str(&format!("\n<details><summary>Not drivable on {} (not run, never passed): {}</summary>\n\n| scenario | profile | why |\n|---|---|---|\n", h.host, h.not_drivable.len()));
@@ -227,6 +249,11 @@ pub fn markdown(r: &Report) -> String {
         s.push_str("\n</details>\n");
     }
     s
+}
+
+/// `api.foo (3 of 5 runs), api.bar (5 of 5 runs)`.
+fn unknown_list(unknown: &[(String, usize)], runs: usize) -> String {
+    unknown.iter().map(|(m, k)| format!("`{m}` ({k} of {runs} runs)")).collect::<Vec<_>>().join(", ")
 }
 
 fn esc(s: &str) -> String {
@@ -274,7 +301,7 @@ mod tests {
 
     #[test]
     fn reproduce_lines_survive_quotes_in_the_engine_command() {
-        let v = Verdict { clause: "CE-ASM-003".into(), level: Level::Must, scenario: "tool-loop".into(), profile: "openclaw-2026.9.6".into(), status: Status::Fail, details: vec![], error_kind: None };
+        let v = Verdict { clause: "CE-ASM-003".into(), level: Level::Must, scenario: "tool-loop".into(), profile: "openclaw-2026.9.6".into(), status: Status::Fail, details: vec![], error_kind: None, engine_output: vec![] };
         let engine = r#"python3 -c 'print("it'"'"'s")' --name "a b""#;
         let line = repro(engine, &v);
         let words = shell_words::split(&line).expect("the line parses as a shell command");

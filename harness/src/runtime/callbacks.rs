@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 use crate::driver::HostHandler;
 use crate::scenario::model::ModelReply;
 use super::transcript::Entry;
-use crate::trace::CallbackRecord;
+use crate::trace::{CallbackRecord, LogLine, LOG_KEEP_BYTES};
 
 /// A transcript rewrite the runtime applies after the call returns.
 #[derive(Clone, Debug)]
@@ -36,7 +36,11 @@ pub struct Callbacks<'a> {
     /// whole transcript for every call made long sessions quadratic.
     pub entries: &'a [Entry],
     pub plan: Option<CompactionPlan>,
-    pub log: Vec<String>,
+    /// `$/log` lines received during the call, up to [`LOG_KEEP_BYTES`].
+    pub log: Vec<LogLine>,
+    log_bytes: usize,
+    /// `$/log` lines past the cap (counted, not kept).
+    pub log_dropped: usize,
     /// 2026.4.26's built-in compaction for a manual `/compact`
     /// (`runtime::compact::manual_builtin_2026_4`); None: the digest model.
     pub builtin_2026_4: Option<super::compact::Builtin2026_4>,
@@ -59,7 +63,7 @@ pub struct Callbacks<'a> {
 
 impl<'a> Callbacks<'a> {
     pub fn new(entries: &'a [Entry]) -> Self {
-        Callbacks { records: Vec::new(), entries, plan: None, log: Vec::new(), builtin_2026_4: None, builtin_2026_9: None, llm_script: None, llm: None }
+        Callbacks { records: Vec::new(), entries, plan: None, log: Vec::new(), log_bytes: 0, log_dropped: 0, builtin_2026_4: None, builtin_2026_9: None, llm_script: None, llm: None }
     }
 
     pub fn with_builtin_2026_4(mut self, b: Option<super::compact::Builtin2026_4>) -> Self {
@@ -253,7 +257,30 @@ impl HostHandler for Callbacks<'_> {
 
     fn notification(&mut self, m: &str, params: &Value) {
         if m == method::LOG {
-            self.log.push(params.get("message").and_then(Value::as_str).unwrap_or_default().to_string());
+            if self.log_bytes >= LOG_KEEP_BYTES {
+                self.log_dropped += 1;
+                return;
+            }
+            let field = |k: &str| match params.get(k) {
+                Some(Value::String(s)) => s.clone(),
+                None | Some(Value::Null) => String::new(),
+                Some(other) => other.to_string(),
+            };
+            // The engine is untrusted: a level is a short word.
+            let level: String = field("level").chars().take(32).collect();
+            let mut message = field("message");
+            let room = LOG_KEEP_BYTES.saturating_sub(self.log_bytes + level.len());
+            if message.len() > room {
+                let mut cut = room;
+                while !message.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                message.truncate(cut);
+                message.push_str(" [… cut …]");
+            }
+            let line = LogLine { level, message };
+            self.log_bytes += line.message.len() + line.level.len();
+            self.log.push(line);
         }
     }
 }
@@ -262,6 +289,23 @@ impl HostHandler for Callbacks<'_> {
 mod tests {
     use super::*;
     use rstest::rstest;
+
+    /// `$/log` kept per call is bounded; the rest is counted.
+    #[test]
+    fn log_lines_past_the_cap_are_counted_not_kept() {
+        let mut cb = Callbacks::new(&[]);
+        let line = "x".repeat(1000);
+        for _ in 0..40 {
+            cb.notification(method::LOG, &json!({"level": "info", "message": line}));
+        }
+        let kept: usize = cb.log.iter().map(|l| l.level.len() + l.message.len()).sum();
+        assert!(kept <= LOG_KEEP_BYTES + " [… cut …]".len(), "{kept}");
+        assert_eq!(cb.log.len() + cb.log_dropped, 40);
+        assert!(cb.log_dropped > 0);
+        assert!(cb.log.last().unwrap().message.ends_with(" [… cut …]"));
+        cb.notification(method::LOG, &json!({"level": 3, "message": null}));
+        assert_eq!(cb.log_dropped, 24);
+    }
 
     fn llm(api: &str) -> RuntimeLlm {
         RuntimeLlm { api: api.into(), provider: "anthropic".into(), model: "claude-sonnet-4-6".into() }

@@ -423,6 +423,15 @@ impl<'a> Sim<'a> {
             Ok(Reply::Threw(e)) => (ReplyRecord::Threw { code: e.code, message: e.message.clone() }, Ok(CallOutcome::Threw(e.message))),
             Err(f) => (ReplyRecord::Fault { kind: f.kind().into(), message: f.to_string() }, Err(Abort::Fault(f))),
         };
+        let mut log = std::mem::take(&mut cb.log);
+        if cb.log_dropped > 0 {
+            log.push(LogLine { level: "clawspec".into(), message: format!("[… {} more `$/log` lines dropped (over {} bytes in this call) …]", cb.log_dropped, crate::trace::LOG_KEEP_BYTES) });
+        }
+        for l in &mut log {
+            l.message = l.message.replace(&state, STATE_PLACEHOLDER);
+        }
+        let stderr = self.engine.as_ref().map(|e| e.last_call_stderr().to_string()).unwrap_or_default();
+        let output = EngineOutput { log, stderr };
         self.events.push(Event::Call(CallRecord {
             seq: self.seq,
             turn: self.turn,
@@ -432,6 +441,7 @@ impl<'a> Sim<'a> {
             params,
             meta,
             callbacks,
+            output,
             reply,
         }));
         if let Some(plan) = cb.plan {
@@ -627,9 +637,16 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
     };
     sim.new_session();
     let result = steps::run_script(&mut sim).await;
+    let mut unknown_api: Vec<String> = Vec::new();
     let outcome = match result {
         Ok(()) => {
-            let report = sim.engine.take().expect("engine").shutdown().await;
+            let mut engine = sim.engine.take().expect("engine");
+            // The adapter's unknown-api reads, once per run (engine-supplied
+            // names: kept only if they are strings, and bounded).
+            if let Some(r) = engine.adapter_report().await {
+                unknown_api = r["unknownApiMembers"].as_array().into_iter().flatten().filter_map(Value::as_str).take(100).map(|s| s.chars().take(200).collect()).collect();
+            }
+            let report = engine.shutdown().await;
             if let Some(f) = report.fault {
                 Outcome::EngineFault { kind: f.kind().into(), message: f.to_string(), step: sim.step, stderr: f.stderr().into() }
             } else {
@@ -651,6 +668,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
     };
     let _ = std::fs::remove_dir_all(&state_dir);
     let mut trace = Trace::new(scenario.id.clone(), profile.id.clone(), engine_rec, sim.events, outcome, sim.store);
+    trace.unknown_api_members = unknown_api;
     if let Outcome::EngineFault { stderr, .. } = &mut trace.outcome {
         *stderr = stderr.replace(&state_dir.to_string_lossy().into_owned(), STATE_PLACEHOLDER);
     }

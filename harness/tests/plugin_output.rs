@@ -1,0 +1,89 @@
+//! What a plugin said — `$/log` lines, stderr, host callbacks
+//! (`host/llm.complete`) and api members it read that the host does not
+//! provide — in the trace, on the terminal and in every report
+//! (docs/reports.md, "What the engine said"). The sample plugin
+//! (adapters/node/test/plugins/chatty) fails CE-ASM-008 on every assemble.
+//! Needs `node` (≥ 20.6).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn clawspec(args: &[&str], tail: &[&Path]) -> (String, i32) {
+    let plugin = root().join("adapters/node/test/plugins/chatty/index.js");
+    // 2026.9.6 offers llm.complete and runs non-admitted turns on the engine;
+    // shims keep the run independent of the OpenClaw cache.
+    let out = Command::new(env!("CARGO_BIN_EXE_clawspec"))
+        .args(args)
+        .arg("--plugin")
+        .arg(&plugin)
+        .args(["--sdk", "shim", "--scenario", "non-admitted-turns", "--profile", "openclaw-2026.9.6"])
+        .args(tail)
+        .output()
+        .unwrap();
+    (String::from_utf8_lossy(&out.stdout).into_owned(), out.status.code().unwrap_or(-1))
+}
+
+#[test]
+fn the_trace_records_log_lines_and_callbacks_per_call_and_the_unknown_api_reads_once() {
+    let (first, _) = clawspec(&["run", "--json"], &[]);
+    let (second, _) = clawspec(&["run", "--json"], &[]);
+    assert!(first == second, "the trace is deterministic: stderr stays out of it");
+    let t: Value = serde_json::from_str(&first).unwrap();
+    let assembles: Vec<&Value> = t["events"].as_array().unwrap().iter().filter(|e| e["method"] == "assemble").collect();
+    assert_eq!(assembles.len(), 2);
+    let a = assembles[0];
+    assert_eq!(
+        a["output"]["log"],
+        serde_json::json!([
+            {"level": "info", "message": "chatty assembling 0 messages"},
+            {"level": "warn", "message": "chatty host model said: ok"}
+        ])
+    );
+    assert_eq!(a["callbacks"][0]["method"], "host/llm.complete");
+    assert_eq!(a["callbacks"][0]["result"], serde_json::json!({"text": "ok"}));
+    assert!(!first.contains("raw stderr"), "stderr is not in the trace");
+    // Calls during which the engine said nothing carry no `output`.
+    assert!(t["events"].as_array().unwrap().iter().filter(|e| e["method"] == "ingest").all(|e| e.get("output").is_none()));
+    assert_eq!(t["unknownApiMembers"], serde_json::json!(["api.notAHostMember"]));
+
+    let (human, _) = clawspec(&["run"], &[]);
+    for want in ["↺ host/llm.complete", "$/log info: chatty assembling 0 messages", "stderr: chatty: raw stderr during assemble of 0", "does not provide: api.notAHostMember"] {
+        assert!(human.contains(want), "`clawspec run` shows {want:?}:\n{human}");
+    }
+}
+
+#[test]
+fn a_failing_verdict_shows_what_the_engine_said_on_the_terminal_and_in_every_report() {
+    let dir = std::env::temp_dir().join(format!("clawspec-plugin-output-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (report, junit, markdown) = (dir.join("r.json"), dir.join("j.xml"), dir.join("m.md"));
+    let (stdout, code) = clawspec(&["certify"], &[Path::new("--report"), &report, Path::new("--junit"), &junit, Path::new("--markdown"), &markdown]);
+    assert_eq!(code, 1, "CE-ASM-008 fails:\n{stdout}");
+    let terminal = stdout.split("FAIL CE-ASM-008").nth(1).expect("the failure is listed");
+    for want in ["the engine said:", "call #1 assemble $/log info: chatty assembling 0 messages", "call #1 assemble ↺ host/llm.complete → {\"text\":\"ok\"}", "call #1 assemble stderr: chatty: raw stderr during assemble of 0"] {
+        assert!(terminal.contains(want), "terminal shows {want:?}:\n{stdout}");
+    }
+    assert!(stdout.contains("does not provide (undefined for it): `api.notAHostMember` (1 of 1 runs)"), "{stdout}");
+
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let v = r["verdicts"].as_array().unwrap().iter().find(|v| v["clause"] == "CE-ASM-008").unwrap();
+    let said: Vec<&str> = v["engineOutput"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+    assert!(said.contains(&"call #8 assemble $/log warn: chatty host model said: ok"), "{said:?}");
+    assert!(said.iter().any(|l| l.starts_with("call #8 assemble stderr: chatty: raw stderr during assemble of 4")), "{said:?}");
+    assert_eq!(r["runs"][0]["unknownApiMembers"], serde_json::json!(["api.notAHostMember"]));
+    // Passing verdicts carry nothing.
+    assert!(r["verdicts"].as_array().unwrap().iter().filter(|v| v["status"] == "pass").all(|v| v.get("engineOutput").is_none()));
+
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("estimatedTokens is -1\nthe engine said:\ncall #1 assemble ↺ host/llm.complete → {&quot;text&quot;:&quot;ok&quot;}\ncall #1 assemble $/log info: chatty assembling 0 messages"), "{xml}");
+    let md = std::fs::read_to_string(&markdown).unwrap();
+    assert!(md.contains("What the engine said during failing calls") && md.contains("call #8 assemble $/log info: chatty assembling 4 messages"), "{md}");
+    assert!(md.contains("does not provide: `api.notAHostMember`"), "{md}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
