@@ -23,7 +23,7 @@ fn trace(steps: usize) -> Trace {
         seq += 1;
         let params = store.interned(&params);
         let reply = store.interned(&reply);
-        Event::Call(CallRecord { seq, turn, attempt: 1, step: turn as usize, method: method.into(), params, meta: CallMeta { boundary: Some(0), ..Default::default() }, callbacks: vec![], reply: ReplyRecord::Ok(reply) })
+        Event::Call(CallRecord { seq, turn, attempt: 1, step: turn as usize, method: method.into(), params, meta: CallMeta { boundary: Some(0), ..Default::default() }, callbacks: vec![], output: Default::default(), reply: ReplyRecord::Ok(reply) })
     };
     for i in 1..=steps {
         let turn = i as u32;
