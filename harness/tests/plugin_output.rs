@@ -66,16 +66,19 @@ fn a_failing_verdict_shows_what_the_engine_said_on_the_terminal_and_in_every_rep
     let (stdout, code) = clawspec(&["certify"], &[Path::new("--report"), &report, Path::new("--junit"), &junit, Path::new("--markdown"), &markdown]);
     assert_eq!(code, 1, "CE-ASM-008 fails:\n{stdout}");
     let terminal = stdout.split("FAIL CE-ASM-008").nth(1).expect("the failure is listed");
-    for want in ["the engine said:", "call #1 assemble $/log info: chatty assembling 0 messages", "call #1 assemble ↺ host/llm.complete → {\"text\":\"ok\"}", "call #1 assemble stderr: chatty: raw stderr during assemble of 0"] {
+    for want in ["the engine said:", "call #1 assemble $/log info: chatty assembling 0 messages", "call #1 assemble ↺ host/llm.complete → {\"text\":\"ok\"}"] {
         assert!(terminal.contains(want), "terminal shows {want:?}:\n{stdout}");
     }
+    // Per-call stderr is racy (which call it lands in), so it stays out of
+    // verdicts and reports, which must be byte-identical run to run.
+    assert!(!terminal.contains("raw stderr during assemble"), "{stdout}");
     assert!(stdout.contains("does not provide (undefined for it): `api.notAHostMember` (1 of 1 runs)"), "{stdout}");
 
     let r: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     let v = r["verdicts"].as_array().unwrap().iter().find(|v| v["clause"] == "CE-ASM-008").unwrap();
     let said: Vec<&str> = v["engineOutput"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
     assert!(said.contains(&"call #8 assemble $/log warn: chatty host model said: ok"), "{said:?}");
-    assert!(said.iter().any(|l| l.starts_with("call #8 assemble stderr: chatty: raw stderr during assemble of 4")), "{said:?}");
+    assert!(!said.iter().any(|l| l.contains("raw stderr")), "{said:?}");
     assert_eq!(r["runs"][0]["unknownApiMembers"], serde_json::json!(["api.notAHostMember"]));
     // Passing verdicts carry nothing.
     assert!(r["verdicts"].as_array().unwrap().iter().filter(|v| v["status"] == "pass").all(|v| v.get("engineOutput").is_none()));

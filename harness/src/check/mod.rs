@@ -108,11 +108,11 @@ pub struct Verdict {
     /// For errors: who broke the run (Bowtie's caught vs uncaught).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_kind: Option<ErrorKind>,
-    /// For a verdict that is not a pass: what the engine said (`$/log`,
-    /// stderr) during the calls its details name (`call #N`), or, for an
-    /// engine fault, the stderr the fault captured. Bounded
-    /// ([`EXCERPT_LINES`] lines, [`EXCERPT_BYTES`] bytes). Engine text:
-    /// stderr may differ between two runs (docs/reports.md).
+    /// For a verdict that is not a pass: what the engine said (host
+    /// callbacks, `$/log`) during the calls its details name (`call #N`),
+    /// or, for an engine fault, the stderr the fault captured. Bounded
+    /// ([`EXCERPT_LINES`] lines, [`EXCERPT_BYTES`] bytes); deterministic
+    /// (per-call stderr is shown by `clawspec run` only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub engine_output: Vec<String>,
 }
@@ -151,9 +151,9 @@ pub fn engine_output_excerpt(trace: &Trace, details: &[String]) -> Vec<String> {
         for l in &c.output.log {
             lines.push(format!("call #{} {} $/log {}: {}", c.seq, c.method, l.level, l.message));
         }
-        for l in c.output.stderr.lines().filter(|l| !l.trim().is_empty()) {
-            lines.push(format!("call #{} {} stderr: {l}", c.seq, c.method));
-        }
+        // Per-call stderr stays out: which call a stderr byte lands in races
+        // the answer on stdout, and a report must be byte-identical run to
+        // run. `clawspec run` shows it; a fault's stderr (below) is stable.
     }
     if let Outcome::EngineFault { stderr, kind, .. } = &trace.outcome {
         if seqs.is_empty() {
