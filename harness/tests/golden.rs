@@ -107,5 +107,8 @@ fn main() {
         }
         Ok(())
     }));
-    libtest_mimic::run(&args, trials).exit();
+    let conclusion = libtest_mimic::run(&args, trials);
+    // Each run removes its own state dir; the shared root is this process's.
+    let _ = std::fs::remove_dir(config(ENGINES[0]).state_root);
+    conclusion.exit();
 }
