@@ -147,7 +147,8 @@ fn sigint_kills_the_gateways_and_engines_and_removes_their_state() {
         .spawn()
         .unwrap();
     let pid = child.id();
-    let work = std::env::temp_dir().join(format!("clawspec-real-{pid}"));
+    // The run's work dir name is fixed-width (realhost/mod.rs `work_root`).
+    let work = std::env::temp_dir().join(format!("clawspec-real-{pid:010}"));
     let needle = work.to_string_lossy().into_owned();
     // The gateway and the engine the bridge starts run in the run's work dir;
     // wait until both are up, so the signal lands mid-run.
