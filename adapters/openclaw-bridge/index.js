@@ -1,7 +1,8 @@
 // clawspec bridge: an OpenClaw plugin (loaded unmodified by a real OpenClaw
 // gateway through `plugins.load.paths`) that registers a context engine whose
 // every lifecycle call is forwarded to a clawspec protocol-v1 engine process
-// and recorded, as the engine receives it, in an NDJSON trace.
+// and recorded, as the engine receives it, in an NDJSON trace (with what the
+// engine said during it: host callbacks, `$/log` lines).
 //
 // `info` (acceptedHostParams, transcriptSemantics, ownsCompaction, …) and the
 // set of optional methods come from the engine's `initialize` answer, so the
@@ -50,6 +51,16 @@ const REQUIRED = ["ingest", "assemble", "compact"];
 const OPTIONAL = ["bootstrap", "maintain", "ingestBatch", "afterTurn", "commitTurn", "prepareSubagentSpawn", "onSubagentEnded", "dispose"];
 const CAPABILITIES = ["bootstrap", "assemble-before-prompt", "after-turn", "maintain", "compact", "runtime-llm-complete"];
 
+/**
+ * `$/log` params kept per call (bytes of their JSON); later lines are only
+ * counted (`logDropped`). The trace's cap is the reference runtime's (16 KiB
+ * of messages, harness runtime/callbacks.rs), applied when the harness reads
+ * this file (realhost/record.rs `call_log` feeds these lines through the
+ * reference's own handler); the bridge keeps more, so that cap decides and
+ * this one only bounds the file against a flooding engine.
+ */
+const LOG_KEEP_BYTES = 64 * 1024;
+
 class Bridge {
   constructor(config, logger) {
     this.config = config;
@@ -61,6 +72,29 @@ class Bridge {
     /** the call being served, for engine → host requests */
     this.current = null;
     this.engine = null;
+    /** `$/log` lines for the next call entry to record (`engineNotification`). */
+    this.log = { lines: [], bytes: 0, dropped: 0 };
+  }
+
+  /**
+   * An engine notification. `$/log` after the handshake belongs to a call,
+   * as in the reference runtime, whose driver reads a line only while a
+   * request is in flight (harness driver/process.rs `exchange`): a line
+   * that arrives during a call, or between two calls, is the next recorded
+   * call's (`output.log` in the trace). Anything else — `$/log` during
+   * `initialize` (the reference drops those: no call is being served), other
+   * notifications — is recorded on its own line, which the trace ignores.
+   */
+  engineNotification(method, params) {
+    if (method !== "$/log" || !this.engine) return this.record({ kind: "notification", method, params });
+    const line = { level: params?.level, message: params?.message };
+    const bytes = Buffer.byteLength(JSON.stringify(line));
+    if (this.log.bytes + bytes > LOG_KEEP_BYTES) {
+      this.log.dropped += 1;
+      return;
+    }
+    this.log.bytes += bytes;
+    this.log.lines.push(line);
   }
 
   record(entry) {
@@ -78,7 +112,7 @@ class Bridge {
     const proc = new EngineProcess(
       this.config.engine,
       (method, params) => this.hostRequest(method, params),
-      (method, params) => this.record({ kind: "notification", method, params }),
+      (method, params) => this.engineNotification(method, params),
     );
     proc.start();
     const init = await proc.request("initialize", {
@@ -153,8 +187,20 @@ class Bridge {
         else signal.addEventListener("abort", fire, { once: true });
         return () => signal.removeEventListener("abort", fire);
       });
+      // The `$/log` lines read before the answer's line are this call's; the
+      // engine process calls this as it reads the answer (or the fault), so
+      // a line right behind the answer in the same stdout chunk is the next
+      // call's, as the reference driver reads it.
+      let taken = false;
+      const takeLog = () => {
+        if (taken) return;
+        taken = true;
+        if (this.log.lines.length > 0) entry.log = this.log.lines;
+        if (this.log.dropped > 0) entry.logDropped = this.log.dropped;
+        this.log = { lines: [], bytes: 0, dropped: 0 };
+      };
       try {
-        const result = await this.engine.request(method, params);
+        const result = await this.engine.request(method, params, takeLog);
         entry.reply = { ok: result ?? null };
         return this.revive(method, result);
       } catch (e) {
@@ -165,6 +211,7 @@ class Bridge {
         listeners.forEach((off) => off());
         this.current = null;
         if (entry.callbacks.length === 0) delete entry.callbacks;
+        takeLog();
         this.record(entry);
       }
     };

@@ -34,6 +34,11 @@ pub mod method {
     pub const ABORT: &str = "$/abort";
     /// Engine → host notification: a log line (kept in the trace, never on stdout).
     pub const LOG: &str = "$/log";
+    /// Engine → host notification: the plugin read an api member the host
+    /// does not provide (`{name}`; the Node adapter, once per name per run).
+    /// Kept by the driver as it arrives, so a run that ends in a fault still
+    /// records it (docs/reports.md, "What the engine said").
+    pub const UNKNOWN_API_MEMBER: &str = "$/unknownApiMember";
     /// Engine → host requests, answered deterministically by the harness.
     pub const HOST_LLM_COMPLETE: &str = "host/llm.complete";
     pub const HOST_REWRITE_TRANSCRIPT: &str = "host/rewriteTranscriptEntries";

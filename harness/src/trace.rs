@@ -44,8 +44,10 @@ pub struct Trace {
     pub events: Vec<Event>,
     pub outcome: Outcome,
     /// Members of the plugin API the plugin read that the host does not
-    /// provide (the Node adapter's `adapter/report` `unknownApiMembers`, asked
-    /// once at the end of a run), in first-read order. Absent for other engines.
+    /// provide (the Node adapter's `$/unknownApiMember` notifications, then
+    /// its `adapter/report` `unknownApiMembers` asked at the end of a
+    /// completed run), in first-read order; kept on a run that ended in an
+    /// engine fault. Absent for other engines.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unknown_api_members: Vec<String>,
     /// The messages the events reference.

@@ -100,6 +100,15 @@
 //!    differ per run and host (twin of heartbeat-ok on builtin:window: 160 vs
 //!    165). The messages themselves are still compared.
 //!
+//! **Not compared: what the engine said.** A call's host callbacks and
+//! `output.log` (its `$/log` lines) are recorded on both hosts — the bridge
+//! records `$/log` per call as the reference driver reads it, capped the same
+//! way (adapters/openclaw-bridge/index.js `engineNotification`,
+//! `realhost::record` `call_log`) — so `certify --host` failing verdicts show
+//! them, but the twin compares what the engine *received* (and answered), not
+//! what it logged: an engine may log wall-clock times or pids, and a log line
+//! is never a verdict input (docs/protocol.md, "Notifications").
+//!
 //! Inputs the reference runtime does not model are taken from the real run
 //! before the reference runs (`cli::twin`): the system prompt text the host
 //! built for the attempt (rebuilt from what it sent the model, see

@@ -1,7 +1,8 @@
 //! What a plugin said — `$/log` lines, stderr, host callbacks
 //! (`host/llm.complete`) and api members it read that the host does not
 //! provide — in the trace, on the terminal and in every report
-//! (docs/reports.md, "What the engine said"). The sample plugin
+//! (docs/reports.md, "What the engine said"): terminal, JSON, JUnit,
+//! Markdown and HTML. The sample plugin
 //! (adapters/node/test/plugins/chatty) fails CE-ASM-008 on every assemble.
 //! Needs `node` (≥ 20.6).
 
@@ -62,8 +63,11 @@ fn the_trace_records_log_lines_and_callbacks_per_call_and_the_unknown_api_reads_
 fn a_failing_verdict_shows_what_the_engine_said_on_the_terminal_and_in_every_report() {
     let dir = std::env::temp_dir().join(format!("clawspec-plugin-output-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let (report, junit, markdown) = (dir.join("r.json"), dir.join("j.xml"), dir.join("m.md"));
-    let (stdout, code) = clawspec(&["certify"], &[Path::new("--report"), &report, Path::new("--junit"), &junit, Path::new("--markdown"), &markdown]);
+    let (report, junit, markdown, html) = (dir.join("r.json"), dir.join("j.xml"), dir.join("m.md"), dir.join("h.html"));
+    let (stdout, code) = clawspec(
+        &["certify"],
+        &[Path::new("--report"), &report, Path::new("--junit"), &junit, Path::new("--markdown"), &markdown, Path::new("--html"), &html],
+    );
     assert_eq!(code, 1, "CE-ASM-008 fails:\n{stdout}");
     let terminal = stdout.split("FAIL CE-ASM-008").nth(1).expect("the failure is listed");
     for want in ["the engine said:", "call #1 assemble $/log info: chatty assembling 0 messages", "call #1 assemble ↺ host/llm.complete → {\"text\":\"ok\"}"] {
@@ -88,5 +92,63 @@ fn a_failing_verdict_shows_what_the_engine_said_on_the_terminal_and_in_every_rep
     let md = std::fs::read_to_string(&markdown).unwrap();
     assert!(md.contains("What the engine said during failing calls") && md.contains("call #8 assemble $/log info: chatty assembling 4 messages"), "{md}");
     assert!(md.contains("does not provide: `api.notAHostMember`"), "{md}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    let failure = page.split("<code>CE-ASM-008</code>").nth(1).and_then(|f| f.split("</details>").next()).expect("the failure is listed");
+    for want in [
+        "What the engine said during the failing calls:",
+        "call #1 assemble ↺ host/llm.complete → {&quot;text&quot;:&quot;ok&quot;}",
+        "call #8 assemble $/log info: chatty assembling 4 messages",
+    ] {
+        assert!(failure.contains(want), "the HTML failure shows {want:?}:\n{page}");
+    }
+    assert!(!page.contains("raw stderr"), "{page}");
+    assert!(page.contains("does not provide: <code>api.notAHostMember</code> (1 of 1 runs)"), "{page}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A run that ends in an engine fault is never asked for `adapter/report`:
+/// the unknown-api reads still reach the trace and the report, because the
+/// adapter notified each one as it happened (`$/unknownApiMember`). The
+/// sample (adapters/node/test/plugins/crashy) reads one member in
+/// `register`, one in its first assemble, and exits in its second.
+#[test]
+fn a_faulted_run_still_records_the_unknown_api_reads_made_before_the_fault() {
+    let plugin = root().join("adapters/node/test/plugins/crashy/index.js");
+    let run = |args: &[&str], tail: &[&Path]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_clawspec"))
+            .args(args)
+            .arg("--plugin")
+            .arg(&plugin)
+            .args(["--sdk", "shim", "--scenario", "non-admitted-turns", "--profile", "openclaw-2026.9.6"])
+            .args(tail)
+            .output()
+            .unwrap();
+        (String::from_utf8_lossy(&out.stdout).into_owned(), out.status.code().unwrap_or(-1))
+    };
+    let (first, _) = run(&["run", "--json"], &[]);
+    let (second, _) = run(&["run", "--json"], &[]);
+    let t: Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(t["outcome"]["kind"], "crash-mid-call", "{first}");
+    // The fault's stderr is the slice since the faulting call began; a line
+    // the adapter wrote during an earlier call may still be in the pipe then
+    // (the reader is its own task), so it is compared apart from the rest.
+    let without_stderr = |s: &str| {
+        let mut t: Value = serde_json::from_str(s).unwrap();
+        let stderr = t["outcome"]["stderr"].take();
+        (t, stderr)
+    };
+    let ((a, a_stderr), (b, _)) = (without_stderr(&first), without_stderr(&second));
+    assert!(a == b, "the trace is deterministic");
+    assert!(a_stderr.as_str().unwrap().contains("crashy: about to exit"), "{first}");
+    assert_eq!(t["unknownApiMembers"], serde_json::json!(["api.notAHostMember", "api.runtime.notARuntimeMember"]), "{first}");
+
+    let dir = std::env::temp_dir().join(format!("clawspec-plugin-output-crashy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let report = dir.join("r.json");
+    let (stdout, code) = run(&["certify"], &[Path::new("--report"), &report]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("does not provide (undefined for it): `api.notAHostMember` (1 of 1 runs), `api.runtime.notARuntimeMember` (1 of 1 runs)"), "{stdout}");
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(r["runs"][0]["unknownApiMembers"], serde_json::json!(["api.notAHostMember", "api.runtime.notARuntimeMember"]));
     let _ = std::fs::remove_dir_all(&dir);
 }

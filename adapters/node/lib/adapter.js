@@ -110,7 +110,7 @@ export async function main(argv) {
     isolation = isolate(args.stateDir);
     process.chdir(isolation.workspaceDir);
     seed(args.seed);
-    report = new Report();
+    report = new Report(host.notify);
     revival = new Revival(host.request, host.currentCall);
     server = createServer({
       report,

@@ -151,7 +151,9 @@ function watch(obj, where, report) {
 
 /** Everything the plugin registered or did, for `adapter/report`. */
 export class Report {
-  constructor() {
+  /** @param {(method: string, params: unknown) => void} [notify] tells the host as things happen (`$/unknownApiMember`). */
+  constructor(notify) {
+    this.notify = notify;
     /** @type {Map<string, unknown>} */
     this.engines = new Map();
     /** @type {Map<string, Function[]>} */
@@ -175,6 +177,9 @@ export class Report {
   unknownMember(name) {
     if (this.unknownMembers.includes(name)) return;
     this.unknownMembers.push(name);
+    // Now, not only in `adapter/report` at the end: a run that ends in a
+    // fault (crash, hang) is never asked for its report.
+    this.notify?.("$/unknownApiMember", { name });
     process.stderr.write(`clawspec-node-adapter: the plugin read ${name}, which this host does not provide\n`);
   }
 

@@ -32,6 +32,20 @@ test("unknown api members are reported by name, at any depth, once each", () => 
   assert.deepEqual(report.unknownMembers, ["api.registerMemoryBackend", "api.runtime.gateway", "api.runtime.llm.stream", "api.session.controls.unregister"]);
 });
 
+test("each unknown read is notified as it happens ($/unknownApiMember), once, and stays out of the report's JSON", () => {
+  const h = fakeHost();
+  const report = new Report(h.notify);
+  const api = createApi({ id: "p", pluginConfig: {}, host: h, report, rootDir: "/plugin" });
+  assert.equal(api.registerMemoryBackend, undefined);
+  assert.equal(api.registerMemoryBackend, undefined);
+  assert.equal(api.runtime.gateway, undefined);
+  assert.deepEqual(h.notes, [
+    ["$/unknownApiMember", { name: "api.registerMemoryBackend" }],
+    ["$/unknownApiMember", { name: "api.runtime.gateway" }],
+  ]);
+  assert.equal(JSON.parse(JSON.stringify(report)).notify, undefined);
+});
+
 test("plain data (pluginConfig, config) and runtime probes are not api reads", async () => {
   const { api, report } = make();
   assert.equal(api.pluginConfig.missing, undefined);

@@ -46,7 +46,10 @@ export class EngineProcess {
   }
 
   fail(message) {
-    for (const [, p] of this.pending) p.reject(Object.assign(new Error(message), { fault: true }));
+    for (const [, p] of this.pending) {
+      p.onAnswer?.();
+      p.reject(Object.assign(new Error(message), { fault: true }));
+    }
     this.pending.clear();
   }
 
@@ -55,11 +58,14 @@ export class EngineProcess {
     this.child.stdin.write(`${JSON.stringify(frame)}\n`);
   }
 
-  /** A host → engine request; resolves with the result, rejects with {code, message} or a fault. */
-  request(method, params) {
+  /**
+   * A host → engine request; resolves with the result, rejects with {code, message} or a fault.
+   * `onAnswer` runs as the answer's line (or the fault) is read, before any later line.
+   */
+  request(method, params, onAnswer) {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, method });
+      this.pending.set(id, { resolve, reject, method, onAnswer });
       try {
         this.send({ jsonrpc: "2.0", id, method, params });
       } catch (e) {
@@ -100,6 +106,7 @@ export class EngineProcess {
     const p = this.pending.get(frame.id);
     if (!p) return this.fail(`wrong-response-id: ${JSON.stringify(frame.id)}`);
     this.pending.delete(frame.id);
+    p.onAnswer?.();
     if (frame.error) p.reject(Object.assign(new Error(frame.error.message ?? "engine error"), { code: frame.error.code, data: frame.error.data }));
     else p.resolve(frame.result);
   }

@@ -59,3 +59,52 @@ test("a registration for another trace gets its own engine; the same trace share
   await assert.rejects(engineA.assemble({ sessionId: "s", messages: [] }), /replaced by a later registration/);
   bridgeFor(row("c")).close();
 });
+
+/** An engine that says things: `$/log` during initialize, before each answer, and right behind it in the same write. */
+const CHATTY = `
+let buf = "";
+let n = 0;
+const line = (o) => JSON.stringify(o) + "\\n";
+const log = (message) => line({ jsonrpc: "2.0", method: "$/log", params: { level: "info", message } });
+process.stdin.on("data", (d) => {
+  buf += d;
+  let i;
+  while ((i = buf.indexOf("\\n")) >= 0) {
+    const msg = JSON.parse(buf.slice(0, i));
+    buf = buf.slice(i + 1);
+    if (msg.id === undefined) continue;
+    if (msg.method === "initialize") {
+      process.stdout.write(log("loading") + line({ jsonrpc: "2.0", id: msg.id, result: { protocolVersion: 1, info: { id: "t", name: "t" }, methods: [] } }));
+    } else if (msg.method === "shutdown") {
+      process.stdout.write(line({ jsonrpc: "2.0", id: msg.id, result: {} }));
+      process.exit(0);
+    } else {
+      n += 1;
+      const flood = n === 3 ? Array.from({ length: 80 }, () => log("x".repeat(1000))).join("") : "";
+      process.stdout.write(log("before answer " + n) + flood + line({ jsonrpc: "2.0", id: msg.id, result: { messages: [], estimatedTokens: 0 } }) + log("behind answer " + n));
+    }
+  }
+});`;
+
+test("the engine's $/log lines are recorded with the call they arrived in, as the reference driver reads them", async () => {
+  const config = { engineId: "clawspec-bridge", engine: { program: process.execPath, args: ["-e", CHATTY] }, trace: path.join(dir, "chatty.ndjson") };
+  const engines = [];
+  plugin.register(fakeApi(config, engines));
+  const engine = await engines[0]({});
+  try {
+    for (let i = 0; i < 3; i++) await engine.assemble({ sessionId: "s", messages: [] });
+  } finally {
+    bridgeFor(row("d")).close();
+  }
+  const lines = fs.readFileSync(config.trace, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  // During initialize no call is served: its own line, which the trace ignores.
+  assert.deepEqual(lines.find((l) => l.kind === "notification"), { kind: "notification", method: "$/log", params: { level: "info", message: "loading" } });
+  const calls = lines.filter((l) => l.kind === "call");
+  assert.deepEqual(calls[0].log, [{ level: "info", message: "before answer 1" }]);
+  // A line behind an answer, even in the same write, is the next call's.
+  assert.deepEqual(calls[1].log, [{ level: "info", message: "behind answer 1" }, { level: "info", message: "before answer 2" }]);
+  // Bounded: 64 KiB kept, the rest counted; the harness caps it further (realhost/record.rs).
+  const kept = calls[2].log.length;
+  assert.ok(kept < 82 && calls[2].logDropped === 82 - kept, `${kept} kept, ${calls[2].logDropped} dropped`);
+  assert.ok(Buffer.byteLength(JSON.stringify(calls[2].log)) <= 64 * 1024 + 1024);
+});

@@ -67,7 +67,15 @@ pub struct Engine {
     /// most [`CALL_STDERR_KEEP`] bytes). Best effort: bytes written just
     /// before the answer may still be in the pipe and count for the next call.
     last_stderr: String,
+    /// `$/unknownApiMember` names received during this run, in arrival
+    /// order, once each (bounded: [`UNKNOWN_API_KEEP`] names of at most
+    /// [`UNKNOWN_API_NAME_CHARS`] characters; the engine is untrusted).
+    unknown_api: Vec<String>,
 }
+
+/// Bounds of [`Engine::unknown_api_members`].
+pub const UNKNOWN_API_KEEP: usize = 100;
+pub const UNKNOWN_API_NAME_CHARS: usize = 200;
 
 /// stderr kept per call for the report's excerpt (the tail).
 pub const CALL_STDERR_KEEP: usize = 4 * 1024;
@@ -159,6 +167,8 @@ impl Engine {
             Reply::Ok(_) => {}
             Reply::Threw(err) => return Err(EngineFault::BadHandshake { detail: format!("reset failed: {} ({})", err.message, err.code), stderr: self.stderr_tail() }),
         }
+        // What the previous run's plugin read is not this run's.
+        self.unknown_api.clear();
         self.handshake(init).await?;
         if let Some(w) = self.warm.as_mut() {
             w.runs += 1;
@@ -214,6 +224,7 @@ impl Engine {
             delta: None,
             sent: 0,
             last_stderr: String::new(),
+            unknown_api: Vec::new(),
         };
         e.handshake(init).await?;
         Ok(e)
@@ -471,14 +482,21 @@ impl Engine {
                             }
                         }
                         Ok(Frame::Notification(n)) => {
-                            if n.method == method::LOG {
+                            if n.method == method::LOG || n.method == method::UNKNOWN_API_MEMBER {
                                 log_bytes += line.len();
                                 if log_bytes > self.config.stderr_flood_bytes {
                                     let f = EngineFault::LogFlood { method: m.into(), limit: self.config.stderr_flood_bytes, stderr: self.stderr_since(mark) };
                                     return Err((f, Fate::Kill));
                                 }
                             }
-                            host.notification(&n.method, &n.params)
+                            if n.method == method::UNKNOWN_API_MEMBER {
+                                // Kept here, not by the call's host: it may
+                                // arrive during `initialize` (the plugin's
+                                // `register`), and must outlive a fault.
+                                self.note_unknown_api(&n.params);
+                            } else {
+                                host.notification(&n.method, &n.params)
+                            }
                         }
                     }
                 }
@@ -687,6 +705,20 @@ impl Engine {
         self.kill_now().await;
         self.drain_stderr().await;
         self.stderr_tail()
+    }
+
+    /// The api members the plugin read that the host does not provide, as
+    /// `$/unknownApiMember` told them during this run (also after a fault).
+    pub fn unknown_api_members(&self) -> &[String] {
+        &self.unknown_api
+    }
+
+    fn note_unknown_api(&mut self, params: &Value) {
+        let Some(name) = params.get("name").and_then(Value::as_str) else { return };
+        let name: String = name.chars().take(UNKNOWN_API_NAME_CHARS).collect();
+        if self.unknown_api.len() < UNKNOWN_API_KEEP && !self.unknown_api.contains(&name) {
+            self.unknown_api.push(name);
+        }
     }
 
     /// The Node adapter's `adapter/report` (adapters/node/README.md), for an

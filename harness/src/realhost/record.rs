@@ -9,7 +9,8 @@ use serde_json::Value;
 use crate::driver::EngineSpec;
 use crate::runtime::profile::Profile;
 use crate::scenario::model::Scenario;
-use crate::trace::{CallRecord, CallbackRecord, EngineRecord, Event, Outcome, ReplyRecord, Trace};
+use crate::runtime::callbacks::Callbacks;
+use crate::trace::{CallRecord, CallbackRecord, EngineOutput, EngineRecord, Event, LogLine, Outcome, ReplyRecord, Trace};
 
 pub fn to_trace(scenario: &Scenario, profile: &Profile, engine: &EngineSpec, ndjson: &str, work: &Path) -> Result<Trace, String> {
     to_trace_on(scenario, profile, engine, ndjson, work, None)
@@ -82,6 +83,7 @@ pub fn to_trace_on(scenario: &Scenario, profile: &Profile, engine: &EngineSpec, 
                         CallbackRecord { method: c["method"].as_str().unwrap_or_default().into(), params, result }
                     })
                     .collect();
+                let output = EngineOutput { log: call_log(&v), stderr: String::new() };
                 let mut params = v["params"].take();
                 store.intern_field(&mut params);
                 events.push(Event::Call(CallRecord {
@@ -93,9 +95,10 @@ pub fn to_trace_on(scenario: &Scenario, profile: &Profile, engine: &EngineSpec, 
                     params,
                     meta: Default::default(),
                     callbacks,
-                    // The gateway's plugin logs go to its own logger, not to
-                    // the bridge: a real-host trace records none.
-                    output: Default::default(),
+                    // The engine's `$/log` lines the bridge received while
+                    // the call was in flight (per-call stderr stays out, as
+                    // in reference traces).
+                    output,
                     reply,
                 }));
             }
@@ -113,6 +116,23 @@ pub fn to_trace_on(scenario: &Scenario, profile: &Profile, engine: &EngineSpec, 
         }
     }
     Ok(Trace::new(scenario.id.clone(), profile.id.clone(), rec, events, Outcome::Completed { turns, failed_turns: vec![] }, store))
+}
+
+/// A bridge call's `log` (the engine's `$/log` params as received, the
+/// bridge keeping at most 64 KiB of them and counting the rest in
+/// `logDropped`) as the reference runtime records a call's log: through the
+/// same handler, so capped the same way (`LOG_KEEP_BYTES` of messages, long
+/// lines cut, then one `clawspec` line counting every line dropped). The
+/// bridge keeps more than the cap, so its dropped lines are past the cap
+/// here too and are counted with the rest.
+fn call_log(v: &Value) -> Vec<LogLine> {
+    use crate::driver::HostHandler;
+    let mut cb = Callbacks::new(&[]);
+    for l in v["log"].as_array().into_iter().flatten() {
+        cb.notification(clawspec_contract::protocol::method::LOG, l);
+    }
+    cb.log_dropped += v["logDropped"].as_u64().unwrap_or(0) as usize;
+    cb.take_log()
 }
 
 /// The step a spawned child's run belongs to. The host runs a child on its
@@ -216,6 +236,56 @@ mod tests {
         let unmarked: String = ndjson.lines().filter(|l| !l.contains("hostRun")).collect::<Vec<_>>().join("\n");
         let t = to_trace(&s, &Profile::current_2026_9_6(), &engine, &unmarked, Path::new("/w")).expect("trace");
         assert_eq!(t.calls().map(|c| c.step).collect::<Vec<_>>(), [0, 0, 0, 0, 0, 1, 1, 1]);
+    }
+
+    /// The engine's `$/log` lines the bridge recorded for a call are that
+    /// call's `output.log`, capped as the reference runtime caps them (the
+    /// bridge's own dropped lines counted with the rest); the twin compares
+    /// what the engine received, so they never make a row differ.
+    #[test]
+    fn the_bridges_log_lines_are_the_calls_output_capped_as_the_reference_caps_them() {
+        let s = super::super::plan::scenario_from_script("  - compact: {}");
+        let engine = EngineSpec::builtin_at("clawspec", "window");
+        let long = "x".repeat(1000);
+        let lines: Vec<String> = (0..40).map(|_| format!(r#"{{"level":"info","message":"{long}"}}"#)).collect();
+        let ndjson = [
+            r#"{"kind":"initialize","info":{"id":"window"},"methods":["compact"]}"#.to_string(),
+            r#"{"kind":"notification","method":"$/log","params":{"level":"info","message":"during initialize: not a call's"}}"#.into(),
+            r#"{"kind":"step","step":0}"#.into(),
+            format!(r#"{{"kind":"call","seq":1,"method":"compact","params":{{}},"reply":{{"ok":{{"ok":true,"compacted":false}}}},"log":[{{"level":"warn","message":"state at /w/state/x"}},{{"level":7,"message":{{"a":1}}}},{}],"logDropped":5}}"#, lines.join(",")),
+            r#"{"kind":"call","seq":2,"method":"compact","params":{},"reply":{"ok":{"ok":true,"compacted":false}}}"#.into(),
+        ]
+        .join("\n");
+        let t = to_trace(&s, &Profile::current_2026_9_6(), &engine, &ndjson, Path::new("/w")).expect("trace");
+        let calls: Vec<&CallRecord> = t.calls().collect();
+        let log = &calls[0].output.log;
+        assert_eq!((log[0].level.as_str(), log[0].message.as_str()), ("warn", "state at $STATE/x"));
+        assert_eq!((log[1].level.as_str(), log[1].message.as_str()), ("7", r#"{"a":1}"#));
+        // The reference runtime's handler, fed the same 42 lines.
+        let mut reference = Callbacks::new(&[]);
+        {
+            use crate::driver::HostHandler;
+            reference.notification("$/log", &serde_json::json!({"level": "warn", "message": "state at $STATE/x"}));
+            reference.notification("$/log", &serde_json::json!({"level": 7, "message": {"a": 1}}));
+            for _ in 0..40 {
+                reference.notification("$/log", &serde_json::json!({"level": "info", "message": long}));
+            }
+        }
+        let kept = reference.log.len();
+        let want_dropped = reference.log_dropped + 5;
+        assert_eq!(log.len(), kept + 1);
+        assert_eq!(log[..kept], reference.take_log()[..kept]);
+        assert_eq!(log[kept].level, "clawspec");
+        assert_eq!(log[kept].message, format!("[… {want_dropped} more `$/log` lines dropped (over {} bytes in this call) …]", crate::trace::LOG_KEEP_BYTES));
+        assert!(calls[1].output.log.is_empty(), "a call during which the engine said nothing has no log");
+        // Not part of the twin comparison.
+        let mut quiet = t.clone();
+        for e in &mut quiet.events {
+            if let Event::Call(c) = e {
+                c.output = Default::default();
+            }
+        }
+        assert!(crate::twin::diff(&t, &quiet).is_none());
     }
 
     /// A host callback the real host failed reads as its error, so a

@@ -260,6 +260,16 @@ fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
+/// A failing verdict's [`Verdict::engine_output`] (already bounded by
+/// `check::EXCERPT_LINES` / `EXCERPT_BYTES`), escaped, as the Markdown
+/// report's "What the engine said during failing calls" shows it.
+fn engine_said_html(v: &Verdict) -> String {
+    if v.engine_output.is_empty() {
+        return String::new();
+    }
+    format!("<p>What the engine said during the failing calls:</p><pre class=\"said\">{}</pre>", esc(&v.engine_output.join("\n")))
+}
+
 pub fn html(r: &Report) -> String {
     let mut rows = String::new();
     for p in &r.profiles {
@@ -273,10 +283,18 @@ pub fn html(r: &Report) -> String {
     for v in notable(r) {
         let text = check::clause(&v.clause).map(|c| c.text).unwrap_or("");
         fails.push_str(&format!(
-            "<details><summary><code>{}</code> {:?} — {} × {}</summary><p>{}</p><ul>{}</ul><pre>{}</pre></details>\n",
+            "<details><summary><code>{}</code> {:?} — {} × {}</summary><p>{}</p><ul>{}</ul>{}<pre>{}</pre></details>\n",
             esc(&v.clause), v.level, esc(&v.scenario), esc(&v.profile), esc(text),
             v.details.iter().map(|d| format!("<li>{}</li>", esc(d))).collect::<String>(),
+            engine_said_html(v),
             esc(&repro_in(r, v))
+        ));
+    }
+    let unknown = super::unknown_api_members(r);
+    if !unknown.is_empty() {
+        fails.push_str(&format!(
+            "<p>The plugin read API members this host does not provide: {}</p>\n",
+            unknown.iter().map(|(m, k)| format!("<code>{}</code> ({k} of {} runs)", esc(m), r.runs.len())).collect::<Vec<_>>().join(", ")
         ));
     }
     if let Some(h) = r.host.as_ref().filter(|h| !h.not_drivable.is_empty()) {

@@ -66,6 +66,21 @@ impl<'a> Callbacks<'a> {
         Callbacks { records: Vec::new(), entries, plan: None, log: Vec::new(), log_bytes: 0, log_dropped: 0, builtin_2026_4: None, builtin_2026_9: None, llm_script: None, llm: None }
     }
 
+    /// The call's `$/log` lines as a trace records them (`output.log`): those
+    /// kept under [`LOG_KEEP_BYTES`], then one `clawspec` line counting the
+    /// dropped ones. The real-host record (`realhost::record`) feeds the
+    /// bridge's lines through the same [`HostHandler::notification`] and
+    /// takes them here, so both hosts cap them the same way.
+    pub fn take_log(&mut self) -> Vec<LogLine> {
+        let mut log = std::mem::take(&mut self.log);
+        if self.log_dropped > 0 {
+            log.push(LogLine { level: "clawspec".into(), message: format!("[… {} more `$/log` lines dropped (over {} bytes in this call) …]", self.log_dropped, LOG_KEEP_BYTES) });
+        }
+        self.log_bytes = 0;
+        self.log_dropped = 0;
+        log
+    }
+
     pub fn with_builtin_2026_4(mut self, b: Option<super::compact::Builtin2026_4>) -> Self {
         self.builtin_2026_4 = b;
         self

@@ -392,7 +392,7 @@ impl<'a> Sim<'a> {
         normalise(&mut params, &state);
         self.seq += 1;
         self.llm_script = cb.llm_script.take();
-        let mut callbacks = cb.records;
+        let mut callbacks = std::mem::take(&mut cb.records);
         for r in &mut callbacks {
             normalise(&mut r.params, &state);
             // A host answer may name the state dir too (2026.9.6's delegated
@@ -423,10 +423,7 @@ impl<'a> Sim<'a> {
             Ok(Reply::Threw(e)) => (ReplyRecord::Threw { code: e.code, message: e.message.clone() }, Ok(CallOutcome::Threw(e.message))),
             Err(f) => (ReplyRecord::Fault { kind: f.kind().into(), message: f.to_string() }, Err(Abort::Fault(f))),
         };
-        let mut log = std::mem::take(&mut cb.log);
-        if cb.log_dropped > 0 {
-            log.push(LogLine { level: "clawspec".into(), message: format!("[… {} more `$/log` lines dropped (over {} bytes in this call) …]", cb.log_dropped, crate::trace::LOG_KEEP_BYTES) });
-        }
+        let mut log = cb.take_log();
         for l in &mut log {
             l.message = l.message.replace(&state, STATE_PLACEHOLDER);
         }
@@ -642,9 +639,17 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         Ok(()) => {
             let mut engine = sim.engine.take().expect("engine");
             // The adapter's unknown-api reads, once per run (engine-supplied
-            // names: kept only if they are strings, and bounded).
-            if let Some(r) = engine.adapter_report().await {
-                unknown_api = r["unknownApiMembers"].as_array().into_iter().flatten().filter_map(Value::as_str).take(100).map(|s| s.chars().take(200).collect()).collect();
+            // names: kept only if they are strings, and bounded): those it
+            // notified as they happened, then any only its report names.
+            let report = engine.adapter_report().await;
+            unknown_api = engine.unknown_api_members().to_vec();
+            if let Some(r) = report {
+                for name in r["unknownApiMembers"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+                    let name: String = name.chars().take(crate::driver::UNKNOWN_API_NAME_CHARS).collect();
+                    if unknown_api.len() < crate::driver::UNKNOWN_API_KEEP && !unknown_api.contains(&name) {
+                        unknown_api.push(name);
+                    }
+                }
             }
             let report = engine.shutdown().await;
             if let Some(f) = report.fault {
@@ -655,6 +660,10 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         }
         Err(Abort::Fault(f)) => {
             if let Some(e) = sim.engine.take() {
+                // What the plugin read before the fault (`$/unknownApiMember`,
+                // as it happened): the dead engine cannot be asked for its
+                // `adapter/report`.
+                unknown_api = e.unknown_api_members().to_vec();
                 e.kill().await;
             }
             Outcome::EngineFault { kind: f.kind().into(), message: f.to_string(), step: sim.step, stderr: f.stderr().into() }
