@@ -359,10 +359,14 @@ async function driveRow(gw, { idPrefix } = {}) {
     // former 1.5 s. Before a host-started run (awaitRun: a spawned child's
     // announce) the quiet ends when another session's run reaches the engine
     // (lib/runs.js otherSessionCalled).
+    // An aborted run's chat controller is gone before its attempt finalizes
+    // (dist/chat-abort-*.js abortChatRunById deletes it), so its second
+    // agent.wait answers from the lifecycle snapshot: not the event; 1.5 s.
     let quiet = null;
     if (RELEASE_4X) {
       const stop = plan.steps[index + 1]?.kind === "awaitRun" ? otherSessionCalled(plan.trace, step.sessionKey) : () => false;
-      quiet = await settle(gatewaySample(plan.trace, gw.child.pid), { quietMs: outcome?.settled === "ok" ? 500 : 1500, maxMs: 20_000, stop });
+      const settled = outcome?.settled === "ok" && !(outcome.inFlight ?? []).some((a) => a.action === "abort");
+      quiet = await settle(gatewaySample(plan.trace, gw.child.pid), { quietMs: settled ? 500 : 1500, maxMs: 20_000, stop });
     } else if (step.kind === "command") await awaitCommandDispose(plan.trace, disposes, 30_000);
     result.steps.push({ step: step.step, ...outcome, unaskedReplies: marked?.dropped ?? null, timing: { wallMs: Date.now() - ts, ...(quiet ? { quiet } : {}) } });
   }
