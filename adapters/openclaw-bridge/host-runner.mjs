@@ -17,6 +17,7 @@ import path from "node:path";
 
 import { compileCacheWarm, connect, freePort, freezeTrace, gatewayEnv, groupCpuMs, markCompileCacheWarm, packagedCompileCacheDir, startGateway as startGateway_, stopGateway } from "./lib/gateway.js";
 import { bundledSubset } from "./lib/bundled-subset.js";
+import { gatewaySample, settle } from "./lib/quiet.js";
 import { HostRuns, awaitCommandDispose, calls as callsOf, otherSessionCalled } from "./lib/runs.js";
 import { drive, markStep, withStartupRetry } from "./lib/steps.js";
 import { steerQueueConfig } from "./lib/in-flight.js";
@@ -300,25 +301,6 @@ async function startGateway() {
   return { port, token, child };
 }
 
-/** Resolve once `file` has not grown for `quietMs` (at most `maxMs`), or once `stop()` says so. */
-async function traceQuiet(file, { quietMs = 1500, maxMs = 20_000, stop = () => false } = {}) {
-  const size = () => {
-    try {
-      return fs.statSync(file).size;
-    } catch {
-      return 0;
-    }
-  };
-  const until = Date.now() + maxMs;
-  let last = size();
-  let since = Date.now();
-  while (Date.now() < until && Date.now() - since < quietMs && !stop()) {
-    await new Promise((r) => setTimeout(r, 100));
-    const now = size();
-    if (now !== last) [last, since] = [now, Date.now()];
-  }
-}
-
 /** Start a gateway for the current row (the first of a --serve run, or one whose config cannot be hot-applied). */
 async function freshGateway() {
   const t0 = Date.now();
@@ -365,15 +347,28 @@ async function driveRow(gw, { idPrefix } = {}) {
     const slow = RELEASE_4X ? { sendTimeoutMs: 300_000 } : {};
     const outcome = await drive(client, margin ? { ...step, ...slow, timeoutMs: step.timeoutMs + margin } : step, index, { holdUrl: plan.provider.holdUrl, trace: plan.trace, release4x: RELEASE_4X, fs, configPath: `${work}/openclaw.json`, mark, ...(idPrefix ? { idPrefix } : {}) });
     // 2026.4.x answers agent.wait when the run's lifecycle ends, while the
-    // legacy-mode ingests of the attempt's messages may still be on their way
-    // to the engine (seen in the first 4.26 twins: turn 1's ingests recorded
-    // under step 2). Wait for the bridge's trace to go quiet before the next
-    // step's boundary, so every call lands in the step that caused it.
-    // Before a host-started run (awaitRun: a spawned child's announce) the quiet
-    // ends when another session's run reaches the engine (lib/runs.js otherSessionCalled).
-    if (RELEASE_4X) await traceQuiet(plan.trace, plan.steps[index + 1]?.kind === "awaitRun" ? { stop: otherSessionCalled(plan.trace, step.sessionKey) } : {});
-    else if (step.kind === "command") await awaitCommandDispose(plan.trace, disposes, 30_000);
-    result.steps.push({ step: step.step, ...outcome, unaskedReplies: marked?.dropped ?? null, timing: { wallMs: Date.now() - ts } });
+    // attempt's engine calls (legacy-mode ingests, afterTurn, maintain) may
+    // still be on their way to the engine (seen in the first 4.26 twins: turn
+    // 1's ingests recorded under step 2). A turn or command waits for its
+    // chat.send's dispatch to settle (lib/steps.js dispatchSettled); every step
+    // then waits for a load-robust quiet (lib/quiet.js: trace unchanged, no
+    // engine call in flight, no runnable thread in the gateway's tree), so
+    // every call lands in the step that caused it. A settled dispatch has
+    // awaited the step's own engine work, so its quiet only covers work the
+    // host started without awaiting it; a step without that event keeps the
+    // former 1.5 s. Before a host-started run (awaitRun: a spawned child's
+    // announce) the quiet ends when another session's run reaches the engine
+    // (lib/runs.js otherSessionCalled).
+    // An aborted run's chat controller is gone before its attempt finalizes
+    // (dist/chat-abort-*.js abortChatRunById deletes it), so its second
+    // agent.wait answers from the lifecycle snapshot: not the event; 1.5 s.
+    let quiet = null;
+    if (RELEASE_4X) {
+      const stop = plan.steps[index + 1]?.kind === "awaitRun" ? otherSessionCalled(plan.trace, step.sessionKey) : () => false;
+      const settled = outcome?.settled === "ok" && !(outcome.inFlight ?? []).some((a) => a.action === "abort");
+      quiet = await settle(gatewaySample(plan.trace, gw.child.pid), { quietMs: settled ? 500 : 1500, maxMs: 20_000, stop });
+    } else if (step.kind === "command") await awaitCommandDispose(plan.trace, disposes, 30_000);
+    result.steps.push({ step: step.step, ...outcome, unaskedReplies: marked?.dropped ?? null, timing: { wallMs: Date.now() - ts, ...(quiet ? { quiet } : {}) } });
   }
   mark({ kind: "end" });
   // Let background work (deferred maintenance, disposal) land in the trace.

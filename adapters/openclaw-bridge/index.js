@@ -72,6 +72,8 @@ class Bridge {
     /** the call being served, for engine → host requests */
     this.current = null;
     this.engine = null;
+    /** engine calls the host started that have not been recorded yet */
+    this.inFlight = 0;
     /** `$/log` lines for the next call entry to record (`engineNotification`). */
     this.log = { lines: [], bytes: 0, dropped: 0 };
   }
@@ -99,6 +101,19 @@ class Bridge {
 
   record(entry) {
     fs.appendFileSync(this.config.trace, `${JSON.stringify(entry)}\n`);
+  }
+
+  /**
+   * `${trace}.inflight`: how many engine calls the host has started and the
+   * trace does not record yet (a call is recorded when it returns). The
+   * 2026.4.x end-of-step wait (lib/quiet.js) reads it: an unchanged trace with
+   * a call in flight is not a quiet host.
+   */
+  flight(delta) {
+    this.inFlight += delta;
+    try {
+      fs.writeFileSync(`${this.config.trace}.inflight`, `${this.inFlight}\n`);
+    } catch {}
   }
 
   /** Start the engine once and handshake; every host-created instance shares it. */
@@ -215,7 +230,9 @@ class Bridge {
         this.record(entry);
       }
     };
-    const p = this.queue.then(run, run);
+    // Counted from the moment the host calls, queued or not, until recorded.
+    this.flight(+1);
+    const p = this.queue.then(run, run).finally(() => this.flight(-1));
     this.queue = p.catch(() => {});
     return p;
   }

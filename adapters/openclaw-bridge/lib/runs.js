@@ -174,8 +174,8 @@ export async function awaitCall(file, method, since, timeoutMs, { pollMs = 100, 
 }
 
 /**
- * A stop condition for the 2026.4.x end-of-step quiet wait (host-runner.mjs
- * traceQuiet): true once `file` records, after the moment this is called, an
+ * A stop condition for the 2026.4.x end-of-step quiet wait (lib/quiet.js settle,
+ * host-runner.mjs): true once `file` records, after the moment this is called, an
  * engine call of another session than `sessionKey`. After a spawn turn the
  * child's run starts right away (2026.4.26 twin of subagent-ended-reasons: the
  * second child ran while the runner waited for quiet), and its announce run

@@ -68,7 +68,21 @@ export async function turn(client, step, index, ctx = {}) {
   const inFlight = step.inFlight?.length ? await runInFlight(client, step, run, index, ctx) : null;
   const waited = await client.request("agent.wait", { runId: run, timeoutMs: step.timeoutMs }, step.timeoutMs + 10_000);
   for (const other of inFlight?.startedRuns ?? []) await client.request("agent.wait", { runId: other, timeoutMs: step.timeoutMs }, step.timeoutMs + 10_000);
-  return { send: sent?.status ?? null, wait: waited?.status ?? null, error: waited?.error ?? null, ...(inFlight ? { inFlight: inFlight.done } : {}) };
+  const settled = ctx.release4x ? await dispatchSettled(client, run, step.timeoutMs) : undefined;
+  return { send: sent?.status ?? null, wait: waited?.status ?? null, error: waited?.error ?? null, ...(inFlight ? { inFlight: inFlight.done } : {}), ...(settled !== undefined ? { settled } : {}) };
+}
+
+/**
+ * 2026.4.x: wait until the chat.send's dispatch of `runId` has settled, i.e.
+ * the attempt has finalized the turn into the engine (afterTurn or its
+ * ingests, then maintain), which the run's first agent.wait does not wait for.
+ * A second agent.wait answers on the send's own terminal dedupe entry while
+ * the send is still registered as an active chat run (lib/quiet.js, item 1,
+ * for the dist functions), at once when it has settled already. Its status.
+ */
+export async function dispatchSettled(client, runId, timeoutMs) {
+  const again = await client.request("agent.wait", { runId, timeoutMs }, timeoutMs + 10_000);
+  return again?.status ?? null;
 }
 
 /**
@@ -81,7 +95,8 @@ export async function command(client, step, index, ctx = {}) {
   const sent = await client.request("chat.send", { sessionKey: step.sessionKey, message: step.message, deliver: false, timeoutMs: step.timeoutMs, idempotencyKey: runId });
   client.runs?.claim(sent?.runId ?? runId);
   const waited = await client.request("agent.wait", { runId: sent?.runId ?? runId, timeoutMs: step.timeoutMs }, step.timeoutMs + 10_000);
-  return { send: sent?.status ?? null, wait: waited?.status ?? null, error: waited?.error ?? null, command: step.message.split(/\s/, 1)[0] };
+  const settled = ctx.release4x ? await dispatchSettled(client, sent?.runId ?? runId, step.timeoutMs) : undefined;
+  return { send: sent?.status ?? null, wait: waited?.status ?? null, error: waited?.error ?? null, command: step.message.split(/\s/, 1)[0], ...(settled !== undefined ? { settled } : {}) };
 }
 
 /**

@@ -62,7 +62,8 @@ test("2026.4.x steers with a plain chat.send and the configured steer queue mode
   const w = world({ "chat.send": (p) => ({ runId: p.idempotencyKey, status: "started" }), "agent.wait": { status: "ok" } });
   await drive(w.client, step([{ action: "steer", hold: 1, message: "Ignore vendor/" }]), 0, { holdUrl: "http://front", control: w.control, release4x: true });
   // The steer's own dispatch settles while the call is still held (4.26 decides after answering the send).
-  assert.deepEqual(w.log, ["chat.send go", "wait 1", "chat.send Ignore vendor/", "agent.wait", "release 1", "agent.wait"]);
+  // The turn's own agent.wait, then (2026.4.x) its dispatch-settled agent.wait (lib/steps.js dispatchSettled).
+  assert.deepEqual(w.log, ["chat.send go", "wait 1", "chat.send Ignore vendor/", "agent.wait", "release 1", "agent.wait", "agent.wait"]);
   const plan = { steps: [step([{ action: "steer", hold: 1, message: "x" }])] };
   assert.deepEqual(steerQueueConfig(plan, true, { ackReaction: "👀" }), { messages: { ackReaction: "👀", queue: { mode: "steer" } } });
   assert.deepEqual(steerQueueConfig(plan, false), {}, "2026.9 steers per send");
