@@ -215,14 +215,21 @@ function config(port, token) {
     // dist/session-sqlite-target-*.mjs resolveUnsuffixedSqliteTargetFromSessionStorePath),
     // so a row's paths read `$STATE/…` as on a fresh gateway. `session` hot-applies
     // (2026.9.6 docs/gateway/configuration/hot-reload.md).
-    ...(SERVE ? { session: { ...(plan.hostSetup?.config?.session ?? {}), store: `${rowDirs.state}/agents/${plan.hostSetup?.agentId ?? "main"}/sessions/sessions.json` } } : {}),
+    ...(SERVE ? { session: { ...(plan.hostSetup?.config?.session ?? {}), store: rowStorePath() } } : {}),
   };
 }
 
-/** The scenario's pre-existing session, written by the host's own code before it starts (lib/seed.js). */
+/** The row's session store on a served gateway (`session.store`, config()). */
+const rowStorePath = () => `${rowDirs.state}/agents/${plan.hostSetup?.agentId ?? "main"}/sessions/sessions.json`;
+
+/**
+ * The scenario's pre-existing session, written by the host's own code before
+ * the gateway starts (lib/seed.js) or, on a served gateway, into the row's own
+ * store before the config edit that points the gateway at it (serveRow).
+ */
 function seedSession(env) {
-  const spec = `${work}/seed.json`;
-  fs.writeFileSync(spec, JSON.stringify({ openclawRoot: plan.openclawRoot, stateDir: dirs.state, workspace: dirs.workspace, seed: plan.hostSetup.seed }));
+  const spec = `${SERVE ? rowDirs.state : work}/seed.json`;
+  fs.writeFileSync(spec, JSON.stringify({ openclawRoot: plan.openclawRoot, stateDir: dirs.state, workspace: dirs.workspace, seed: plan.hostSetup.seed, ...(SERVE ? { storePath: rowStorePath() } : {}) }));
   const r = spawnSync(process.execPath, [path.join(import.meta.dirname, "lib/seed.js"), spec], { env, cwd: work, encoding: "utf8", timeout: 120_000 });
   if (r.status !== 0) throw new Error(`seeding the session failed: ${(r.stderr || String(r.error ?? "")).trim()}`);
   return JSON.parse(r.stdout);
@@ -297,7 +304,7 @@ async function startGateway() {
   // install before it is ready; the first start of a version takes minutes.
   const startTimeoutMs = plan.startTimeoutMs ?? (plan.stageDir ? 600_000 : 120_000);
   await startGateway_({ openclawRoot: plan.openclawRoot, work, env, port, token, startTimeoutMs, onStart: (c) => (child = c) });
-  return { port, token, child };
+  return { port, token, child, env };
 }
 
 /** Resolve once `file` has not grown for `quietMs` (at most `maxMs`), or once `stop()` says so. */
@@ -437,6 +444,13 @@ async function serveRow(planPath) {
       const now = JSON.parse(fs.readFileSync(configPath, "utf8"));
       if (rowNeutral(next) === rowNeutral(now) && gateway.child.exitCode === null) {
         if (plan.toolResults?.length) (RELEASE_4X ? prepareResultFiles(fs, rowDirs.workspace, plan.toolResults) : prepareStandIns(fs, rowDirs.workspace));
+        // The row's seed goes into its own store, which the gateway has not
+        // opened: 2026.9.6 resolves the store of every session access from the
+        // runtime config's `session.store` at the call (dist/session-utils-store-*.mjs
+        // loadSessionEntryWithMode `cfg = getRuntimeConfig()`, dist/session-accessor.sqlite-entry-*.mjs
+        // resolveSessionStorePathForScope), and that names this row's store
+        // only once the edit below is hot-applied.
+        if (plan.hostSetup?.seed) result.seeded = seedSession(gateway.env);
         const t = Date.now();
         const offset = fs.statSync(`${work}/gateway.log`).size;
         fs.writeFileSync(configPath, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
