@@ -52,9 +52,14 @@ const zeroCost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
 // config doctor) and caps each model instead (docs/gateway/config-agents/models.md;
 // dist context-resolution-*.mjs resolveConfiguredContextTokenLimits: min(contextTokens,
 // contextWindow)). Left under agents.defaults, 9.6 drops it and budgets the whole window.
-const { contextTokens: CONTEXT_TOKENS_CAP, ...hostAgentDefaults } = plan.hostSetup?.agentDefaults ?? {};
-const agentDefaultsForRelease = RELEASE_4X && CONTEXT_TOKENS_CAP !== undefined ? { ...hostAgentDefaults, contextTokens: CONTEXT_TOKENS_CAP } : hostAgentDefaults;
-const modelCap = !RELEASE_4X && CONTEXT_TOKENS_CAP !== undefined ? { contextTokens: CONTEXT_TOKENS_CAP } : {};
+// Per plan (a function, not a constant: a --serve runner gets a new plan per row).
+function contextCap() {
+  const { contextTokens: cap, ...hostAgentDefaults } = plan.hostSetup?.agentDefaults ?? {};
+  return {
+    agentDefaultsForRelease: RELEASE_4X && cap !== undefined ? { ...hostAgentDefaults, contextTokens: cap } : hostAgentDefaults,
+    modelCap: !RELEASE_4X && cap !== undefined ? { contextTokens: cap } : {},
+  };
+}
 // 2026.4.x seeds the workspace's bootstrap files (AGENTS.md … BOOTSTRAP.md) on
 // the `agent` RPC path only (dist/agent-command-*.js ensureAgentWorkspace
 // `ensureBootstrapFiles: !skipBootstrap`); its reply path skips them under the
@@ -128,6 +133,7 @@ function bundledPlugins() {
 
 function config(port, token) {
   const p = plan.provider;
+  const { agentDefaultsForRelease, modelCap } = contextCap();
   const ref = `${p.id}/${p.model}`;
   return {
     plugins: {

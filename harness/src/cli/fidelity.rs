@@ -250,6 +250,9 @@ pub async fn gate(scenarios: &[Scenario], base: &EngineArgs, table: &Path, only:
     if !retry.is_empty() && retry.len() <= GATE_RETRY_MAX {
         eprintln!("fidelity gate: {} row(s) not equal; re-running each once, alone", retry.len());
         let todo: Vec<RowJob> = retry.iter().map(|&i| ran[i].clone()).collect();
+        // On a gateway of its own: a row that differed on a shared gateway
+        // and is equal alone then shows as FLAKY with its first diff.
+        crate::realhost::reuse::enable(false);
         let again = match run_rows(todo, base, 1, "fidelity gate (re-run)", &mut stop).await {
             Ok(done) => done,
             Err(h) => return h.exit(),
