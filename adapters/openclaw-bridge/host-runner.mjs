@@ -53,9 +53,14 @@ const zeroCost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
 // config doctor) and caps each model instead (docs/gateway/config-agents/models.md;
 // dist context-resolution-*.mjs resolveConfiguredContextTokenLimits: min(contextTokens,
 // contextWindow)). Left under agents.defaults, 9.6 drops it and budgets the whole window.
-const { contextTokens: CONTEXT_TOKENS_CAP, ...hostAgentDefaults } = plan.hostSetup?.agentDefaults ?? {};
-const agentDefaultsForRelease = RELEASE_4X && CONTEXT_TOKENS_CAP !== undefined ? { ...hostAgentDefaults, contextTokens: CONTEXT_TOKENS_CAP } : hostAgentDefaults;
-const modelCap = !RELEASE_4X && CONTEXT_TOKENS_CAP !== undefined ? { contextTokens: CONTEXT_TOKENS_CAP } : {};
+// Per plan (a function, not a constant: a --serve runner gets a new plan per row).
+function contextCap() {
+  const { contextTokens: cap, ...hostAgentDefaults } = plan.hostSetup?.agentDefaults ?? {};
+  return {
+    agentDefaultsForRelease: RELEASE_4X && cap !== undefined ? { ...hostAgentDefaults, contextTokens: cap } : hostAgentDefaults,
+    modelCap: !RELEASE_4X && cap !== undefined ? { contextTokens: cap } : {},
+  };
+}
 // 2026.4.x seeds the workspace's bootstrap files (AGENTS.md … BOOTSTRAP.md) on
 // the `agent` RPC path only (dist/agent-command-*.js ensureAgentWorkspace
 // `ensureBootstrapFiles: !skipBootstrap`); its reply path skips them under the
@@ -129,6 +134,7 @@ function bundledPlugins() {
 
 function config(port, token) {
   const p = plan.provider;
+  const { agentDefaultsForRelease, modelCap } = contextCap();
   const ref = `${p.id}/${p.model}`;
   return {
     plugins: {
@@ -216,14 +222,21 @@ function config(port, token) {
     // dist/session-sqlite-target-*.mjs resolveUnsuffixedSqliteTargetFromSessionStorePath),
     // so a row's paths read `$STATE/…` as on a fresh gateway. `session` hot-applies
     // (2026.9.6 docs/gateway/configuration/hot-reload.md).
-    ...(SERVE ? { session: { ...(plan.hostSetup?.config?.session ?? {}), store: `${rowDirs.state}/agents/${plan.hostSetup?.agentId ?? "main"}/sessions/sessions.json` } } : {}),
+    ...(SERVE ? { session: { ...(plan.hostSetup?.config?.session ?? {}), store: rowStorePath() } } : {}),
   };
 }
 
-/** The scenario's pre-existing session, written by the host's own code before it starts (lib/seed.js). */
+/** The row's session store on a served gateway (`session.store`, config()). */
+const rowStorePath = () => `${rowDirs.state}/agents/${plan.hostSetup?.agentId ?? "main"}/sessions/sessions.json`;
+
+/**
+ * The scenario's pre-existing session, written by the host's own code before
+ * the gateway starts (lib/seed.js) or, on a served gateway, into the row's own
+ * store before the config edit that points the gateway at it (serveRow).
+ */
 function seedSession(env) {
-  const spec = `${work}/seed.json`;
-  fs.writeFileSync(spec, JSON.stringify({ openclawRoot: plan.openclawRoot, stateDir: dirs.state, workspace: dirs.workspace, seed: plan.hostSetup.seed }));
+  const spec = `${SERVE ? rowDirs.state : work}/seed.json`;
+  fs.writeFileSync(spec, JSON.stringify({ openclawRoot: plan.openclawRoot, stateDir: dirs.state, workspace: dirs.workspace, seed: plan.hostSetup.seed, ...(SERVE ? { storePath: rowStorePath() } : {}) }));
   const r = spawnSync(process.execPath, [path.join(import.meta.dirname, "lib/seed.js"), spec], { env, cwd: work, encoding: "utf8", timeout: 120_000 });
   if (r.status !== 0) throw new Error(`seeding the session failed: ${(r.stderr || String(r.error ?? "")).trim()}`);
   return JSON.parse(r.stdout);
@@ -298,7 +311,7 @@ async function startGateway() {
   // install before it is ready; the first start of a version takes minutes.
   const startTimeoutMs = plan.startTimeoutMs ?? (plan.stageDir ? 600_000 : 120_000);
   await startGateway_({ openclawRoot: plan.openclawRoot, work, env, port, token, startTimeoutMs, onStart: (c) => (child = c) });
-  return { port, token, child };
+  return { port, token, child, env };
 }
 
 /** Start a gateway for the current row (the first of a --serve run, or one whose config cannot be hot-applied). */
@@ -432,6 +445,13 @@ async function serveRow(planPath) {
       const now = JSON.parse(fs.readFileSync(configPath, "utf8"));
       if (rowNeutral(next) === rowNeutral(now) && gateway.child.exitCode === null) {
         if (plan.toolResults?.length) (RELEASE_4X ? prepareResultFiles(fs, rowDirs.workspace, plan.toolResults) : prepareStandIns(fs, rowDirs.workspace));
+        // The row's seed goes into its own store, which the gateway has not
+        // opened: 2026.9.6 resolves the store of every session access from the
+        // runtime config's `session.store` at the call (dist/session-utils-store-*.mjs
+        // loadSessionEntryWithMode `cfg = getRuntimeConfig()`, dist/session-accessor.sqlite-entry-*.mjs
+        // resolveSessionStorePathForScope), and that names this row's store
+        // only once the edit below is hot-applied.
+        if (plan.hostSetup?.seed) result.seeded = seedSession(gateway.env);
         const t = Date.now();
         const offset = fs.statSync(`${work}/gateway.log`).size;
         fs.writeFileSync(configPath, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });

@@ -18,10 +18,16 @@
 // messages appended in order by `appendSessionTranscriptMessagesByIdentity`
 // (dist/plugin-sdk/session-transcript-runtime.js, one transaction; the
 // message objects are stored as given, parentIds chained by the host). The
-// SDK finds the database through OPENCLAW_STATE_DIR, which host-runner sets.
+// SDK finds the database through OPENCLAW_STATE_DIR, which host-runner sets,
+// or, given `storePath` (a served gateway's row: its own `session.store`),
+// beside that store, as the gateway itself does for the configured store
+// (the SDK's explicit `storePath` scope: dist/session-accessor.sqlite-entry-*.mjs
+// resolveSessionStorePathForScope, dist/session-sqlite-target-*.mjs
+// resolveUnsuffixedSqliteTargetFromSessionStorePath:
+// `<state>/agents/<id>/sessions/sessions.json` → `<state>/agents/<id>/agent/openclaw-agent.sqlite`).
 //
 // Usage (host-runner.mjs, under the gateway's environment):
-//   node lib/seed.js SEED.json   with {openclawRoot, stateDir, workspace, seed}
+//   node lib/seed.js SEED.json   with {openclawRoot, stateDir, workspace, seed, storePath?}
 
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
@@ -63,7 +69,16 @@ async function sqliteModules(openclawRoot) {
   return { append: transcript.appendSessionTranscriptMessagesByIdentity, upsert: store.upsertSessionEntry };
 }
 
-async function seedSqlite({ append, upsert }, { stateDir, seed }) {
+/** Where the SDK puts the agent database of session store `storePath` (dist/session-sqlite-target-*.mjs). */
+export function sqlitePathBeside(storePath) {
+  const sessions = path.dirname(path.resolve(storePath));
+  if (path.basename(storePath) !== "sessions.json" || path.basename(sessions) !== "sessions") {
+    throw new Error(`seed: storePath must be <state>/agents/<id>/sessions/sessions.json, got ${storePath}`);
+  }
+  return path.join(path.dirname(sessions), "agent", "openclaw-agent.sqlite");
+}
+
+async function seedSqlite({ append, upsert }, { stateDir, seed, storePath }) {
   if (path.resolve(process.env.OPENCLAW_STATE_DIR ?? "") !== path.resolve(stateDir)) {
     throw new Error(`seed: OPENCLAW_STATE_DIR must be the gateway's state dir ${stateDir} (the SDK resolves the agent database from it)`);
   }
@@ -74,24 +89,29 @@ async function seedSqlite({ append, upsert }, { stateDir, seed }) {
   // revision used to reject stale lifecycle mutations"; seen in a twin work
   // dir's session_nodes.entry_json); the host then names it in
   // sessionTarget.expectedLifecycleRevision on bootstrap.
-  await upsert({ agentId, sessionKey, entry: { sessionId, updatedAt: Date.now(), lifecycleRevision: randomUUID() } });
+  const at = storePath ? { storePath } : {};
+  await upsert({ agentId, sessionKey, ...at, entry: { sessionId, updatedAt: Date.now(), lifecycleRevision: randomUUID() } });
   if (seed.messages.length > 0) {
-    const out = await append({ agentId, sessionId, sessionKey, messages: seed.messages.map((message) => ({ message })) });
+    const out = await append({ agentId, sessionId, sessionKey, ...at, messages: seed.messages.map((message) => ({ message })) });
     const missing = (out ?? []).filter((r) => !r?.appended);
     if (!Array.isArray(out) || out.length !== seed.messages.length || missing.length > 0) {
       throw new Error(`seed: the host appended ${Array.isArray(out) ? out.length - missing.length : 0} of ${seed.messages.length} messages: ${JSON.stringify(missing).slice(0, 500)}`);
     }
   }
-  return { sessionId, sessionFile: sessionKey, storePath: path.join(stateDir, "agents", agentId, "agent", "openclaw-agent.sqlite") };
+  return { sessionId, sessionFile: sessionKey, storePath: storePath ? sqlitePathBeside(storePath) : path.join(stateDir, "agents", agentId, "agent", "openclaw-agent.sqlite") };
 }
 
 /**
  * Create the session `seed.sessionKey` holding `seed.messages` (in order).
  * Returns {sessionId, sessionFile, storePath}.
  */
-export async function seedSession({ openclawRoot, stateDir, workspace, seed }) {
+export async function seedSession({ openclawRoot, stateDir, workspace, seed, storePath }) {
   const sqlite = await sqliteModules(openclawRoot);
-  if (sqlite) return seedSqlite(sqlite, { stateDir, seed });
+  if (sqlite) {
+    if (storePath) sqlitePathBeside(storePath);
+    return seedSqlite(sqlite, { stateDir, seed, storePath });
+  }
+  if (storePath) throw new Error(`seed: a store path of its own (${storePath}) needs the 2026.9.x SQLite store`);
   const { SessionManager, updateSessionStore } = await hostModules(openclawRoot);
   if (typeof SessionManager?.open !== "function" || typeof updateSessionStore !== "function") {
     throw new Error(`seed: ${openclawRoot} has no SessionManager.open / plugin-sdk updateSessionStore (not a 2026.4.x layout)`);

@@ -7,13 +7,19 @@ import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 
-import { seedSession, sessionPaths } from "../lib/seed.js";
+import { seedSession, sessionPaths, sqlitePathBeside } from "../lib/seed.js";
 
 const cache = process.env.CLAWSPEC_CACHE || path.join(os.homedir(), ".cache/clawspec");
 const root = fs.existsSync(cache) ? fs.readdirSync(cache).filter((d) => d.startsWith("openclaw@2026.4.")).map((d) => path.join(cache, d, "node_modules/openclaw")).find((p) => fs.existsSync(p)) : undefined;
 
 test("sessionPaths follow docs/concepts/session.md", () => {
   assert.deepEqual(sessionPaths("/s", "main"), { dir: "/s/agents/main/sessions", store: "/s/agents/main/sessions/sessions.json" });
+});
+
+test("a served row's store has its agent database beside it (dist/session-sqlite-target-*.mjs)", () => {
+  assert.equal(sqlitePathBeside("/r/state/agents/main/sessions/sessions.json"), "/r/state/agents/main/agent/openclaw-agent.sqlite");
+  assert.throws(() => sqlitePathBeside("/r/state/sessions.json"), /agents\/<id>\/sessions\/sessions.json/);
+  assert.throws(() => sqlitePathBeside("/r/state/agents/main/sessions/store.json"), /storePath must be/);
 });
 
 const messages = [
@@ -75,3 +81,28 @@ for (const [name, msgs] of [["with an assistant reply", messages], ["empty (sess
     }
   });
 }
+
+test("seeds a 9.6 session into a served row's own store (storePath), not the gateway's", { skip: skip96 }, async () => {
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "clawspec-seed96-gw-"));
+  const rowDir = fs.mkdtempSync(path.join(os.tmpdir(), "clawspec-seed96-row-"));
+  const before = process.env.OPENCLAW_STATE_DIR;
+  process.env.OPENCLAW_STATE_DIR = stateDir;
+  try {
+    const storePath = path.join(rowDir, "state/agents/main/sessions/sessions.json");
+    const seed = { agentId: "main", sessionKey: "agent:main:main", messages };
+    const out = await seedSession({ openclawRoot: root96, stateDir, workspace: "/ws", seed, storePath });
+    assert.equal(out.storePath, path.join(rowDir, "state/agents/main/agent/openclaw-agent.sqlite"));
+    assert.ok(fs.existsSync(out.storePath), "the row's database was written");
+    assert.ok(!fs.existsSync(path.join(stateDir, "agents/main/agent/openclaw-agent.sqlite")), "the gateway's own store is untouched");
+    const sdk = await import(path.join(root96, "dist/plugin-sdk/session-transcript-runtime.js"));
+    const entries = await sdk.readVisibleSessionTranscriptMessageEntries({ agentId: "main", sessionId: out.sessionId, sessionKey: "agent:main:main", storePath });
+    assert.deepEqual(entries.map((e) => JSON.stringify(e.message)), messages.map((m) => JSON.stringify(m)));
+    const store = await import(path.join(root96, "dist/plugin-sdk/session-store-runtime.js"));
+    assert.equal((await store.getSessionEntry({ agentId: "main", sessionKey: "agent:main:main", storePath }))?.sessionId, out.sessionId);
+  } finally {
+    if (before === undefined) delete process.env.OPENCLAW_STATE_DIR;
+    else process.env.OPENCLAW_STATE_DIR = before;
+    fs.rmSync(stateDir, { recursive: true, force: true });
+    fs.rmSync(rowDir, { recursive: true, force: true });
+  }
+});

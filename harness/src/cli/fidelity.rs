@@ -230,8 +230,13 @@ pub async fn gate(scenarios: &[Scenario], base: &EngineArgs, table: &Path, only:
             continue;
         }
         ran.extend(todo.iter().cloned());
-        match run_rows(todo, base, row_parallelism(jobs), "fidelity gate", &mut stop).await {
-            Ok(done) => rows.extend(done),
+        // With --reuse-gateway, rows of one gateway config run next to each
+        // other (realhost::reuse::group_order), so consecutive rows on a
+        // runner share its gateway; the report keeps the table's order.
+        let order = if crate::realhost::reuse::enabled() { reuse_order(&todo) } else { (0..todo.len()).collect() };
+        let sorted: Vec<RowJob> = order.iter().map(|&i| todo[i].clone()).collect();
+        match run_rows(sorted, base, row_parallelism(jobs), "fidelity gate", &mut stop).await {
+            Ok(done) => rows.extend(unpermute(&order, done)),
             Err(h) => return h.exit(),
         }
     }
@@ -245,6 +250,9 @@ pub async fn gate(scenarios: &[Scenario], base: &EngineArgs, table: &Path, only:
     if !retry.is_empty() && retry.len() <= GATE_RETRY_MAX {
         eprintln!("fidelity gate: {} row(s) not equal; re-running each once, alone", retry.len());
         let todo: Vec<RowJob> = retry.iter().map(|&i| ran[i].clone()).collect();
+        // On a gateway of its own: a row that differed on a shared gateway
+        // and is equal alone then shows as FLAKY with its first diff.
+        crate::realhost::reuse::enable(false);
         let again = match run_rows(todo, base, 1, "fidelity gate (re-run)", &mut stop).await {
             Ok(done) => done,
             Err(h) => return h.exit(),
@@ -265,6 +273,28 @@ pub async fn gate(scenarios: &[Scenario], base: &EngineArgs, table: &Path, only:
         eprintln!("{l}");
     }
     code
+}
+
+/// The order to run a release's rows in on shared gateways: grouped by
+/// engine and gateway config (realhost::reuse::group_order).
+fn reuse_order(todo: &[RowJob]) -> Vec<usize> {
+    let keys: Vec<Option<String>> = todo
+        .iter()
+        .map(|r| {
+            let version = crate::realhost::HostVersion::for_profile(&r.profile).ok()?;
+            crate::realhost::reuse::shareable_group(&r.scenario, &version).map(|k| format!("{}\u{1f}{k}", r.engine))
+        })
+        .collect();
+    crate::realhost::reuse::group_order(&keys)
+}
+
+/// `done[j]` is the result of row `order[j]`: back in row order.
+fn unpermute<T>(order: &[usize], done: Vec<T>) -> Vec<T> {
+    let mut slots: Vec<Option<T>> = (0..order.len()).map(|_| None).collect();
+    for (&i, row) in order.iter().zip(done) {
+        slots[i] = Some(row);
+    }
+    slots.into_iter().map(|r| r.expect("a result for every row")).collect()
 }
 
 /// One row to twin.
@@ -737,6 +767,13 @@ fn render_section_noted(pid: &str, rows: &[Row], timing: &SectionTiming, refresh
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Rows run in a grouped order are reported in the table's order.
+    #[test]
+    fn grouped_rows_reported_in_table_order() {
+        assert_eq!(unpermute(&[2, 0, 1], vec!["c", "a", "b"]), vec!["a", "b", "c"]);
+        assert_eq!(unpermute::<u8>(&[], vec![]), Vec::<u8>::new());
+    }
     use rstest::rstest;
 
     fn library(ids: &[&str]) -> Vec<Scenario> {

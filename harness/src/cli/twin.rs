@@ -58,9 +58,11 @@ pub struct Args {
     pub gate: bool,
     /// With --fidelity: consecutive rows of one release and engine whose
     /// gateway config differs only in the row's own values share a gateway
-    /// (2026.9.x rows without a seeded session, a held model call or channel
-    /// turns; each row gets a fresh session store, workspace, engine, mock
-    /// provider and trace: docs/performance.md "One gateway for several rows").
+    /// (2026.9.x rows without a held model call, channel turns or heartbeats;
+    /// each row gets its own session store, seeded there when the scenario
+    /// has a session, engine, mock provider and trace; --gate runs rows of
+    /// one config next to each other: docs/performance.md "One gateway for
+    /// several rows").
     #[arg(long, requires = "fidelity")]
     pub reuse_gateway: bool,
 }

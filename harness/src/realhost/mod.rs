@@ -125,7 +125,7 @@ pub fn drivable(scenario: &Scenario, version: &HostVersion) -> Result<(), NotDri
     drive_plan(scenario, version).map(|_| ())
 }
 
-fn drive_plan(scenario: &Scenario, version: &HostVersion) -> Result<plan::Plan, NotDrivable> {
+pub(crate) fn drive_plan(scenario: &Scenario, version: &HostVersion) -> Result<plan::Plan, NotDrivable> {
     let mut plan = plan::plan(scenario)?;
     heartbeat::for_release(&mut plan, &version.0);
     spawn::for_release(&mut plan, &version.0);
@@ -227,7 +227,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     let served = reuse::enabled() && reuse::eligible(&plan, &version.0).is_none();
     let success = if served {
         let key = serde_json::to_string(&json!([version.0, engine.program, engine.args, engine.env, setup.provider, setup.api, setup.model])).unwrap();
-        reuse::run_plan(&key, &node, &bridge, &plan_path).await.map_err(RealHostError::Run)?
+        reuse::run_plan(&key, &reuse::group_key(&plan, setup), &node, &bridge, &plan_path).await.map_err(RealHostError::Run)?
     } else {
         tokio::process::Command::new(&node)
             .arg(bridge.join("host-runner.mjs"))

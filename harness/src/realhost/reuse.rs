@@ -16,10 +16,13 @@
 //! Which rows may share one ([`eligible`]) is decided here, conservatively:
 //! only 2026.9.x (2026.4.26 needs a gateway restart for any `plugins`
 //! change: its docs/gateway/configuration.md "What hot-applies vs what needs
-//! a restart"), and no row whose set-up writes the state database before the
-//! gateway starts (seeded sessions, lib/seed.js), holds a model call
-//! (in-flight steps), takes turns through the channel plugin, or has
-//! heartbeats (not identical when reused: the proof, docs/performance.md).
+//! a restart"), and no row that holds a model call (in-flight steps), takes
+//! turns through the channel plugin, or has heartbeats (not identical when
+//! reused: the proof, docs/performance.md). A seeded row's session is written
+//! into its own store before the reload that points the gateway at it.
+//!
+//! [`group_order`] lets a run put rows of one gateway config next to each
+//! other, so that consecutive rows on a runner share its gateway.
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -51,9 +54,13 @@ pub fn eligible(plan: &Plan, release: &str) -> Option<&'static str> {
     if release.starts_with("2026.") && release.split('.').nth(1).and_then(|m| m.parse::<u32>().ok()).is_some_and(|m| m <= 4) {
         return Some("2026.4.x restarts for any plugins change");
     }
-    if plan.setup.seed.is_some() {
-        return Some("a seeded session is written before the gateway starts");
-    }
+    // A seeded session is written into the row's own store before the config
+    // edit that points the served gateway at it (host-runner.mjs serveRow,
+    // lib/seed.js `storePath`): 2026.9.6 resolves a session's store from the
+    // runtime config at each access (dist/session-utils-store-*.mjs
+    // loadSessionEntryWithMode, dist/session-accessor.sqlite-entry-*.mjs
+    // resolveSessionStorePathForScope), so it opens that store only after
+    // the reload, as a fresh gateway opens its seeded store only after start.
     if plan.holds > 0 {
         return Some("holds a model call (in-flight steps)");
     }
@@ -70,7 +77,57 @@ pub fn eligible(plan: &Plan, release: &str) -> Option<&'static str> {
     None
 }
 
+/// The part of a row's gateway config that is not the row's own (what
+/// host-runner.mjs `config()` builds from the plan, less what `rowNeutral`
+/// blanks: trace, engine cwd, workspace, mock address, model limits, provider
+/// timeout, session store, and the seed, which is no config): rows with the
+/// same key may hot-reload into each other's gateway. Engine and release
+/// are the runner's key (`run_plan`), not part of this one.
+pub fn group_key(plan: &Plan, setup: &crate::scenario::model::Setup) -> String {
+    // Sorted (a BTreeMap): removing a key may reorder serde_json's map.
+    let mut host: std::collections::BTreeMap<String, serde_json::Value> = match serde_json::to_value(&plan.setup) {
+        Ok(serde_json::Value::Object(o)) => o.into_iter().collect(),
+        _ => Default::default(),
+    };
+    host.remove("seed");
+    if let Some(d) = host.get_mut("agentDefaults").and_then(serde_json::Value::as_object_mut) {
+        // Becomes models[].contextTokens on 2026.9.x (a model limit, blanked).
+        let mut sorted: std::collections::BTreeMap<String, serde_json::Value> = std::mem::take(d).into_iter().collect();
+        sorted.remove("contextTokens");
+        *d = sorted.into_iter().collect();
+    }
+    let switches: Vec<_> = plan.model_switches.iter().map(|m| (&m.provider, &m.api, &m.model)).collect();
+    serde_json::json!([setup.provider, setup.api, setup.model, setup.engine_config, host, plan.tool_results, plan.spawns.runner_config(), switches]).to_string()
+}
+
+/// `scenario`'s [`group_key`] on `version` when its row may share a gateway.
+pub fn shareable_group(scenario: &crate::scenario::model::Scenario, version: &super::HostVersion) -> Option<String> {
+    let plan = super::drive_plan(scenario, version).ok()?;
+    eligible(&plan, &version.0).is_none().then(|| group_key(&plan, &scenario.setup))
+}
+
+/// The order to run `keys` in (indices into it): rows that get a gateway
+/// of their own (`None`) first, in their order, then the shareable rows
+/// grouped by key, each group at the place of its first row and in its
+/// rows' order. Stable, so a run without shareable rows keeps its order.
+pub fn group_order(keys: &[Option<String>]) -> Vec<usize> {
+    let mut first: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (i, k) in keys.iter().enumerate() {
+        if let Some(k) = k {
+            first.entry(k.as_str()).or_insert(i);
+        }
+    }
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by_key(|&i| match &keys[i] {
+        None => (0, i, i),
+        Some(k) => (1, first[k.as_str()], i),
+    });
+    order
+}
+
 struct Served {
+    /// The [`group_key`] of the last row it ran (its gateway's config).
+    group: String,
     key: String,
     child: Child,
     stdin: ChildStdin,
@@ -82,15 +139,18 @@ struct Served {
 /// engine), starting a runner when none is idle. `Ok(true)` when the row
 /// ran, `Ok(false)` when the runner reported a failure (its result file says
 /// why), `Err` when the runner itself broke.
-pub async fn run_plan(key: &str, node: &Path, bridge: &Path, plan_path: &Path) -> Result<bool, String> {
+/// An idle runner whose gateway has the row's `group` is taken first.
+pub async fn run_plan(key: &str, group: &str, node: &Path, bridge: &Path, plan_path: &Path) -> Result<bool, String> {
     let taken = {
         let mut idle = IDLE.lock().unwrap();
-        idle.iter().position(|s| s.key == key).and_then(|i| idle.remove(i))
+        let same = idle.iter().position(|s| s.key == key && s.group == group);
+        same.or_else(|| idle.iter().position(|s| s.key == key)).and_then(|i| idle.remove(i))
     };
     let mut s = match taken {
         Some(s) => s,
         None => spawn(key, node, bridge, plan_path)?,
     };
+    s.group = group.to_string();
     let line = format!("{}\n", plan_path.display());
     s.stdin.write_all(line.as_bytes()).await.map_err(|e| format!("served host runner: {e}"))?;
     s.stdin.flush().await.map_err(|e| format!("served host runner: {e}"))?;
@@ -131,7 +191,7 @@ fn spawn(key: &str, node: &Path, bridge: &Path, plan_path: &Path) -> Result<Serv
         .map_err(|e| format!("cannot start {}: {e}", node.display()))?;
     let stdin = child.stdin.take().expect("piped stdin");
     let out = BufReader::new(child.stdout.take().expect("piped stdout")).lines();
-    Ok(Served { key: key.to_string(), child, stdin, out, dir })
+    Ok(Served { group: String::new(), key: key.to_string(), child, stdin, out, dir })
 }
 
 /// Close a runner's stdin (it stops its gateway and exits), wait for it,
@@ -174,9 +234,35 @@ mod tests {
         let plain = plan_of("new-session-no-bootstrap");
         assert_eq!(eligible(&plain, "2026.9.6"), None);
         assert!(eligible(&plain, "2026.4.26").is_some_and(|why| why.contains("2026.4.x")));
-        assert!(eligible(&plan_of("existing-empty-session"), "2026.9.6").is_some_and(|why| why.contains("seeded")));
+        // Seeded rows share on 2026.9.x (the seed goes into the row's own store).
+        assert_eq!(eligible(&plan_of("existing-empty-session"), "2026.9.6"), None);
+        assert!(eligible(&plan_of("existing-empty-session"), "2026.4.26").is_some());
         assert!(eligible(&plan_of("steer-user-text"), "2026.9.6").is_some_and(|why| why.contains("holds")));
         assert!(eligible(&plan_of("heartbeat-reply"), "2026.9.6").is_some_and(|why| why.contains("heartbeat")));
+    }
+
+    /// Rows of one gateway config run next to each other; rows of a gateway
+    /// of their own first; order kept within each.
+    #[test]
+    fn rows_grouped_by_gateway_config() {
+        let k = |s: &str| Some(s.to_string());
+        assert_eq!(group_order(&[k("a"), None, k("b"), k("a"), None, k("b"), k("c"), k("a")]), vec![1, 4, 0, 3, 7, 2, 5, 6]);
+        assert_eq!(group_order(&[None, None]), vec![0, 1]);
+        assert_eq!(group_order(&[]), Vec::<usize>::new());
+    }
+
+    /// The key leaves out what a row brings of its own (its seed, its model
+    /// limits) and keeps what needs another gateway (tools, subagents).
+    #[test]
+    fn group_key_is_the_shared_config() {
+        let setup_of = |id: &str| {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios").join(format!("{id}.yaml"));
+            let src = std::fs::read_to_string(&path).unwrap();
+            crate::scenario::load::parse(&path, &src).expect("scenario parses").scenario.setup
+        };
+        let key = |id: &str| group_key(&plan_of(id), &setup_of(id));
+        assert_eq!(key("existing-empty-session"), key("new-session-no-bootstrap"), "a seed is no config");
+        assert_ne!(key("spawn-isolated"), key("new-session-no-bootstrap"), "subagents set tools.toolSearch");
     }
 
     /// Off unless asked for.
