@@ -16,7 +16,12 @@ fn root() -> PathBuf {
 }
 
 fn clawspec(args: &[&str], tail: &[&Path]) -> (String, i32) {
-    let plugin = root().join("adapters/node/test/plugins/chatty/index.js");
+    with_plugin("chatty", args, tail)
+}
+
+/// clawspec with the sample plugin `name` (adapters/node/test/plugins/).
+fn with_plugin(name: &str, args: &[&str], tail: &[&Path]) -> (String, i32) {
+    let plugin = root().join(format!("adapters/node/test/plugins/{name}/index.js"));
     // 2026.9.6 offers llm.complete and runs non-admitted turns on the engine;
     // shims keep the run independent of the OpenClaw cache.
     let out = Command::new(env!("CARGO_BIN_EXE_clawspec"))
@@ -113,18 +118,7 @@ fn a_failing_verdict_shows_what_the_engine_said_on_the_terminal_and_in_every_rep
 /// `register`, one in its first assemble, and exits in its second.
 #[test]
 fn a_faulted_run_still_records_the_unknown_api_reads_made_before_the_fault() {
-    let plugin = root().join("adapters/node/test/plugins/crashy/index.js");
-    let run = |args: &[&str], tail: &[&Path]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_clawspec"))
-            .args(args)
-            .arg("--plugin")
-            .arg(&plugin)
-            .args(["--sdk", "shim", "--scenario", "non-admitted-turns", "--profile", "openclaw-2026.9.6"])
-            .args(tail)
-            .output()
-            .unwrap();
-        (String::from_utf8_lossy(&out.stdout).into_owned(), out.status.code().unwrap_or(-1))
-    };
+    let run = |args: &[&str], tail: &[&Path]| with_plugin("crashy", args, tail);
     let (first, _) = run(&["run", "--json"], &[]);
     let (second, _) = run(&["run", "--json"], &[]);
     let t: Value = serde_json::from_str(&first).unwrap();
