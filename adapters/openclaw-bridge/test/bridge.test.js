@@ -9,10 +9,8 @@ import plugin, { bridgeFor } from "../index.js";
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "clawspec-bridge-test-"));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-/** A minimal protocol-v1 engine: answers initialize and records every request it served in `log`. */
-const ENGINE = `
-const fs = require("node:fs");
-const log = process.argv[1];
+/** Engine source calling `onRequest(msg)` for every request line on stdin (notifications skipped). */
+const LINES = `
 let buf = "";
 process.stdin.on("data", (d) => {
   buf += d;
@@ -20,13 +18,20 @@ process.stdin.on("data", (d) => {
   while ((i = buf.indexOf("\\n")) >= 0) {
     const msg = JSON.parse(buf.slice(0, i));
     buf = buf.slice(i + 1);
-    if (msg.id === undefined) continue;
-    fs.appendFileSync(log, msg.method + "\\n");
-    const result = msg.method === "initialize" ? { protocolVersion: 1, info: { id: "t", name: "t" }, methods: [] } : msg.method === "shutdown" ? {} : { messages: [], estimatedTokens: 0 };
-    process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result }) + "\\n");
-    if (msg.method === "shutdown") process.exit(0);
+    if (msg.id !== undefined) onRequest(msg);
   }
 });`;
+
+/** A minimal protocol-v1 engine: answers initialize and records every request it served in `log`. */
+const ENGINE = `
+const fs = require("node:fs");
+const log = process.argv[1];
+function onRequest(msg) {
+  fs.appendFileSync(log, msg.method + "\\n");
+  const result = msg.method === "initialize" ? { protocolVersion: 1, info: { id: "t", name: "t" }, methods: [] } : msg.method === "shutdown" ? {} : { messages: [], estimatedTokens: 0 };
+  process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result }) + "\\n");
+  if (msg.method === "shutdown") process.exit(0);
+}${LINES}`;
 
 const row = (name) => ({ engineId: "clawspec-bridge", engine: { program: process.execPath, args: ["-e", ENGINE, path.join(dir, `${name}.engine.log`)] }, trace: path.join(dir, `${name}.ndjson`) });
 const fakeApi = (config, engines) => ({ pluginConfig: config, logger: {}, registerContextEngine: (id, factory) => engines.push(factory), on: () => {} });
@@ -62,29 +67,21 @@ test("a registration for another trace gets its own engine; the same trace share
 
 /** An engine that says things: `$/log` during initialize, before each answer, and right behind it in the same write. */
 const CHATTY = `
-let buf = "";
 let n = 0;
 const line = (o) => JSON.stringify(o) + "\\n";
 const log = (message) => line({ jsonrpc: "2.0", method: "$/log", params: { level: "info", message } });
-process.stdin.on("data", (d) => {
-  buf += d;
-  let i;
-  while ((i = buf.indexOf("\\n")) >= 0) {
-    const msg = JSON.parse(buf.slice(0, i));
-    buf = buf.slice(i + 1);
-    if (msg.id === undefined) continue;
-    if (msg.method === "initialize") {
-      process.stdout.write(log("loading") + line({ jsonrpc: "2.0", id: msg.id, result: { protocolVersion: 1, info: { id: "t", name: "t" }, methods: [] } }));
-    } else if (msg.method === "shutdown") {
-      process.stdout.write(line({ jsonrpc: "2.0", id: msg.id, result: {} }));
-      process.exit(0);
-    } else {
-      n += 1;
-      const flood = n === 3 ? Array.from({ length: 80 }, () => log("x".repeat(1000))).join("") : "";
-      process.stdout.write(log("before answer " + n) + flood + line({ jsonrpc: "2.0", id: msg.id, result: { messages: [], estimatedTokens: 0 } }) + log("behind answer " + n));
-    }
+function onRequest(msg) {
+  if (msg.method === "initialize") {
+    process.stdout.write(log("loading") + line({ jsonrpc: "2.0", id: msg.id, result: { protocolVersion: 1, info: { id: "t", name: "t" }, methods: [] } }));
+  } else if (msg.method === "shutdown") {
+    process.stdout.write(line({ jsonrpc: "2.0", id: msg.id, result: {} }));
+    process.exit(0);
+  } else {
+    n += 1;
+    const flood = n === 3 ? Array.from({ length: 80 }, () => log("x".repeat(1000))).join("") : "";
+    process.stdout.write(log("before answer " + n) + flood + line({ jsonrpc: "2.0", id: msg.id, result: { messages: [], estimatedTokens: 0 } }) + log("behind answer " + n));
   }
-});`;
+}${LINES}`;
 
 test("the engine's $/log lines are recorded with the call they arrived in, as the reference driver reads them", async () => {
   const config = { engineId: "clawspec-bridge", engine: { program: process.execPath, args: ["-e", CHATTY] }, trace: path.join(dir, "chatty.ndjson") };
