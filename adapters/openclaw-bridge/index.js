@@ -141,19 +141,28 @@ class Bridge {
     this.init = init;
     this.record({ kind: "initialize", info: init.info, methods: init.methods ?? [], implementation: init.implementation ?? null });
     const stop = () => proc.stop();
-    process.once("beforeExit", stop);
-    process.once("exit", () => {
+    const kill = () => {
       try {
         process.kill(-proc.child.pid, "SIGKILL");
       } catch {}
-    });
+    };
+    process.once("beforeExit", stop);
+    process.once("exit", kill);
+    // A served gateway replaces the bridge once a row: its handlers go with it.
+    this.unhook = () => {
+      process.off("beforeExit", stop);
+      process.off("exit", kill);
+    };
     return init;
   }
 
   /** Stop this bridge's engine (a later row replaced it); later calls fail instead of reaching it. */
   close() {
     this.closed = true;
-    if (this.started) this.started.then(() => this.engine?.stop(), () => {});
+    if (this.started) this.started.then(() => {
+      this.unhook?.();
+      return this.engine?.stop();
+    }, () => {});
   }
 
   async hostRequest(method, params) {
@@ -277,23 +286,61 @@ export function bridgeFor(config, logger) {
   return (globalThis.__clawspecBridge = new Bridge(config, logger));
 }
 
+/**
+ * A served 2026.4.x gateway's tool route: the current row's scripted results
+ * (its row file), through workspace files as for a gateway of its own
+ * (WorkspaceTools). The hook is registered whether or not the first row has
+ * results, since a later row may; it answers nothing for a call it has no
+ * result for, as a gateway without it would run the call.
+ */
+class RowTools {
+  constructor(rowConfig) {
+    this.rowConfig = rowConfig;
+    this.trace = null;
+    this.route = null;
+  }
+
+  current() {
+    const c = this.rowConfig();
+    if (c.trace !== this.trace) {
+      this.trace = c.trace;
+      this.route = new WorkspaceTools(c.toolResults, { holdUrl: c.holdUrl });
+    }
+    return this.route;
+  }
+
+  register(api, logger) {
+    if (typeof api.on !== "function") throw new Error("clawspec bridge: scripted tool results need api.on (before_tool_call)");
+    api.on("before_tool_call", (event) => this.current().standIn(event));
+    logger?.info?.("clawspec bridge: scripted tool results from each row's file");
+  }
+}
+
 export default {
   id: "clawspec-bridge",
   name: "clawspec bridge",
   description: "Forwards the context-engine lifecycle to a clawspec protocol-v1 engine process and records every call.",
   register(api) {
-    const config = api.pluginConfig ?? {};
+    const base = api.pluginConfig ?? {};
+    // A served 2026.4.x gateway (host-runner.mjs --serve): a `plugins` change
+    // restarts it, so the row's own values (trace, engine, tool results) come
+    // from the row file its runner writes before each row's config edit, read
+    // when the host resolves the engine (each run: dist/registry-*.js
+    // resolveContextEngine calls the factory) and at each tool call.
+    const rowConfig = () => (base.rowFile ? { ...base, ...JSON.parse(fs.readFileSync(base.rowFile, "utf8")) } : base);
+    const config = rowConfig();
     if (typeof api.registerContextEngine !== "function") throw new Error("clawspec bridge: this OpenClaw has no registerContextEngine");
     if (!config.trace || !config.engine?.program || !config.engineId) {
       api.logger?.warn?.("clawspec bridge: no engine configured (engineId, engine.program, trace); not registering");
       return;
     }
     const bridge = bridgeFor(config, api.logger);
-    api.registerContextEngine(config.engineId, (ctx) => bridge.instance(ctx));
+    api.registerContextEngine(config.engineId, (ctx) => (base.rowFile ? bridgeFor(rowConfig(), api.logger) : bridge).instance(ctx));
     // The scenario's scripted tool results (lib/tools.js).
     // 2026.4.x: real tools read the results from workspace files (host-runner prepareResultFiles).
     const Route = config.toolRoute === "workspace" ? WorkspaceTools : ScriptedTools;
-    new Route(config.toolResults, { holdUrl: config.holdUrl }).register(api, api.logger);
+    if (base.rowFile) new RowTools(rowConfig).register(api, api.logger);
+    else new Route(config.toolResults, { holdUrl: config.holdUrl }).register(api, api.logger);
     // Turns that arrive as channel messages (lib/channel.js); only when the plan has some.
     if (config.channel && !registerChannel(api)) api.logger?.warn?.("clawspec bridge: this OpenClaw cannot register a channel");
   },

@@ -148,9 +148,9 @@ fn main() -> Result<()> {
             // are gated, and a table without an equal row of one of them is
             // refused; `.ci/fidelity-break-demo` shows a one-line break of the
             // reference runtime failing it.
-            // `--reuse-gateway`: 2026.9.x rows share gateways (2026.4.x rows
-            // stay fresh, realhost::reuse::eligible); the whole 9.6 gate with it
-            // was all equal (docs/performance.md, reuse2 round).
+            // `--reuse-gateway`: rows share gateways (realhost::reuse::eligible);
+            // the whole gate with it was all equal (docs/performance.md, reuse2
+            // and reuse3 rounds).
             let extra: Vec<String> = args.iter().skip_while(|a| *a != "--").skip(1).cloned().collect();
             run(cargo().args(["run", "-q", "-p", "clawspec", "--", "twin", "--fidelity", "docs/fidelity.md", "--gate", "--reuse-gateway"]).args(&extra))?;
             host_e2e()?;

@@ -7,35 +7,53 @@ import fs from "node:fs";
 
 /**
  * The config with the row's own values blanked: what must be equal for a row
- * to run on the gateway the previous row left (anything else, e.g. another
- * engine, heartbeat settings, tools.allow, model limits, a heartbeat step's
- * own edit of the file: a fresh gateway). The blanked values are the ones a
- * row must not share: its trace and engine cwd (the bridge's config: 2026.9.6
- * reruns the plugin's registration, and the bridge then starts a fresh engine
- * for the new trace, index.js bridgeFor), its mock provider's address, its
- * model limits, its session store (2026.9.6 docs/gateway/configuration/hot-reload.md "What
- * hot-applies": plugins.entries.<id>, models, session). The workspace is not
- * among them: the gateway keeps its first one (host-runner.mjs serveRow).
+ * to run on the gateway the previous row left (anything else: a fresh
+ * gateway). 2026.9.6 hot-applies every key a row's config sets except the
+ * gateway's own (docs/gateway/configuration/hot-reload.md "What hot-applies
+ * vs what needs a restart": `agents`, `models`, `tools`, `session`,
+ * `messages`, `memory.citations`, `plugins.entries.*`, `plugins.allow` — "No";
+ * other `gateway.*` — "Yes"), so the row's own values are: its bridge config
+ * (2026.9.6 reruns the plugin's registration and the bridge starts a fresh
+ * engine for the new trace, index.js bridgeFor), its models and mock
+ * providers, its agent settings and agent list, its tools, messages, memory
+ * and session settings. What stays the gateway's, and must be equal:
+ * `gateway`/`discovery`/`update`/`logging` (a restart), the plugin load path
+ * and context-engine slot, the engine program (the runner's key, realhost
+ * reuse.rs), and the workspace: 2026.9.6 keeps running in the first row's
+ * workspace after `agents.defaults.workspace` is hot-applied (host-runner.mjs
+ * serveRow says what was observed). Whether a row on a reused gateway sees
+ * what a fresh one would is the gate's to say: a row that is not equal is
+ * re-run alone on a fresh gateway (cli/fidelity.rs `gate`), and
+ * docs/performance.md records the proof runs.
+ *
+ * `release4x`: on 2026.4.x any `plugins` change restarts the gateway
+ * (2026.4.26 docs/gateway/configuration.md "What hot-applies": `plugins` —
+ * "Yes"), so `plugins` must be equal; a served 4.x gateway's bridge config is
+ * the gateway's and the row's own values travel in its row file
+ * (host-runner.mjs `writeBridgeRow`, index.js `rowConfig`). `agents`,
+ * `models`, `session`, `messages` and `tools` hot-apply there as well ("No");
+ * `memory` is not in that table, so it stays the gateway's.
  */
-export function rowNeutral(cfg) {
+export function rowNeutral(cfg, { release4x = false } = {}) {
   const c = structuredClone(cfg);
   const bridge = c.plugins?.entries?.["clawspec-bridge"]?.config;
-  if (bridge) {
-    bridge.trace = "<row>";
-    if (bridge.engine) bridge.engine.cwd = "<row>";
-    if (bridge.holdUrl !== undefined) bridge.holdUrl = "<row>";
+  const program = bridge?.engine ? { program: bridge.engine.program, args: bridge.engine.args, env: bridge.engine.env } : undefined;
+  if (c.plugins && !release4x) {
+    c.plugins.entries = { "clawspec-bridge": program ? { engine: program } : "<row>", others: "<row>" };
+    c.plugins.allow = "<row>";
   }
-  for (const p of Object.values(c.models?.providers ?? {})) {
-    if (p.baseUrl !== undefined) p.baseUrl = "<row>";
-    // The scenario's model limits (setup.context_window, reserve_tokens, a
-    // scripted provider timeout): `models` hot-applies; whether a running
-    // gateway budgets with the new ones is what the fresh-vs-reused proof
-    // checks (docs/performance.md).
-    if (p.timeoutSeconds !== undefined) p.timeoutSeconds = "<row>";
-    for (const m of p.models ?? []) for (const k of ["contextWindow", "maxTokens", "contextTokens"]) if (m[k] !== undefined) m[k] = "<row>";
-  }
-  if (c.session?.store !== undefined) c.session.store = "<row>";
-  return JSON.stringify(c);
+  const workspace = c.agents?.defaults?.workspace;
+  if (c.agents) c.agents = { workspace: workspace ?? null, rest: "<row>" };
+  // Set whether or not the row has them: one row's `tools` against another's none is a hot change too.
+  for (const k of ["models", "tools", "session", "messages", ...(release4x ? [] : ["memory"])]) c[k] = "<row>";
+  return JSON.stringify(sorted(c));
+}
+
+/** `v` with every object's keys in order: where a row's config spreads its keys is no difference. */
+function sorted(v) {
+  if (Array.isArray(v)) return v.map(sorted);
+  if (v === null || typeof v !== "object") return v;
+  return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])]));
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -111,12 +111,14 @@ export async function seedSession({ openclawRoot, stateDir, workspace, seed, sto
     if (storePath) sqlitePathBeside(storePath);
     return seedSqlite(sqlite, { stateDir, seed, storePath });
   }
-  if (storePath) throw new Error(`seed: a store path of its own (${storePath}) needs the 2026.9.x SQLite store`);
   const { SessionManager, updateSessionStore } = await hostModules(openclawRoot);
   if (typeof SessionManager?.open !== "function" || typeof updateSessionStore !== "function") {
     throw new Error(`seed: ${openclawRoot} has no SessionManager.open / plugin-sdk updateSessionStore (not a 2026.4.x layout)`);
   }
-  const { dir, store } = sessionPaths(stateDir, seed.agentId);
+  // A served gateway's row (storePath): its own store, laid out as the state
+  // dir's; 2026.4.26 resolves the store of each session access from the
+  // runtime config (dist/session-utils-*.js loadSessionEntry `getRuntimeConfig()`).
+  const { dir, store } = storePath ? { dir: path.dirname(path.resolve(storePath)), store: path.resolve(storePath) } : sessionPaths(stateDir, seed.agentId);
   fs.mkdirSync(dir, { recursive: true });
   const sessionId = randomUUID();
   const sessionFile = path.join(dir, `${sessionId}.jsonl`);

@@ -65,6 +65,31 @@ test("a registration for another trace gets its own engine; the same trace share
   bridgeFor(row("c")).close();
 });
 
+test("a served 2026.4.x gateway's one registration follows its row file: each row its own engine, trace and tool results", async () => {
+  const rowFile = path.join(dir, "bridge-row.json");
+  const write = (name, extra = {}) => fs.writeFileSync(rowFile, JSON.stringify({ ...row(name), ...extra }));
+  write("p", { toolResults: [{ toolCallId: "call-p", toolName: "read", text: "p" }], toolRoute: "workspace" });
+  const exitHandlers = process.listenerCount("exit");
+  const engines = [];
+  const hooks = [];
+  plugin.register({ ...fakeApi({ engineId: "clawspec-bridge", rowFile }, engines), on: (name, f) => hooks.push([name, f]) });
+  assert.equal(engines.length, 1, "one registration for the gateway");
+  const standIn = hooks.find(([name]) => name === "before_tool_call")[1];
+  assert.deepEqual(standIn({ toolCallId: "call-p", toolName: "read" }), { params: { path: "clawspec-results/0.txt" } });
+  await (await engines[0]({})).assemble({ sessionId: "s", messages: [] });
+  const inP = fs.readFileSync(path.join(dir, "p.ndjson"), "utf8");
+
+  // The runner writes row q's file; the host's next engine resolution gets q's engine.
+  write("q");
+  await (await engines[0]({})).assemble({ sessionId: "s", messages: [] });
+  assert.match(fs.readFileSync(path.join(dir, "q.ndjson"), "utf8"), /"kind":"initialize"/, "row q's engine was initialised anew");
+  assert.equal(fs.readFileSync(path.join(dir, "p.ndjson"), "utf8"), inP, "nothing of row q reached row p's trace");
+  assert.ok(await waitFor(() => fs.readFileSync(path.join(dir, "p.engine.log"), "utf8").includes("shutdown")), "row p's engine was shut down");
+  assert.equal(standIn({ toolCallId: "call-p", toolName: "read" }), undefined, "row p's tool results are not row q's");
+  assert.ok(await waitFor(() => process.listenerCount("exit") === exitHandlers + 1), "a replaced row's exit handler goes with it");
+  bridgeFor(row("r")).close();
+});
+
 /** An engine that says things: `$/log` during initialize, before each answer, and right behind it in the same write. */
 const CHATTY = `
 let n = 0;

@@ -50,6 +50,22 @@ for (const [name, msgs] of [["with an assistant reply", messages], ["user only",
   });
 }
 
+test("seeds a 4.26 session into a served row's own store (storePath), not the gateway's", { skip: root ? false : "openclaw@2026.4.x not in the clawspec cache" }, async () => {
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "clawspec-seed-gw-"));
+  const rowDir = fs.mkdtempSync(path.join(os.tmpdir(), "clawspec-seed-row-"));
+  try {
+    const storePath = path.join(rowDir, "state/agents/main/sessions/sessions.json");
+    const out = await seedSession({ openclawRoot: root, stateDir, workspace: "/ws", seed: { agentId: "main", sessionKey: "agent:main:main", messages }, storePath });
+    assert.equal(out.storePath, storePath);
+    assert.equal(path.dirname(out.sessionFile), path.dirname(storePath));
+    assert.equal(JSON.parse(fs.readFileSync(storePath, "utf8"))["agent:main:main"].sessionId, out.sessionId);
+    assert.deepEqual(fs.readdirSync(stateDir), [], "nothing written into the gateway's state dir");
+  } finally {
+    fs.rmSync(stateDir, { recursive: true, force: true });
+    fs.rmSync(rowDir, { recursive: true, force: true });
+  }
+});
+
 // 2026.9.x: the SQLite transcript store, through the host's own SDK.
 const root96 = fs.existsSync(cache) ? fs.readdirSync(cache).filter((d) => d.startsWith("openclaw@2026.9.")).map((d) => path.join(cache, d, "node_modules/openclaw")).find((p) => fs.existsSync(p)) : undefined;
 const node24 = Number(process.versions.node.split(".")[0]) >= 24;

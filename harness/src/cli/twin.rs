@@ -57,12 +57,12 @@ pub struct Args {
     #[arg(long, requires = "fidelity", conflicts_with = "measure_install")]
     pub gate: bool,
     /// With --fidelity: consecutive rows of one release and engine whose
-    /// gateway config differs only in the row's own values share a gateway
-    /// (2026.9.x rows without a held model call, channel turns or heartbeats;
-    /// each row gets its own session store, seeded there when the scenario
-    /// has a session, engine, mock provider and trace; --gate runs rows of
-    /// one config next to each other: docs/performance.md "One gateway for
-    /// several rows").
+    /// gateway config differs only in what the release hot-applies share a
+    /// gateway (rows without a held model call, channel turns or
+    /// heartbeats; each row gets its own session store, seeded there when
+    /// the scenario has a session, engine, mock provider and trace; --gate
+    /// runs rows of one config next to each other: docs/performance.md "One
+    /// gateway for several rows").
     #[arg(long, requires = "fidelity")]
     pub reuse_gateway: bool,
 }

@@ -226,7 +226,13 @@ pub async fn run(scenario: &Scenario, profile: &Profile, version: &HostVersion, 
     let started = Instant::now();
     let served = reuse::enabled() && reuse::eligible(&plan, &version.0).is_none();
     let success = if served {
-        let key = serde_json::to_string(&json!([version.0, engine.program, engine.args, engine.env, setup.provider, setup.api, setup.model])).unwrap();
+        // A runner's gateway is the release's and the engine's; a row's
+        // provider, model and settings hot-apply (bridge lib/reuse.js
+        // rowNeutral), except on 2026.4.x, where the provider's plugin is in
+        // `plugins` (host-runner.mjs pluginAllowlist), which restarts it: a
+        // runner per provider there.
+        let provider = if reuse::release_4x(&version.0) { setup.provider.as_str() } else { "" };
+        let key = serde_json::to_string(&json!([version.0, engine.program, engine.args, engine.env, provider])).unwrap();
         reuse::run_plan(&key, &reuse::group_key(&plan, setup), &node, &bridge, &plan_path).await.map_err(RealHostError::Run)?
     } else {
         tokio::process::Command::new(&node)

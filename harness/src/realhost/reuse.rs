@@ -14,12 +14,15 @@
 //! provider, trace and chat.send idempotency keys (`clawspec-r<N>-…`).
 //!
 //! Which rows may share one ([`eligible`]) is decided here, conservatively:
-//! only 2026.9.x (2026.4.26 needs a gateway restart for any `plugins`
-//! change: its docs/gateway/configuration.md "What hot-applies vs what needs
-//! a restart"), and no row that holds a model call (in-flight steps), takes
-//! turns through the channel plugin, or has heartbeats (not identical when
-//! reused: the proof, docs/performance.md). A seeded row's session is written
-//! into its own store before the reload that points the gateway at it.
+//! no row that holds a model call (in-flight steps), takes turns through the
+//! channel plugin, or has heartbeats (not identical when reused: the proof,
+//! docs/performance.md), nor a 2026.4.x row with inter-session sends. A
+//! seeded row's session is written into its own store before the reload
+//! that points the gateway at it. 2026.4.26 needs a gateway restart for any
+//! `plugins` change (its docs/gateway/configuration.md "What hot-applies vs
+//! what needs a restart"), so there the bridge's plugin config is the
+//! gateway's and a row's own values reach the bridge through a row file
+//! (host-runner.mjs `writeBridgeRow`, index.js `rowConfig`).
 //!
 //! [`group_order`] lets a run put rows of one gateway config next to each
 //! other, so that consecutive rows on a runner share its gateway.
@@ -51,9 +54,6 @@ pub fn enabled() -> bool {
 
 /// Why a row must have a gateway of its own, or `None` when it may share one.
 pub fn eligible(plan: &Plan, release: &str) -> Option<&'static str> {
-    if release.starts_with("2026.") && release.split('.').nth(1).and_then(|m| m.parse::<u32>().ok()).is_some_and(|m| m <= 4) {
-        return Some("2026.4.x restarts for any plugins change");
-    }
     // A seeded session is written into the row's own store before the config
     // edit that points the served gateway at it (host-runner.mjs serveRow,
     // lib/seed.js `storePath`): 2026.9.6 resolves a session's store from the
@@ -74,7 +74,21 @@ pub fn eligible(plan: &Plan, release: &str) -> Option<&'static str> {
     if plan.steps.iter().any(|s| matches!(s, PlanStep::Heartbeat { .. })) {
         return Some("heartbeats (the gateway's heartbeat runner outlives a row)");
     }
+    // Whole 2026.4.26 gate on reused gateways (docs/performance.md, reuse3
+    // round): inter-session-send and inter-session-spawn-settle with
+    // builtin:window got `thinkLevel` "adaptive" where a fresh gateway gives
+    // "off" (the `agent` RPC path resolves it from gateway-lifetime state);
+    // equal again alone on a fresh gateway.
+    if release_4x(release) && plan.steps.iter().any(|s| matches!(s, PlanStep::InterSession { .. })) {
+        return Some("2026.4.x inter-session sends (the agent RPC's think level outlives a row)");
+    }
     None
+}
+
+/// A 2026.1–2026.4 release: `plugins` changes restart its gateway, and
+/// host-runner.mjs configures it the 4.x way (`RELEASE_4X` there).
+pub fn release_4x(release: &str) -> bool {
+    release.starts_with("2026.") && release.split('.').nth(1).and_then(|m| m.parse::<u32>().ok()).is_some_and(|m| m <= 4)
 }
 
 /// The part of a row's gateway config that is not the row's own (what
@@ -227,16 +241,17 @@ mod tests {
         super::super::plan::plan(&s).expect("drivable")
     }
 
-    /// 2026.9.x rows share a gateway unless their set-up or steps need one of
-    /// their own; 2026.4.x rows never do.
+    /// Rows share a gateway unless their set-up or steps need one of their own.
     #[test]
     fn which_rows_may_share_a_gateway() {
         let plain = plan_of("new-session-no-bootstrap");
         assert_eq!(eligible(&plain, "2026.9.6"), None);
-        assert!(eligible(&plain, "2026.4.26").is_some_and(|why| why.contains("2026.4.x")));
-        // Seeded rows share on 2026.9.x (the seed goes into the row's own store).
+        assert_eq!(eligible(&plain, "2026.4.26"), None);
+        // Seeded rows share (the seed goes into the row's own store).
         assert_eq!(eligible(&plan_of("existing-empty-session"), "2026.9.6"), None);
-        assert!(eligible(&plan_of("existing-empty-session"), "2026.4.26").is_some());
+        assert_eq!(eligible(&plan_of("existing-empty-session"), "2026.4.26"), None);
+        assert_eq!(eligible(&plan_of("inter-session-send"), "2026.9.6"), None);
+        assert!(eligible(&plan_of("inter-session-send"), "2026.4.26").is_some_and(|why| why.contains("inter-session")));
         assert!(eligible(&plan_of("steer-user-text"), "2026.9.6").is_some_and(|why| why.contains("holds")));
         assert!(eligible(&plan_of("heartbeat-reply"), "2026.9.6").is_some_and(|why| why.contains("heartbeat")));
     }
