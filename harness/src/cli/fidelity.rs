@@ -128,8 +128,9 @@ fn covers_library(rows: &[Row], scenarios: &[Scenario]) -> bool {
 /// fix is recorded without the whole library's hour. A release the table
 /// has no rows for gets a section marked partial. Exit 1 when a row the
 /// table recorded as equal no longer is; 2 when nothing matches or the
-/// table's rows were never stored.
-pub async fn refresh(scenarios: &[Scenario], base: &EngineArgs, out: &Path, only: Option<&str>, filter: &str, jobs: usize) -> u8 {
+/// table's rows were never stored. `measure_install`: time the release's
+/// npm install again for its section (as [`write`] does).
+pub async fn refresh(scenarios: &[Scenario], base: &EngineArgs, out: &Path, only: Option<&str>, filter: &str, measure_install: bool, jobs: usize) -> u8 {
     let mut stored = match store::load(out) {
         Ok(s) => s,
         Err(e) => {
@@ -155,6 +156,7 @@ pub async fn refresh(scenarios: &[Scenario], base: &EngineArgs, out: &Path, only
     let mut fresh = Vec::new();
     for pid in PROFILES.iter().filter(|p| only.is_none_or(|o| o == **p)) {
         let profile = Profile::by_id(pid).expect("released profile");
+        let install = if measure_install { measure(&profile) } else { None };
         let started = Instant::now();
         let todo: Vec<RowJob> = ENGINES.iter().flat_map(|e| picked.iter().map(|s| RowJob { scenario: (*s).clone(), profile: profile.clone(), engine: e })).collect();
         let parallelism = row_parallelism(jobs);
@@ -163,6 +165,9 @@ pub async fn refresh(scenarios: &[Scenario], base: &EngineArgs, out: &Path, only
             Err(h) => return h.exit(),
         };
         let sec = stored.sections.entry(pid.to_string()).or_insert_with(|| Section { whole: false, timing: SectionTiming { install: None, total_ms: 0, jobs: parallelism }, ..Section::default() });
+        if install.is_some() {
+            sec.timing.install = install;
+        }
         if !sec.whole {
             // A partial section's time is that of all its runs so far.
             sec.timing.total_ms += started.elapsed().as_millis() as u64;

@@ -211,7 +211,7 @@ pub async fn main(a: Args) -> u8 {
         let code = if a.gate {
             super::fidelity::gate(&all, &a.engine, out, a.profile.as_deref(), a.scenario.as_deref(), jobs).await
         } else if let Some(filter) = a.scenario.as_deref() {
-            super::fidelity::refresh(&all, &a.engine, out, a.profile.as_deref(), filter, jobs).await
+            super::fidelity::refresh(&all, &a.engine, out, a.profile.as_deref(), filter, a.measure_install, jobs).await
         } else {
             super::fidelity::write(&all, &a.engine, out, a.profile.as_deref(), a.measure_install, jobs).await
         };
