@@ -64,9 +64,26 @@ fn table() -> Vec<Proc> {
 }
 
 fn token_of(pid: i32) -> Option<String> {
-    let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    let env = environ(pid)?;
     let key = format!("{TOKEN_VAR}=");
     env.split(|b| *b == 0).find_map(|kv| kv.strip_prefix(key.as_bytes()).map(|v| String::from_utf8_lossy(v).into_owned()))
+}
+
+/// `/proc/<pid>/environ`, waiting out an `execve` in flight: between the
+/// kernel swapping in the new image and laying out its stack the file reads
+/// empty (`env_end` is still 0), so a leftover that happened to be exec'ing
+/// (a `setsid` about to become `sleep`) would lose its token and escape the
+/// sweep. A live process that really has an empty environment costs at most
+/// the 50 ms this waits.
+fn environ(pid: i32) -> Option<Vec<u8>> {
+    let deadline = Instant::now() + Duration::from_millis(50);
+    loop {
+        let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+        if !env.is_empty() || Instant::now() >= deadline || !stat(pid).is_some_and(|p| p.alive()) {
+            return Some(env);
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
 }
 
 fn me() -> i32 {
