@@ -89,6 +89,8 @@ fn run(engine: &str, scenarios: &[&str], config: Option<Value>, drift: bool) -> 
     };
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let traces = rt.block_on(suite::run_jobs(suite::jobs(&located, &profiles(drift)), &cfg, 4, |_| {}));
+    // Runs in parallel share the root; the last one out removes it.
+    let _ = std::fs::remove_dir(&cfg.state_root);
     check::evaluate_all(&traces, &[])
 }
 

@@ -45,7 +45,10 @@ fn run_with(entry: &str, scenario_glob: Option<&str>, engine_config: Option<serd
         via_http: false,
     };
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    rt.block_on(suite::run_jobs(suite::jobs(&selected, &Profile::all()), &cfg, 2, |_| {}))
+    let traces = rt.block_on(suite::run_jobs(suite::jobs(&selected, &Profile::all()), &cfg, 2, |_| {}));
+    // Each run removes its own state dir; the root is the test's to remove.
+    let _ = std::fs::remove_dir_all(&cfg.state_root);
+    traces
 }
 
 fn without_engine(t: &Trace) -> String {

@@ -372,6 +372,8 @@ mod tests {
         let (ours_left, theirs_left) = (ours.exists(), theirs.exists());
         let _ = std::fs::remove_file(&theirs);
         let _ = std::fs::remove_dir_all(&work);
+        // The per-process root too, unless a parallel test still uses it.
+        let _ = std::fs::remove_dir(super::work_root());
         assert!(!ours_left, "the row's own lock file is left behind");
         assert!(theirs_left, "another row's lock file was removed");
     }

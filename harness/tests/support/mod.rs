@@ -26,6 +26,7 @@ pub fn clawspec(args: &[&str]) -> Out {
 
 /// A fresh, empty temporary folder for one test.
 pub fn tmp(name: &str) -> PathBuf {
+    remove_dead_test_dirs();
     let d = std::env::temp_dir().join(format!("clawspec-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
@@ -38,4 +39,20 @@ pub fn json(path: &Path) -> serde_json::Value {
 
 pub fn s(p: &Path) -> &str {
     p.to_str().unwrap()
+}
+
+/// Test binaries have no teardown hook, so the folders of test processes
+/// that have exited are removed by the next one (once per process).
+fn remove_dead_test_dirs() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let Ok(dir) = std::fs::read_dir(std::env::temp_dir()) else { return };
+        for e in dir.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Some(pid) = name.strip_prefix("clawspec-test-").and_then(|r| r.split('-').next()).and_then(|p| p.parse::<u32>().ok()) else { continue };
+            if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    });
 }

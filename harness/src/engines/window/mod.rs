@@ -394,6 +394,8 @@ mod tests {
         let path = session_file(&format!("boot-{m:?}.jsonl"), &transcript());
         let p = json!({"sessionId": "s1", "sessionFile": path});
         let r = drive(m, &[req(1, "bootstrap", p.clone()), req(2, "bootstrap", p.clone()), req(3, "compact", json!({"sessionId": "s1", "compactionTarget": "threshold"}))]);
+        let _ = std::fs::remove_file(&path);
+        let _ = std::fs::remove_dir(std::path::Path::new(&path).parent().unwrap());
         assert_eq!(r[&1], json!({"bootstrapped": true, "importedMessages": first}));
         assert_eq!(r[&2]["importedMessages"], second);
     }
