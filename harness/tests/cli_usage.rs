@@ -1,7 +1,8 @@
 //! Everyday command-line behaviour through the real binary: `run` with globs,
 //! repeatable `--scenario`, the scenario library outside a checkout, lint of
 //! duplicate ids, output paths checked before running, `record --out`
-//! errors, one progress line per scenario when stderr is not a terminal.
+//! errors, one progress line per scenario when stderr is not a terminal and
+//! a progress bar when it is (a real pseudo-terminal).
 
 mod support;
 
@@ -99,4 +100,55 @@ fn one_line_per_finished_scenario_when_not_a_terminal() {
     assert!(lines.iter().any(|l| l.contains("tool-loop-multi-step: ok")), "{lines:?}");
     assert!(lines.iter().any(|l| l.contains("tool-loop-parallel: FAIL CE-ASM-003 (")), "{lines:?}");
     assert!(lines.iter().all(|l| l.contains("/2] ")), "{lines:?}");
+}
+
+/// `clawspec ARGS` with stderr on a fresh pseudo-terminal (120 columns):
+/// everything written to the terminal, and the exit code.
+fn clawspec_on_a_terminal(args: &[&str]) -> (String, i32) {
+    use std::io::Read;
+    use std::os::fd::FromRawFd;
+    // SAFETY: the POSIX pty calls on a descriptor we own; ptsname_r writes
+    // into the buffer it is given; the master fd is wrapped once.
+    let (master, slave_path) = unsafe {
+        let fd = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY);
+        assert!(fd >= 0 && libc::grantpt(fd) == 0 && libc::unlockpt(fd) == 0, "no pseudo-terminal");
+        let ws = libc::winsize { ws_row: 40, ws_col: 120, ws_xpixel: 0, ws_ypixel: 0 };
+        libc::ioctl(fd, libc::TIOCSWINSZ, &ws);
+        let mut name = [0 as libc::c_char; 128];
+        assert_eq!(libc::ptsname_r(fd, name.as_mut_ptr(), name.len()), 0);
+        (std::fs::File::from_raw_fd(fd), std::ffi::CStr::from_ptr(name.as_ptr()).to_string_lossy().into_owned())
+    };
+    let slave = std::fs::OpenOptions::new().read(true).write(true).open(&slave_path).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_clawspec"))
+        .args(args)
+        .current_dir(support::root())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(slave)
+        .spawn()
+        .expect("runs");
+    // Our copy of the slave is gone (moved into the child), so reading the
+    // master ends (EIO) once the child and its engines have exited.
+    let reader = std::thread::spawn(move || {
+        let (mut master, mut out) = (master, Vec::new());
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = master.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            out.extend_from_slice(&buf[..n]);
+        }
+        String::from_utf8_lossy(&out).into_owned()
+    });
+    let code = child.wait().unwrap().code().unwrap_or(-1);
+    (reader.join().unwrap(), code)
+}
+
+#[test]
+fn a_progress_bar_on_a_terminal() {
+    let (screen, code) = clawspec_on_a_terminal(&["certify", "--engine", "builtin:window:split-tool-pair", "--scenario", "tool-loop-*"]);
+    assert_eq!(code, 1, "{screen}");
+    assert!(screen.contains(" runs (2 scenarios × 3 profiles) "), "the bar is drawn:\n{screen:?}");
+    assert!(screen.contains(" failing"), "{screen:?}");
+    assert!(!screen.lines().any(|l| l.starts_with("[1/2] ")), "no per-scenario lines on a terminal:\n{screen:?}");
 }

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::sync::{Arc, Mutex};
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::check::Verdict;
 use crate::suite::Job;
@@ -43,14 +43,20 @@ struct State {
 
 impl Progress {
     pub fn new(jobs: &[Job], clauses: &[String], strict: bool) -> Progress {
+        let target = std::io::stderr().is_terminal().then(ProgressDrawTarget::stderr);
+        Progress::to(target, jobs, clauses, strict)
+    }
+
+    /// A bar drawn to `target`, or lines on stderr when `None`.
+    fn to(target: Option<ProgressDrawTarget>, jobs: &[Job], clauses: &[String], strict: bool) -> Progress {
         let mut left = BTreeMap::new();
         for j in jobs {
             *left.entry(j.scenario.id.clone()).or_insert(0) += 1;
         }
         let scenarios = left.len();
         let profiles = jobs.iter().map(|j| j.profile.id.as_str()).collect::<std::collections::BTreeSet<_>>().len();
-        let bar = std::io::stderr().is_terminal().then(|| {
-            let b = ProgressBar::new(jobs.len() as u64);
+        let bar = target.map(|target| {
+            let b = ProgressBar::with_draw_target(Some(jobs.len() as u64), target);
             let style = ProgressStyle::with_template(&format!("{{bar:30}} {{pos}}/{{len}} runs ({scenarios} scenarios × {profiles} profiles) {{wide_msg}}")).expect("template");
             b.set_style(style);
             b.set_message("0 failing");
@@ -122,5 +128,55 @@ impl Progress {
         if let Some(b) = &self.inner.bar {
             b.finish_and_clear();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::profile::Profile;
+    use crate::trace::EngineRecord;
+    use serde_json::Value;
+
+    fn jobs(ids: &[&str]) -> Vec<Job> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+        let loaded: Vec<_> = ids.iter().map(|id| crate::scenario::load_file(&root.join(format!("{id}.yaml"))).unwrap()).collect();
+        let profiles: Vec<Profile> = ["openclaw-2026.4.26", "openclaw-2026.9.6"].iter().map(|p| Profile::by_id(p).unwrap()).collect();
+        crate::suite::jobs(&loaded, &profiles)
+    }
+
+    fn faulted(job: &Job) -> Trace {
+        let engine = EngineRecord { display: "test".into(), info: None, methods: vec![], implementation: None, hooks: Value::Null };
+        let outcome = Outcome::EngineFault { kind: "crash-mid-call".into(), message: "gone".into(), step: 0, stderr: String::new() };
+        Trace::new(job.scenario.id.clone(), job.profile.id.clone(), engine, vec![], outcome, Default::default())
+    }
+
+    /// On a terminal the bar counts runs, names the last one and the runs
+    /// failing so far, and is what gets drawn (not the per-scenario lines).
+    #[test]
+    fn the_bar_counts_runs_and_failures_and_is_drawn() {
+        let term = indicatif::InMemoryTerm::new(4, 200);
+        let jobs = jobs(&["tool-loop-parallel", "tool-loop-multi-step"]);
+        let p = Progress::to(Some(ProgressDrawTarget::term_like(Box::new(term.clone()))), &jobs, &[], false);
+        let bar = p.inner.bar.clone().unwrap();
+        assert_eq!((bar.position(), bar.length()), (0, Some(4)));
+        assert_eq!(bar.message(), "0 failing");
+        p.finished(&faulted(&jobs[0]));
+        p.finished(&faulted(&jobs[1]));
+        assert_eq!(bar.position(), 2);
+        assert_eq!(bar.message(), format!("2 failing · {} × {}", jobs[1].scenario.id, jobs[1].profile.id));
+        // Drawing is rate-limited, so the screen may lag the state by a draw.
+        bar.tick();
+        let drawn = term.contents();
+        assert!(drawn.contains("/4 runs (2 scenarios × 2 profiles) ") && drawn.contains(" failing"), "{drawn:?}");
+        p.finish();
+        assert_eq!(term.contents().trim(), "", "the bar is cleared at the end");
+    }
+
+    /// Off a terminal there is no bar.
+    #[test]
+    fn no_bar_off_a_terminal() {
+        let p = Progress::to(None, &jobs(&["tool-loop-parallel"]), &[], false);
+        assert!(p.inner.bar.is_none());
     }
 }
