@@ -12,7 +12,7 @@ use clawspec_mock_providers::Provider;
 
 use crate::runtime::model::ScriptedModel;
 use crate::runtime::profile::Profile;
-use crate::driver::{Engine, EngineFault};
+use crate::driver::{Engine, EngineFault, StartFailure};
 use crate::runtime::{self, RunConfig, Sim};
 use crate::scenario::{Located, Scenario};
 use crate::trace::Trace;
@@ -151,7 +151,7 @@ async fn run_job(job: &Job, cfg: &RunConfig) -> Trace {
 /// Start the engine once and complete the handshake, before any run: an
 /// engine that cannot start fails the command once, with its stderr, instead
 /// of once per scenario × profile.
-pub async fn preflight(cfg: &RunConfig, profile: &Profile) -> Result<(), EngineFault> {
+pub async fn preflight(cfg: &RunConfig, profile: &Profile) -> Result<(), StartFailure> {
     let dir = cfg.state_root.join("preflight");
     std::fs::create_dir_all(&dir).map_err(|e| EngineFault::SpawnFailed { message: format!("cannot create {}: {e}", dir.display()) })?;
     let mut driver = cfg.driver.clone();
@@ -159,7 +159,7 @@ pub async fn preflight(cfg: &RunConfig, profile: &Profile) -> Result<(), EngineF
     let mut spec = cfg.engine.clone();
     spec.env.insert("CLAWSPEC_STATE_DIR".into(), dir.to_string_lossy().into_owned());
     let init = Sim::initialize_params(profile, cfg.engine_config.clone());
-    let r = match Engine::start(&spec, &driver, &init).await {
+    let r = match Engine::start_noting(&spec, &driver, &init).await {
         // Killed, not shut down: how it shuts down is judged in every run.
         Ok(e) => {
             e.kill().await;

@@ -146,3 +146,28 @@ fn a_faulted_run_still_records_the_unknown_api_reads_made_before_the_fault() {
     assert_eq!(r["runs"][0]["unknownApiMembers"], serde_json::json!(["api.notAHostMember", "api.runtime.notARuntimeMember"]));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A plugin that dies in `register` on an api member the host lacks: the
+/// read is named by certify's start-up error and kept in the faulted trace.
+#[test]
+fn a_plugin_that_dies_in_register_names_what_it_read() {
+    let plugin = root().join("adapters/node/test/plugins/newer-api/index.js");
+    let run = |cmd: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_clawspec"))
+            .args(cmd)
+            .arg("--plugin")
+            .arg(&plugin)
+            .args(["--sdk", "shim", "--scenario", "non-admitted-turns", "--profile", "openclaw-2026.9.6"])
+            .output()
+            .unwrap()
+    };
+    let o = run(&["certify"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("the engine cannot start (bad-handshake)"), "{stderr}");
+    assert!(stderr.contains("before it failed, the plugin read what the host does not provide (undefined for it): `api.registerTranscriptProjector`"), "{stderr}");
+    let o = run(&["run", "--json"]);
+    let t: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(t["outcome"]["kind"], "bad-handshake", "{t:#}");
+    assert_eq!(t["unknownApiMembers"], serde_json::json!(["api.registerTranscriptProjector"]), "{t:#}");
+}

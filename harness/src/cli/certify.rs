@@ -122,22 +122,20 @@ async fn run(a: Args) -> Result<u8, String> {
     let mut cannot_start = Vec::new();
     for p in &profiles {
         if let Err(f) = suite::preflight(&cfg, p).await {
-            let profile_specific = matches!(f, crate::driver::EngineFault::BadHandshake { .. });
+            let profile_specific = matches!(f.fault, crate::driver::EngineFault::BadHandshake { .. });
             cannot_start.push((p.id.clone(), f));
             if !profile_specific {
                 break;
             }
         }
     }
-    if cannot_start.len() == profiles.len() || cannot_start.last().is_some_and(|(_, f)| !matches!(f, crate::driver::EngineFault::BadHandshake { .. })) {
+    if cannot_start.len() == profiles.len() || cannot_start.last().is_some_and(|(_, f)| !matches!(f.fault, crate::driver::EngineFault::BadHandshake { .. })) {
         let _ = std::fs::remove_dir_all(&cfg.state_root);
         let (_, f) = cannot_start.last().expect("a failed profile");
-        let stderr = f.stderr().trim_end();
-        let stderr = if stderr.is_empty() { String::new() } else { format!("\nengine stderr:\n{}", indent(stderr)) };
-        return Err(format!("the engine cannot start ({}): {f}{stderr}", f.kind()));
+        return Err(cannot_start_message(f));
     }
     for (p, f) in &cannot_start {
-        eprintln!("warning: the engine cannot start under {p} ({}): {f}; every run there fails", f.kind());
+        eprintln!("warning: the engine cannot start under {p} ({}): {}{}; every run there fails", f.fault.kind(), f.fault, unknown_api_note(f));
     }
     let started = Instant::now();
     let progress = Progress::new(&jobs, &a.clauses, a.strict);
@@ -263,6 +261,22 @@ fn signal_name(sig: i32) -> &'static str {
         libc::SIGTERM => "SIGTERM",
         _ => "a signal",
     }
+}
+
+/// The one error of a command whose engine cannot start: the fault, what
+/// the plugin read that the host lacks, and its stderr.
+pub(super) fn cannot_start_message(f: &crate::driver::StartFailure) -> String {
+    let stderr = f.fault.stderr().trim_end();
+    let stderr = if stderr.is_empty() { String::new() } else { format!("\nengine stderr:\n{}", indent(stderr)) };
+    format!("the engine cannot start ({}): {}{}{stderr}", f.fault.kind(), f.fault, unknown_api_note(f))
+}
+
+fn unknown_api_note(f: &crate::driver::StartFailure) -> String {
+    if f.unknown_api.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = f.unknown_api.iter().map(|n| format!("`{n}`")).collect();
+    format!("\nbefore it failed, the plugin read what the host does not provide (undefined for it): {}", names.join(", "))
 }
 
 pub(super) fn indent(text: &str) -> String {

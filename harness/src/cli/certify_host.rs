@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use super::certify::{check_clauses, check_outputs, conclude, indent, interruption, load_baseline, Args};
+use super::certify::{check_clauses, check_outputs, conclude, interruption, load_baseline, Args};
 use super::common::state_root;
 use super::progress::Progress;
 use crate::driver::{reaper, EngineSpec};
@@ -123,9 +123,7 @@ pub async fn run(a: Args) -> Result<u8, String> {
     let (stop, caught) = interruption()?;
     if let Err(f) = suite::preflight(&cfg, &profile).await {
         let _ = std::fs::remove_dir_all(&cfg.state_root);
-        let stderr = f.stderr().trim_end();
-        let stderr = if stderr.is_empty() { String::new() } else { format!("\nengine stderr:\n{}", indent(stderr)) };
-        return Err(format!("the engine cannot start ({}): {f}{stderr}", f.kind()));
+        return Err(super::certify::cannot_start_message(&f));
     }
     let _ = std::fs::remove_dir_all(&cfg.state_root);
 

@@ -248,5 +248,5 @@ mod spawn;
 mod spec;
 mod stderr;
 pub use sandbox::Sandbox;
-pub use process::{sandboxed_output, total_bytes_sent, Engine, UNKNOWN_API_KEEP, UNKNOWN_API_NAME_CHARS};
+pub use process::{sandboxed_output, total_bytes_sent, Engine, StartFailure, UNKNOWN_API_KEEP, UNKNOWN_API_NAME_CHARS};
 pub use spec::{resolve_clawspec_exe, SpecError};

@@ -115,11 +115,32 @@ impl HostHandler for NoHost {
     fn notification(&mut self, _: &str, _: &Value) {}
 }
 
+/// Why an engine did not start, with the unknown-api reads it made first.
+#[derive(Debug)]
+pub struct StartFailure {
+    pub fault: EngineFault,
+    /// `$/unknownApiMember` names received before the fault.
+    pub unknown_api: Vec<String>,
+}
+
+impl From<EngineFault> for StartFailure {
+    fn from(fault: EngineFault) -> Self {
+        StartFailure { fault, unknown_api: Vec::new() }
+    }
+}
+
 impl Engine {
     /// Spawn the process (in its own process group) and run `initialize`;
     /// with a warm pool (`DriverConfig::warm`), take a parked process of the
     /// same engine instead when there is one (`pool`).
     pub async fn start(spec: &EngineSpec, config: &DriverConfig, init: &InitializeParams) -> Result<Engine, EngineFault> {
+        Self::start_noting(spec, config, init).await.map_err(|f| f.fault)
+    }
+
+    /// [`Engine::start`], and on failure also what the plugin read that the
+    /// host does not provide before it failed (a plugin that dies in its
+    /// `register` often dies of exactly such a read).
+    pub async fn start_noting(spec: &EngineSpec, config: &DriverConfig, init: &InitializeParams) -> Result<Engine, StartFailure> {
         if let (Some(pool), Some(state)) = (config.warm.clone(), config.sandbox.state_dir.as_deref()) {
             if let Some(root) = pool::root_of(state) {
                 let key = pool::key(spec, &config.sandbox, &root, init);
@@ -140,7 +161,7 @@ impl Engine {
         Self::spawn_and_handshake(spec, config, init, None).await
     }
 
-    async fn start_warm(spec: &EngineSpec, config: &DriverConfig, init: &InitializeParams, pool: Arc<pool::Pool>, key: String, root: PathBuf) -> Result<Engine, EngineFault> {
+    async fn start_warm(spec: &EngineSpec, config: &DriverConfig, init: &InitializeParams, pool: Arc<pool::Pool>, key: String, root: PathBuf) -> Result<Engine, StartFailure> {
         while let Some(mut e) = pool.take(&key) {
             match e.reuse(spec, config, init).await {
                 Ok(()) => return Ok(e),
@@ -176,7 +197,7 @@ impl Engine {
         Ok(())
     }
 
-    async fn spawn_and_handshake(spec: &EngineSpec, config: &DriverConfig, init: &InitializeParams, writable_root: Option<&std::path::Path>) -> Result<Engine, EngineFault> {
+    async fn spawn_and_handshake(spec: &EngineSpec, config: &DriverConfig, init: &InitializeParams, writable_root: Option<&std::path::Path>) -> Result<Engine, StartFailure> {
         reaper::become_subreaper();
         let spawn::Prepared { cmd, token, owned_dir } = spawn::prepare_in(spec, config, writable_root)?;
         let mut cmd = tokio::process::Command::from(cmd);
@@ -194,7 +215,7 @@ impl Engine {
             Ok(c) => c,
             Err(f) => {
                 remove_owned(&owned_dir);
-                return Err(f);
+                return Err(f.into());
             }
         };
         let pgid = child.id().map(|p| p as i32).unwrap_or(0);
@@ -226,7 +247,9 @@ impl Engine {
             last_stderr: String::new(),
             unknown_api: Vec::new(),
         };
-        e.handshake(init).await?;
+        if let Err(fault) = e.handshake(init).await {
+            return Err(StartFailure { fault, unknown_api: std::mem::take(&mut e.unknown_api) });
+        }
         Ok(e)
     }
 

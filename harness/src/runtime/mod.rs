@@ -564,11 +564,13 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
     if profile.transcript_store == profile::TranscriptStore::Sqlite {
         spec.env.insert("CLAWSPEC_OPENCLAW_STATE_DIR".into(), state_dir.to_string_lossy().into_owned());
     }
-    let engine = match Engine::start(&spec, &driver, &init).await {
+    let engine = match Engine::start_noting(&spec, &driver, &init).await {
         Ok(e) => e,
-        Err(f) => {
+        Err(crate::driver::StartFailure { fault: f, unknown_api }) => {
             let outcome = Outcome::EngineFault { kind: f.kind().into(), message: f.to_string(), step: 0, stderr: f.stderr().into() };
-            return Trace::new(scenario.id.clone(), profile.id.clone(), engine_rec, vec![], outcome, Default::default());
+            let mut t = Trace::new(scenario.id.clone(), profile.id.clone(), engine_rec, vec![], outcome, Default::default());
+            t.unknown_api_members = unknown_api;
+            return t;
         }
     };
     engine_rec.info = serde_json::to_value(&engine.init.info).ok();
