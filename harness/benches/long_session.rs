@@ -7,6 +7,11 @@
 //! of the same run. `--no-delta` turns `messageDelta` off (every call then
 //! carries the whole history, as before the capability existed).
 //!
+//! `floor` is the CPU this process takes to write every call's message
+//! arrays as JSON and read them back once (see [`floor_cpu`]); `host/floor`
+//! and `eng/floor` staying flat across sizes means per-call cost linear in
+//! the history each call carries.
+//!
 //! `--per-clause` also prints the CPU seconds of each clause (and of
 //! resolving every assemble once, which the clauses share), per size: what to
 //! look at when the checks grow faster than the trace.
@@ -73,6 +78,29 @@ fn expanded_bytes(t: &Trace) -> usize {
     n
 }
 
+/// The floor of a host that hands each call its whole history across a
+/// process boundary, as the contract's params are: CPU seconds to write every
+/// call's message arrays as JSON once and read them back once (the trace's
+/// format-1 content, which OpenClaw's in-process host does not pay but its
+/// provider request does, every turn). Host and engine CPU against this, per
+/// size: a constant ratio means their per-call cost is linear in the
+/// history they are given, and the session's growth is the contract's.
+fn floor_cpu(t: &Trace) -> f64 {
+    let t0 = cpu().0;
+    for e in &t.events {
+        if let Event::Call(c) = e {
+            for v in [Some(&c.params), match &c.reply { clawspec::trace::ReplyRecord::Ok(v) => Some(v), _ => None }].into_iter().flatten() {
+                if let Some(ms) = t.messages(v) {
+                    let bytes = serde_json::to_vec(&ms).expect("messages serialise");
+                    let back: Vec<serde_json::Value> = serde_json::from_slice(&bytes).expect("and parse");
+                    std::hint::black_box(back);
+                }
+            }
+        }
+    }
+    cpu().0 - t0
+}
+
 fn main() {
     let args: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
     if std::env::args().any(|a| a == "--list") {
@@ -99,8 +127,8 @@ fn main() {
     };
     println!("long session × builtin:window × {} × messageDelta {}", profile.id, if delta { "on" } else { "off" });
     println!(
-        "{:>6} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>11} {:>11} {:>10} {:>9} {:>9}",
-        "steps", "calls", "run", "host-cpu", "eng-cpu", "checks", "chk-cpu", "trace", "format-1", "wire", "messages", "peak RSS", "verdicts"
+        "{:>6} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>11} {:>11} {:>10} {:>9} {:>9} {:>9} {:>10} {:>9}",
+        "steps", "calls", "run", "host-cpu", "eng-cpu", "checks", "chk-cpu", "trace", "format-1", "wire", "messages", "peak RSS", "verdicts", "floor", "host/floor", "eng/floor"
     );
     let mut first: Option<[f64; 10]> = None;
     let mut rows = Vec::new();
@@ -132,16 +160,19 @@ fn main() {
         let bytes = trace.to_pretty_json().len() as f64;
         let peak = peak_kb().saturating_sub(base_rss) as f64;
         let expanded = expanded_bytes(&trace) as f64;
+        let floor = floor_cpu(&trace).max(1e-9);
         assert!(matches!(trace.outcome, clawspec::trace::Outcome::Completed { .. }), "{:?}", trace.outcome);
         let calls = trace.calls().count();
         println!(
-            "{steps:>6} {calls:>7} {run:>8.2}s {host_cpu:>8.2}s {engine_cpu:>8.2}s {checks:>8.2}s {check_cpu:>8.2}s {:>9.1}MB {:>9.1}MB {:>9.1}MB {:>10} {:>7.0}MB {:>9}",
+            "{steps:>6} {calls:>7} {run:>8.2}s {host_cpu:>8.2}s {engine_cpu:>8.2}s {checks:>8.2}s {check_cpu:>8.2}s {:>9.1}MB {:>9.1}MB {:>9.1}MB {:>10} {:>7.0}MB {:>9} {floor:>8.2}s {:>9.1}× {:>8.1}×",
             bytes / 1e6,
             expanded / 1e6,
             wire / 1e6,
             trace.store.messages.len(),
             peak / 1024.0,
-            verdicts.len()
+            verdicts.len(),
+            host_cpu / floor,
+            engine_cpu / floor
         );
         let now = [steps as f64, run, checks.max(1e-9), bytes, peak.max(1.0), expanded, wire.max(1.0), host_cpu.max(1e-9), engine_cpu.max(1e-9), check_cpu.max(1e-9)];
         let f = *first.get_or_insert(now);
