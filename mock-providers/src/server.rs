@@ -132,6 +132,8 @@ struct State {
     rules: Rules,
     script: VecDeque<Reply>,
     minted: u64,
+    /// Responses answered so far (each gets its own id, [`response_id`]).
+    responses: u64,
     /// When set, only requests for this model consume the script; a host's
     /// side calls on another model (utility tasks) get the default answer.
     script_model: Option<String>,
@@ -212,6 +214,10 @@ impl Respond for Validating {
             return t;
         }
         let hold = failure.as_ref().and_then(crate::scripted::hold);
+        st.responses += 1;
+        if let Some(o) = reply.as_object_mut() {
+            o.entry("responseId").or_insert_with(|| json!(response_id(p, st.responses)));
+        }
         if let Some(t) = reply["thinking"].as_str().map(str::to_string) {
             let sig = match reply["signature"].as_str() {
                 Some(scripted) => scripted.to_string(),
@@ -293,8 +299,27 @@ impl Respond for LogView {
     }
 }
 
+/// The id of the mock's `n`-th response (from 1): every response its own,
+/// as a real provider mints one per response (Anthropic `msg_…`, OpenAI
+/// `chatcmpl-…`/`resp_…`, Gemini `responseId`). An engine may key messages
+/// by it (lossless-claw's `assistant-response:<responseId>`); one id for every
+/// reply made it drop all but the first assistant of a conversation.
+pub fn response_id(p: Provider, n: u64) -> String {
+    let fixed = match p {
+        Provider::Anthropic => "msg_mock",
+        Provider::OpenAiChat | Provider::Mistral => "chatcmpl-mock",
+        Provider::OpenAiResponses => "resp_mock",
+        Provider::Gemini => "mock-response",
+        Provider::Bedrock => "bedrock-mock",
+    };
+    format!("{fixed}-{n:04}")
+}
+
 /// A scripted reply in the provider's response format.
 pub fn render(p: Provider, reply: &Value) -> Value {
+    // A real provider mints an id per response; a scripted reply without one
+    // (a fixture) gets the API's fixed mock id.
+    let id = |fixed: &'static str| reply["responseId"].as_str().map(str::to_string).unwrap_or_else(|| fixed.to_string());
     let text = reply["text"].as_str().unwrap_or("");
     let calls = reply["toolCalls"].as_array().cloned().unwrap_or_default();
     let tool = !calls.is_empty();
@@ -310,7 +335,7 @@ pub fn render(p: Provider, reply: &Value) -> Value {
             content.push(json!({"type":"text","text":text}));
             content.extend(calls.iter().map(|c| json!({"type":"tool_use","id":c["id"],"name":c["name"],"input":c["arguments"]})));
             let usage = json!({"input_tokens": reply["usage"]["input"].as_u64().unwrap_or(0), "output_tokens": reply["usage"]["output"].as_u64().unwrap_or(0)});
-            json!({"id":"msg_mock","type":"message","role":"assistant","model":"mock","content":content,"stop_reason": if tool {"tool_use"} else {"end_turn"},"usage":usage})
+            json!({"id":id("msg_mock"),"type":"message","role":"assistant","model":"mock","content":content,"stop_reason": if tool {"tool_use"} else {"end_turn"},"usage":usage})
         }
         Provider::OpenAiChat | Provider::Mistral => {
             let tc: Vec<Value> = calls.iter().map(|c| json!({"id":c["id"],"type":"function","function":{"name":c["name"],"arguments":c["arguments"].to_string()}})).collect();
@@ -321,13 +346,13 @@ pub fn render(p: Provider, reply: &Value) -> Value {
             if tool {
                 msg["tool_calls"] = json!(tc);
             }
-            json!({"id":"chatcmpl-mock","object":"chat.completion","model":"mock","choices":[{"index":0,"message":msg,"finish_reason": if tool {"tool_calls"} else {"stop"}}]})
+            json!({"id":id("chatcmpl-mock"),"object":"chat.completion","model":"mock","choices":[{"index":0,"message":msg,"finish_reason": if tool {"tool_calls"} else {"stop"}}]})
         }
         Provider::OpenAiResponses => {
             let mut output: Vec<Value> = thinking.map(|t| json!({"type":"reasoning","id":"rs_mock","encrypted_content":sig,"summary":[{"type":"summary_text","text":t}]})).into_iter().collect();
             output.push(json!({"type":"message","id":"msg_mock","role":"assistant","content":[{"type":"output_text","text":text}]}));
             output.extend(calls.iter().enumerate().map(|(i, c)| json!({"type":"function_call","id":format!("fc_mock{i}"),"call_id":c["id"],"name":c["name"],"arguments":c["arguments"].to_string()})));
-            json!({"id":"resp_mock","object":"response","status":"completed","output":output})
+            json!({"id":id("resp_mock"),"object":"response","status":"completed","output":output})
         }
         Provider::Gemini => {
             let mut parts: Vec<Value> = thinking.map(|t| json!({"text":t,"thought":true,"thoughtSignature":sig})).into_iter().collect();
@@ -340,7 +365,7 @@ pub fn render(p: Provider, reply: &Value) -> Value {
                 }
                 v
             }));
-            json!({"candidates":[{"content":{"role":"model","parts":parts},"finishReason":"STOP"}]})
+            json!({"candidates":[{"content":{"role":"model","parts":parts},"finishReason":"STOP"}],"responseId":id("mock-response")})
         }
         Provider::Bedrock => {
             let mut content: Vec<Value> = thinking.map(|t| json!({"reasoningContent":{"reasoningText":{"text":t,"signature":sig}}})).into_iter().collect();
@@ -380,7 +405,7 @@ impl MockProvider {
         let aligned = script_model.is_some();
         let mut addressed: Vec<String> = script.iter().filter_map(|r| r.addressed_to.clone()).collect();
         addressed.dedup();
-        let state = Arc::new(Mutex::new(State { rules, script: script.into(), minted: 0, script_model, step: None, addressed, options, log: VecDeque::new(), received: 0, last_failure: None }));
+        let state = Arc::new(Mutex::new(State { rules, script: script.into(), minted: 0, responses: 0, script_model, step: None, addressed, options, log: VecDeque::new(), received: 0, last_failure: None }));
         if aligned {
             Mock::given(method("POST")).and(path(STEP_PATH)).respond_with(StepMarker(state.clone())).mount(&server).await;
         }

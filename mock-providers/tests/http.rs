@@ -187,3 +187,22 @@ async fn responses_names_the_reasoning_item_it_minted_with_a_call() {
     assert_eq!(status, 400, "{body}");
     assert_eq!(body["error"]["message"], format!("Item '{fc}' of type 'function_call' was provided without its required 'reasoning' item: '{rs}'."));
 }
+
+/// Each response has its own id, as a real provider mints one per response
+/// (an engine keying assistants by it kept only the first of a conversation).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_response_has_its_own_id() {
+    for p in [Provider::Anthropic, Provider::OpenAiChat, Provider::OpenAiResponses, Provider::Gemini] {
+        let server = MockProvider::start(p, Rules::default()).await;
+        let fixed = clawspec_mock_providers::repair::repair(&clawspec_mock_providers::repair::Policy::for_provider(p), transcript());
+        let mut ids = Vec::new();
+        for _ in 0..2 {
+            let (url, req) = (server.endpoint(), to_wire(p, &fixed, &RequestOptions { model: "m".into(), ..Default::default() }));
+            let (status, body) = tokio::task::spawn_blocking(move || post_json(&url, &req, &[])).await.unwrap().unwrap();
+            assert_eq!(status, 200, "{p}: {body}");
+            ids.push(body.get("id").or_else(|| body.get("responseId")).and_then(|v| v.as_str()).map(str::to_string).unwrap_or_else(|| panic!("{p}: no id in {body}")));
+        }
+        assert_eq!(ids[0], clawspec_mock_providers::server::response_id(p, 1), "{p}");
+        assert_ne!(ids[0], ids[1], "{p}");
+    }
+}

@@ -99,6 +99,13 @@ impl Ids {
             _ => format!("{kind}-{:04}", n),
         }
     }
+
+    /// The next number of `kind` (from 1), for ids formatted elsewhere.
+    pub fn number(&mut self, kind: &'static str) -> u64 {
+        let n = self.counters.entry(kind).or_insert(0);
+        *n += 1;
+        *n
+    }
 }
 
 #[cfg(test)]

@@ -501,6 +501,11 @@ impl<'a> Sim<'a> {
     }
 
     pub fn new_session(&mut self) {
+        // The host's entry ids are unique across sessions (UUIDs): a reset's
+        // new session must not reuse the ids of the one it replaces (an
+        // engine that keys messages by entry id across a conversation took
+        // the new session's first message for one it had stored).
+        let ids_so_far = self.transcript.entries_numbered();
         self.session_counter += 1;
         let id = format!("sess-{:04}", self.session_counter);
         self.transcript = match self.profile.transcript_store {
@@ -516,6 +521,7 @@ impl<'a> Sim<'a> {
                 Transcript::sqlite(id, sqlite_store::SqliteSession::new(db, self.setup.agent_id.clone(), self.setup.session_key.clone()))
             }
         };
+        self.transcript.start_ids_after(ids_so_far);
     }
 }
 

@@ -321,6 +321,14 @@ pub struct ReplyFields {
     pub responses_output: bool,
 }
 
+/// The id of the run's `n`-th provider response: `base` (the API's mock id
+/// prefix, [`ReplyFields::response_id`]) and the number, the format the mock
+/// provider mints on the real host (mock-providers `server::response_id`), so
+/// every response has its own id as with a real provider.
+pub fn response_id(base: &str, n: u64) -> String {
+    format!("{base}-{n:04}")
+}
+
 pub fn reply_fields(profile: &Profile, setup: &Setup) -> ReplyFields {
     match wire(profile, setup) {
         // openai-completions-stream-*.mjs: `output.responseId ||= chunk.id`.

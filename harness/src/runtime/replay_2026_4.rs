@@ -245,7 +245,8 @@ fn normalized_usage(usage: Option<&Value>) -> Value {
 
 /// What 4.26's transports (@mariozechner/pi-ai dist/providers/*.js) record
 /// on the mock's reply: the provider's usage (zeros from the mock) with
-/// `cost`, and the response id each API carries (anthropic.js
+/// `cost`, and the response id each API carries, numbered per response as
+/// the mock mints them (`replay::response_id`; anthropic.js
 /// `event.message.id` → `msg_mock`; openai-completions.js
 /// `output.responseId ||= chunk.id` → `chatcmpl-mock`, Mistral too;
 /// openai-responses-shared.js `response.id` → `resp_mock`; google.js
@@ -257,7 +258,7 @@ fn normalized_usage(usage: Option<&Value>) -> Value {
 /// `msg_mock` message item and `fc_mock<i>` function calls, as a real
 /// Responses API answers `msg_…`/`fc_…` items (twins of
 /// http-openai-responses and model-switch on 4.26).
-pub fn record_reply(setup: &Setup, a: &mut AssistantMessage) {
+pub fn record_reply(setup: &Setup, a: &mut AssistantMessage, n: u64) {
     a.usage = Some(zero_usage());
     let wire = Provider::for_openclaw(&setup.provider, &setup.api);
     let response_id = match wire {
@@ -266,7 +267,7 @@ pub fn record_reply(setup: &Setup, a: &mut AssistantMessage) {
         Some(Provider::Gemini) => "mock-response",
         _ => "msg_mock",
     };
-    a.extra.insert("responseId".into(), json!(response_id));
+    a.extra.insert("responseId".into(), json!(super::replay::response_id(response_id, n)));
     if wire == Some(Provider::OpenAiResponses) {
         mark_responses_reply(a);
     }
@@ -423,15 +424,15 @@ mod tests {
     #[test]
     fn responses_replies_carry_item_ids_and_text_signatures() {
         let mut a: AssistantMessage = serde_json::from_value(json!({"role": "assistant", "content": [{"type": "text", "text": "t"}, {"type": "toolCall", "id": "toolu_0001", "name": "read", "arguments": {}}], "timestamp": 1})).unwrap();
-        record_reply(&setup("openai", "openai-responses", "gpt-5.1"), &mut a);
+        record_reply(&setup("openai", "openai-responses", "gpt-5.1"), &mut a, 1);
         let v = serde_json::to_value(&a).unwrap();
         assert_eq!(v["content"][0]["textSignature"], r#"{"v":1,"id":"msg_mock"}"#);
         assert_eq!(v["content"][1]["id"], "toolu_0001|fc_mock0");
-        assert_eq!(v["responseId"], "resp_mock");
+        assert_eq!(v["responseId"], "resp_mock-0001", "each response its own id");
         let mut b: AssistantMessage = serde_json::from_value(json!({"role": "assistant", "content": [{"type": "text", "text": "t"}], "timestamp": 1})).unwrap();
-        record_reply(&Setup::default(), &mut b);
+        record_reply(&Setup::default(), &mut b, 2);
         let v = serde_json::to_value(&b).unwrap();
-        assert_eq!((v["responseId"].as_str(), v["content"][0].get("textSignature")), (Some("msg_mock"), None));
+        assert_eq!((v["responseId"].as_str(), v["content"][0].get("textSignature")), (Some("msg_mock-0002"), None));
     }
 
     // Twin of regression-a8-long-call-ids on 4.26: a `call_…|fc_…` pair without

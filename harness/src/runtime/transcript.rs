@@ -121,6 +121,11 @@ impl Transcript {
         format!("e{}", self.next_entry + 1)
     }
 
+    /// How many entry ids this transcript has given out (or skipped).
+    pub fn entries_numbered(&self) -> u64 {
+        self.next_entry
+    }
+
     /// Entry ids of this transcript start after `base`: the host's ids are
     /// unique across sessions (UUIDs), so a second session of the run (a
     /// subagent child's) must not reuse the ids of another.

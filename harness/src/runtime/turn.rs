@@ -918,15 +918,16 @@ fn precheck(sim: &mut Sim<'_>, history: &[AgentMessage], session: &[AgentMessage
 /// mock-providers server.rs `render`), adds `contextUsage` (`unavailable`
 /// without prompt usage, @openclaw/ai dist anthropic-stream-reducer-*.mjs),
 /// the response's id/model (`responseId`/`responseModel`, same file: the mock
-/// answers `msg_mock` and names the requested model, as a real provider does) and the run id (`__openclaw.runId`). Earlier
+/// answers `msg_mock-<n>`, its own id per response, and names the requested model, as a real provider does) and the run id (`__openclaw.runId`). Earlier
 /// profiles keep the runtime's prompt estimate as input usage.
-pub(super) fn provider_reply_fields(sim: &Sim<'_>, m: &mut AgentMessage, step: &ModelStep, prompt_tokens: u64) {
+pub(super) fn provider_reply_fields(sim: &mut Sim<'_>, m: &mut AgentMessage, step: &ModelStep, prompt_tokens: u64) {
     if sim.profile.webchat_entry_v2026_4 {
         // 2026.4.26 records the provider's usage (zeros from the mock) with
         // `cost`, and the response id; no contextUsage/responseModel/runId
         // (observed on the real gateway by `clawspec twin`).
         if let AgentMessage::Assistant(a) = m {
-            super::replay_2026_4::record_reply(&sim.setup, a);
+            let n = sim.ids.number("response");
+            super::replay_2026_4::record_reply(&sim.setup, a, n);
         }
         return;
     }
@@ -953,7 +954,7 @@ pub(super) fn provider_reply_fields(sim: &Sim<'_>, m: &mut AgentMessage, step: &
         );
     }
     a.usage = Some(usage);
-    a.extra.insert("responseId".into(), json!(wire.response_id));
+    a.extra.insert("responseId".into(), json!(super::replay::response_id(wire.response_id, sim.ids.number("response"))));
     if wire.response_model_always {
         a.extra.insert("responseModel".into(), json!(sim.setup.model));
     }

@@ -23,7 +23,7 @@ fn data(v: &Value) -> String {
 
 fn chunk(meta: &StreamMeta, delta: Value, finish: Option<&Value>) -> Value {
     json!({
-        "id": "chatcmpl-mock", "object": "chat.completion.chunk", "created": 0, "model": meta.model,
+        "id": meta.response_id.as_deref().unwrap_or("chatcmpl-mock"), "object": "chat.completion.chunk", "created": 0, "model": meta.model,
         "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish.cloned().unwrap_or(Value::Null)}]
     })
 }
@@ -64,7 +64,7 @@ pub fn openai(rendered: &Value, meta: &StreamMeta) -> String {
     }
     out += &data(&chunk(meta, json!({}), Some(&choice["finish_reason"])));
     if meta.include_usage {
-        out += &data(&json!({"id": "chatcmpl-mock", "object": "chat.completion.chunk", "created": 0, "model": meta.model, "choices": [], "usage": usage(meta)}));
+        out += &data(&json!({"id": meta.response_id.as_deref().unwrap_or("chatcmpl-mock"), "object": "chat.completion.chunk", "created": 0, "model": meta.model, "choices": [], "usage": usage(meta)}));
     }
     out + "data: [DONE]\n\n"
 }
@@ -102,7 +102,7 @@ mod tests {
     use crate::Provider;
 
     fn meta(include_usage: bool) -> StreamMeta {
-        StreamMeta { model: "gpt-4.1".into(), input_tokens: 12, output_tokens: 3, include_usage }
+        StreamMeta { model: "gpt-4.1".into(), input_tokens: 12, output_tokens: 3, include_usage, response_id: None }
     }
 
     /// One chunk frame exactly as written on the wire (`delta` and `finish` raw JSON).

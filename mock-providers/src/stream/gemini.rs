@@ -24,7 +24,7 @@ pub fn stream(rendered: &Value, meta: &StreamMeta) -> String {
     let mut out = String::new();
     for (i, part) in parts.iter().enumerate() {
         let mut c = json!({"content": {"parts": [part], "role": "model"}, "index": 0});
-        let mut chunk = json!({"candidates": [], "modelVersion": meta.model, "responseId": "mock-response"});
+        let mut chunk = json!({"candidates": [], "modelVersion": meta.model, "responseId": meta.response_id.as_deref().unwrap_or("mock-response")});
         if i == last {
             c["finishReason"] = candidate["finishReason"].clone();
             chunk["usageMetadata"] = json!({"promptTokenCount": meta.input_tokens, "candidatesTokenCount": meta.output_tokens, "totalTokenCount": meta.input_tokens + meta.output_tokens});
@@ -42,7 +42,7 @@ mod tests {
     use crate::Provider;
 
     fn meta() -> StreamMeta {
-        StreamMeta { model: "gemini-2.5-pro".into(), input_tokens: 5, output_tokens: 1, include_usage: false }
+        StreamMeta { model: "gemini-2.5-pro".into(), input_tokens: 5, output_tokens: 1, include_usage: false, response_id: None }
     }
 
     #[test]

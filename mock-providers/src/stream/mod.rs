@@ -30,6 +30,9 @@ pub struct StreamMeta {
     pub output_tokens: u64,
     /// OpenAI chat: the request asked for `stream_options.include_usage`.
     pub include_usage: bool,
+    /// The response's id (`crate::server::response_id`); `None`: each API's
+    /// fixed mock id.
+    pub response_id: Option<String>,
 }
 
 impl StreamMeta {
@@ -45,6 +48,7 @@ impl StreamMeta {
             input_tokens: reply["usage"]["input"].as_u64().unwrap_or(0),
             output_tokens: reply["usage"]["output"].as_u64().unwrap_or(0),
             include_usage: request["stream_options"]["include_usage"] == Value::Bool(true),
+            response_id: reply["responseId"].as_str().map(str::to_string),
         }
     }
 }

@@ -32,7 +32,7 @@ impl Events {
 }
 
 fn response(meta: &StreamMeta, status: &str, output: Vec<Value>, usage: Value) -> Value {
-    json!({"id": "resp_mock", "object": "response", "created_at": 0, "status": status, "model": meta.model, "output": output, "usage": usage})
+    json!({"id": meta.response_id.as_deref().unwrap_or("resp_mock"), "object": "response", "created_at": 0, "status": status, "model": meta.model, "output": output, "usage": usage})
 }
 
 /// A rendered Responses reply (`server::render`) as its stream of events.
@@ -103,7 +103,7 @@ mod tests {
     use crate::Provider;
 
     fn meta() -> StreamMeta {
-        StreamMeta { model: "gpt-5.1".into(), input_tokens: 7, output_tokens: 2, include_usage: false }
+        StreamMeta { model: "gpt-5.1".into(), input_tokens: 7, output_tokens: 2, include_usage: false, response_id: None }
     }
 
     fn events(s: &str) -> Vec<(String, Value)> {
