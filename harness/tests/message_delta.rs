@@ -3,6 +3,8 @@
 //! verdicts and reports — as without it, for every scenario under every
 //! profile, while each message crosses the pipe once.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 
 use clawspec::driver::{CallOptions, DriverConfig, Engine, EngineSpec, HostHandler, Reply};
@@ -39,7 +41,7 @@ fn library(spec: &EngineSpec, delta: bool) -> Vec<String> {
         driver: DriverConfig { message_delta: delta, ..DriverConfig::default() },
         // Both runs' paths have one length: prompts embed the workspace path
         // (2026.4.26's heartbeat hint) and the estimates count it.
-        state_root: std::env::temp_dir().join(format!("clawspec-delta-{}-{}", std::process::id(), if delta { "d1" } else { "d0" })),
+        state_root: support::shared_tmp(if delta { "delta-d1" } else { "delta-d0" }),
         engine_config: None,
         via_http: false,
     };

@@ -5,6 +5,8 @@
 //! releases (adapters/node/test/sdk/) laid out as a clawspec cache make this
 //! run everywhere; the real packages are used when they are cached.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -37,10 +39,7 @@ fn assembled(r: &serde_json::Value, profile: &str) -> bool {
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("clawspec-sdk-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    support::tmp(&format!("sdk-{name}"))
 }
 
 #[test]

@@ -2,6 +2,8 @@
 //! openclaw-2026.4.26, openclaw-2026.9.6 and rfc-82137 (issue 3). Each
 //! assertion names the OpenClaw behaviour it pins.
 
+mod support;
+
 use std::path::Path;
 
 use clawspec::driver::{DriverConfig, EngineSpec};
@@ -21,7 +23,10 @@ fn run_with(engine: &str, profile: &str, scenario: &str, engine_config: Option<V
     let cfg = RunConfig {
         engine: EngineSpec::builtin_at(env!("CARGO_BIN_EXE_clawspec"), engine),
         driver: DriverConfig::default(),
-        state_root: std::env::temp_dir().join(format!("clawspec-profiles-{}-{engine}-{profile}", std::process::id())),
+        // Shared by parallel tests of the same engine × profile (each run has
+        // its own dir inside), so never emptied here; support removes it once
+        // this process has exited.
+        state_root: support::shared_tmp(&format!("profiles-{engine}-{profile}")),
         engine_config,
         via_http: false,
     };

@@ -2,6 +2,8 @@
 //! codes, every format (JUnit validated against the common XSD, in Rust), baselines
 //! (new / baselined / stale), diff, and shards merged back into one report.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -12,10 +14,7 @@ fn clawspec(args: &[&str]) -> (i32, String, String) {
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("clawspec-report-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    support::tmp(&format!("report-{name}"))
 }
 
 fn without_timing(json: &str) -> serde_json::Value {

@@ -8,6 +8,8 @@
 //! Skips (passes, printing why) when the package is not in the cache; the
 //! CI fidelity step installs it.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -54,10 +56,7 @@ fn run_sdk(pkg: &Path, node: &Path, args: &[&str], state: &Path) -> String {
 }
 
 fn temp_state(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("clawspec-sdk-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    support::tmp(&format!("sdk-{name}"))
 }
 
 #[test]

@@ -41,6 +41,13 @@ pub fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// A folder parallel tests may share (never emptied): named like [`tmp`]'s,
+/// so it is removed once this test process has exited.
+pub fn shared_tmp(name: &str) -> PathBuf {
+    remove_dead_test_dirs();
+    std::env::temp_dir().join(format!("clawspec-test-{}-{name}", std::process::id()))
+}
+
 /// Test binaries have no teardown hook, so the folders of test processes
 /// that have exited are removed by the next one (once per process).
 fn remove_dead_test_dirs() {
