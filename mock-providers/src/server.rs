@@ -312,7 +312,13 @@ pub fn response_id(p: Provider, n: u64) -> String {
         Provider::Gemini => "mock-response",
         Provider::Bedrock => "bedrock-mock",
     };
-    format!("{fixed}-{n:04}")
+    numbered_response_id(fixed, n)
+}
+
+/// `base` and the response's number: the one format of every mock response
+/// id, here and in the reference runtime's record of a reply.
+pub fn numbered_response_id(base: &str, n: u64) -> String {
+    format!("{base}-{n:04}")
 }
 
 /// A scripted reply in the provider's response format.

@@ -501,7 +501,9 @@ impl<'a> Sim<'a> {
     }
 
     pub fn new_session(&mut self) {
-        // The host's entry ids are unique across sessions (UUIDs): a reset's
+        // The host's entry ids are random (4.26: @mariozechner/pi-coding-agent
+        // dist/core/session-manager.js `generateId`, `randomUUID().slice(0, 8)`),
+        // so in practice unique across sessions: a reset's
         // new session must not reuse the ids of the one it replaces (an
         // engine that keys messages by entry id across a conversation took
         // the new session's first message for one it had stored).

@@ -322,22 +322,35 @@ pub struct ReplyFields {
 }
 
 /// The id of the run's `n`-th provider response: `base` (the API's mock id
-/// prefix, [`ReplyFields::response_id`]) and the number, the format the mock
+/// prefix, [`response_id_base`]) and the number, in the format the mock
 /// provider mints on the real host (mock-providers `server::response_id`), so
 /// every response has its own id as with a real provider.
 pub fn response_id(base: &str, n: u64) -> String {
-    format!("{base}-{n:04}")
+    clawspec_mock_providers::server::numbered_response_id(base, n)
+}
+
+/// The mock's response id prefix each API's transport records (2026.4.26
+/// and 2026.9.6 alike): openai-completions-stream-*.mjs `output.responseId
+/// ||= chunk.id`; openai-responses-shared-*.mjs `response.created` →
+/// `output.responseId`; google-messages-*.mjs `output.responseId ||=
+/// chunk.responseId`; Anthropic `message.id`.
+pub fn response_id_base(wire: Option<Provider>) -> &'static str {
+    match wire {
+        Some(Provider::OpenAiChat | Provider::Mistral) => "chatcmpl-mock",
+        Some(Provider::OpenAiResponses) => "resp_mock",
+        Some(Provider::Gemini) => "mock-response",
+        _ => "msg_mock",
+    }
 }
 
 pub fn reply_fields(profile: &Profile, setup: &Setup) -> ReplyFields {
-    match wire(profile, setup) {
-        // openai-completions-stream-*.mjs: `output.responseId ||= chunk.id`.
-        Some(Provider::OpenAiChat | Provider::Mistral) => ReplyFields { response_id: "chatcmpl-mock", context_usage: false, response_model_always: false, responses_output: false },
-        // openai-responses-shared-*.mjs: `response.created` → `output.responseId`.
-        Some(Provider::OpenAiResponses) => ReplyFields { response_id: "resp_mock", context_usage: false, response_model_always: true, responses_output: true },
-        // google-messages-*.mjs: `output.responseId ||= chunk.responseId`.
-        Some(Provider::Gemini) => ReplyFields { response_id: "mock-response", context_usage: false, response_model_always: false, responses_output: false },
-        _ => ReplyFields { response_id: "msg_mock", context_usage: true, response_model_always: true, responses_output: false },
+    let w = wire(profile, setup);
+    let response_id = response_id_base(w);
+    match w {
+        Some(Provider::OpenAiChat | Provider::Mistral) => ReplyFields { response_id, context_usage: false, response_model_always: false, responses_output: false },
+        Some(Provider::OpenAiResponses) => ReplyFields { response_id, context_usage: false, response_model_always: true, responses_output: true },
+        Some(Provider::Gemini) => ReplyFields { response_id, context_usage: false, response_model_always: false, responses_output: false },
+        _ => ReplyFields { response_id, context_usage: true, response_model_always: true, responses_output: false },
     }
 }
 

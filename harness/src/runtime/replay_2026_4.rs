@@ -261,13 +261,7 @@ fn normalized_usage(usage: Option<&Value>) -> Value {
 pub fn record_reply(setup: &Setup, a: &mut AssistantMessage, n: u64) {
     a.usage = Some(zero_usage());
     let wire = Provider::for_openclaw(&setup.provider, &setup.api);
-    let response_id = match wire {
-        Some(Provider::OpenAiChat | Provider::Mistral) => "chatcmpl-mock",
-        Some(Provider::OpenAiResponses) => "resp_mock",
-        Some(Provider::Gemini) => "mock-response",
-        _ => "msg_mock",
-    };
-    a.extra.insert("responseId".into(), json!(super::replay::response_id(response_id, n)));
+    a.extra.insert("responseId".into(), json!(super::replay::response_id(super::replay::response_id_base(wire), n)));
     if wire == Some(Provider::OpenAiResponses) {
         mark_responses_reply(a);
     }
