@@ -25,6 +25,7 @@ test("parses every option", () => {
   assert.deepEqual(parseArgs([entry, "--plugin-config", "[1]"]).pluginConfig, [1]);
   // Two thirds of clawspec's default 30 s call timeout.
   assert.equal(parseArgs([entry]).hangReportMs, 20000);
+  fs.rmSync(path.dirname(cfgFile), { recursive: true, force: true });
 });
 
 const bad = [

@@ -27,6 +27,7 @@ test("HOME, OPENCLAW_STATE_DIR and TMPDIR point into the state dir; secrets and 
   for (const d of ["home", "openclaw", "tmp", "agent", "workspace"]) assert.ok(fs.statSync(path.join(dir, d)).isDirectory());
   iso.cleanup();
   assert.ok(fs.existsSync(dir), "a caller's state dir is never removed");
+  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 test("default: $CLAWSPEC_STATE_DIR/plugin, else a fresh temp dir removed by cleanup", () => {
@@ -36,4 +37,5 @@ test("default: $CLAWSPEC_STATE_DIR/plugin, else a fresh temp dir removed by clea
   assert.ok(fresh.created && fs.existsSync(fresh.dir));
   fresh.cleanup();
   assert.ok(!fs.existsSync(fresh.dir));
+  fs.rmSync(root, { recursive: true, force: true });
 });
