@@ -85,6 +85,7 @@ async fn one_call(mode: &str, opts: CallOptions) -> (String, String, i32) {
 #[case::invalid_utf8("invalid-utf8", "invalid-utf8", None)]
 #[case::exit0_early("exit0-early", "exit-before-shutdown", None)]
 #[case::stderr_flood("stderr-flood", "stderr-flood", None)]
+#[case::stderr_burst("stderr-burst", "stderr-flood", None)]
 #[case::close_stdout("close-stdout", "closed-stdout", Some("stdout closed"))]
 #[case::log_flood("log-flood", "log-flood", None)]
 #[case::throw("throw", "threw:-32000", None)]

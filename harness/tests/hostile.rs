@@ -102,12 +102,15 @@ fn pass_env_adds_a_variable_and_no_sandbox_lifts_everything() {
 fn no_sandbox_is_named_in_the_report() {
     let dir = scratch("named");
     let scen = scenarios();
-    let out = run(&dir, &["certify", "--scenarios", &scen, "--scenario", SCENARIO, "--profile", PROFILE, "--no-sandbox", "--report", "r.json"]);
+    let out = run(&dir, &["certify", "--scenarios", &scen, "--scenario", SCENARIO, "--profile", PROFILE, "--no-sandbox", "--report", "r.json", "--markdown", "r.md", "--html", "r.html"]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stderr).contains("sandbox: OFF (--no-sandbox)"));
     assert!(String::from_utf8_lossy(&out.stdout).contains("(NO SANDBOX)"));
     let r: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("r.json")).unwrap()).unwrap();
     assert_eq!(r["noSandbox"], true);
+    for page in ["r.md", "r.html"] {
+        assert!(std::fs::read_to_string(dir.join(page)).unwrap().contains("NO SANDBOX"), "{page} does not say so");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -217,7 +220,10 @@ fn a_run_that_would_test_nothing_is_a_usage_error(#[case] args: &[&str], #[case]
 fn a_signal_during_certify_kills_engines_and_writes_a_partial_report(#[case] sig: i32, #[case] code: i32) {
     let dir = scratch(&format!("signal-{sig}"));
     let engine = format!("{FAULT} hang");
-    let child = clawspec(&dir, &["certify", "--engine", &engine, "--call-timeout-ms", "60000", "-j", "2", "--report", "r.json"])
+    // Outputs of an earlier, green run: each must be replaced, not left in place.
+    std::fs::write(dir.join("r.xml"), "<testsuites tests=\"1\" failures=\"0\"/>").unwrap();
+    std::fs::write(dir.join("r.md"), "## clawspec ✅ certified").unwrap();
+    let child = clawspec(&dir, &["certify", "--engine", &engine, "--call-timeout-ms", "60000", "-j", "2", "--report", "r.json", "--junit", "r.xml", "--markdown", "r.md"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -242,5 +248,115 @@ fn a_signal_during_certify_kills_engines_and_writes_a_partial_report(#[case] sig
     let r: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("r.json")).unwrap()).unwrap();
     assert_eq!(r["interrupted"], true);
     assert!(r["profiles"].as_array().unwrap().iter().all(|p| p["certified"] == false));
+    let junit = std::fs::read_to_string(dir.join("r.xml")).unwrap();
+    assert!(junit.contains("interrupted: only") && junit.contains("<failure"), "{junit}");
+    let md = std::fs::read_to_string(dir.join("r.md")).unwrap();
+    assert!(md.contains("❌ not certified") && md.contains("INTERRUPTED"), "{md}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A signal while the engine is still in its handshake (a real plugin may
+/// take minutes there) stops the command at once, with a partial report.
+#[test]
+fn a_signal_during_the_handshake_stops_at_once() {
+    let dir = scratch("signal-handshake");
+    let engine = format!("{FAULT} hang-in-handshake");
+    let child = clawspec(&dir, &["certify", "--engine", &engine, "--handshake-timeout-ms", "600000", "--report", "r.json"]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let pid = child.id();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while processes_of(pid).is_empty() {
+        assert!(Instant::now() < deadline, "engine never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let signalled = Instant::now();
+    // SAFETY: signalling our own child.
+    unsafe {
+        libc::kill(pid as i32, libc::SIGTERM);
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{err}");
+    assert!(signalled.elapsed() < Duration::from_secs(30), "waited for the handshake timeout");
+    assert!(processes_of(pid).is_empty(), "engine survived: {:?}", processes_of(pid));
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("r.json")).unwrap()).unwrap();
+    assert_eq!(r["interrupted"], true);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `run` (like certify) and SIGHUP (a closed terminal): no engine outlives
+/// the command, no state dir is left.
+#[rstest]
+#[case::run_sigterm("run", libc::SIGTERM, 143)]
+#[case::run_sighup("run", libc::SIGHUP, 129)]
+#[case::certify_sighup("certify", libc::SIGHUP, 129)]
+fn every_command_cleans_up_on_a_signal(#[case] command: &str, #[case] sig: i32, #[case] code: i32) {
+    let dir = scratch(&format!("signal-{command}-{sig}"));
+    let engine = format!("{FAULT} hang");
+    let scen = scenarios();
+    let child = clawspec(&dir, &[command, "--scenarios", &scen, "--scenario", SCENARIO, "--profile", PROFILE, "--engine", &engine, "--call-timeout-ms", "60000"]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let pid = child.id();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while processes_of(pid).is_empty() {
+        assert!(Instant::now() < deadline, "engine never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Whether the preflight's engine or the run's is up, both must die.
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: signalling our own child.
+    unsafe {
+        libc::kill(pid as i32, sig);
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{err}");
+    assert!(err.contains("interrupted by"), "{err}");
+    assert!(processes_of(pid).is_empty(), "engines survived: {:?}", processes_of(pid));
+    assert!(!dir.join(format!("clawspec-{pid:010}")).exists(), "state dir left behind");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A daemon that clears its environment and leaves the state dir cannot be
+/// traced to its run: it is still killed, and the whole report is not
+/// certified.
+#[test]
+fn a_daemon_no_run_can_be_blamed_for_still_fails_the_report() {
+    let dir = scratch("daemon-away");
+    let scen = scenarios();
+    let engine = format!("{FAULT} daemon-away");
+    let out = run(&dir, &["certify", "--scenarios", &scen, "--scenario", SCENARIO, "--profile", PROFILE, "--engine", &engine, "--report", "r.json", "--junit", "r.xml"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("r.json")).unwrap()).unwrap();
+    assert!(r["strayProcesses"].as_u64().unwrap_or(0) >= 1, "{}", r["strayProcesses"]);
+    assert!(stdout.contains("LEFTOVER PROCESSES"), "{stdout}");
+    assert!(std::fs::read_to_string(dir.join("r.xml")).unwrap().contains("no run could be blamed for"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// What an engine writes is shown, never obeyed: no terminal escape reaches
+/// the user's terminal.
+#[test]
+fn engine_stderr_cannot_repaint_the_terminal() {
+    let dir = scratch("escapes");
+    let engine = format!("{FAULT} escapes-at-start");
+    let out = run(&dir, &["certify", "--engine", &engine]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("\\u{1b}]0;PWNED"), "{err}");
+    assert!(!err.contains('\u{1b}') && !err.contains('\r'), "{err:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `NAME=value` words before the program are the engine's environment (and
+/// pass the sandbox's allow-list).
+#[test]
+fn name_value_words_of_engine_become_its_environment() {
+    let dir = scratch("name-value");
+    let outside = dir.join("outside-the-sandbox");
+    let engine = format!("GIVEN_TO_ENGINE=yes-this {FAULT} hostile {}", outside.display());
+    let scen = scenarios();
+    let out = run(&dir, &["run", "--scenarios", &scen, "--scenario", SCENARIO, "--profile", PROFILE, "--engine", &engine, "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("yes-this"), "the engine did not see GIVEN_TO_ENGINE");
     let _ = std::fs::remove_dir_all(&dir);
 }

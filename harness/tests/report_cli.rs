@@ -105,6 +105,16 @@ fn the_junit_schema_check_rejects_what_ci_would_not_read() {
     assert!(xml.contains("<failure ") && xml.contains("<skipped "), "{xml}");
     let violations = junit_violations(&xml);
     assert!(violations.is_empty(), "{}", violations.join("\n"));
+    // Not certified beyond its verdicts (a profile that judged nothing, a
+    // stale baseline entry): the certification failures validate too.
+    let (j2, b) = (d.join("untested.xml"), d.join("b.json"));
+    std::fs::write(&b, r#"{"entries":[{"scenario":"heartbeat-ok","reason":"gone"}]}"#).unwrap();
+    let (code, _, _) = clawspec(&["certify", "--scenario", "heartbeat-ok", "--clause", "CE-RFC-002", "--baseline", b.to_str().unwrap(), "--junit", j2.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    let xml = std::fs::read_to_string(&j2).unwrap();
+    assert!(xml.contains("type=\"NotCertified\"") && xml.contains("classname=\"clawspec.run\""), "{xml}");
+    let violations = junit_violations(&xml);
+    assert!(violations.is_empty(), "{}", violations.join("\n"));
     for bad in [
         // testcase without its required name
         "<testsuites><testsuite name=\"p\" tests=\"1\"><testcase/></testsuite></testsuites>",

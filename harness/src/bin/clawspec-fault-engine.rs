@@ -12,7 +12,10 @@
 //! what it could see and do: environment, writes outside its state dir,
 //! `/proc/<ppid>/environ`, signalling its parent), setsid-child (starts a
 //! `setsid sleep` and otherwise behaves), daemon-child (a double-forked,
-//! environment-scrubbed sleep).
+//! environment-scrubbed sleep), daemon-away (the same, also leaving the
+//! state dir: nothing ties it to a run), stderr-burst (20 MiB on stderr, then
+//! an immediate answer), escapes-at-start (terminal escapes on stderr, then
+//! exit).
 
 use std::io::{BufRead, Write};
 
@@ -23,6 +26,13 @@ fn main() {
     if mode == "crash-at-start" {
         eprintln!("fault-engine: crashing at start");
         std::process::exit(7);
+    }
+    if mode == "escapes-at-start" {
+        eprintln!("fault-engine: \u{1b}]0;PWNED\u{7}\u{1b}[2J\rCERTIFIED");
+        std::process::exit(3);
+    }
+    if mode == "daemon-away" {
+        let _ = std::process::Command::new("sh").args(["-c", "(setsid env -i sh -c 'cd / && exec sleep 3600' &) ; exit 0"]).status();
     }
     if mode == "daemon-child" {
         // The classic daemon: fork, setsid, fork again, the middle one exits,
@@ -79,7 +89,7 @@ fn main() {
         calls += 1;
         let params = req.get("params").cloned().unwrap_or(Value::Null);
         match mode.as_str() {
-            "echo" | "setsid-child" | "daemon-child" => send(json!({"jsonrpc":"2.0","id":id,"result":params})),
+            "echo" | "setsid-child" | "daemon-child" | "daemon-away" => send(json!({"jsonrpc":"2.0","id":id,"result":params})),
             "hostile" => send(json!({"jsonrpc":"2.0","id":id,"result":hostile_probe()})),
             "throw" => send(json!({"jsonrpc":"2.0","id":id,"error":{"code":-32000,"message":"boom from the engine"}})),
             "crash-mid-call" => {
@@ -121,6 +131,18 @@ fn main() {
                 let chunk = "e".repeat(64 * 1024);
                 let mut err = std::io::stderr().lock();
                 for _ in 0..4096 {
+                    if writeln!(err, "{chunk}").is_err() {
+                        break;
+                    }
+                }
+                send(json!({"jsonrpc":"2.0","id":id,"result":{}}));
+            }
+            "stderr-burst" => {
+                // Past the 16 MiB cap, but fast: the answer follows at once,
+                // likely before the driver's periodic check.
+                let chunk = "b".repeat(64 * 1024);
+                let mut err = std::io::stderr().lock();
+                for _ in 0..320 {
                     if writeln!(err, "{chunk}").is_err() {
                         break;
                     }

@@ -310,7 +310,11 @@ pub fn sibling<'a>(t: &Trace, traces: &'a [Trace]) -> Option<&'a Trace> {
 pub fn print_catalogue() -> u8 {
     for c in catalogue::CLAUSES {
         let profiles = if c.profiles.is_empty() { "all".to_string() } else { c.profiles.join(",") };
-        println!("{:<12} {:<6} {}\n             source: {} · profiles: {profiles}", c.id, format!("{:?}", c.level).to_uppercase(), c.text, c.source);
+        // A closed pipe (`| head`) ends the listing quietly.
+        use std::io::Write;
+        if writeln!(std::io::stdout(), "{:<12} {:<6} {}\n             source: {} · profiles: {profiles}", c.id, format!("{:?}", c.level).to_uppercase(), c.text, c.source).is_err() {
+            break;
+        }
     }
     0
 }

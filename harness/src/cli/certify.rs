@@ -85,9 +85,16 @@ async fn run(a: Args) -> Result<u8, String> {
     let config = a.engine.config()?;
     check_clauses(&a.clauses)?;
     let baseline = load_baseline(&a)?;
+    // Shards deal out only what runs under the selected profiles: a shard of
+    // scenarios that apply to none of them would test nothing, and its run
+    // could never merge complete.
+    let runnable: Vec<_> = scenarios.iter().filter(|l| !suite::applicable(&l.scenario, &profiles).is_empty()).cloned().collect();
+    if runnable.is_empty() {
+        return Err("no selected scenario applies to the selected profiles: nothing to test".into());
+    }
     let ran = match shard {
-        Some(sh) => sh.take(scenarios.clone()),
-        None => scenarios.clone(),
+        Some(sh) => sh.take(runnable),
+        None => runnable,
     };
     if ran.is_empty() {
         return Err(format!("shard {} is empty ({} scenario(s) selected): nothing to test", a.shard.as_deref().unwrap_or(""), scenarios.len()));
@@ -112,30 +119,27 @@ async fn run(a: Args) -> Result<u8, String> {
     }
     // Signals are caught from here on, so an interrupted run still cleans up.
     let (stop, caught) = interruption()?;
-    // Each profile once: a plugin can load under one release and not under
-    // another (openclaw-universal-capture's factory reads the context that
-    // 2026.4.26 does not pass). Only an engine that starts nowhere stops the
-    // command; otherwise the profiles it cannot start under are named here and
-    // their runs fail (and are hollow) in the report. A fault other than a
-    // refused `initialize` (spawn, crash, timeout) is not the profile's: the
-    // first one stops the command, as before.
-    let mut cannot_start = Vec::new();
-    for p in &profiles {
-        if let Err(f) = suite::preflight(&cfg, p).await {
-            let profile_specific = matches!(f.fault, crate::driver::EngineFault::BadHandshake { .. });
-            cannot_start.push((p.id.clone(), f));
-            if !profile_specific {
-                break;
-            }
+    let mut stop = Box::pin(stop);
+    // A signal during the handshake (real plugins take minutes) stops there too.
+    let checked = tokio::select! {
+        c = preflight(&cfg, &profiles) => Some(c),
+        _ = &mut stop => None,
+    };
+    let cannot_start = match checked {
+        Some(Ok(c)) => c,
+        Some(Err(e)) => {
+            let _ = std::fs::remove_dir_all(&cfg.state_root);
+            return Err(e);
         }
-    }
-    if cannot_start.len() == profiles.len() || cannot_start.last().is_some_and(|(_, f)| !matches!(f.fault, crate::driver::EngineFault::BadHandshake { .. })) {
-        let _ = std::fs::remove_dir_all(&cfg.state_root);
-        let (_, f) = cannot_start.last().expect("a failed profile");
-        return Err(cannot_start_message(f));
-    }
+        None => {
+            reaper::sweep_strays(true);
+            let _ = std::fs::remove_dir_all(&cfg.state_root);
+            let r = report::build(&spec.display, &[], Vec::new(), &profile_ids, a.strict, Some(selection));
+            return conclude(&a, r, &[], baseline.as_ref(), Instant::now(), Some(caught.load(Ordering::SeqCst)));
+        }
+    };
     for (p, f) in &cannot_start {
-        eprintln!("warning: the engine cannot start under {p} ({}): {}{}; every run there fails", f.fault.kind(), f.fault, unknown_api_note(f));
+        eprintln!("{}", crate::report::render::printable(&format!("warning: the engine cannot start under {p} ({}): {}{}; every run there fails", f.fault.kind(), f.fault, unknown_api_note(f))));
     }
     let started = Instant::now();
     let progress = Progress::new(&jobs, &a.clauses, a.strict);
@@ -156,11 +160,12 @@ async fn run(a: Args) -> Result<u8, String> {
     let strays = reaper::sweep_strays(interrupted);
     let _ = std::fs::remove_dir_all(&cfg.state_root);
     if strays > 0 && !interrupted {
-        eprintln!("warning: killed {strays} process(es) that engines left running without a trace of their origin");
+        eprintln!("error: killed {strays} process(es) that engines left running without a trace of their origin (the run is not certified)");
     }
     let verdicts = progress.verdicts(&traces);
     let mut r = report::build(&spec.display, &traces, verdicts, &profile_ids, a.strict, Some(selection));
     r.no_sandbox = !cfg.driver.sandbox.enabled;
+    r.stray_processes = if interrupted { 0 } else { strays as u32 };
     r.run_args = run_args(&a);
     r.plugin = a.engine.plugin.as_ref().map(|entry| plugin_run(entry, &a.engine.node, &traces));
     let signal = interrupted.then(|| caught.load(Ordering::SeqCst));
@@ -168,6 +173,10 @@ async fn run(a: Args) -> Result<u8, String> {
 }
 
 pub(super) fn check_outputs(a: &Args) -> Result<(), String> {
+    // An input, checked with the outputs: before any engine runs.
+    if let Some(g) = a.golden.as_ref().filter(|g| !g.is_dir()) {
+        return Err(format!("--golden {}: no such directory (record goldens with `clawspec record --out {}`)", g.display(), g.display()));
+    }
     let rewritten_baseline = if a.update_baseline { a.baseline.clone() } else { None };
     super::outputs::check_writable(&[("--report", &a.report), ("--junit", &a.junit), ("--markdown", &a.markdown), ("--html", &a.html), ("--baseline", &rewritten_baseline)])
 }
@@ -183,7 +192,12 @@ pub(super) fn check_clauses(clauses: &[String]) -> Result<(), String> {
 
 pub(super) fn load_baseline(a: &Args) -> Result<Option<Baseline>, String> {
     Ok(match &a.baseline {
-        Some(p) if p.exists() => Some(Baseline::load(p)?),
+        Some(p) if p.exists() => {
+            let b = Baseline::load(p)?;
+            let library: Vec<String> = crate::scenario::library::load(a.select.scenarios.as_deref())?.into_iter().map(|l| l.scenario.id).collect();
+            b.check_scenarios(&library, p)?;
+            Some(b)
+        }
         Some(_) if a.update_baseline => Some(Baseline::default()),
         Some(p) => return Err(format!("--baseline {}: no such file (use --update-baseline to create it)", p.display())),
         None => None,
@@ -201,8 +215,14 @@ pub(super) fn conclude(a: &Args, mut r: Report, traces: &[Trace], baseline: Opti
             p.certified = false;
         }
         print!("{}", render::terminal(&r));
+        // Every output asked for says so: a green JUnit of an earlier run
+        // left in place would be read as this run's.
         write_opt(&a.report, &r.to_json())?;
-        eprintln!("clawspec: interrupted by {}: {} run(s) finished; engines killed, state removed{}", signal_name(sig), traces.len(), if a.report.is_some() { "; partial report written" } else { "" });
+        write_opt(&a.junit, &report::junit::junit(&r))?;
+        write_opt(&a.markdown, &render::markdown(&r))?;
+        write_opt(&a.html, &render::html(&r))?;
+        let written = a.report.is_some() || a.junit.is_some() || a.markdown.is_some() || a.html.is_some();
+        eprintln!("clawspec: interrupted by {}: {} run(s) finished; engines killed, state removed{}", signal_name(sig), traces.len(), if written { "; partial reports written (marked interrupted)" } else { "" });
         return Ok((128 + sig) as u8);
     }
     if let Some(dir) = &a.golden {
@@ -235,6 +255,10 @@ pub(super) fn conclude(a: &Args, mut r: Report, traces: &[Trace], baseline: Opti
     if traces.iter().any(|t| matches!(t.outcome, Outcome::HarnessError { .. })) {
         return Ok(super::EXIT_USAGE);
     }
+    if !r.profiles.is_empty() && r.profiles.iter().all(|p| p.untested) {
+        eprintln!("clawspec: nothing tested: {} run(s), and no verdict judged any of them (every selected clause was not applicable){}", r.runs.len(), if a.clauses.is_empty() { String::new() } else { format!("; --clause {} judges nothing in this selection", a.clauses.join(", ")) });
+        return Ok(super::EXIT_USAGE);
+    }
     Ok(if r.certified() { super::EXIT_OK } else { super::EXIT_FAILURES })
 }
 
@@ -243,24 +267,60 @@ pub(super) fn interruption() -> Result<(impl std::future::Future<Output = ()>, A
     use tokio::signal::unix::{signal, SignalKind};
     let mut int = signal(SignalKind::interrupt()).map_err(|e| format!("cannot catch SIGINT: {e}"))?;
     let mut term = signal(SignalKind::terminate()).map_err(|e| format!("cannot catch SIGTERM: {e}"))?;
+    // A closed terminal or SSH session: the engines must not outlive it either.
+    let mut hup = signal(SignalKind::hangup()).map_err(|e| format!("cannot catch SIGHUP: {e}"))?;
     let caught = Arc::new(AtomicI32::new(0));
     let c = caught.clone();
     let fut = async move {
         let sig = tokio::select! {
             _ = int.recv() => libc::SIGINT,
             _ = term.recv() => libc::SIGTERM,
+            _ = hup.recv() => libc::SIGHUP,
         };
         c.store(sig, Ordering::SeqCst);
     };
     Ok((fut, caught))
 }
 
+/// The exit of a command stopped by a signal after its engines were killed
+/// and its state removed: 128 + the signal, as a shell reports it.
+pub(super) fn interrupted_exit(command: &str, sig: i32, finished: usize) -> u8 {
+    eprintln!("{command}: interrupted by {}: {finished} run(s) finished; engines killed, state removed, nothing written", signal_name(sig));
+    (128 + sig) as u8
+}
+
 fn signal_name(sig: i32) -> &'static str {
     match sig {
         libc::SIGINT => "SIGINT",
         libc::SIGTERM => "SIGTERM",
+        libc::SIGHUP => "SIGHUP",
         _ => "a signal",
     }
+}
+
+/// Start the engine once per profile and handshake. A plugin can load under
+/// one release and not under another (openclaw-universal-capture's factory
+/// reads the context that 2026.4.26 does not pass): a refused `initialize`
+/// is the profile's, returned so its runs fail (and are hollow) in the
+/// report. An engine that starts nowhere, or a fault that is not the
+/// profile's (spawn, crash, timeout), is the one error of the command (exit
+/// 2), naming the profile when the engine had started under another.
+pub(super) async fn preflight(cfg: &RunConfig, profiles: &[crate::runtime::profile::Profile]) -> Result<Vec<(String, crate::driver::StartFailure)>, String> {
+    let mut cannot_start = Vec::new();
+    let mut started = 0;
+    for p in profiles {
+        match suite::preflight(cfg, p).await {
+            Ok(()) => started += 1,
+            Err(f) if matches!(f.fault, crate::driver::EngineFault::BadHandshake { .. }) => cannot_start.push((p.id.clone(), f)),
+            Err(f) if started > 0 || !cannot_start.is_empty() => return Err(format!("under {}, {}", p.id, cannot_start_message(&f))),
+            Err(f) => return Err(cannot_start_message(&f)),
+        }
+    }
+    if started == 0 {
+        let (p, f) = cannot_start.last().expect("a profile was selected");
+        return Err(if profiles.len() > 1 { format!("under every profile (last: {p}), {}", cannot_start_message(f)) } else { cannot_start_message(f) });
+    }
+    Ok(cannot_start)
 }
 
 /// The one error of a command whose engine cannot start: the fault, what
@@ -268,7 +328,7 @@ fn signal_name(sig: i32) -> &'static str {
 pub(super) fn cannot_start_message(f: &crate::driver::StartFailure) -> String {
     let stderr = f.fault.stderr().trim_end();
     let stderr = if stderr.is_empty() { String::new() } else { format!("\nengine stderr:\n{}", indent(stderr)) };
-    format!("the engine cannot start ({}): {}{}{stderr}", f.fault.kind(), f.fault, unknown_api_note(f))
+    crate::report::render::printable(&format!("the engine cannot start ({}): {}{}{stderr}", f.fault.kind(), f.fault, unknown_api_note(f)))
 }
 
 fn unknown_api_note(f: &crate::driver::StartFailure) -> String {

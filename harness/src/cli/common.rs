@@ -48,7 +48,7 @@ pub struct EngineArgs {
     pub no_sandbox: bool,
     /// Pass this environment variable to the sandboxed engine (repeatable);
     /// see docs/protocol.md, "Sandbox", for the default allow-list.
-    #[arg(long = "pass-env", value_name = "NAME")]
+    #[arg(long = "pass-env", value_name = "NAME", value_parser = env_name)]
     pub pass_env: Vec<String>,
     /// Send every model call over HTTP through the mock of the scenario's
     /// provider (host repair, then the provider's validator).
@@ -144,47 +144,22 @@ fn clawspec_exe() -> PathBuf {
     PathBuf::from("clawspec")
 }
 
+/// `--pass-env NAME`: one variable's name. HOME and TMPDIR always point into
+/// the state dir, so passing them would be silently undone; a value
+/// (`A=B`), a pattern or an empty name is a mistake, said at once.
+fn env_name(s: &str) -> Result<String, String> {
+    if matches!(s, "HOME" | "TMPDIR") {
+        return Err(format!("{s} always points into the engine's state dir and cannot be passed (use --no-sandbox to run with the caller's)"));
+    }
+    let ok = !s.is_empty() && !s.starts_with(|c: char| c.is_ascii_digit()) && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if ok { Ok(s.to_string()) } else { Err(format!("{s:?} is not a variable name (letters, digits and _; no value, no pattern)")) }
+}
+
 /// A command line split like a POSIX shell would (quotes and backslashes).
 pub fn command_spec(line: &str) -> Result<EngineSpec, String> {
-    let mut words = Vec::new();
-    let mut cur = String::new();
-    let mut in_word = false;
-    let mut quote: Option<char> = None;
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some('"'), '\\') => cur.extend(chars.next()),
-            (Some(_), c) => cur.push(c),
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                in_word = true;
-            }
-            (None, '\\') => {
-                cur.extend(chars.next());
-                in_word = true;
-            }
-            (None, c) if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut cur));
-                    in_word = false;
-                }
-            }
-            (None, c) => {
-                cur.push(c);
-                in_word = true;
-            }
-        }
-    }
-    if quote.is_some() {
-        return Err(format!("--engine {line:?}: unterminated quote"));
-    }
-    if in_word {
-        words.push(cur);
-    }
-    let mut it = words.into_iter();
-    let program = it.next().ok_or("--engine is empty")?;
-    Ok(EngineSpec { program, args: it.collect(), env: Default::default(), cwd: None, display: line.to_string() })
+    // One splitter for every engine command line: leading `NAME=value` words
+    // become the engine's environment (docs/protocol.md, "Sandbox").
+    EngineSpec::from_command_line(line).map_err(|e| format!("--engine: {e}"))
 }
 
 /// The Node adapter (adapters/node): env CLAWSPEC_NODE_ADAPTER, else the
@@ -245,10 +220,15 @@ impl SelectArgs {
         if self.profiles.is_empty() {
             return Ok(Profile::all());
         }
-        self.profiles
-            .iter()
-            .map(|id| Profile::by_id(id).ok_or_else(|| format!("unknown profile {id:?}; profiles: {}", crate::runtime::profile::PROFILE_IDS.join(", "))))
-            .collect()
+        let mut out: Vec<Profile> = Vec::new();
+        for id in &self.profiles {
+            let p = Profile::by_id(id).ok_or_else(|| format!("unknown profile {id:?}; profiles: {}", crate::runtime::profile::PROFILE_IDS.join(", ")))?;
+            // `--profile P --profile P` runs P once (twice would count every verdict twice).
+            if !out.iter().any(|q| q.id == p.id) {
+                out.push(p);
+            }
+        }
+        Ok(out)
     }
 
     /// Every scenario of the chosen library matching any `--scenario` glob
@@ -299,6 +279,18 @@ mod tests {
         assert_eq!(s.program, "node");
         assert_eq!(s.args, ["my plugin/x.js", "--a", "b c", "d e"]);
         assert!(super::command_spec("node 'x").is_err());
+        let s = super::command_spec("FOO=1 BAR='a b' python3 e.py").unwrap();
+        assert_eq!((s.program.as_str(), s.args.as_slice()), ("python3", &["e.py".to_string()][..]));
+        assert_eq!(s.env.get("FOO").map(String::as_str), Some("1"));
+        assert_eq!(s.env.get("BAR").map(String::as_str), Some("a b"));
+    }
+
+    #[test]
+    fn pass_env_takes_names_only() {
+        assert_eq!(super::env_name("MY_TOKEN_2").as_deref(), Ok("MY_TOKEN_2"));
+        for bad in ["", "A=B", "LC_*", "2X", "HOME", "TMPDIR"] {
+            assert!(super::env_name(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -26,7 +26,7 @@ pub fn main(_: Args) -> u8 {
     for w in &warnings {
         println!("warning: {w}");
     }
-    println!("environment passed to engines: {} and LC_*, plus --pass-env NAME; HOME and TMPDIR point into the per-run state dir", sandbox::ENV_ALLOW.join(", "));
+    println!("environment passed to engines: {} and LC_*, plus --pass-env NAME and the NAME=value words that start --engine; HOME and TMPDIR point into the per-run state dir", sandbox::ENV_ALLOW.join(", "));
     super::EXIT_OK
 }
 

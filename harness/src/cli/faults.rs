@@ -12,6 +12,10 @@ const SHOWN: usize = 5;
 const STDERR_LINES: usize = 20;
 
 pub fn terminal(traces: &[Trace]) -> String {
+    crate::report::render::printable(&terminal_text(traces))
+}
+
+fn terminal_text(traces: &[Trace]) -> String {
     let mut groups: BTreeMap<(&str, &str, &str), Vec<&Trace>> = BTreeMap::new();
     for t in traces {
         if let Outcome::EngineFault { kind, message, stderr, .. } = &t.outcome {

@@ -2,6 +2,17 @@
 
 use crate::runtime::profile::Profile;
 
+/// `println!` that stops quietly when the reader went away (`list | head`):
+/// a closed pipe is not an error of ours.
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write;
+        if writeln!(std::io::stdout(), $($t)*).is_err() {
+            return super::EXIT_OK;
+        }
+    }};
+}
+
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// What to list.
@@ -17,16 +28,16 @@ pub fn main(a: Args) -> u8 {
         "profiles" => {
             for p in Profile::all() {
                 if crate::runtime::profile::is_proposal(&p.id) {
-                    println!("{:<20} PROPOSED contract (RFC #82137 on top of OpenClaw {}); no release implements it; reported apart, never part of the certify verdict", p.id, p.openclaw_version);
+                    out!("{:<20} PROPOSED contract (RFC #82137 on top of OpenClaw {}); no release implements it; reported apart, never part of the certify verdict", p.id, p.openclaw_version);
                 } else {
-                    println!("{:<20} OpenClaw {} (released)", p.id, p.openclaw_version);
+                    out!("{:<20} OpenClaw {} (released)", p.id, p.openclaw_version);
                 }
             }
-            println!("(append {} to any profile for the marker-drift variant)", crate::runtime::profile::MARKER_DRIFT_SUFFIX);
+            out!("(append {} to any profile for the marker-drift variant)", crate::runtime::profile::MARKER_DRIFT_SUFFIX);
         }
         "engines" => {
             for e in crate::engines::BUILTIN {
-                println!("builtin:{e}");
+                out!("builtin:{e}");
             }
         }
         "clauses" => return crate::check::print_catalogue(),
@@ -34,7 +45,7 @@ pub fn main(a: Args) -> u8 {
             Ok(all) => {
                 for l in all {
                     let profiles = if l.scenario.profiles.is_empty() { "all".to_string() } else { l.scenario.profiles.join(",") };
-                    println!("{:<44} [{}] {}", l.scenario.id, profiles, l.scenario.title);
+                    out!("{:<44} [{}] {}", l.scenario.id, profiles, l.scenario.title);
                 }
             }
             Err(e) => {

@@ -63,6 +63,8 @@ async fn run(a: Args) -> Result<u8, String> {
     } else {
         a.operators.iter().map(|id| operators::operator(id).ok_or_else(|| format!("unknown operator {id:?}; see `clawspec mutate --list`"))).collect::<Result<Vec<_>, _>>()?
     };
+    // Refused before any mutant runs, not after all of them.
+    super::outputs::check_writable(&[("--json", &a.json), ("--markdown", &a.markdown)])?;
     let engine = a.engine.spec()?;
     let profiles = a.select.profiles()?;
     let scenarios = a.select.load()?;
@@ -85,6 +87,14 @@ async fn run(a: Args) -> Result<u8, String> {
     driver.shutdown_grace = std::time::Duration::from_millis(500);
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the clawspec executable: {e}"))?.to_string_lossy().into_owned();
     let run = RunConfig { engine: engine.clone(), driver, state_root: state_root(), engine_config: a.engine.config()?, via_http: a.engine.via_http };
+    // The unmutated engine must start: otherwise every mutant "survives"
+    // or dies of the same start-up fault.
+    if let Some((p, f)) = super::certify::preflight(&run, &profiles).await.inspect_err(|_| {
+        let _ = std::fs::remove_dir_all(&run.state_root);
+    })?.first() {
+        let _ = std::fs::remove_dir_all(&run.state_root);
+        return Err(format!("under {p}, {}", super::certify::cannot_start_message(f)));
+    }
     let plan = mutate::Plan {
         engine,
         exe,
@@ -98,12 +108,20 @@ async fn run(a: Args) -> Result<u8, String> {
     };
     let total = plan.operators.len();
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let report = mutate::run(&plan, |m| {
+    let (stop, caught) = super::certify::interruption()?;
+    let scored = mutate::run(&plan, |m| {
         let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         let by = if m.killed_by.is_empty() { String::new() } else { format!(" by {}", m.killed_by.join(", ")) };
         eprintln!("[{n}/{total}] {:<26} {}{by}", m.id, m.status.as_str());
-    })
-    .await;
+    });
+    let report = tokio::select! {
+        r = scored => r,
+        _ = stop => {
+            crate::driver::reaper::sweep_strays(true);
+            let _ = std::fs::remove_dir_all(&plan.run.state_root);
+            return Ok(super::certify::interrupted_exit("clawspec mutate", caught.load(std::sync::atomic::Ordering::SeqCst), done.load(std::sync::atomic::Ordering::Relaxed)));
+        }
+    };
     let _ = std::fs::remove_dir_all(&plan.run.state_root);
     let report = report?;
     let s = &report.score;

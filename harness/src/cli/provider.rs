@@ -42,24 +42,78 @@ pub struct ServeArgs {
 /// Messages from a JSON array or JSONL; errors carry file:line:col.
 pub fn read_transcript(path: &PathBuf) -> Result<Vec<AgentMessage>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    if text.trim_start().starts_with('[') {
-        return serde_json::from_str(&text).map_err(|e| format!("{}:{}:{}: {e}", path.display(), e.line(), e.column()));
-    }
+    let at = |offset: usize, msg: String| {
+        let (l, c) = line_col(&text, offset);
+        format!("{}:{l}:{c}: {msg}", path.display())
+    };
     let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
+    if text.trim_start().starts_with('[') {
+        // Element by element, so an error names the message it is in (serde
+        // reports a buffered message's errors after its end).
+        let items: Vec<&serde_json::value::RawValue> = serde_json::from_str(&text).map_err(|e| format!("{}:{}:{}: {e}", path.display(), e.line(), e.column()))?;
+        for raw in items {
+            let base = raw.get().as_ptr() as usize - text.as_ptr() as usize;
+            out.push(message(raw.get()).map_err(|(off, e)| at(base + off, e))?);
+        }
+        return Ok(out);
+    }
+    let mut base = 0;
+    for line in text.split_inclusive('\n') {
+        let here = base;
+        base += line.len();
+        let line = line.trim_end_matches(['\n', '\r']);
         if line.trim().is_empty() {
             continue;
         }
-        let mut v: serde_json::Value = serde_json::from_str(line).map_err(|e| format!("{}:{}:{}: {e}", path.display(), i + 1, e.column()))?;
-        if v.get("type").and_then(|t| t.as_str()) == Some("session") {
-            continue;
+        // An OpenClaw session file wraps each message: {"type":"message","message":{…}}.
+        #[derive(serde::Deserialize)]
+        struct Entry<'a> {
+            #[serde(rename = "type")]
+            kind: Option<String>,
+            #[serde(borrow)]
+            message: Option<&'a serde_json::value::RawValue>,
         }
-        if v.get("type").and_then(|t| t.as_str()) == Some("message") {
-            v = v["message"].take();
+        let entry: Option<Entry> = serde_json::from_str(line).ok();
+        match entry {
+            Some(Entry { kind: Some(k), .. }) if k == "session" => {}
+            Some(Entry { kind: Some(k), message: Some(raw) }) if k == "message" => {
+                let inner = raw.get().as_ptr() as usize - line.as_ptr() as usize;
+                out.push(message(raw.get()).map_err(|(off, e)| at(here + inner + off, e))?);
+            }
+            _ => out.push(message(line).map_err(|(off, e)| at(here + off, e))?),
         }
-        out.push(serde_json::from_value(v).map_err(|e| format!("{}:{}:1: not an OpenClaw message: {e}", path.display(), i + 1))?);
     }
     Ok(out)
+}
+
+/// One message from its JSON text: duplicate keys refused (as in a JSON
+/// array). The error's offset in `text`: serde's own position when it lies
+/// inside the message, else the message's start.
+fn message(text: &str) -> Result<AgentMessage, (usize, String)> {
+    serde_json::from_str(text).map_err(|e| {
+        let off = offset_of(text, e.line(), e.column());
+        let off = if e.is_syntax() || e.is_eof() || off + 1 < text.trim_end().len() { off } else { 0 };
+        // The position is ours to give (in the file, not in the message).
+        let shown = e.to_string();
+        let shown = shown.rfind(" at line ").map_or(shown.as_str(), |i| &shown[..i]);
+        (off, if e.is_data() { format!("not an OpenClaw message: {shown}") } else { shown.to_string() })
+    })
+}
+
+/// Byte offset of serde's 1-based line and column (0 for "unknown").
+fn offset_of(text: &str, line: usize, column: usize) -> usize {
+    if line == 0 {
+        return 0;
+    }
+    let start: usize = text.split_inclusive('\n').take(line - 1).map(str::len).sum();
+    (start + column.saturating_sub(1)).min(text.len())
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rfind('\n').map_or(before.chars().count(), |nl| before[nl + 1..].chars().count()) + 1;
+    (line, col)
 }
 
 pub fn validate_main(a: ValidateArgs) -> u8 {

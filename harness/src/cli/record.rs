@@ -20,18 +20,32 @@ pub struct Args {
 
 pub async fn main(a: Args) -> u8 {
     let run = async {
-        // The output folder is made (or refused) before any engine runs.
         if a.out.exists() && !a.out.is_dir() {
             return Err(format!("--out {}: not a directory", a.out.display()));
         }
-        std::fs::create_dir_all(&a.out).map_err(|e| format!("--out {}: {e}", a.out.display()))?;
         let spec = a.engine.spec()?;
         let profiles = a.select.profiles()?;
         let scenarios = a.select.load()?;
         let cfg = RunConfig { engine: spec.clone(), driver: a.engine.driver(), state_root: state_root(), engine_config: a.engine.config()?, via_http: a.engine.via_http };
-        let traces = suite::run_jobs(suite::jobs(&scenarios, &profiles), &cfg, suite::default_parallelism(), |_| {}).await;
-        crate::driver::reaper::sweep_strays(false);
+        // A golden of an engine that cannot start records nothing: refused
+        // before any run, under any profile.
+        let refused = super::certify::preflight(&cfg, &profiles).await.inspect_err(|_| {
+            let _ = std::fs::remove_dir_all(&cfg.state_root);
+        })?;
+        if let Some((p, f)) = refused.first() {
+            let _ = std::fs::remove_dir_all(&cfg.state_root);
+            return Err(format!("under {p}, {}; not recording (choose the profiles it starts under with --profile)", super::certify::cannot_start_message(f)));
+        }
+        // The output folder is made (or refused) before any engine runs.
+        std::fs::create_dir_all(&a.out).map_err(|e| format!("--out {}: {e}", a.out.display()))?;
+        let (stop, caught) = super::certify::interruption()?;
+        let (traces, interrupted) = suite::run_jobs_until(suite::jobs(&scenarios, &profiles), &cfg, suite::default_parallelism(), |_| {}, stop).await;
+        crate::driver::reaper::sweep_strays(interrupted);
         let _ = std::fs::remove_dir_all(&cfg.state_root);
+        if interrupted {
+            // Half a set of goldens is not written.
+            return Ok(super::certify::interrupted_exit("clawspec record", caught.load(std::sync::atomic::Ordering::SeqCst), traces.len()));
+        }
         let dir = crate::golden::engine_dir_name(&spec.display);
         for t in &traces {
             crate::golden::check(&a.out, &dir, t, true)?;

@@ -36,10 +36,32 @@ async fn run(a: Args) -> Result<u8, String> {
         return Err(format!("no selected scenario applies to profile(s) {}", profiles.iter().map(|p| p.id.as_str()).collect::<Vec<_>>().join(", ")));
     }
     let cfg = RunConfig { engine: spec, driver: a.engine.driver(), state_root: state_root(), engine_config: config, via_http: a.engine.via_http };
+    let (stop, caught) = super::certify::interruption()?;
+    let mut stop = Box::pin(stop);
+    // An engine that cannot start is one error (exit 2), not a trace per run.
+    let used: Vec<_> = profiles.iter().filter(|p| jobs.iter().any(|j| j.profile.id == p.id)).cloned().collect();
+    let checked = tokio::select! {
+        r = super::certify::preflight(&cfg, &used) => Some(r),
+        _ = &mut stop => None,
+    };
+    let Some(checked) = checked else {
+        crate::driver::reaper::sweep_strays(true);
+        let _ = std::fs::remove_dir_all(&cfg.state_root);
+        return Ok(super::certify::interrupted_exit("clawspec run", caught.load(std::sync::atomic::Ordering::SeqCst), 0));
+    };
+    let refused = checked.inspect_err(|_| {
+        let _ = std::fs::remove_dir_all(&cfg.state_root);
+    })?;
+    for (p, f) in &refused {
+        eprintln!("{}", crate::report::render::printable(&format!("warning: the engine cannot start under {p} ({}): {}", f.fault.kind(), f.fault)));
+    }
     let parallel = if jobs.len() == 1 { 1 } else { crate::suite::default_parallelism() };
-    let mut traces = crate::suite::run_jobs(jobs, &cfg, parallel, |_| {}).await;
-    crate::driver::reaper::sweep_strays(false);
+    let (mut traces, interrupted) = crate::suite::run_jobs_until(jobs, &cfg, parallel, |_| {}, stop).await;
+    crate::driver::reaper::sweep_strays(interrupted);
     let _ = std::fs::remove_dir_all(&cfg.state_root);
+    if interrupted {
+        return Ok(super::certify::interrupted_exit("clawspec run", caught.load(std::sync::atomic::Ordering::SeqCst), traces.len()));
+    }
     let order = |p: &str| crate::runtime::profile::PROFILE_IDS.iter().position(|x| *x == p).unwrap_or(usize::MAX);
     traces.sort_by(|x, y| (&x.scenario, order(&x.profile), &x.profile).cmp(&(&y.scenario, order(&y.profile), &y.profile)));
     match (a.json, traces.as_slice()) {
@@ -53,7 +75,7 @@ async fn run(a: Args) -> Result<u8, String> {
                 if i > 0 {
                     println!();
                 }
-                print!("{}", human(t));
+                print!("{}", crate::report::render::printable(&human(t)));
             }
         }
     }

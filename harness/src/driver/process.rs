@@ -468,6 +468,15 @@ impl Engine {
                         }
                         Ok(Frame::Response(r)) => match r.id {
                             Id::Num(n) if n == id => {
+                                // The answer can arrive between two ticks: the
+                                // flood is judged on what the call wrote, not on
+                                // when the timer fell (the engine wrote its
+                                // stderr before answering, all but a pipe's worth
+                                // of it already read).
+                                if self.stderr_mark() - mark > self.config.stderr_flood_bytes as u64 {
+                                    let f = EngineFault::StderrFlood { method: m.into(), limit: self.config.stderr_flood_bytes, stderr: self.stderr_since(mark) };
+                                    return Err((f, Fate::Kill));
+                                }
                                 return Ok(match r.error {
                                     Some(e) => Reply::Threw(e),
                                     None => {

@@ -166,21 +166,23 @@ pub fn kill_and_reap(procs: &[Proc]) {
 }
 
 /// Kill an engine's members until none is left (a forking process may add
-/// some while we kill). Returns the ones that were still running before the
-/// first kill.
+/// some while we kill). Returns every member found running in any round: a
+/// process that hops to a new pid (fork, exit, setsid) between two rounds
+/// was running all the same, and the verdict must not depend on when the
+/// snapshot fell.
 pub fn sweep(root: Option<i32>, token: &str, state_dir: Option<&Path>) -> Vec<Proc> {
-    let mut first = None;
+    let mut running: BTreeMap<i32, Proc> = BTreeMap::new();
     for _ in 0..20 {
         let m = members(root, token, state_dir);
-        if first.is_none() {
-            first = Some(m.iter().filter(|p| p.alive()).cloned().collect());
+        for p in m.iter().filter(|p| p.alive()) {
+            running.entry(p.pid).or_insert_with(|| p.clone());
         }
         if m.is_empty() {
             break;
         }
         kill_and_reap(&m);
     }
-    first.unwrap_or_default()
+    running.into_values().collect()
 }
 
 /// Kill every child of ours that is not a live engine, with its descendants

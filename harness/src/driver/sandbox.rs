@@ -147,7 +147,7 @@ impl Enforcement {
         }
         let yes = |b: bool| if b { "yes" } else { "NO" };
         format!(
-            "sandbox: env allow-list yes, HOME/TMPDIR/cwd in state dir yes, filesystem read-only outside state dir {} (Landlock ABI {}), parent environ hidden {}, signals scoped {}, descendants reaped {}",
+            "sandbox: env allow-list yes, HOME/TMPDIR/cwd in state dir yes, filesystem read-only outside state dir {} (Landlock ABI {}: contents and names; file modes, owners, timestamps and xattrs are not confined), parent environ hidden {}, signals scoped {}, descendants killed after each run {}",
             yes(self.filesystem),
             self.landlock_abi,
             yes(self.parent_environ_hidden),

@@ -99,6 +99,19 @@ impl Baseline {
         Ok(())
     }
 
+    /// Entries naming a scenario the library does not have (a typo would
+    /// otherwise lie "outside this selection" for ever).
+    pub fn check_scenarios(&self, library: &[String], path: &std::path::Path) -> Result<(), String> {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        for (i, e) in self.entries.iter().enumerate() {
+            if !library.contains(&e.scenario) {
+                let (l, col) = locate(&text, &e.scenario);
+                return Err(format!("{}:{l}:{col}: entries[{i}]: unknown scenario {:?} (not in the scenario library; see `clawspec list`)", path.display(), e.scenario));
+            }
+        }
+        Ok(())
+    }
+
     pub fn forgives(&self, v: &Verdict) -> bool {
         self.entries.iter().any(|e| e.matches(v))
     }

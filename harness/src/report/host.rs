@@ -101,7 +101,9 @@ mod tests {
         assert!(html.contains("<li><code>s13</code> × <code>openclaw-2026.9.6</code>: why &lt;13&gt; | a</li>"), "{html}");
         let xml = crate::report::junit::junit(&r);
         assert!(xml.contains("<property name=\"host\" value=\"openclaw@2026.9.6\"/>"), "{xml}");
-        assert!(xml.contains("tests=\"14\""), "not-drivable cases are counted: {xml}");
+        // 14 not-drivable cases, and the hollow profile's certification failure.
+        assert!(xml.contains("tests=\"15\"") && xml.contains("failures=\"1\""), "not-drivable cases are counted: {xml}");
+        assert!(xml.contains("<failure message=\"hollow: no scenario ran\" type=\"NotCertified\"/>"), "{xml}");
         assert!(xml.contains("skipped=\"14\""), "{xml}");
         assert!(xml.contains("<testcase name=\"not-drivable s13\" classname=\"clawspec.openclaw-2026_9_6\"><skipped message=\"not drivable on openclaw@2026.9.6: why &lt;13&gt; | a\"/></testcase>"), "{xml}");
         let json = r.to_json();

@@ -51,6 +51,19 @@ pub fn merge(parts: Vec<Part>, baseline: Option<&Baseline>) -> Result<Report, St
         if p.report.clawspec_version != base.clawspec_version {
             return Err(format!("{} and {}: different clawspec versions ({} vs {})", first.name, p.name, base.clawspec_version, p.report.clawspec_version));
         }
+        // What a run does besides its selection: shards run differently are
+        // not one run, and the merge could keep only one set of reproduce
+        // options and one plugin build.
+        if p.report.run_args != base.run_args {
+            return Err(format!("{} and {}: ran with different options ({} vs {})", first.name, p.name, shown(&base.run_args), shown(&p.report.run_args)));
+        }
+        if p.report.no_sandbox != base.no_sandbox {
+            return Err(format!("{} and {}: one ran with --no-sandbox, the other sandboxed", first.name, p.name));
+        }
+        if p.report.plugin != base.plugin {
+            let id = |r: &Report| r.plugin.as_ref().map(|pl| pl.line()).unwrap_or_else(|| "no plugin".into());
+            return Err(format!("{} and {}: different plugin builds ({} vs {})", first.name, p.name, id(base), id(&p.report)));
+        }
         base.selection.as_ref().expect("checked above").same_run(sel).map_err(|e| format!("{} and {} are shards of different runs: {e}", first.name, p.name))?;
         if let Some((_, other)) = shards.iter().find(|(s, _)| *s == shard) {
             return Err(format!("shard {shard} given twice ({other} and {})", p.name));
@@ -78,6 +91,7 @@ pub fn merge(parts: Vec<Part>, baseline: Option<&Baseline>) -> Result<Report, St
         // One interrupted or unsandboxed shard makes the whole run so.
         out.interrupted |= r.interrupted;
         out.no_sandbox |= r.no_sandbox;
+        out.stray_processes += r.stray_processes;
         let sel = out.selection.as_mut().expect("checked");
         sel.scenarios.extend(r.selection.expect("checked").scenarios);
         if out.engine_info.is_none() {
@@ -109,8 +123,19 @@ pub fn merge(parts: Vec<Part>, baseline: Option<&Baseline>) -> Result<Report, St
     }
     out.host = host;
     out.timing = None;
+    // Certification is a verdict on the whole selection: no profile of an
+    // incomplete or interrupted merge is certified.
+    if !missing.is_empty() || out.interrupted {
+        for p in &mut out.profiles {
+            p.certified = false;
+        }
+    }
     out.merged = Some(Merged { complete: missing.is_empty(), shards: present.iter().map(|k| format!("{k}/{count}")).collect(), missing });
     Ok(out)
+}
+
+fn shown(args: &[String]) -> String {
+    if args.is_empty() { "none".into() } else { args.join(" ") }
 }
 
 /// The baseline the shards ran with: every shard's bookkeeping lists make up

@@ -67,6 +67,12 @@ pub struct Report {
     /// The engine ran without the sandbox (`--no-sandbox`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_sandbox: bool,
+    /// Processes the engines left running that no run could be blamed for
+    /// (a daemon that cleared its environment and left its state dir):
+    /// killed at the end, and the report is not certified (CE-LIFE-002's
+    /// rule for the whole run).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub stray_processes: u32,
     /// The run was stopped by a signal: only the runs listed finished, so the
     /// report can never certify.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -134,6 +140,11 @@ pub struct ProfileSummary {
     /// is never certified.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hollow: Option<String>,
+    /// No verdict under this profile judged anything (none, or all
+    /// not-applicable: a `--clause` the profile never judges): nothing was
+    /// tested, so the profile is never certified.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub untested: bool,
     /// The `openclaw/plugin-sdk` the engine (a plugin through the Node
     /// adapter) saw under this profile: `openclaw@<version>` (that release's
     /// package) or `clawspec shims`. Absent for engines that do not say.
@@ -220,6 +231,10 @@ pub fn summarize(verdicts: &[Verdict], profiles: &[String], strict: bool, forgiv
                     }
                 }
             }
+            if s.pass + s.fail + s.warn + s.error == 0 {
+                s.untested = true;
+                s.certified = false;
+            }
             s
         })
         .collect()
@@ -273,9 +288,14 @@ pub fn build(engine: &str, traces: &[Trace], mut verdicts: Vec<Verdict>, profile
         run_args: Vec::new(),
         plugin: None,
         no_sandbox: false,
+        stray_processes: 0,
         interrupted: false,
         timing: None,
     }
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Report {
@@ -288,6 +308,7 @@ impl Report {
             && self.profiles.iter().any(|p| !crate::runtime::profile::is_proposal(&p.profile))
             && self.baseline.as_ref().is_none_or(|b| b.stale.is_empty())
             && self.golden_drift.is_empty()
+            && self.stray_processes == 0
             && self.merged.as_ref().is_none_or(|m| m.complete)
     }
 
@@ -307,8 +328,11 @@ impl Report {
     pub fn apply_baseline(&mut self, b: &baseline::Baseline) {
         let runs = self.executed();
         let clauses = self.selection.as_ref().map(|s| s.clauses.clone()).unwrap_or_default();
-        let blocking: Vec<&Verdict> = self.verdicts.iter().filter(|v| blocks(v, self.strict)).collect();
-        self.baseline = Some(b.apply(&blocking, &baseline::Scope { runs: &runs, clauses: &clauses }));
+        // An entry is in use while its verdict still fails or warns, blocking
+        // or not: a SHOULD entry written by a `--strict` job is not stale in a
+        // run without it.
+        let failing: Vec<&Verdict> = self.verdicts.iter().filter(|v| matches!(v.status, Status::Fail | Status::Error | Status::Warn)).collect();
+        self.baseline = Some(b.apply(&failing, &baseline::Scope { runs: &runs, clauses: &clauses }));
         let profiles: Vec<String> = self.profiles.iter().map(|p| p.profile.clone()).collect();
         self.profiles = summarize(&self.verdicts, &profiles, self.strict, &|v| b.forgives(v), &self.coverage);
     }

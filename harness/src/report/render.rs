@@ -53,6 +53,15 @@ const NOT_DRIVABLE_SHOWN: usize = 12;
 /// baseline entries it did not judge.
 fn coverage(r: &Report) -> Vec<String> {
     let mut out = Vec::new();
+    if r.interrupted {
+        out.push("INTERRUPTED: only the runs below finished; not certified".to_string());
+    }
+    if r.stray_processes > 0 {
+        out.push(format!("LEFTOVER PROCESSES: the engines left {} process(es) running that no run could be blamed for (killed); not certified", r.stray_processes));
+    }
+    if r.no_sandbox {
+        out.push("NO SANDBOX: the engine ran with --no-sandbox (whole environment, writes outside its state dir)".to_string());
+    }
     if let Some(h) = &r.host {
         out.push(h.line(r.runs.len()));
     }
@@ -72,7 +81,21 @@ fn coverage(r: &Report) -> Vec<String> {
     out
 }
 
+/// What an engine wrote, made safe to print: control characters other than
+/// newline and tab (terminal escapes, carriage returns, backspaces) shown as
+/// `\u{1b}`, so an engine cannot repaint the user's terminal or CI log.
+pub fn printable(s: &str) -> String {
+    if !s.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+        return s.to_string();
+    }
+    s.chars().map(|c| if c.is_control() && c != '\n' && c != '\t' { format!("\\u{{{:x}}}", c as u32) } else { c.to_string() }).collect()
+}
+
 pub fn terminal(r: &Report) -> String {
+    printable(&terminal_text(r))
+}
+
+fn terminal_text(r: &Report) -> String {
     let mut s = String::new();
     let block = blocking(r);
     for v in notable(r) {
@@ -116,9 +139,6 @@ pub fn terminal(r: &Report) -> String {
         }
     }
     s.push_str(&format!("\nengine {}{}{}\n", r.engine, if r.strict { " (strict)" } else { "" }, if r.no_sandbox { " (NO SANDBOX)" } else { "" }));
-    if r.interrupted {
-        s.push_str("INTERRUPTED: only the runs below finished; not certified\n");
-    }
     for line in coverage(r) {
         s.push_str(&format!("{line}\n"));
     }
@@ -142,6 +162,9 @@ pub fn terminal(r: &Report) -> String {
                 (true, false) => "would fail (proposed contract, not a release; not part of the verdict)",
             }
         ));
+    }
+    for p in r.profiles.iter().filter(|p| p.untested) {
+        s.push_str(&format!("{}: nothing tested: no verdict judged any run (every selected clause was not applicable); never certified\n", p.profile));
     }
     if let Some(p) = &r.plugin {
         s.push_str(&format!("{}\n", p.line()));
@@ -180,6 +203,9 @@ fn not_green_because(r: &Report) -> Vec<&'static str> {
     if !r.golden_drift.is_empty() {
         why.push("golden drift");
     }
+    if r.stray_processes > 0 {
+        why.push("leftover processes");
+    }
     if r.profiles.iter().all(|p| crate::runtime::profile::is_proposal(&p.profile)) {
         why.push("only proposed-contract profiles ran: no released profile was certified");
     }
@@ -187,6 +213,10 @@ fn not_green_because(r: &Report) -> Vec<&'static str> {
 }
 
 pub fn markdown(r: &Report) -> String {
+    printable(&markdown_text(r))
+}
+
+fn markdown_text(r: &Report) -> String {
     let mut s = format!("## clawspec: `{}` {}\n\n", r.engine, if r.certified() { "✅ certified" } else { "❌ not certified" });
     for line in coverage(r) {
         s.push_str(&format!("{line}\n\n"));
@@ -326,5 +356,12 @@ mod tests {
         assert_eq!(words, ["clawspec", "run", "--scenario", "tool-loop", "--profile", "openclaw-2026.9.6", "--engine", engine]);
         let words = shell_words::split(&repro("plugin:/tmp/it's here/index.js", &v)).unwrap();
         assert_eq!(words[6..], ["--plugin", "/tmp/it's here/index.js"]);
+    }
+
+    #[test]
+    fn engine_text_cannot_repaint_the_terminal() {
+        let shown = printable("ok\tline\n\u{1b}]0;PWNED\u{7}\u{1b}[2J\rCERTIFIED\u{8}");
+        assert_eq!(shown, "ok\tline\n\\u{1b}]0;PWNED\\u{7}\\u{1b}[2J\\u{d}CERTIFIED\\u{8}");
+        assert!(!shown.chars().any(|c| c.is_control() && c != '\n' && c != '\t'));
     }
 }

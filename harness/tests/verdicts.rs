@@ -1,0 +1,148 @@
+//! Verdicts CI can trust, through the real `clawspec` binary: a run that
+//! judged nothing is never green, shards deal out only what runs, merges of
+//! different runs are refused and incomplete merges certify no profile,
+//! baselines judge only what the run looked at and name unknown scenarios,
+//! and commands refuse bad input before any engine runs.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use rstest::rstest;
+use serde_json::Value;
+
+fn clawspec(args: &[&str]) -> (i32, String, String) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let out = Command::new(env!("CARGO_BIN_EXE_clawspec")).args(args).current_dir(&root).output().expect("runs");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn tmp(name: &str) -> PathBuf {
+    support::tmp(&format!("verdicts-{name}"))
+}
+
+fn json(p: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))).unwrap()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// `--clause` that no selected profile judges: every run happens, no
+/// verdict judges anything. Exit 2, and every output says not certified.
+#[test]
+fn a_run_that_judged_nothing_is_never_green() {
+    let d = tmp("untested");
+    let (r, j) = (d.join("r.json"), d.join("r.xml"));
+    let (code, stdout, stderr) = clawspec(&["certify", "--scenario", "heartbeat-ok", "--clause", "CE-RFC-002", "--profile", "openclaw-2026.9.6", "--report", s(&r), "--junit", s(&j)]);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(stderr.contains("nothing tested") && stderr.contains("CE-RFC-002"), "{stderr}");
+    assert!(stdout.lines().any(|l| l.starts_with("openclaw-2026.9.6 ") && l.ends_with("  NOT CERTIFIED")), "{stdout}");
+    let report = json(&r);
+    assert_eq!(report["profiles"][0]["certified"], false);
+    assert_eq!(report["profiles"][0]["untested"], true);
+    let junit = std::fs::read_to_string(&j).unwrap();
+    assert!(junit.contains("<failure message=\"nothing tested"), "{junit}");
+}
+
+/// Shards are dealt from the scenarios that run under the selected
+/// profiles: the two 2026.9.6-only durable scenarios never make up a shard
+/// of a 2026.4.26 run.
+#[test]
+fn shards_hold_only_scenarios_that_run() {
+    let d = tmp("shards");
+    let mut covered = Vec::new();
+    for k in ["1/2", "2/2"] {
+        let r = d.join(format!("s{}.json", &k[..1]));
+        let (code, stdout, stderr) = clawspec(&["certify", "--scenario", "durable-*", "--scenario", "heartbeat-ok", "--profile", "openclaw-2026.4.26", "--shard", k, "--report", s(&r)]);
+        assert_eq!(code, 0, "{k}: {stdout}{stderr}");
+        for id in json(&r)["selection"]["scenarios"].as_array().unwrap() {
+            covered.push(id.as_str().unwrap().to_string());
+        }
+    }
+    covered.sort();
+    assert_eq!(covered, ["durable-overflow-retry", "heartbeat-ok"]);
+}
+
+/// One shard alone merges into a report that certifies no profile, in
+/// every field a consumer might read; shards run with different options are
+/// not one run.
+#[test]
+fn merges_are_complete_or_certify_nothing() {
+    let d = tmp("merge");
+    let (s1, s2, m) = (d.join("s1.json"), d.join("s2.json"), d.join("m.json"));
+    assert_eq!(clawspec(&["certify", "--scenario", "heartbeat-*", "--shard", "1/2", "--report", s(&s1)]).0, 0);
+    let (code, stdout, _) = clawspec(&["merge", s(&s1), "-o", s(&m)]);
+    assert_eq!(code, 1, "{stdout}");
+    let merged = json(&m);
+    assert_eq!(merged["merged"]["complete"], false);
+    assert!(merged["profiles"].as_array().unwrap().iter().all(|p| p["certified"] == false), "{}", merged["profiles"]);
+    assert!(!stdout.lines().any(|l| l.ends_with("  CERTIFIED")), "{stdout}");
+    assert_eq!(clawspec(&["certify", "--scenario", "heartbeat-*", "--shard", "2/2", "--call-timeout-ms", "7777", "--report", s(&s2)]).0, 0);
+    let (code, _, stderr) = clawspec(&["merge", s(&s1), s(&s2), "-o", s(&m)]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("ran with different options") && stderr.contains("--call-timeout-ms 7777"), "{stderr}");
+}
+
+#[test]
+fn a_profile_given_twice_runs_once() {
+    let d = tmp("twice");
+    let r = d.join("r.json");
+    assert_eq!(clawspec(&["certify", "--scenario", "heartbeat-ok", "--profile", "openclaw-2026.9.6", "--profile", "openclaw-2026.9.6", "--report", s(&r)]).0, 0);
+    let report = json(&r);
+    assert_eq!(report["runs"].as_array().unwrap().len(), 1);
+    assert_eq!(report["profiles"].as_array().unwrap().len(), 1);
+}
+
+/// A SHOULD entry (written by a `--strict` job) is in use while its warning
+/// stands, also in a run without `--strict`.
+#[test]
+fn a_baselined_warning_is_not_stale_without_strict() {
+    let d = tmp("should");
+    let b = d.join("b.json");
+    std::fs::write(&b, r#"{"entries":[{"scenario":"budget-tight-volatile","clause":"CE-ASM-006","profile":"openclaw-2026.9.6","reason":"known"}]}"#).unwrap();
+    let (code, stdout, stderr) = clawspec(&["certify", "--engine", "builtin:window:exceed-budget", "--scenario", "budget-tight-volatile", "--profile", "openclaw-2026.9.6", "--baseline", s(&b)]);
+    assert!(stdout.contains("warn CE-ASM-006"), "the warning this test is about: {stdout}");
+    assert!(!stdout.contains("STALE"), "{stdout}");
+    assert_eq!(code, 0, "{stdout}{stderr}");
+}
+
+/// Bad input is refused before any engine runs (exit 2, with the reason).
+#[rstest]
+#[case::baseline_unknown_scenario(&["certify", "--scenario", "heartbeat-ok", "--baseline", "@b.json"], r#"{"entries":[{"scenario":"heartbeat-okk","reason":"typo"}]}"#, "b.json:1:25: entries[0]: unknown scenario \"heartbeat-okk\"")]
+#[case::golden_missing(&["certify", "--scenario", "heartbeat-ok", "--golden", "@no-such-dir"], "", "--golden")]
+#[case::run_cannot_start(&["run", "--scenario", "heartbeat-ok", "--engine", "/nonexistent/engine"], "", "the engine cannot start (spawn-failed)")]
+#[case::record_cannot_start(&["record", "--scenario", "heartbeat-ok", "--engine", "/nonexistent/engine", "--out", "@rec"], "", "the engine cannot start (spawn-failed)")]
+#[case::mutate_output_folder(&["mutate", "--scenario", "heartbeat-ok", "--json", "@missing/m.json"], "", "does not exist")]
+#[case::mutate_cannot_start(&["mutate", "--scenario", "heartbeat-ok", "--engine", "/nonexistent/engine"], "", "the engine cannot start (spawn-failed)")]
+#[case::pass_env_value(&["certify", "--pass-env", "A=B"], "", "is not a variable name")]
+#[case::transcript_duplicate_key(&["validate", "--provider", "anthropic", "@t.jsonl"], "{\"role\":\"user\",\"content\":\"hi\",\"timestamp\":1}\n{\"role\":\"user\",\"content\":\"a\",\"role\":\"assistant\"}\n", "t.jsonl:2:35: not an OpenClaw message: duplicate field `role`")]
+fn bad_input_is_refused_up_front(#[case] args: &[&str], #[case] file: &str, #[case] reason: &str) {
+    let name: String = reason.chars().filter(char::is_ascii_alphanumeric).take(24).collect();
+    let d = tmp(&format!("refused-{name}"));
+    // `@x` is a path in the test's dir; the file (when given) is written there.
+    let args: Vec<String> = args.iter().map(|a| a.strip_prefix('@').map_or(a.to_string(), |p| s(&d.join(p)).to_string())).collect();
+    if !file.is_empty() {
+        let target = args.iter().find(|a| a.starts_with(s(&d))).expect("a file argument");
+        std::fs::write(target, file).unwrap();
+    }
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, stdout, stderr) = clawspec(&argv);
+    assert_eq!(code, 2, "{argv:?}: {stdout}{stderr}");
+    assert!(stderr.contains(reason), "{argv:?}: {stderr}");
+    assert!(!d.join("rec").exists(), "record made its --out for an engine that cannot start");
+}
+
+/// `clawspec list | head`: a reader that goes away is not a crash.
+#[rstest]
+#[case("scenarios")]
+#[case("clauses")]
+fn listing_into_a_closed_pipe_is_quiet(#[case] what: &str) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_clawspec")).args(["list", what]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+}
