@@ -88,8 +88,17 @@ async fn handle(mut client: TcpStream, backend: SocketAddr, provider: Provider) 
     let (mut cr, mut cw) = client.into_split();
     let (mut ur, mut uw) = upstream.into_split();
     let rest = (budget - first.len()) as u64;
+    // A body without Content-Length (chunked) that reaches the limit is
+    // answered here as too large: the mock would wait for its end for ever,
+    // holding the connection and what it buffered.
+    let (over_tx, over_rx) = tokio::sync::oneshot::channel::<u64>();
+    let chunked = length.is_none();
+    let sent_first = first.len() as u64;
     let up = tokio::spawn(async move {
-        let _ = tokio::io::copy(&mut (&mut cr).take(rest), &mut uw).await;
+        let n = tokio::io::copy(&mut (&mut cr).take(rest), &mut uw).await.unwrap_or(0);
+        if chunked && n == rest {
+            let _ = over_tx.send(sent_first + n);
+        }
         // Keep the mock's read side open: hyper drops a response when its
         // client half-closes (`half_close` is off by default).
         std::future::pending::<()>().await;
@@ -97,7 +106,16 @@ async fn handle(mut client: TcpStream, backend: SocketAddr, provider: Provider) 
     });
     // The answer ends the exchange (the mock closes after one response); a
     // client still sending is cut off.
-    let _ = tokio::io::copy(&mut ur, &mut cw).await;
+    let over = tokio::select! {
+        _ = tokio::io::copy(&mut ur, &mut cw) => None,
+        n = over_rx => n.ok(),
+    };
+    if let Some(n) = over {
+        // At least this much arrived; the true size is unknown (not read).
+        let r = too_large(provider, n as usize + 1);
+        let reason = if r.status == 413 { "Payload Too Large" } else { "Bad Request" };
+        let _ = cw.write_all(response(r.status, reason, &r.body.to_string()).as_bytes()).await;
+    }
     let _ = cw.shutdown().await;
     up.abort();
     Ok(())

@@ -161,6 +161,42 @@ async fn serve_provider_refuses_an_oversized_body_before_reading_it() {
     front.abort();
 }
 
+/// A chunked body (no Content-Length) past the limit is answered as too
+/// large as soon as the limit is reached; before, the mock waited for its
+/// end for ever, holding the connection and what it had buffered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_provider_cuts_off_a_chunked_body_past_the_limit() {
+    use clawspec_mock_providers::server::{start_served, ServeOptions};
+    let (mock, addr, front) = start_served(Provider::Anthropic, 0, Rules::default(), ServeOptions::default()).await.unwrap();
+    let limit = clawspec_mock_providers::shape::body_limit(Provider::Anthropic);
+    let answer = tokio::task::spawn_blocking(move || {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(std::time::Duration::from_secs(60))).unwrap();
+        let head = format!("POST /v1/messages HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
+        s.write_all(head.as_bytes()).unwrap();
+        // Chunks of 1 MiB until the front door answers (or 2× the limit).
+        let chunk = vec![b'x'; 1 << 20];
+        let mut sent = 0;
+        while sent < 2 * limit {
+            let framed = [format!("{:x}\r\n", chunk.len()).into_bytes(), chunk.clone(), b"\r\n".to_vec()].concat();
+            if s.write_all(&framed).is_err() {
+                break;
+            }
+            sent += chunk.len();
+        }
+        let mut raw = Vec::new();
+        let _ = s.read_to_end(&mut raw);
+        String::from_utf8_lossy(&raw).into_owned()
+    })
+    .await
+    .unwrap();
+    assert!(answer.starts_with("HTTP/1.1 413"), "{}", &answer[..answer.len().min(300)]);
+    assert!(answer.contains("request_too_large"), "{answer}");
+    assert_eq!(mock.received().await, 0, "the mock never answered the oversized request");
+    front.abort();
+}
+
 /// openclaw/openclaw#36157: a replayed call without its reasoning item is
 /// rejected naming the item the provider minted with that call; the mock
 /// remembers the pairing of the responses it served.
