@@ -12,6 +12,22 @@ use super::model::*;
 /// generating a session no machine can hold.
 pub const MAX_TURNS: usize = 5_000;
 
+/// Upper bound on the words of one generated user message or reply.
+pub const MAX_WORDS: usize = 100_000;
+
+/// Upper bound on the text all `generate` steps of a scenario may expand to:
+/// each limit above alone allows far more than a machine holds.
+pub const MAX_GENERATED_BYTES: usize = 64 << 20;
+
+/// At most how many bytes of message text `g` expands to (words counted at
+/// 8 bytes; every turn at its maximum of tool calls, each with its call and
+/// result).
+pub fn size_bound(g: &GenerateSpec) -> usize {
+    let words = g.user_words.saturating_add(g.reply_words).saturating_mul(8);
+    let calls = g.tool_calls[1].saturating_mul(g.result_chars.saturating_add(256));
+    g.turns.saturating_mul(words.saturating_add(calls).saturating_add(512))
+}
+
 /// Replace every `generate` step with the steps it describes.
 pub fn expand(script: &[Step]) -> Vec<Step> {
     let mut out = Vec::with_capacity(script.len());

@@ -58,6 +58,8 @@ pub fn check(l: &Located) -> Vec<LoadError> {
         out.push(at(ln, c, "script is empty".into(), None));
     }
     let step_lines = locate::sequence_items(&l.source, "", "script");
+    // What the generate steps so far expand to, at most (bytes of text).
+    let mut generated = 0usize;
     for (i, step) in s.script.iter().enumerate() {
         let (ln, c) = step_lines.get(i).copied().unwrap_or((1, 1));
         let mut bad = |msg: String, hint: Option<&str>| out.push(at(ln, c, format!("script[{i}]: {msg}"), hint));
@@ -114,6 +116,20 @@ pub fn check(l: &Located) -> Vec<LoadError> {
                 }
                 if g.result_chars > 200_000 {
                     bad(format!("generate.result_chars {} is above 200000", g.result_chars), None);
+                }
+                for (field, words) in [("user_words", g.user_words), ("reply_words", g.reply_words)] {
+                    if words > super::generate::MAX_WORDS {
+                        bad(format!("generate.{field} {words} is above {}", super::generate::MAX_WORDS), None);
+                    }
+                }
+                generated = generated.saturating_add(super::generate::size_bound(g));
+                if generated > super::generate::MAX_GENERATED_BYTES {
+                    // Each limit alone allows far more than memory holds
+                    // (5 000 turns × 32 calls × 200 000 chars ≈ 32 GB).
+                    bad(
+                        format!("the generate steps would expand to ~{} MB of messages, above the {} MB a scenario may generate", generated >> 20, super::generate::MAX_GENERATED_BYTES >> 20),
+                        Some("fewer turns, tool calls or result_chars"),
+                    );
                 }
                 for t in &g.tools {
                     if !s.setup.tools.contains(t) && !s.setup.client_tools.contains(t) {
@@ -217,6 +233,18 @@ mod tests {
         assert!(e.iter().all(|e| e.starts_with("s/g.yaml:8:3: script[1]: generate.")), "{e:?}");
         let typo = errors("s/g.yaml", "id: g\ntitle: t\ndescription: d\nscript:\n  - generate:\n      turn: 10\n");
         assert!(typo[0].starts_with("s/g.yaml:6:") && typo[0].contains("unknown field `turn`"), "{typo:?}");
+    }
+
+    /// Each limit alone allows more than memory holds; together they are
+    /// refused before anything is expanded (the bomb took 34 s and aborted).
+    #[rstest::rstest]
+    #[case::tool_results("turns: 5000\n      tool_calls: [32, 32]\n      result_chars: 200000", "would expand to ~")]
+    #[case::words("turns: 1\n      user_words: 4000000000", "generate.user_words 4000000000 is above 100000")]
+    #[case::many_steps("turns: 400\n      tool_calls: [8, 8]\n      result_chars: 20000\n  - generate:\n      turns: 400\n      tool_calls: [8, 8]\n      result_chars: 20000", "above the 64 MB")]
+    fn generate_bombs_are_refused_before_expansion(#[case] spec: &str, #[case] reason: &str) {
+        let src = format!("id: g\ntitle: t\ndescription: d\nscript:\n  - generate:\n      {spec}\n");
+        let e = errors("s/g.yaml", &src);
+        assert!(e.iter().any(|e| e.starts_with("s/g.yaml:") && e.contains(reason)), "{e:?}");
     }
 
     #[test]
