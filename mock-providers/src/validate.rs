@@ -322,6 +322,12 @@ fn openai_chat(body: &Value, r: &Rules) -> Result<(), Rejection> {
         if m["role"] == "tool" {
             // Walk back over the tool run to its assistant message.
             let start = ms[..n].iter().rposition(|x| x["role"] != "tool");
+            // Two results for one id (a turn whose calls repeat an id):
+            // agno-agi/agno#5116 records OpenAI's body.
+            let run = start.map_or(0, |i| i + 1);
+            if let Some(a) = (run..n).find(|&a| ms[a]["tool_call_id"] == m["tool_call_id"]) {
+                return Err(Rejection::with(p, 400, format!("Invalid parameter: Duplicate value for 'tool_call_id' of '{}', in messages[{a}] and messages[{n}].", s(m, "tool_call_id")), Some(&format!("messages.[{n}].tool_call_id")), None));
+            }
             let ok = start.is_some_and(|i| ms[i]["role"] == "assistant" && arr(&ms[i], "tool_calls").iter().any(|c| c["id"] == m["tool_call_id"]));
             if !ok {
                 return Err(Rejection::with(p, 400, "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", Some(&format!("messages.[{n}].role")), None));

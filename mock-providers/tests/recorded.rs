@@ -68,6 +68,22 @@ fn tool_result(id: &str) -> Value {
     ]}),
     "messages.0.content.1: unexpected `tool_use_id` found in `tool_result` blocks: T1. Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
 )]
+// agno-agi/agno#5116 (OpenAI chat completions, 400, param `messages.[8].tool_call_id`):
+// two tool results answering one id — what a turn with a repeated call id sends.
+#[case::openai_chat_duplicate_tool_call_id(
+    OpenAiChat,
+    json!({"model": "gpt-4.1", "messages": [
+        {"role": "system", "content": "s"}, {"role": "user", "content": "a"}, {"role": "assistant", "content": "b"},
+        {"role": "user", "content": "c"}, {"role": "assistant", "content": "d"}, {"role": "user", "content": "look both up"},
+        {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "call_gmd4tanjXcwOxfPawOnDmq6R", "type": "function", "function": {"name": "lookup", "arguments": "{}"}},
+            {"id": "call_gmd4tanjXcwOxfPawOnDmq6R", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}
+        ]},
+        {"role": "tool", "tool_call_id": "call_gmd4tanjXcwOxfPawOnDmq6R", "content": "r1"},
+        {"role": "tool", "tool_call_id": "call_gmd4tanjXcwOxfPawOnDmq6R", "content": "r2"}
+    ]}),
+    "Invalid parameter: Duplicate value for 'tool_call_id' of 'call_gmd4tanjXcwOxfPawOnDmq6R', in messages[7] and messages[8]."
+)]
 fn recorded_error_bodies_are_reproduced(#[case] p: Provider, #[case] body: Value, #[case] recorded: &str) {
     let r = validate(p, &body, &Rules::default()).expect_err("the provider rejected this request");
     assert_eq!(r.status, 400);
