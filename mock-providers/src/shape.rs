@@ -1,6 +1,7 @@
 //! The request envelope, checked before any transcript rule: body size,
-//! content type, a JSON object, the model, and a non-empty messages array —
-//! answered as each provider answers a malformed request.
+//! content type, a JSON object, the model, a non-empty messages array, and
+//! each message's shape (an object, a role the API knows, the content its
+//! role needs) — answered as each provider answers a malformed request.
 //!
 //! Sources: error bodies quoted in provider-rules.md (B1–B6) are marked V
 //! there; the rest (marked "I" below) follow the provider's error style for
@@ -170,9 +171,119 @@ pub fn check(p: Provider, content_type: Option<&str>, bytes: &[u8]) -> Result<Va
         // Responses also takes a plain string as input.
         Some(Value::String(_)) if p == Provider::OpenAiResponses => Ok(body),
         Some(Value::Array(a)) if a.is_empty() => Err(empty(p, key)),
-        Some(Value::Array(_)) => Ok(body),
+        Some(Value::Array(a)) => match a.iter().enumerate().find_map(|(i, m)| element(p, key, i, m)) {
+            Some(r) => Err(r),
+            None => Ok(body),
+        },
         Some(other) => Err(not_a_list(p, key, other)),
     }
+}
+
+/// What JSON calls `v` in OpenAI's `got … instead` wording.
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Object(_) => "an object",
+        Value::Array(_) => "an array",
+        Value::String(_) => "a string",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "an integer",
+        Value::Number(_) => "a number",
+        Value::Bool(_) => "a boolean",
+        Value::Null => "null",
+    }
+}
+
+/// The request-shape rules of one message (element `i` of `key`), before
+/// any transcript rule: an object, with a role the API knows and the
+/// content it requires. OpenAI's role list is its own error text; the
+/// other wordings follow each provider's validation style (I).
+fn element(p: Provider, key: &str, i: usize, m: &Value) -> Option<Rejection> {
+    let role = m.get("role");
+    let path = |field: &str| format!("{key}[{i}].{field}");
+    let Some(obj) = m.as_object() else {
+        return Some(match p {
+            Provider::OpenAiChat | Provider::OpenAiResponses => {
+                let field = format!("{key}[{i}]");
+                Rejection::with(p, 400, format!("Invalid type for '{field}': expected an object, but got {} instead.", kind_of(m)), Some(&field), Some("invalid_type"))
+            }
+            Provider::Anthropic => Rejection::new(p, format!("{key}.{i}: Input should be a valid dictionary or object to extract fields from")),
+            Provider::Gemini => Rejection::new(p, format!("Invalid value at '{key}[{i}]' (type.googleapis.com/google.ai.generativelanguage.v1beta.Content), {m}")),
+            Provider::Bedrock => {
+                let msg = format!("1 validation error detected: Value at '{key}.{}.member' failed to satisfy constraint: Member must be a structure", i + 1);
+                Rejection { status: 400, body: serde_json::json!({"message": msg}), message: msg }
+            }
+            Provider::Mistral => unprocessable(p, &format!("{key}.{i}"), "model_attributes_type", "Input should be a valid dictionary or object to extract fields from"),
+        });
+    };
+    match p {
+        Provider::OpenAiChat | Provider::Mistral => {
+            let Some(r) = role else {
+                return Some(if p == Provider::Mistral { unprocessable(p, &format!("{key}.{i}.role"), "missing", "Field required") } else { missing_at(p, &path("role")) });
+            };
+            const ROLES: [&str; 6] = ["system", "assistant", "user", "function", "tool", "developer"];
+            if !r.as_str().is_some_and(|r| ROLES.contains(&r)) {
+                let shown = r.as_str().map(str::to_string).unwrap_or_else(|| r.to_string());
+                return Some(if p == Provider::Mistral {
+                    unprocessable(p, &format!("{key}.{i}.role"), "literal_error", "Input should be 'system', 'user', 'assistant' or 'tool'")
+                } else {
+                    Rejection::with(p, 400, format!("Invalid value: '{shown}'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'."), Some(&path("role")), Some("invalid_value"))
+                });
+            }
+            // Only an assistant message may leave its content out (tool calls instead).
+            if r != "assistant" && obj.get("content").is_none_or(Value::is_null) {
+                return Some(if p == Provider::Mistral { unprocessable(p, &format!("{key}.{i}.content"), "missing", "Field required") } else { missing_at(p, &path("content")) });
+            }
+            match obj.get("content") {
+                Some(Value::Null | Value::String(_) | Value::Array(_)) | None => None,
+                Some(other) if p == Provider::OpenAiChat => Some(Rejection::with(
+                    p,
+                    400,
+                    format!("Invalid type for '{}': expected one of a string or array of objects, but got {} instead.", path("content"), kind_of(other)),
+                    Some(&path("content")),
+                    Some("invalid_type"),
+                )),
+                Some(_) => Some(unprocessable(p, &format!("{key}.{i}.content"), "string_type", "Input should be a valid string")),
+            }
+        }
+        // Items without a type are messages; a message's role is one of four.
+        Provider::OpenAiResponses => {
+            let is_message = obj.get("type").is_none_or(|t| t == "message");
+            match role {
+                Some(r) if is_message && !r.as_str().is_some_and(|r| ["assistant", "system", "developer", "user"].contains(&r)) => {
+                    let shown = r.as_str().map(str::to_string).unwrap_or_else(|| r.to_string());
+                    Some(Rejection::with(p, 400, format!("Invalid value: '{shown}'. Supported values are: 'assistant', 'system', 'developer', and 'user'."), Some(&path("role")), Some("invalid_value")))
+                }
+                None if is_message && obj.get("type").is_none() => Some(missing_at(p, &path("role"))),
+                _ => None,
+            }
+        }
+        Provider::Anthropic => match role.and_then(Value::as_str) {
+            None if role.is_none() => Some(Rejection::new(p, format!("{key}.{i}.role: Field required"))),
+            Some("user" | "assistant") => obj.get("content").is_none().then(|| Rejection::new(p, format!("{key}.{i}.content: Field required"))),
+            _ => Some(Rejection::new(p, format!("{key}.{i}.role: Input should be 'user' or 'assistant'"))),
+        },
+        // A content's role, when given, is `user` or `model`.
+        Provider::Gemini => match role {
+            Some(r) if !r.as_str().is_some_and(|r| r == "user" || r == "model") => Some(Rejection::new(p, "Please use a valid role: user, model.")),
+            _ => None,
+        },
+        Provider::Bedrock => match role.and_then(Value::as_str) {
+            Some("user" | "assistant") => None,
+            None if role.is_none() => {
+                let msg = format!("1 validation error detected: Value null at '{key}.{}.member.role' failed to satisfy constraint: Member must not be null", i + 1);
+                Some(Rejection { status: 400, body: serde_json::json!({"message": msg}), message: msg })
+            }
+            _ => {
+                let shown = role.map(|r| r.as_str().map(str::to_string).unwrap_or_else(|| r.to_string())).unwrap_or_default();
+                let msg = format!("1 validation error detected: Value '{shown}' at '{key}.{}.member.role' failed to satisfy constraint: Member must satisfy enum value set: [user, assistant]", i + 1);
+                Some(Rejection { status: 400, body: serde_json::json!({"message": msg}), message: msg })
+            }
+        },
+    }
+}
+
+/// OpenAI's answer to a missing field inside an element.
+fn missing_at(p: Provider, field: &str) -> Rejection {
+    Rejection::with(p, 400, format!("Missing required parameter: '{field}'."), Some(field), Some("missing_required_parameter"))
 }
 
 #[cfg(test)]
@@ -211,6 +322,37 @@ mod tests {
                 assert!(r.message.contains("model"), "{p}: {}", r.message);
             }
         }
+    }
+
+    /// Each message is checked too: an element that is not an object, has
+    /// no role or one the API does not know, or lacks the content its role
+    /// needs (every one answered 200 before).
+    #[test]
+    fn every_provider_checks_each_message() {
+        let j = Some("application/json");
+        for p in ALL {
+            let key = messages_key(p);
+            let mut bad = vec!["1", "null", r#"{"role":"wizard","content":"hi","parts":[{"text":"hi"}]}"#];
+            if p != Provider::Gemini {
+                bad.push(r#"{"content":"hi"}"#);
+            }
+            if matches!(p, Provider::OpenAiChat | Provider::Mistral | Provider::Anthropic) {
+                bad.push(r#"{"role":"user"}"#);
+            }
+            for m in bad {
+                let b = format!(r#"{{"model":"m","{key}":[{m}]}}"#);
+                let r = check(p, j, b.as_bytes()).expect_err(&format!("{p} accepted {b}"));
+                assert!(r.status == 400 || r.status == 422, "{p}: {}", r.status);
+            }
+        }
+        let r = check(Provider::OpenAiChat, j, br#"{"model":"m","messages":[{"role":"wizard","content":"hi"}]}"#).unwrap_err();
+        assert_eq!(r.body["error"]["param"], "messages[0].role");
+        assert_eq!(r.body["error"]["code"], "invalid_value");
+        let r = check(Provider::OpenAiChat, j, br#"{"model":"m","messages":[{"role":"user","content":"x"},1]}"#).unwrap_err();
+        assert_eq!(r.message, "Invalid type for 'messages[1]': expected an object, but got an integer instead.");
+        assert_eq!(check(Provider::Anthropic, j, br#"{"model":"m","messages":[{"content":"hi"}]}"#).unwrap_err().message, "messages.0.role: Field required");
+        // An assistant turn of tool calls has no content; that is fine.
+        check(Provider::OpenAiChat, j, br#"{"model":"m","messages":[{"role":"user","content":"x"},{"role":"assistant","content":null,"tool_calls":[]}]}"#).unwrap();
     }
 
     #[test]
