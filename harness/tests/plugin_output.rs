@@ -167,6 +167,8 @@ fn a_plugin_that_dies_in_register_names_what_it_read() {
     assert!(stderr.contains("the engine cannot start (bad-handshake)"), "{stderr}");
     assert!(stderr.contains("before it failed, the plugin read what the host does not provide (undefined for it): `api.registerTranscriptProjector`"), "{stderr}");
     let o = run(&["run", "--json"]);
+    // The faulted trace is printed, and the exit says the engine could not start.
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
     let t: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(t["outcome"]["kind"], "bad-handshake", "{t:#}");
     assert_eq!(t["unknownApiMembers"], serde_json::json!(["api.registerTranscriptProjector"]), "{t:#}");

@@ -36,26 +36,8 @@ async fn run(a: Args) -> Result<u8, String> {
         return Err(format!("no selected scenario applies to profile(s) {}", profiles.iter().map(|p| p.id.as_str()).collect::<Vec<_>>().join(", ")));
     }
     let cfg = RunConfig { engine: spec, driver: a.engine.driver(), state_root: state_root(), engine_config: config, via_http: a.engine.via_http };
-    let (stop, caught) = super::certify::interruption()?;
-    let mut stop = Box::pin(stop);
-    // An engine that cannot start is one error (exit 2), not a trace per run.
-    let used: Vec<_> = profiles.iter().filter(|p| jobs.iter().any(|j| j.profile.id == p.id)).cloned().collect();
-    let checked = tokio::select! {
-        r = super::certify::preflight(&cfg, &used) => Some(r),
-        _ = &mut stop => None,
-    };
-    let Some(checked) = checked else {
-        crate::driver::reaper::sweep_strays(true);
-        let _ = std::fs::remove_dir_all(&cfg.state_root);
-        return Ok(super::certify::interrupted_exit("clawspec run", caught.load(std::sync::atomic::Ordering::SeqCst), 0));
-    };
-    let refused = checked.inspect_err(|_| {
-        let _ = std::fs::remove_dir_all(&cfg.state_root);
-    })?;
-    for (p, f) in &refused {
-        eprintln!("{}", crate::report::render::printable(&format!("warning: the engine cannot start under {p} ({}): {}", f.fault.kind(), f.fault)));
-    }
     let parallel = if jobs.len() == 1 { 1 } else { crate::suite::default_parallelism() };
+    let (stop, caught) = super::certify::interruption()?;
     let (mut traces, interrupted) = crate::suite::run_jobs_until(jobs, &cfg, parallel, |_| {}, stop).await;
     crate::driver::reaper::sweep_strays(interrupted);
     let _ = std::fs::remove_dir_all(&cfg.state_root);
@@ -78,6 +60,17 @@ async fn run(a: Args) -> Result<u8, String> {
                 print!("{}", crate::report::render::printable(&human(t)));
             }
         }
+    }
+    // Each faulted trace is printed (it keeps what the engine read and said
+    // before it failed); an engine that never got a call in any run could
+    // not start: exit 2, as certify's preflight does.
+    let at_start = |k: &str| matches!(k, "spawn-failed" | "crash-at-start" | "bad-handshake" | "unsupported-protocol-version");
+    let never_started = traces.iter().all(|t| matches!(&t.outcome, Outcome::EngineFault { kind, step: 0, .. } if at_start(kind) || (kind == "timeout" && t.calls().next().is_none())));
+    if never_started {
+        if let Some(Outcome::EngineFault { kind, message, .. }) = traces.first().map(|t| &t.outcome) {
+            eprintln!("{}", crate::report::render::printable(&format!("clawspec run: the engine cannot start ({kind}): {message}")));
+        }
+        return Ok(super::EXIT_USAGE);
     }
     let completed = traces.iter().all(|t| matches!(t.outcome, Outcome::Completed { .. }));
     Ok(if completed { super::EXIT_OK } else { super::EXIT_FAILURES })
