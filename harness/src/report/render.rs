@@ -184,9 +184,11 @@ fn terminal_text(r: &Report) -> String {
         }
     }
     s.push_str(&format!("{} scenario runs, {} verdicts\n", r.runs.len(), r.verdicts.len()));
-    let released_ok = r.profiles.iter().filter(|p| !crate::runtime::profile::is_proposal(&p.profile)).all(|p| p.certified);
-    if released_ok && !r.certified() {
-        s.push_str(&format!("overall: NOT CERTIFIED ({})\n", not_green_because(r).join(", ")));
+    // Reasons beyond the verdicts are named even when a profile row already
+    // says NOT CERTIFIED (an incomplete merge certifies no profile).
+    let why = not_green_because(r);
+    if !r.certified() && !why.is_empty() {
+        s.push_str(&format!("overall: NOT CERTIFIED ({})\n", why.join(", ")));
     }
     s
 }
