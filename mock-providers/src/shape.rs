@@ -261,9 +261,10 @@ fn element(p: Provider, key: &str, i: usize, m: &Value) -> Option<Rejection> {
             Some("user" | "assistant") => obj.get("content").is_none().then(|| Rejection::new(p, format!("{key}.{i}.content: Field required"))),
             _ => Some(Rejection::new(p, format!("{key}.{i}.role: Input should be 'user' or 'assistant'"))),
         },
-        // A content's role, when given, is `user` or `model`.
+        // A content's role, when given, is `user` or `model` (`function`, of
+        // older function-response turns, is let through: not verified).
         Provider::Gemini => match role {
-            Some(r) if !r.as_str().is_some_and(|r| r == "user" || r == "model") => Some(Rejection::new(p, "Please use a valid role: user, model.")),
+            Some(r) if !r.as_str().is_some_and(|r| matches!(r, "user" | "model" | "function")) => Some(Rejection::new(p, "Please use a valid role: user, model.")),
             _ => None,
         },
         Provider::Bedrock => match role.and_then(Value::as_str) {
