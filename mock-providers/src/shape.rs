@@ -165,6 +165,11 @@ pub fn check(p: Provider, content_type: Option<&str>, bytes: &[u8]) -> Result<Va
     if !matches!(p, Provider::Gemini | Provider::Bedrock) && !body.get("model").is_some_and(|m| m.as_str().is_some_and(|s| !s.is_empty())) {
         return Err(missing(p, "model"));
     }
+    // Anthropic requires a token budget (pi-ai always sends one; our
+    // `to_wire` sends 4096).
+    if p == Provider::Anthropic && body.get("max_tokens").is_none_or(Value::is_null) {
+        return Err(missing(p, "max_tokens"));
+    }
     let key = messages_key(p);
     match body.get(key) {
         None | Some(Value::Null) => Err(missing(p, key)),
@@ -294,7 +299,7 @@ mod tests {
 
     fn body(p: Provider) -> String {
         let key = messages_key(p);
-        format!(r#"{{"model":"m","{key}":[{{"role":"user","content":"hi"}}]}}"#)
+        format!(r#"{{"model":"m","max_tokens":16,"{key}":[{{"role":"user","content":"hi"}}]}}"#)
     }
 
     #[test]
@@ -341,9 +346,10 @@ mod tests {
                 bad.push(r#"{"role":"user"}"#);
             }
             for m in bad {
-                let b = format!(r#"{{"model":"m","{key}":[{m}]}}"#);
+                let b = format!(r#"{{"model":"m","max_tokens":16,"{key}":[{m}]}}"#);
                 let r = check(p, j, b.as_bytes()).expect_err(&format!("{p} accepted {b}"));
                 assert!(r.status == 400 || r.status == 422, "{p}: {}", r.status);
+                assert!(!r.message.contains("max_tokens"), "{p}: {}", r.message);
             }
         }
         let r = check(Provider::OpenAiChat, j, br#"{"model":"m","messages":[{"role":"wizard","content":"hi"}]}"#).unwrap_err();
@@ -351,7 +357,8 @@ mod tests {
         assert_eq!(r.body["error"]["code"], "invalid_value");
         let r = check(Provider::OpenAiChat, j, br#"{"model":"m","messages":[{"role":"user","content":"x"},1]}"#).unwrap_err();
         assert_eq!(r.message, "Invalid type for 'messages[1]': expected an object, but got an integer instead.");
-        assert_eq!(check(Provider::Anthropic, j, br#"{"model":"m","messages":[{"content":"hi"}]}"#).unwrap_err().message, "messages.0.role: Field required");
+        assert_eq!(check(Provider::Anthropic, j, br#"{"model":"m","max_tokens":16,"messages":[{"content":"hi"}]}"#).unwrap_err().message, "messages.0.role: Field required");
+        assert_eq!(check(Provider::Anthropic, j, br#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"#).unwrap_err().message, "max_tokens: Field required");
         // An assistant turn of tool calls has no content; that is fine.
         check(Provider::OpenAiChat, j, br#"{"model":"m","messages":[{"role":"user","content":"x"},{"role":"assistant","content":null,"tool_calls":[]}]}"#).unwrap();
     }
