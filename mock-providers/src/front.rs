@@ -8,6 +8,8 @@
 //! that runs past it is cut off with the connection).
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -19,14 +21,51 @@ use crate::Provider;
 /// similar limits and answer 431.
 pub const HEAD_LIMIT: usize = 64 * 1024;
 
+/// Requests handled at once. The mock holds a body several times over while
+/// it parses and validates it (~5× a 30 MB body), so memory is bounded by
+/// this × the body limit; later connections wait their turn, unread.
+pub const MAX_IN_FLIGHT: usize = 4;
+
+/// Request bytes after which the mock forgets what wiremock kept of them
+/// ([`crate::server::MockProvider::forget_requests`]).
+pub const FORGET_AFTER_BYTES: u64 = 64 << 20;
+
 /// Accept connections on `public` until the task is dropped; pass them to the
-/// mock at `backend`.
-pub async fn run(public: TcpListener, backend: SocketAddr, provider: Provider) {
+/// mock at `backend`, at most [`MAX_IN_FLIGHT`] at a time. Once
+/// [`FORGET_AFTER_BYTES`] have gone through, the first moment no request is
+/// in flight the mock forgets them: memory stays bounded however long the
+/// server runs.
+pub async fn run(public: TcpListener, backend: SocketAddr, provider: Provider, mock: crate::server::MockProvider) {
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT));
+    let since = Arc::new(AtomicU64::new(0));
     loop {
         let Ok((conn, _)) = public.accept().await else { continue };
+        let (slots, since, mock) = (slots.clone(), since.clone(), mock.clone());
         tokio::spawn(async move {
-            let _ = handle(conn, backend, provider).await;
+            let Ok(slot) = slots.clone().acquire_owned().await else { return };
+            let bytes = handle(conn, backend, provider).await.unwrap_or(0);
+            drop(slot);
+            if since.fetch_add(bytes, Ordering::SeqCst) + bytes > FORGET_AFTER_BYTES {
+                // Only when idle: a held request may wait for another one.
+                if let Ok(all) = slots.try_acquire_many(MAX_IN_FLIGHT as u32) {
+                    since.store(0, Ordering::SeqCst);
+                    mock.forget_requests().await;
+                    drop(all);
+                    release_freed_memory();
+                }
+            }
         });
+    }
+}
+
+/// Give the heap's free pages back to the system once a request is done:
+/// glibc keeps what a 30 MB body cost, so ten such requests left ~420 MB
+/// resident on an idle server.
+fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free heap memory to the kernel.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 
@@ -38,13 +77,14 @@ fn response(status: u16, reason: &str, body: &str) -> String {
     format!("HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len())
 }
 
-async fn handle(mut client: TcpStream, backend: SocketAddr, provider: Provider) -> std::io::Result<()> {
+/// One request; returns the body bytes passed to the mock.
+async fn handle(mut client: TcpStream, backend: SocketAddr, provider: Provider) -> std::io::Result<u64> {
     let mut buf = Vec::with_capacity(4096);
     let end = loop {
         let mut chunk = [0u8; 4096];
         let n = client.read(&mut chunk).await?;
         if n == 0 {
-            return Ok(());
+            return Ok(0);
         }
         buf.extend_from_slice(&chunk[..n]);
         if let Some(end) = header_end(&buf) {
@@ -52,7 +92,7 @@ async fn handle(mut client: TcpStream, backend: SocketAddr, provider: Provider) 
         }
         if buf.len() > HEAD_LIMIT {
             let body = r#"{"error":{"message":"Request header fields too large"}}"#;
-            return client.write_all(response(431, "Request Header Fields Too Large", body).as_bytes()).await;
+            return client.write_all(response(431, "Request Header Fields Too Large", body).as_bytes()).await.map(|()| 0);
         }
     };
     let head = String::from_utf8_lossy(&buf[..end]).into_owned();
@@ -74,7 +114,7 @@ async fn handle(mut client: TcpStream, backend: SocketAddr, provider: Provider) 
     if let Some(len) = length.filter(|l| *l > limit) {
         let r = too_large(provider, len);
         let reason = if r.status == 413 { "Payload Too Large" } else { "Bad Request" };
-        return client.write_all(response(r.status, reason, &r.body.to_string()).as_bytes()).await;
+        return client.write_all(response(r.status, reason, &r.body.to_string()).as_bytes()).await.map(|()| 0);
     }
     let mut upstream = TcpStream::connect(backend).await?;
     let mut out = kept.join("\r\n");
@@ -118,5 +158,6 @@ async fn handle(mut client: TcpStream, backend: SocketAddr, provider: Provider) 
     }
     let _ = cw.shutdown().await;
     up.abort();
-    Ok(())
+    // At most this much went to the mock (a chunked body: up to the limit).
+    Ok(budget as u64)
 }

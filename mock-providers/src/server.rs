@@ -146,6 +146,8 @@ struct State {
     received: u64,
     /// The scripted failure the last request got ([`crate::scripted::retried_failure`]).
     last_failure: Option<Value>,
+    /// Times wiremock's kept requests were dropped ([`MockProvider::forget_requests`]).
+    forgotten: u64,
 }
 
 impl State {
@@ -295,7 +297,7 @@ impl Respond for LogView {
                 e
             })
             .collect();
-        ResponseTemplate::new(200).set_body_json(json!({"received": st.received, "keepBodies": st.options.keep_bodies, "requests": entries}))
+        ResponseTemplate::new(200).set_body_json(json!({"received": st.received, "keepBodies": st.options.keep_bodies, "forgotten": st.forgotten, "requests": entries}))
     }
 }
 
@@ -382,10 +384,11 @@ pub fn render(p: Provider, reply: &Value) -> Value {
     }
 }
 
-/// A running mock provider.
+/// A running mock provider (clones share the server and its state).
+#[derive(Clone)]
 pub struct MockProvider {
     pub provider: Provider,
-    server: MockServer,
+    server: Arc<MockServer>,
     state: Arc<Mutex<State>>,
 }
 
@@ -411,19 +414,39 @@ impl MockProvider {
         let aligned = script_model.is_some();
         let mut addressed: Vec<String> = script.iter().filter_map(|r| r.addressed_to.clone()).collect();
         addressed.dedup();
-        let state = Arc::new(Mutex::new(State { rules, script: script.into(), minted: 0, responses: 0, script_model, step: None, addressed, options, log: VecDeque::new(), received: 0, last_failure: None }));
+        let state = Arc::new(Mutex::new(State { rules, script: script.into(), minted: 0, responses: 0, script_model, step: None, addressed, options, log: VecDeque::new(), received: 0, last_failure: None, forgotten: 0 }));
+        Self::routes(&server, provider, &state, aligned).await;
+        MockProvider { provider, server: Arc::new(server), state }
+    }
+
+    async fn routes(server: &MockServer, provider: Provider, state: &Arc<Mutex<State>>, aligned: bool) {
         if aligned {
-            Mock::given(method("POST")).and(path(STEP_PATH)).respond_with(StepMarker(state.clone())).mount(&server).await;
+            Mock::given(method("POST")).and(path(STEP_PATH)).respond_with(StepMarker(state.clone())).mount(server).await;
         }
         if provider == Provider::Gemini {
             // Any model, generateContent or streamGenerateContent (the real host streams).
             let any_model = wiremock::matchers::path_regex(r"^/v1beta/models/[^/:]+:(generateContent|streamGenerateContent)$");
-            Mock::given(method("POST")).and(any_model).respond_with(Validating { provider, state: state.clone() }).mount(&server).await;
+            Mock::given(method("POST")).and(any_model).respond_with(Validating { provider, state: state.clone() }).mount(server).await;
         } else {
-            Mock::given(method("POST")).and(path(provider.path())).respond_with(Validating { provider, state: state.clone() }).mount(&server).await;
+            Mock::given(method("POST")).and(path(provider.path())).respond_with(Validating { provider, state: state.clone() }).mount(server).await;
         }
-        Mock::given(method("GET")).and(path(LOG_PATH)).respond_with(LogView(state.clone())).mount(&server).await;
-        MockProvider { provider, server, state }
+        Mock::given(method("GET")).and(path(LOG_PATH)).respond_with(LogView(state.clone())).mount(server).await;
+    }
+
+    /// Drop the requests wiremock kept. Every mounted mock keeps each request
+    /// it matched, body included, whatever the server's recording setting
+    /// (wiremock 0.6 `MountedMock::matched_requests`): a long-lived server
+    /// grew by each body it received (30 MB a request). Resetting unmounts
+    /// them; the same routes are mounted again on the same state, so
+    /// nothing else changes. Call only with no request in flight.
+    pub async fn forget_requests(&self) {
+        self.server.reset().await;
+        let aligned = {
+            let mut st = self.state.lock().unwrap();
+            st.forgotten += 1;
+            st.script_model.is_some()
+        };
+        Self::routes(&self.server, self.provider, &self.state, aligned).await;
     }
 
     /// wiremock keeps every request (body included) unless told not to; the
@@ -453,6 +476,11 @@ impl MockProvider {
         self.state.lock().unwrap().received as usize
     }
 
+    /// How many times [`Self::forget_requests`] ran.
+    pub fn forgotten(&self) -> u64 {
+        self.state.lock().unwrap().forgotten
+    }
+
     /// The most recent requests (at most [`ServeOptions::log_capacity`]).
     pub fn log(&self) -> Vec<LoggedRequest> {
         self.state.lock().unwrap().log.iter().cloned().collect()
@@ -478,6 +506,6 @@ pub async fn start_served(provider: Provider, port: u16, rules: Rules, options: 
     let backend = inner.local_addr()?;
     let server = MockServer::builder().listener(inner).disable_request_recording().start().await;
     let m = MockProvider::mount(server, provider, rules, Vec::new(), None, options).await;
-    let front = tokio::spawn(crate::front::run(public, backend, provider));
+    let front = tokio::spawn(crate::front::run(public, backend, provider, m.clone()));
     Ok((m, addr, front))
 }

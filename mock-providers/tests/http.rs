@@ -161,6 +161,38 @@ async fn serve_provider_refuses_an_oversized_body_before_reading_it() {
     front.abort();
 }
 
+/// wiremock keeps every request a mock matched, body and all, whatever the
+/// recording setting: a long-lived `serve-provider` grew by each body
+/// (30 MB a request). Past 64 MB the front makes the mock forget them when
+/// idle; the log, counters and routes carry on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_provider_forgets_what_wiremock_kept() {
+    use clawspec_mock_providers::server::{start_served, ServeOptions};
+    let (mock, addr, front) = start_served(Provider::Anthropic, 0, Rules::default(), ServeOptions::default()).await.unwrap();
+    let url = format!("http://{addr}{}", Provider::Anthropic.path());
+    let big = serde_json::json!({"model": "m", "max_tokens": 16, "messages": [{"role": "user", "content": "x".repeat(30 << 20)}]});
+    for _ in 0..3 {
+        let (u, b) = (url.clone(), big.clone());
+        let (status, _) = tokio::task::spawn_blocking(move || post_json(&u, &b, &[])).await.unwrap().unwrap();
+        assert_eq!(status, 200);
+    }
+    // The front forgets after it has answered, so wait for it (bounded).
+    for _ in 0..200 {
+        if mock.forgotten() >= 1 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(mock.forgotten() >= 1, "90 MB went through and nothing was forgotten");
+    assert_eq!(mock.received().await, 3);
+    // Still answering after the reset.
+    let ok = to_wire(Provider::Anthropic, &transcript(), &RequestOptions { model: "m".into(), ..Default::default() });
+    let (status, body) = tokio::task::spawn_blocking(move || post_json(&url, &ok, &[])).await.unwrap().unwrap();
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(mock.received().await, 4);
+    front.abort();
+}
+
 /// A chunked body (no Content-Length) past the limit is answered as too
 /// large as soon as the limit is reached; before, the mock waited for its
 /// end for ever, holding the connection and what it had buffered.
