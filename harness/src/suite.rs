@@ -97,12 +97,18 @@ where
             let t = run(job).await;
             // Checking a long session takes seconds of CPU: off the async
             // workers, so a signal is still seen and other runs go on.
-            tokio::task::spawn_blocking(move || {
+            match tokio::task::spawn_blocking(move || {
                 on_done(&t);
                 t
             })
             .await
-            .expect("on_done panicked")
+            {
+                Ok(t) => t,
+                // The runtime is shutting down (an interrupted command has
+                // returned): nobody waits for this run any more.
+                Err(e) if e.is_cancelled() => std::future::pending().await,
+                Err(e) => std::panic::resume_unwind(e.into_panic()),
+            }
         }));
     }
     let mut out = Vec::with_capacity(handles.len());

@@ -166,6 +166,12 @@ async fn run(a: Args) -> Result<u8, String> {
     let mut r = report::build(&spec.display, &traces, verdicts, &profile_ids, a.strict, Some(selection));
     r.no_sandbox = !cfg.driver.sandbox.enabled;
     r.stray_processes = if interrupted { 0 } else { strays as u32 };
+    if r.stray_processes > 0 {
+        // Which run left them is unknown: no profile can be certified.
+        for p in &mut r.profiles {
+            p.certified = false;
+        }
+    }
     r.run_args = run_args(&a);
     r.plugin = a.engine.plugin.as_ref().map(|entry| plugin_run(entry, &a.engine.node, &traces));
     let signal = interrupted.then(|| caught.load(Ordering::SeqCst));

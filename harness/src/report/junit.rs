@@ -46,6 +46,11 @@ fn run_reasons(r: &Report) -> Vec<String> {
 }
 
 pub fn junit(r: &Report) -> String {
+    // What an engine wrote keeps no carriage return or escape to a CI log.
+    super::render::printable(&junit_text(r))
+}
+
+fn junit_text(r: &Report) -> String {
     let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let not_drivable = |profile: &str| r.host.iter().flat_map(|h| &h.not_drivable).filter(|n| n.profile == profile).count();
     let run_reasons = run_reasons(r);
@@ -64,8 +69,15 @@ pub fn junit(r: &Report) -> String {
             "  <testsuite name=\"{}\" id=\"{i}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{skipped}\">\n",
             esc(&p.profile), vs.len() + nd + own, p.fail as usize + own, p.error
         ));
+        let mut props = Vec::new();
         if let Some(h) = &r.host {
-            s.push_str(&format!("    <properties>\n      <property name=\"host\" value=\"{}\"/>\n    </properties>\n", esc(&h.host)));
+            props.push(format!("      <property name=\"host\" value=\"{}\"/>\n", esc(&h.host)));
+        }
+        if r.no_sandbox {
+            props.push("      <property name=\"sandbox\" value=\"off (--no-sandbox)\"/>\n".to_string());
+        }
+        if !props.is_empty() {
+            s.push_str(&format!("    <properties>\n{}    </properties>\n", props.concat()));
         }
         if let Some(why) = &reason {
             s.push_str(&format!(

@@ -125,7 +125,7 @@ pub fn merge(parts: Vec<Part>, baseline: Option<&Baseline>) -> Result<Report, St
     out.timing = None;
     // Certification is a verdict on the whole selection: no profile of an
     // incomplete or interrupted merge is certified.
-    if !missing.is_empty() || out.interrupted {
+    if !missing.is_empty() || out.interrupted || out.stray_processes > 0 {
         for p in &mut out.profiles {
             p.certified = false;
         }

@@ -303,6 +303,10 @@ fn engine_said_html(v: &Verdict) -> String {
 }
 
 pub fn html(r: &Report) -> String {
+    printable(&html_text(r))
+}
+
+fn html_text(r: &Report) -> String {
     let mut rows = String::new();
     for p in &r.profiles {
         rows.push_str(&format!(
