@@ -86,6 +86,20 @@ fn merges_are_complete_or_certify_nothing() {
     assert!(stderr.contains("ran with different options") && stderr.contains("--call-timeout-ms 7777"), "{stderr}");
 }
 
+/// `--profile` order is not part of what a run is: shards given the same
+/// profiles in another order merge.
+#[test]
+fn shards_with_profiles_in_another_order_merge() {
+    let d = tmp("order");
+    let (s1, s2, m) = (d.join("s1.json"), d.join("s2.json"), d.join("m.json"));
+    let (a, b) = ("openclaw-2026.4.26", "openclaw-2026.9.6");
+    assert_eq!(clawspec(&["certify", "--scenario", "heartbeat-*", "--shard", "1/2", "--profile", a, "--profile", b, "--report", s(&s1)]).0, 0);
+    assert_eq!(clawspec(&["certify", "--scenario", "heartbeat-*", "--shard", "2/2", "--profile", b, "--profile", a, "--report", s(&s2)]).0, 0);
+    let (code, stdout, stderr) = clawspec(&["merge", s(&s1), s(&s2), "-o", s(&m)]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_eq!(json(&m)["merged"]["complete"], true);
+}
+
 #[test]
 fn a_profile_given_twice_runs_once() {
     let d = tmp("twice");

@@ -77,6 +77,18 @@ fn response(status: u16, reason: &str, body: &str) -> String {
     format!("HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len())
 }
 
+/// A rejection as the mock itself sends it: Bedrock's errors carry their
+/// type in `x-amzn-ErrorType` (server.rs `Validating`).
+fn rejection(provider: Provider, r: &crate::Rejection) -> String {
+    let reason = if r.status == 413 { "Payload Too Large" } else { "Bad Request" };
+    let head = response(r.status, reason, &r.body.to_string());
+    if provider == Provider::Bedrock {
+        head.replacen("\r\n", "\r\nx-amzn-ErrorType: ValidationException\r\n", 1)
+    } else {
+        head
+    }
+}
+
 /// One request; returns the body bytes passed to the mock.
 async fn handle(mut client: TcpStream, backend: SocketAddr, provider: Provider) -> std::io::Result<u64> {
     let mut buf = Vec::with_capacity(4096);
@@ -113,8 +125,7 @@ async fn handle(mut client: TcpStream, backend: SocketAddr, provider: Provider) 
     let limit = body_limit(provider);
     if let Some(len) = length.filter(|l| *l > limit) {
         let r = too_large(provider, len);
-        let reason = if r.status == 413 { "Payload Too Large" } else { "Bad Request" };
-        return client.write_all(response(r.status, reason, &r.body.to_string()).as_bytes()).await.map(|()| 0);
+        return client.write_all(rejection(provider, &r).as_bytes()).await.map(|()| 0);
     }
     let mut upstream = TcpStream::connect(backend).await?;
     let mut out = kept.join("\r\n");
@@ -153,8 +164,7 @@ async fn handle(mut client: TcpStream, backend: SocketAddr, provider: Provider) 
     if let Some(n) = over {
         // At least this much arrived; the true size is unknown (not read).
         let r = too_large(provider, n as usize + 1);
-        let reason = if r.status == 413 { "Payload Too Large" } else { "Bad Request" };
-        let _ = cw.write_all(response(r.status, reason, &r.body.to_string()).as_bytes()).await;
+        let _ = cw.write_all(rejection(provider, &r).as_bytes()).await;
     }
     let _ = cw.shutdown().await;
     up.abort();

@@ -152,6 +152,21 @@ async fn serve_provider_refuses_an_oversized_body_before_reading_it() {
     .unwrap();
     assert!(head_only.starts_with("HTTP/1.1 413"), "{head_only}");
     assert!(head_only.contains("request_too_large"), "{head_only}");
+    // Bedrock's front-door answer carries its error type, as the mock's own do.
+    let (_bedrock, baddr, bfront) = start_served(Provider::Bedrock, 0, Rules::default(), ServeOptions::default()).await.unwrap();
+    let bedrock_head = tokio::task::spawn_blocking(move || {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(baddr).unwrap();
+        s.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
+        s.write_all(format!("POST {} HTTP/1.1\r\nHost: {baddr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", Provider::Bedrock.path(), 2u64 << 30).as_bytes()).unwrap();
+        let mut raw = Vec::new();
+        let _ = s.read_to_end(&mut raw);
+        String::from_utf8_lossy(&raw).into_owned()
+    })
+    .await
+    .unwrap();
+    assert!(bedrock_head.contains("x-amzn-ErrorType: ValidationException"), "{bedrock_head}");
+    bfront.abort();
     assert_eq!(mock.received().await, 0, "the mock never saw the oversized request");
     let url = format!("http://{addr}{}", Provider::Anthropic.path());
     let ok = to_wire(Provider::Anthropic, &transcript(), &RequestOptions { model: "m".into(), ..Default::default() });

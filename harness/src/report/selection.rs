@@ -89,7 +89,13 @@ impl Selection {
         if self.scenarios_digest != other.scenarios_digest || self.scenario_count != other.scenario_count {
             diffs.push(format!("scenario sets differ ({} scenarios {} vs {} scenarios {})", self.scenario_count, self.scenarios_digest, other.scenario_count, other.scenarios_digest));
         }
-        if self.profiles != other.profiles {
+        // The same profiles given in another order are the same run.
+        let sorted = |s: &Selection| {
+            let mut p = s.profiles.clone();
+            p.sort();
+            p
+        };
+        if sorted(self) != sorted(other) {
             diffs.push(format!("profiles differ ({} vs {})", self.profiles.join(","), other.profiles.join(",")));
         }
         if self.clauses != other.clauses {
