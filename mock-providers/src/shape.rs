@@ -170,6 +170,9 @@ pub fn check(p: Provider, content_type: Option<&str>, bytes: &[u8]) -> Result<Va
     if p == Provider::Anthropic && body.get("max_tokens").is_none_or(Value::is_null) {
         return Err(missing(p, "max_tokens"));
     }
+    if p == Provider::Anthropic && body.get("stream").is_some_and(|v| !v.is_boolean()) {
+        return Err(Rejection::new(p, "stream: Input should be a valid boolean"));
+    }
     let key = messages_key(p);
     match body.get(key) {
         None | Some(Value::Null) => Err(missing(p, key)),
@@ -263,7 +266,18 @@ fn element(p: Provider, key: &str, i: usize, m: &Value) -> Option<Rejection> {
         }
         Provider::Anthropic => match role.and_then(Value::as_str) {
             None if role.is_none() => Some(Rejection::new(p, format!("{key}.{i}.role: Field required"))),
-            Some("user" | "assistant") => obj.get("content").is_none().then(|| Rejection::new(p, format!("{key}.{i}.content: Field required"))),
+            Some("user" | "assistant") => match obj.get("content") {
+                None => Some(Rejection::new(p, format!("{key}.{i}.content: Field required"))),
+                // A content block's `type` selects its schema (Pydantic's tagged union).
+                Some(Value::Array(blocks)) => blocks.iter().enumerate().find_map(|(k, b)| {
+                    let t = b.get("type").and_then(Value::as_str).unwrap_or("");
+                    (!ANTHROPIC_BLOCKS.contains(&t)).then(|| {
+                        let tags: Vec<String> = ANTHROPIC_BLOCKS.iter().map(|t| format!("'{t}'")).collect();
+                        Rejection::new(p, format!("{key}.{i}.content.{k}: Input tag '{t}' found using 'type' does not match any of the expected tags: {}", tags.join(", ")))
+                    })
+                }),
+                Some(_) => None,
+            },
             _ => Some(Rejection::new(p, format!("{key}.{i}.role: Input should be 'user' or 'assistant'"))),
         },
         // A content's role, when given, is `user` or `model` (`function`, of
@@ -286,6 +300,10 @@ fn element(p: Provider, key: &str, i: usize, m: &Value) -> Option<Rejection> {
         },
     }
 }
+
+/// Content block types the Messages API takes in a request (I: its
+/// documented block types; the error lists the API's own set).
+const ANTHROPIC_BLOCKS: [&str; 10] = ["text", "image", "document", "search_result", "thinking", "redacted_thinking", "tool_use", "tool_result", "server_tool_use", "web_search_tool_result"];
 
 /// OpenAI's answer to a missing field inside an element.
 fn missing_at(p: Provider, field: &str) -> Rejection {
@@ -359,6 +377,8 @@ mod tests {
         assert_eq!(r.message, "Invalid type for 'messages[1]': expected an object, but got an integer instead.");
         assert_eq!(check(Provider::Anthropic, j, br#"{"model":"m","max_tokens":16,"messages":[{"content":"hi"}]}"#).unwrap_err().message, "messages.0.role: Field required");
         assert_eq!(check(Provider::Anthropic, j, br#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"#).unwrap_err().message, "max_tokens: Field required");
+        assert!(check(Provider::Anthropic, j, br#"{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"wizard"}]}]}"#).unwrap_err().message.starts_with("messages.0.content.0: Input tag 'wizard' found using 'type'"));
+        assert_eq!(check(Provider::Anthropic, j, br#"{"model":"m","max_tokens":1,"stream":"yes","messages":[{"role":"user","content":"hi"}]}"#).unwrap_err().message, "stream: Input should be a valid boolean");
         // An assistant turn of tool calls has no content; that is fine.
         check(Provider::OpenAiChat, j, br#"{"model":"m","messages":[{"role":"user","content":"x"},{"role":"assistant","content":null,"tool_calls":[]}]}"#).unwrap();
     }
