@@ -130,6 +130,22 @@ async fn oversized_bodies_are_refused_and_the_log_stays_bounded() {
     assert_eq!(server.log().len(), clawspec_mock_providers::server::ServeOptions::default().log_capacity);
 }
 
+/// A request head announcing a 2 GB body, none of which is sent; the answer.
+async fn head_only(addr: std::net::SocketAddr, path: &str) -> String {
+    let path = path.to_string();
+    tokio::task::spawn_blocking(move || {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
+        s.write_all(format!("POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", 2u64 << 30).as_bytes()).unwrap();
+        let mut raw = Vec::new();
+        let _ = s.read_to_end(&mut raw);
+        String::from_utf8_lossy(&raw).into_owned()
+    })
+    .await
+    .unwrap()
+}
+
 /// `serve-provider`: the front door answers an oversized `Content-Length`
 /// from the head alone — the client here never sends a byte of its 2 GB
 /// body, and still gets the provider's 413 — while ordinary requests pass
@@ -138,33 +154,12 @@ async fn oversized_bodies_are_refused_and_the_log_stays_bounded() {
 async fn serve_provider_refuses_an_oversized_body_before_reading_it() {
     use clawspec_mock_providers::server::{start_served, ServeOptions};
     let (mock, addr, front) = start_served(Provider::Anthropic, 0, Rules::default(), ServeOptions::default()).await.unwrap();
-    let head_only = tokio::task::spawn_blocking(move || {
-        use std::io::{Read, Write};
-        let mut s = std::net::TcpStream::connect(addr).unwrap();
-        s.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
-        let head = format!("POST /v1/messages HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", 2u64 << 30);
-        s.write_all(head.as_bytes()).unwrap();
-        let mut raw = Vec::new();
-        let _ = s.read_to_end(&mut raw);
-        String::from_utf8_lossy(&raw).into_owned()
-    })
-    .await
-    .unwrap();
+    let head_only = head_only(addr, "/v1/messages").await;
     assert!(head_only.starts_with("HTTP/1.1 413"), "{head_only}");
     assert!(head_only.contains("request_too_large"), "{head_only}");
     // Bedrock's front-door answer carries its error type, as the mock's own do.
     let (_bedrock, baddr, bfront) = start_served(Provider::Bedrock, 0, Rules::default(), ServeOptions::default()).await.unwrap();
-    let bedrock_head = tokio::task::spawn_blocking(move || {
-        use std::io::{Read, Write};
-        let mut s = std::net::TcpStream::connect(baddr).unwrap();
-        s.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
-        s.write_all(format!("POST {} HTTP/1.1\r\nHost: {baddr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", Provider::Bedrock.path(), 2u64 << 30).as_bytes()).unwrap();
-        let mut raw = Vec::new();
-        let _ = s.read_to_end(&mut raw);
-        String::from_utf8_lossy(&raw).into_owned()
-    })
-    .await
-    .unwrap();
+    let bedrock_head = head_only(baddr, Provider::Bedrock.path()).await;
     assert!(bedrock_head.contains("x-amzn-ErrorType: ValidationException"), "{bedrock_head}");
     bfront.abort();
     assert_eq!(mock.received().await, 0, "the mock never saw the oversized request");
