@@ -131,7 +131,7 @@ async fn oversized_bodies_are_refused_and_the_log_stays_bounded() {
 }
 
 /// A request head announcing a 2 GB body, none of which is sent; the answer.
-async fn head_only(addr: std::net::SocketAddr, path: &str) -> String {
+async fn announce_huge_body(addr: std::net::SocketAddr, path: &str) -> String {
     let path = path.to_string();
     tokio::task::spawn_blocking(move || {
         use std::io::{Read, Write};
@@ -154,12 +154,12 @@ async fn head_only(addr: std::net::SocketAddr, path: &str) -> String {
 async fn serve_provider_refuses_an_oversized_body_before_reading_it() {
     use clawspec_mock_providers::server::{start_served, ServeOptions};
     let (mock, addr, front) = start_served(Provider::Anthropic, 0, Rules::default(), ServeOptions::default()).await.unwrap();
-    let head_only = head_only(addr, "/v1/messages").await;
+    let head_only = announce_huge_body(addr, "/v1/messages").await;
     assert!(head_only.starts_with("HTTP/1.1 413"), "{head_only}");
     assert!(head_only.contains("request_too_large"), "{head_only}");
     // Bedrock's front-door answer carries its error type, as the mock's own do.
     let (_bedrock, baddr, bfront) = start_served(Provider::Bedrock, 0, Rules::default(), ServeOptions::default()).await.unwrap();
-    let bedrock_head = head_only(baddr, Provider::Bedrock.path()).await;
+    let bedrock_head = announce_huge_body(baddr, Provider::Bedrock.path()).await;
     assert!(bedrock_head.contains("x-amzn-ErrorType: ValidationException"), "{bedrock_head}");
     bfront.abort();
     assert_eq!(mock.received().await, 0, "the mock never saw the oversized request");
