@@ -174,6 +174,10 @@ pub async fn preflight(cfg: &RunConfig, profile: &Profile) -> Result<(), StartFa
         Err(f) => Err(f),
     };
     let _ = std::fs::remove_dir_all(&dir);
+    // The state root too when nothing else is in it: a command that stops
+    // between the preflight and its runs (`record --out` unwritable) left
+    // an empty /tmp/clawspec-<pid>/ behind.
+    let _ = std::fs::remove_dir(&cfg.state_root);
     r
 }
 
