@@ -100,6 +100,44 @@ fn shards_with_profiles_in_another_order_merge() {
     assert_eq!(json(&m)["merged"]["complete"], true);
 }
 
+/// A profile that no selected scenario runs under is left out and named,
+/// not failed as hollow: `durable-commit-replay` is a 2026.8+ scenario, so a
+/// default run of it (every profile) certifies 2026.9.6 and says 2026.4.26
+/// did not run. Named with `--profile`, such a profile is refused up front;
+/// in shards it is judged over the shards that ran it.
+#[test]
+fn a_profile_nothing_runs_under_is_left_out_and_named() {
+    let d = tmp("not-run");
+    let r = d.join("r.json");
+    let (code, stdout, stderr) = clawspec(&["certify", "--scenario", "durable-commit-replay", "--report", s(&r)]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stderr.contains("no selected scenario runs under openclaw-2026.4.26"), "{stderr}");
+    assert!(stdout.contains("not run: no selected scenario runs under openclaw-2026.4.26"), "{stdout}");
+    let report = json(&r);
+    assert_eq!(report["profilesNotRun"], serde_json::json!(["openclaw-2026.4.26"]));
+    let listed: Vec<&str> = report["profiles"].as_array().unwrap().iter().map(|p| p["profile"].as_str().unwrap()).collect();
+    assert_eq!(listed, ["openclaw-2026.9.6", "rfc-82137"]);
+
+    let (code, _, stderr) = clawspec(&["certify", "--scenario", "durable-commit-replay", "--profile", "openclaw-2026.4.26", "--profile", "openclaw-2026.9.6"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--profile openclaw-2026.4.26: no selected scenario runs under it"), "{stderr}");
+
+    let (s1, s2, m) = (d.join("s1.json"), d.join("s2.json"), d.join("m.json"));
+    let mut left_out = Vec::new();
+    for (k, out) in [("1/2", &s1), ("2/2", &s2)] {
+        let (code, stdout, stderr) = clawspec(&["certify", "--scenario", "durable-commit-replay", "--scenario", "heartbeat-ok", "--shard", k, "--report", s(out)]);
+        assert_eq!(code, 0, "{k}: {stdout}{stderr}");
+        left_out.extend(json(out)["profilesNotRun"].as_array().cloned().unwrap_or_default());
+    }
+    assert_eq!(left_out, [serde_json::json!("openclaw-2026.4.26")], "the shard of durable-commit-replay alone leaves 2026.4.26 out");
+    let (code, stdout, stderr) = clawspec(&["merge", s(&s1), s(&s2), "-o", s(&m)]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let merged = json(&m);
+    assert!(merged.get("profilesNotRun").is_none(), "{merged}");
+    let p426 = merged["profiles"].as_array().unwrap().iter().find(|p| p["profile"] == "openclaw-2026.4.26").expect("2026.4.26 ran in the other shard");
+    assert_eq!(p426["certified"], true, "{p426}");
+}
+
 #[test]
 fn a_profile_given_twice_runs_once() {
     let d = tmp("twice");

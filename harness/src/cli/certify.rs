@@ -92,6 +92,13 @@ async fn run(a: Args) -> Result<u8, String> {
     if runnable.is_empty() {
         return Err("no selected scenario applies to the selected profiles: nothing to test".into());
     }
+    // A profile asked for by name that nothing would test is a usage
+    // mistake; one taken by default is only left out (and named).
+    if !a.select.profiles.is_empty() {
+        if let Some(p) = profiles.iter().find(|p| !runnable.iter().any(|l| !suite::applicable(&l.scenario, std::slice::from_ref(*p)).is_empty())) {
+            return Err(format!("--profile {}: no selected scenario runs under it: nothing to test there (drop it, or select scenarios that apply to it)", p.id));
+        }
+    }
     let ran = match shard {
         Some(sh) => sh.take(runnable),
         None => runnable,
@@ -105,6 +112,12 @@ async fn run(a: Args) -> Result<u8, String> {
     if jobs.is_empty() {
         return Err("no selected scenario applies to the selected profiles: nothing to test".into());
     }
+    let not_run: Vec<String> = profile_ids.iter().filter(|p| !jobs.iter().any(|j| &j.profile.id == *p)).cloned().collect();
+    for p in &not_run {
+        eprintln!("note: no selected scenario{} runs under {p}: it is left out of this run, neither certified nor counted against it", if shard.is_some() { " of this shard" } else { "" });
+    }
+    let profiles: Vec<_> = profiles.into_iter().filter(|p| !not_run.contains(&p.id)).collect();
+    let run_ids: Vec<String> = profiles.iter().map(|p| p.id.clone()).collect();
     let mut cfg = RunConfig { engine: spec.clone(), driver: a.engine.driver(), state_root: state_root(), engine_config: config, via_http: a.engine.via_http };
     let pool = (!a.cold).then(|| Arc::new(crate::driver::pool::Pool::new()));
     cfg.driver.warm = pool.clone();
@@ -134,7 +147,8 @@ async fn run(a: Args) -> Result<u8, String> {
         None => {
             reaper::sweep_strays(true);
             let _ = std::fs::remove_dir_all(&cfg.state_root);
-            let r = report::build(&spec.display, &[], Vec::new(), &profile_ids, a.strict, Some(selection));
+            let mut r = report::build(&spec.display, &[], Vec::new(), &run_ids, a.strict, Some(selection));
+            r.profiles_not_run = not_run;
             return conclude(&a, r, &[], baseline.as_ref(), Instant::now(), Some(caught.load(Ordering::SeqCst)));
         }
     };
@@ -163,7 +177,8 @@ async fn run(a: Args) -> Result<u8, String> {
         eprintln!("error: killed {strays} process(es) that engines left running without a trace of their origin (the run is not certified)");
     }
     let verdicts = progress.verdicts(&traces);
-    let mut r = report::build(&spec.display, &traces, verdicts, &profile_ids, a.strict, Some(selection));
+    let mut r = report::build(&spec.display, &traces, verdicts, &run_ids, a.strict, Some(selection));
+    r.profiles_not_run = not_run;
     r.no_sandbox = !cfg.driver.sandbox.enabled;
     r.stray_processes = if interrupted { 0 } else { strays as u32 };
     if r.stray_processes > 0 {

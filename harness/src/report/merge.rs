@@ -80,6 +80,23 @@ pub fn merge(parts: Vec<Part>, baseline: Option<&Baseline>) -> Result<Report, St
     let missing: Vec<String> = (1..=count).filter(|k| !present.contains(k)).map(|k| format!("{k}/{count}")).collect();
 
     let host = super::host::merged(parts.iter().map(|p| (p.name.as_str(), &p.report.host)))?;
+    // A profile some shard ran is judged over all of them; one no shard ran
+    // stays out, named. Each profile's SDK line is any shard's that ran it.
+    let ordered = |mut v: Vec<String>| {
+        v.sort_by_key(|p| PROFILE_IDS.iter().position(|x| x == p).unwrap_or(usize::MAX));
+        v.dedup();
+        v
+    };
+    let profiles = ordered(parts.iter().flat_map(|p| p.report.profiles.iter().map(|s| s.profile.clone())).collect());
+    let not_run = ordered(parts.iter().flat_map(|p| p.report.profiles_not_run.iter().cloned()).filter(|p| !profiles.contains(p)).collect());
+    let mut sdks: Vec<(String, Option<String>, Option<String>)> = Vec::new();
+    for s in parts.iter().flat_map(|p| &p.report.profiles) {
+        match sdks.iter_mut().find(|(id, ..)| id == &s.profile) {
+            Some(kept) if kept.1.is_none() && kept.2.is_none() => *kept = (s.profile.clone(), s.sdk.clone(), s.peer_range.clone()),
+            Some(_) => {}
+            None => sdks.push((s.profile.clone(), s.sdk.clone(), s.peer_range.clone())),
+        }
+    }
     let coverages: Vec<Vec<super::coverage::Coverage>> = parts.iter().map(|p| p.report.coverage.clone()).collect();
     let mut it = parts.into_iter();
     let mut out = it.next().expect("at least one part").report;
@@ -107,10 +124,8 @@ pub fn merge(parts: Vec<Part>, baseline: Option<&Baseline>) -> Result<Report, St
     out.runs.sort_by(|a, b| (&a.scenario, &a.profile).cmp(&(&b.scenario, &b.profile)));
     out.verdicts.sort_by(|a, b| (&a.scenario, &a.profile, &a.clause).cmp(&(&b.scenario, &b.profile, &b.clause)));
     out.golden_drift.sort();
-    let mut profiles: Vec<String> = out.profiles.iter().map(|p| p.profile.clone()).collect();
-    profiles.sort_by_key(|p| PROFILE_IDS.iter().position(|x| x == p).unwrap_or(usize::MAX));
     out.coverage = if coverages.iter().all(Vec::is_empty) { Vec::new() } else { super::coverage::merge(&coverages, &profiles) };
-    let sdks: Vec<(String, Option<String>, Option<String>)> = out.profiles.iter().map(|p| (p.profile.clone(), p.sdk.clone(), p.peer_range.clone())).collect();
+    out.profiles_not_run = not_run;
     out.profiles = summarize(&out.verdicts, &profiles, out.strict, &|_| false, &out.coverage);
     for p in &mut out.profiles {
         let kept = sdks.iter().find(|(id, ..)| id == &p.profile);

@@ -73,6 +73,13 @@ pub struct Report {
     /// rule for the whole run).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub stray_processes: u32,
+    /// Selected profiles under which no selected scenario (of this shard)
+    /// runs: left out of `profiles`, so neither certified nor held against
+    /// the run (a scenario for 2026.9.6 only does not make 2026.4.26 hollow).
+    /// A profile named with `--profile` is never here: certify refuses one
+    /// that nothing would test.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub profiles_not_run: Vec<String>,
     /// The run was stopped by a signal: only the runs listed finished, so the
     /// report can never certify.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -289,6 +296,7 @@ pub fn build(engine: &str, traces: &[Trace], mut verdicts: Vec<Verdict>, profile
         plugin: None,
         no_sandbox: false,
         stray_processes: 0,
+        profiles_not_run: Vec::new(),
         interrupted: false,
         timing: None,
     }
