@@ -180,6 +180,26 @@ fn certify_shows_the_evidence_of_a_fault(#[case] mode: &str, #[case] heading: &s
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// An engine that refuses one release's `initialize` (protocol version)
+/// still starts under the others: the refusal names its profile, that
+/// profile's runs fail, the others run.
+#[test]
+fn a_protocol_refusal_under_one_profile_names_it_and_the_others_run() {
+    let dir = scratch("bad-version-426");
+    let scen = scenarios();
+    let engine = format!("{FAULT} bad-version-under-2026.4.26");
+    let report = dir.join("r.json");
+    let out = run(&dir, &["certify", "--scenarios", &scen, "--scenario", "heartbeat-ok", "--engine", &engine, "--report", report.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("warning: the engine cannot start under openclaw-2026.4.26 (unsupported-protocol-version)"), "{err}");
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let outcome = |p: &str| r["runs"].as_array().unwrap().iter().find(|x| x["profile"] == p).map(|x| x["outcome"].as_str().unwrap().to_string());
+    assert_eq!(outcome("openclaw-2026.4.26").as_deref(), Some("engine-fault:unsupported-protocol-version"), "{r}");
+    assert_eq!(outcome("openclaw-2026.9.6").as_deref(), Some("completed"), "{r}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[rstest]
 #[case::hang_in_handshake("hang-in-handshake", "timeout", "hanging in initialize")]
 #[case::crash_at_start("crash-at-start", "crash-at-start", "crashing at start")]

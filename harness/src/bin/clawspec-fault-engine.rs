@@ -66,7 +66,9 @@ fn main() {
                 eprintln!("fault-engine: hanging in initialize");
                 std::thread::sleep(std::time::Duration::from_secs(3600));
             }
-            if mode == "bad-version" {
+            // Refuses one release's profile only: it speaks the protocol under the others.
+            let refused_here = mode == "bad-version-under-2026.4.26" && req["params"]["profile"] == "openclaw-2026.4.26";
+            if mode == "bad-version" || refused_here {
                 send(json!({"jsonrpc":"2.0","id":id,"error":{"code":-32010,"message":"unsupported protocol version","data":{"supported":[2]}}}));
                 continue;
             }
@@ -89,7 +91,7 @@ fn main() {
         calls += 1;
         let params = req.get("params").cloned().unwrap_or(Value::Null);
         match mode.as_str() {
-            "echo" | "setsid-child" | "daemon-child" | "daemon-away" => send(json!({"jsonrpc":"2.0","id":id,"result":params})),
+            "echo" | "setsid-child" | "daemon-child" | "daemon-away" | "bad-version-under-2026.4.26" => send(json!({"jsonrpc":"2.0","id":id,"result":params})),
             "hostile" => send(json!({"jsonrpc":"2.0","id":id,"result":hostile_probe()})),
             "throw" => send(json!({"jsonrpc":"2.0","id":id,"error":{"code":-32000,"message":"boom from the engine"}})),
             "crash-mid-call" => {

@@ -332,8 +332,10 @@ pub(super) async fn preflight(cfg: &RunConfig, profiles: &[crate::runtime::profi
     for p in profiles {
         match suite::preflight(cfg, p).await {
             Ok(()) => started += 1,
-            Err(f) if matches!(f.fault, crate::driver::EngineFault::BadHandshake { .. }) => cannot_start.push((p.id.clone(), f)),
-            Err(f) if started > 0 || !cannot_start.is_empty() => return Err(format!("under {}, {}", p.id, cannot_start_message(&f))),
+            // What the engine answered to this profile's `initialize`: it may
+            // well start under the others.
+            Err(f) if matches!(f.fault, crate::driver::EngineFault::BadHandshake { .. } | crate::driver::EngineFault::UnsupportedProtocolVersion { .. }) => cannot_start.push((p.id.clone(), f)),
+            Err(f) if profiles.len() > 1 => return Err(format!("under {}, {}", p.id, cannot_start_message(&f))),
             Err(f) => return Err(cannot_start_message(&f)),
         }
     }
