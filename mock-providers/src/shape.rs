@@ -261,6 +261,7 @@ fn element(p: Provider, key: &str, i: usize, m: &Value) -> Option<Rejection> {
                     Some(Rejection::with(p, 400, format!("Invalid value: '{shown}'. Supported values are: 'assistant', 'system', 'developer', and 'user'."), Some(&path("role")), Some("invalid_value")))
                 }
                 None if is_message && obj.get("type").is_none() => Some(missing_at(p, &path("role"))),
+                _ if is_message => responses_content(p, &path("content"), obj.get("content")),
                 _ => None,
             }
         }
@@ -300,6 +301,40 @@ fn element(p: Provider, key: &str, i: usize, m: &Value) -> Option<Rejection> {
         },
     }
 }
+
+/// A Responses message item's content: a string, or a list of typed parts.
+/// The part types and the `invalid_value` answer are OpenAI's own, as
+/// widely quoted from live 400s (e.g. "Invalid value: 'text'. Supported
+/// values are: 'input_text', …" for a Chat Completions part sent to
+/// Responses); the missing and wrong-type wordings follow its other
+/// parameter errors (I).
+fn responses_content(p: Provider, at: &str, content: Option<&Value>) -> Option<Rejection> {
+    let parts = match content {
+        None | Some(Value::Null) => return Some(missing_at(p, at)),
+        Some(Value::String(_)) => return None,
+        Some(Value::Array(parts)) => parts,
+        Some(other) => {
+            return Some(Rejection::with(p, 400, format!("Invalid type for '{at}': expected one of a string or array of objects, but got {} instead.", kind_of(other)), Some(at), Some("invalid_type")))
+        }
+    };
+    parts.iter().enumerate().find_map(|(k, part)| {
+        let here = format!("{at}[{k}]");
+        let Some(t) = part.get("type") else {
+            return Some(if part.is_object() { missing_at(p, &format!("{here}.type")) } else { Rejection::with(p, 400, format!("Invalid type for '{here}': expected an object, but got {} instead.", kind_of(part)), Some(&here), Some("invalid_type")) });
+        };
+        let shown = t.as_str().map(str::to_string).unwrap_or_else(|| t.to_string());
+        (!t.as_str().is_some_and(|t| RESPONSES_PARTS.contains(&t))).then(|| {
+            let listed: Vec<String> = RESPONSES_PARTS.iter().map(|t| format!("'{t}'")).collect();
+            let (last, rest) = listed.split_last().expect("non-empty");
+            let field = format!("{here}.type");
+            Rejection::with(p, 400, format!("Invalid value: '{shown}'. Supported values are: {}, and {last}.", rest.join(", ")), Some(&field), Some("invalid_value"))
+        })
+    })
+}
+
+/// Content part types a Responses message takes (OpenAI's list in its
+/// `invalid_value` answer).
+const RESPONSES_PARTS: [&str; 7] = ["input_text", "input_image", "output_text", "refusal", "input_file", "computer_screenshot", "summary_text"];
 
 /// Content block types the Messages API takes in a request (I: its
 /// documented block types; the error lists the API's own set).
@@ -379,6 +414,14 @@ mod tests {
         assert_eq!(check(Provider::Anthropic, j, br#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"#).unwrap_err().message, "max_tokens: Field required");
         assert!(check(Provider::Anthropic, j, br#"{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"wizard"}]}]}"#).unwrap_err().message.starts_with("messages.0.content.0: Input tag 'wizard' found using 'type'"));
         assert_eq!(check(Provider::Anthropic, j, br#"{"model":"m","max_tokens":1,"stream":"yes","messages":[{"role":"user","content":"hi"}]}"#).unwrap_err().message, "stream: Input should be a valid boolean");
+        // Responses: a message item needs content, of known part types.
+        let r = |b: &[u8]| check(Provider::OpenAiResponses, j, b);
+        assert_eq!(r(br#"{"model":"m","input":[{"role":"user"}]}"#).unwrap_err().message, "Missing required parameter: 'input[0].content'.");
+        assert_eq!(r(br#"{"model":"m","input":[{"role":"user","content":5}]}"#).unwrap_err().body["error"]["code"], "invalid_type");
+        let e = r(br#"{"model":"m","input":[{"role":"user","content":[{"type":"text","text":"x"}]}]}"#).unwrap_err();
+        assert_eq!(e.message, "Invalid value: 'text'. Supported values are: 'input_text', 'input_image', 'output_text', 'refusal', 'input_file', 'computer_screenshot', and 'summary_text'.");
+        assert_eq!(e.body["error"]["param"], "input[0].content[0].type");
+        r(br#"{"model":"m","input":[{"role":"user","content":[{"type":"input_text","text":"x"}]},{"type":"message","role":"assistant","content":[{"type":"output_text","text":"y"}]},{"type":"function_call","call_id":"c","name":"f","arguments":"{}"}]}"#).unwrap();
         // An assistant turn of tool calls has no content; that is fine.
         check(Provider::OpenAiChat, j, br#"{"model":"m","messages":[{"role":"user","content":"x"},{"role":"assistant","content":null,"tool_calls":[]}]}"#).unwrap();
     }
