@@ -1,7 +1,12 @@
 //! Long sessions: a generated N-step scenario (one user question and one
-//! answer per step, a context window large enough that nothing is compacted,
-//! so every `assemble`/`afterTurn` carries the whole history) certified
-//! against `builtin:window` under openclaw-2026.9.6, then checked. Reports the
+//! answer per step) certified in two regimes (see [`regimes`]): **bounded**
+//! (a real 16 000-token window, OpenClaw's legacy engine under 2026.4.26: the
+//! host compacts, so what each call carries stays bounded) and **whole
+//! history** (`builtin:window` under 2026.9.6 with a window nothing
+//! overflows: every `assemble`/`afterTurn` carries the whole session), then
+//! checked. `--profile=ID --engine=NAME --window=TOKENS` runs one regime of
+//! your own instead. `compacts` counts `compact` calls, `longest` the
+//! longest history an `assemble` carried. Reports the
 //! trace size, the message store, peak memory, wall time and the bytes
 //! actually written to the engine per size, as ratios against the first size
 //! of the same run. `--no-delta` turns `messageDelta` off (every call then
@@ -16,7 +21,7 @@
 //! resolving every assemble once, which the clauses share), per size: what to
 //! look at when the checks grow faster than the trace.
 //!
-//!     cargo bench -p clawspec --bench long_session [-- [--no-delta] [--per-clause] 100 500 2000]
+//!     cargo bench -p clawspec --bench long_session [-- [--no-delta] [--per-clause] [--profile=ID] [--engine=NAME] [--window=TOKENS] 100 500 2000]
 
 use std::path::Path;
 use std::time::Instant;
@@ -28,8 +33,8 @@ use clawspec::scenario::load::parse;
 use clawspec::trace::{Event, Trace};
 
 /// A session of `steps` turns; every message is distinct (as in real use).
-fn scenario(steps: usize) -> String {
-    let mut y = format!("id: long-session-{steps}\ntitle: {steps} turns\ndescription: generated\nsetup:\n  context_window: 100000000\nscript:\n");
+fn scenario(steps: usize, window: u64) -> String {
+    let mut y = format!("id: long-session-{steps}\ntitle: {steps} turns\ndescription: generated\nsetup:\n  context_window: {window}\nscript:\n");
     for i in 1..=steps {
         y.push_str(&format!(
             "  - turn:\n      user: \"Question {i}: what does module {i} of the billing service do?\"\n      model:\n        - \"Module {i} reconciles invoices with payments (invoices_{i}).\"\n"
@@ -101,6 +106,40 @@ fn floor_cpu(t: &Trace) -> f64 {
     cpu().0 - t0
 }
 
+/// How a session is run: the release, the engine, and the context window
+/// that decides whether the host ever compacts.
+struct Regime {
+    what: &'static str,
+    profile: Profile,
+    engine: String,
+    window: u64,
+}
+
+/// The two regimes a long session can be in. **Bounded**: a real window and
+/// an engine that leaves compaction to the host (OpenClaw's legacy engine,
+/// 2026.4.26, which calls it): the host compacts on overflow, so what each
+/// call carries stays bounded and the whole session is linear. **Whole
+/// history**: a window nothing overflows, or an engine that trims within the
+/// budget (the host then never overflows, so it never compacts — as
+/// OpenClaw does): every `assemble`/`afterTurn` carries the whole session by
+/// contract, and per-call cost is measured against `floor`.
+fn regimes() -> Vec<Regime> {
+    let flag = |name: &str| std::env::args().find_map(|a| a.strip_prefix(&format!("--{name}=")).map(str::to_string));
+    let (profile, engine, window) = (flag("profile"), flag("engine"), flag("window"));
+    if profile.is_none() && engine.is_none() && window.is_none() {
+        return vec![
+            Regime { what: "bounded: a real window, the host compacts", profile: Profile::classic_2026_4_26(), engine: "legacy".into(), window: 16_000 },
+            Regime { what: "whole history: nothing overflows, every call carries the session", profile: Profile::current_2026_9_6(), engine: "window".into(), window: 100_000_000 },
+        ];
+    }
+    vec![Regime {
+        what: "as given",
+        profile: profile.map(|p| Profile::by_id(&p).unwrap_or_else(|| panic!("--profile={p}: no such profile"))).unwrap_or_else(Profile::current_2026_9_6),
+        engine: engine.unwrap_or_else(|| "window".into()),
+        window: window.map(|w| w.parse().expect("--window=TOKENS")).unwrap_or(100_000_000),
+    }]
+}
+
 fn main() {
     let args: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
     if std::env::args().any(|a| a == "--list") {
@@ -109,31 +148,40 @@ fn main() {
     let sizes = if args.is_empty() { vec![100, 500, 2000] } else { args };
     let delta = !std::env::args().any(|a| a == "--no-delta");
     let per_clause = std::env::args().any(|a| a == "--per-clause");
-    let mut clause_rows: Vec<(usize, Vec<(&'static str, f64)>)> = Vec::new();
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
-    let profile = Profile::current_2026_9_6();
+    for (i, regime) in regimes().iter().enumerate() {
+        if i > 0 {
+            println!();
+        }
+        bench(&rt, regime, &sizes, delta, per_clause);
+    }
+}
+
+fn bench(rt: &tokio::runtime::Runtime, regime: &Regime, sizes: &[usize], delta: bool, per_clause: bool) {
+    let mut clause_rows: Vec<(usize, Vec<(&'static str, f64)>)> = Vec::new();
+    let (profile, engine, window) = (&regime.profile, &regime.engine, regime.window);
     let cfg = RunConfig {
         engine: EngineSpec {
             program: env!("CARGO_BIN_EXE_clawspec").into(),
-            args: vec!["engine".into(), "window".into()],
+            args: vec!["engine".into(), engine.clone()],
             env: Default::default(),
             cwd: None,
-            display: "builtin:window".into(),
+            display: format!("builtin:{engine}"),
         },
         driver: DriverConfig { message_delta: delta, ..DriverConfig::default() },
         state_root: std::env::temp_dir().join(format!("clawspec-bench-long-{}", std::process::id())),
         engine_config: None,
         via_http: false,
     };
-    println!("long session × builtin:window × {} × messageDelta {}", profile.id, if delta { "on" } else { "off" });
+    println!("{}: long session × builtin:{engine} × {} × context window {window} × messageDelta {}", regime.what, profile.id, if delta { "on" } else { "off" });
     println!(
-        "{:>6} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>11} {:>11} {:>10} {:>9} {:>9} {:>9} {:>10} {:>9}",
-        "steps", "calls", "run", "host-cpu", "eng-cpu", "checks", "chk-cpu", "trace", "format-1", "wire", "messages", "peak RSS", "verdicts", "floor", "host/floor", "eng/floor"
+        "{:>6} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>11} {:>11} {:>10} {:>9} {:>9} {:>9} {:>10} {:>9} {:>8} {:>8} {:>8}",
+        "steps", "calls", "run", "host-cpu", "eng-cpu", "checks", "chk-cpu", "trace", "format-1", "wire", "messages", "peak RSS", "verdicts", "floor", "host/floor", "eng/floor", "compacts", "longest", "blocking"
     );
     let mut first: Option<[f64; 10]> = None;
     let mut rows = Vec::new();
-    for steps in sizes {
-        let src = scenario(steps);
+    for &steps in sizes {
+        let src = scenario(steps, window);
         let located = parse(Path::new(&format!("long-session-{steps}.yaml")), &src).unwrap_or_else(|e| panic!("generated scenario: {e:?}"));
         let base_rss = {
             reset_peak();
@@ -144,7 +192,7 @@ fn main() {
         let wire0 = clawspec::driver::total_bytes_sent();
         let trace = rt.block_on(async {
             let (model, _server) = clawspec::suite::model_for(&located.scenario, false).await.expect("model");
-            clawspec::runtime::run(&located.scenario, &profile, &cfg, model).await
+            clawspec::runtime::run(&located.scenario, profile, &cfg, model).await
         });
         let run = t0.elapsed().as_secs_f64();
         let cpu1 = cpu();
@@ -163,8 +211,13 @@ fn main() {
         let floor = floor_cpu(&trace).max(1e-9);
         assert!(matches!(trace.outcome, clawspec::trace::Outcome::Completed { .. }), "{:?}", trace.outcome);
         let calls = trace.calls().count();
+        // Verdicts that would stop certification: 0 means the session certifies.
+        let blocking = verdicts.iter().filter(|v| clawspec::report::blocks(v, false)).count();
+        let compactions = trace.calls().filter(|c| c.method == "compact").count();
+        let longest = trace.calls().filter(|c| c.method == "assemble").filter_map(|c| trace.messages(&c.params).map(|m| m.len())).max().unwrap_or(0);
+
         println!(
-            "{steps:>6} {calls:>7} {run:>8.2}s {host_cpu:>8.2}s {engine_cpu:>8.2}s {checks:>8.2}s {check_cpu:>8.2}s {:>9.1}MB {:>9.1}MB {:>9.1}MB {:>10} {:>7.0}MB {:>9} {floor:>8.2}s {:>9.1}× {:>8.1}×",
+            "{steps:>6} {calls:>7} {run:>8.2}s {host_cpu:>8.2}s {engine_cpu:>8.2}s {checks:>8.2}s {check_cpu:>8.2}s {:>9.1}MB {:>9.1}MB {:>9.1}MB {:>10} {:>7.0}MB {:>9} {floor:>8.2}s {:>9.1}× {:>8.1}× {compactions:>8} {longest:>8} {blocking:>8}",
             bytes / 1e6,
             expanded / 1e6,
             wire / 1e6,
