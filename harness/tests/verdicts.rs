@@ -171,6 +171,7 @@ fn a_baselined_warning_is_not_stale_without_strict() {
 #[case::mutate_cannot_start(&["mutate", "--scenario", "heartbeat-ok", "--engine", "/nonexistent/engine"], "", "the engine cannot start (spawn-failed)")]
 #[case::pass_env_value(&["certify", "--pass-env", "A=B"], "", "is not a variable name")]
 #[case::transcript_duplicate_key(&["validate", "--provider", "anthropic", "@t.jsonl"], "{\"role\":\"user\",\"content\":\"hi\",\"timestamp\":1}\n{\"role\":\"user\",\"content\":\"a\",\"role\":\"assistant\"}\n", "t.jsonl:2:35: not an OpenClaw message: duplicate field `role`")]
+#[case::buffered_duplicate_key(&["validate", "--provider", "anthropic", "@t.jsonl"], "{\"role\":\"user\",\"content\":\"a\",\"timestamp\":1}\n{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"a\",\"text\":\"b\"}]}\n", "t.jsonl:2:58: not an OpenClaw message: duplicate field `text`")]
 fn bad_input_is_refused_up_front(#[case] args: &[&str], #[case] file: &str, #[case] reason: &str) {
     let name: String = reason.chars().filter(char::is_ascii_alphanumeric).take(24).collect();
     let d = tmp(&format!("refused-{name}"));

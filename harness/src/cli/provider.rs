@@ -88,16 +88,61 @@ pub fn read_transcript(path: &PathBuf) -> Result<Vec<AgentMessage>, String> {
 
 /// One message from its JSON text: duplicate keys refused (as in a JSON
 /// array). The error's offset in `text`: serde's own position when it lies
-/// inside the message, else the message's start.
+/// inside the message, a duplicated key's second definition, else the
+/// message's start.
 fn message(text: &str) -> Result<AgentMessage, (usize, String)> {
     serde_json::from_str(text).map_err(|e| {
         let off = offset_of(text, e.line(), e.column());
-        let off = if e.is_syntax() || e.is_eof() || off + 1 < text.trim_end().len() { off } else { 0 };
+        let off = if e.is_syntax() || e.is_eof() || (e.line() > 0 && off + 1 < text.trim_end().len()) {
+            off
+        } else {
+            // A buffered message (tagged by its role) reports a duplicate
+            // after its end: find the second definition ourselves.
+            let msg = e.to_string();
+            let dup = msg.strip_prefix("duplicate field `").and_then(|m| m.split('`').next());
+            dup.and_then(|k| duplicate_key_offset(text, k)).unwrap_or(0)
+        };
         // The position is ours to give (in the file, not in the message).
         let shown = e.to_string();
         let shown = shown.rfind(" at line ").map_or(shown.as_str(), |i| &shown[..i]);
         (off, if e.is_data() { format!("not an OpenClaw message: {shown}") } else { shown.to_string() })
     })
+}
+
+/// Offset of the first key named `key` that an object of `text` (any
+/// depth) defines a second time: the opening quote of that second key.
+fn duplicate_key_offset(text: &str, key: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    // One entry per open bracket: the keys seen, for objects.
+    let mut open: Vec<Option<Vec<&str>>> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'{' => open.push(Some(Vec::new())),
+            b'[' => open.push(None),
+            b'}' | b']' => {
+                open.pop();
+            }
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                let name = text.get(start + 1..i.min(b.len()))?;
+                let rest = text.get(i + 1..)?.trim_start();
+                if let (true, Some(Some(keys))) = (rest.starts_with(':'), open.last_mut()) {
+                    if name == key && keys.contains(&name) {
+                        return Some(start);
+                    }
+                    keys.push(name);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// Byte offset of serde's 1-based line and column (0 for "unknown").
@@ -149,5 +194,22 @@ pub async fn serve_main(a: ServeArgs) -> u8 {
             eprintln!("clawspec serve-provider: {e}");
             super::EXIT_USAGE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rstest::rstest;
+
+    #[rstest]
+    #[case(r#"{"a":1,"a":2}"#, "a", Some(7))]
+    // The same key in sibling or nested objects is no duplicate.
+    #[case(r#"{"a":{"a":1},"b":[{"a":1},{"a":2}]}"#, "a", None)]
+    #[case(r#"{"x":[{"t":1,"t":2}]}"#, "t", Some(13))]
+    // A key inside a string value, and escaped quotes, are not keys.
+    #[case(r#"{"s":"\"k\":1","k":1,"k\"":2,"k":3}"#, "k", Some(29))]
+    #[case(r#"{"a":"a","b":1}"#, "a", None)]
+    fn the_second_definition_of_a_key(#[case] text: &str, #[case] key: &str, #[case] at: Option<usize>) {
+        assert_eq!(super::duplicate_key_offset(text, key), at);
     }
 }
