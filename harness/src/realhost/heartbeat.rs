@@ -56,6 +56,21 @@ pub fn plan_step(p: &mut Plan, i: usize, h: &HeartbeatSpec, s: &Scenario) -> Res
     Ok(())
 }
 
+/// The heartbeat cadence of a 2026.4.x row without heartbeat steps, so that
+/// the gateway's runner never polls by itself during the row. Unset, the
+/// runner polls every 30 minutes (dist/heartbeat-summary-*.js
+/// `resolveHeartbeatIntervalMs`: `?? "30m"`) at a phase drawn from the
+/// gateway's device id (dist/heartbeat-runner-*.js `resolveHeartbeatPhaseMs`:
+/// sha256(seed:agentId) % interval; `computeNextHeartbeatPhaseDueMs`), i.e.
+/// anywhere in the next 30 minutes after start: a gateway serving rows for
+/// minutes ran an unscripted `[OpenClaw heartbeat poll]` in some row (the
+/// 2026.4.26 shared-gateway groups that flaked in the CI gate, stop 28). At
+/// 480 h the chance is the gateway's lifetime over 20 days, and the delay
+/// stays under Node's setTimeout cap (2^31−1 ms ≈ 596 h; the runner clamps
+/// and logs beyond it). A heartbeat-enabled agent either way: the prompts
+/// do not change.
+pub const QUIET_EVERY_4X: &str = "480h";
+
 /// The heartbeat cadence a 2026.4.x heartbeat step reloads into the config:
 /// the runner's next tick falls within it (below). The runner plans the tick
 /// after that one interval after its start, so the interval also bounds how
@@ -85,6 +100,9 @@ pub const HEARTBEAT_EVERY_4X_STEP: &str = "20s";
 pub fn for_release(p: &mut Plan, version: &str) {
     if !version.starts_with("2026.4.") {
         return;
+    }
+    if !p.steps.iter().any(|s| matches!(s, PlanStep::Heartbeat { .. })) {
+        p.setup.agent_defaults.insert("heartbeat".into(), json!({"every": QUIET_EVERY_4X}));
     }
     let mut acks = Vec::new();
     for st in &mut p.steps {
@@ -157,6 +175,19 @@ mod tests {
         assert!(crate::realhost::limits::check_all(&p.release_limits, "2026.4.26").is_ok());
         let hb = json!({"messages": [{"role": "user", "content": format!("{}\nCurrent time: x", clawspec_contract::markers::HEARTBEAT_PROMPT_2026_4)}]});
         assert!(is_heartbeat_request(&hb) && opens_heartbeat_run(&hb));
+    }
+
+    #[test]
+    fn a_2026_4_row_without_heartbeats_gets_a_cadence_that_never_polls_during_it() {
+        let mut p = plan(&scenario("", "  - turn: {user: hi, model: [ok]}\n")).expect("drivable");
+        let nine = p.clone();
+        for_release(&mut p, "2026.9.6");
+        assert_eq!(p.setup.agent_defaults, nine.setup.agent_defaults, "2026.9 unchanged");
+        for_release(&mut p, "2026.4.26");
+        assert_eq!(p.setup.agent_defaults["heartbeat"], json!({"every": "480h"}));
+        let mut hb = plan(&scenario("", "  - heartbeat: {}\n")).expect("drivable");
+        for_release(&mut hb, "2026.4.26");
+        assert_eq!(hb.setup.agent_defaults["heartbeat"], json!({"every": "24h", "target": "none"}), "a heartbeat row keeps its own");
     }
 
     #[test]
