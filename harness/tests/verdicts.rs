@@ -138,6 +138,34 @@ fn a_profile_nothing_runs_under_is_left_out_and_named() {
     assert_eq!(p426["certified"], true, "{p426}");
 }
 
+/// The JUnit says what the exit code says: a SHOULD warning under
+/// `--strict` fails it; a baselined failure and a failure under the
+/// proposal profile (not part of the verdict) are skipped with their
+/// reason, not failed.
+#[rstest]
+#[case::strict_warning(&["--scenario", "overflow-natural", "--engine", "builtin:window:exceed-budget", "--profile", "openclaw-2026.9.6", "--strict"], None, 1, "type=\"Should\"")]
+#[case::baselined(&["--scenario", "prompt-abort-hint", "--engine", "builtin:window:reorder-messages", "--profile", "openclaw-2026.9.6"], Some(r#"{"entries":[{"scenario":"prompt-abort-hint","clause":"CE-ASM-004","reason":"known reorder"}]}"#), 0, "<skipped type=\"baselined\" message=\"known failure, in the baseline: known reorder\"")]
+#[case::proposal(&["--scenario", "prompt-abort-hint", "--engine", "builtin:window:throw-on-rfc-fields"], None, 0, "<skipped type=\"proposal\" message=\"would fail: rfc-82137 is a proposed contract")]
+fn the_junit_agrees_with_the_exit_code(#[case] args: &[&str], #[case] baseline: Option<&str>, #[case] exit: i32, #[case] shows: &str) {
+    let d = tmp(&format!("junit-{}", args[1]));
+    let x = d.join("r.xml");
+    let mut all: Vec<String> = ["certify", "-j", "1", "--junit", s(&x)].iter().map(|a| a.to_string()).collect();
+    all.extend(args.iter().map(|a| a.to_string()));
+    if let Some(b) = baseline {
+        let f = d.join("known.json");
+        std::fs::write(&f, b).unwrap();
+        all.extend(["--baseline".to_string(), s(&f).to_string()]);
+    }
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    let (code, stdout, stderr) = clawspec(&all);
+    assert_eq!(code, exit, "{stdout}{stderr}");
+    let junit = std::fs::read_to_string(&x).unwrap();
+    let head = junit.lines().find(|l| l.starts_with("<testsuites")).unwrap();
+    let failed = !head.contains("failures=\"0\" errors=\"0\"");
+    assert_eq!(failed, exit != 0, "JUnit {head} against exit {exit}");
+    assert!(junit.contains(shows), "{junit}");
+}
+
 #[test]
 fn a_profile_given_twice_runs_once() {
     let d = tmp("twice");

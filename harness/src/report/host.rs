@@ -105,7 +105,7 @@ mod tests {
         assert!(xml.contains("tests=\"15\"") && xml.contains("failures=\"1\""), "not-drivable cases are counted: {xml}");
         assert!(xml.contains("<failure message=\"hollow: no scenario ran\" type=\"NotCertified\"/>"), "{xml}");
         assert!(xml.contains("skipped=\"14\""), "{xml}");
-        assert!(xml.contains("<testcase name=\"not-drivable s13\" classname=\"clawspec.openclaw-2026_9_6\"><skipped message=\"not drivable on openclaw@2026.9.6: why &lt;13&gt; | a\"/></testcase>"), "{xml}");
+        assert!(xml.contains("<testcase name=\"not-drivable s13\" classname=\"clawspec.openclaw-2026_9_6\"><skipped type=\"not-drivable\" message=\"not drivable on openclaw@2026.9.6: why &lt;13&gt; | a\"/></testcase>"), "{xml}");
         let json = r.to_json();
         assert!(json.contains("\"notDrivable\""), "{json}");
         // Nothing ran: never certified.

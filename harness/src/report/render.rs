@@ -230,7 +230,14 @@ fn markdown_text(r: &Report) -> String {
     for p in &r.profiles {
         s.push_str(&format!(
             "| `{}` | {} | {} | {} | {} | {} | {} | {} |\n",
-            p.profile, if p.certified { "certified" } else { "**not certified**" }, p.pass, p.fail, p.warn, p.not_applicable, p.error, p.baselined
+            p.profile,
+            match (crate::runtime::profile::is_proposal(&p.profile), p.certified) {
+                (false, true) => "certified",
+                (false, false) => "**not certified**",
+                (true, true) => "would pass (proposed contract, not part of the verdict)",
+                (true, false) => "would fail (proposed contract, not part of the verdict)",
+            },
+            p.pass, p.fail, p.warn, p.not_applicable, p.error, p.baselined
         ));
     }
     if let Some(p) = &r.plugin {
