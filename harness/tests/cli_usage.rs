@@ -152,3 +152,25 @@ fn a_progress_bar_on_a_terminal() {
     assert!(screen.contains(" failing"), "{screen:?}");
     assert!(!screen.lines().any(|l| l.starts_with("[1/2] ")), "no per-scenario lines on a terminal:\n{screen:?}");
 }
+
+/// `serve-provider` stops on SIGINT, SIGTERM and SIGHUP alike and exits
+/// 128 + the signal, as every other command does.
+#[rstest::rstest]
+#[case(libc::SIGINT, 130)]
+#[case(libc::SIGTERM, 143)]
+#[case(libc::SIGHUP, 129)]
+fn serve_provider_exits_128_plus_the_signal(#[case] sig: i32, #[case] code: i32) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_clawspec"))
+        .args(["serve-provider", "--provider", "anthropic", "--port", "0"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    assert!(line.contains("listening on http://"), "{line}");
+    // SAFETY: a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, sig) };
+    assert_eq!(child.wait().unwrap().code(), Some(code));
+}

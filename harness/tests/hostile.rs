@@ -180,6 +180,22 @@ fn certify_shows_the_evidence_of_a_fault(#[case] mode: &str, #[case] heading: &s
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `record` of an engine that crashes writes its goldens (the crash is
+/// what they show) but exits 1 and names every faulted run.
+#[test]
+fn recording_a_crash_is_not_a_clean_recording() {
+    let dir = scratch("record-crash");
+    let scen = scenarios();
+    let out = dir.join("golden");
+    let engine = format!("{FAULT} crash-mid-call");
+    let o = run(&dir, &["record", "--scenarios", &scen, "--scenario", "heartbeat-ok", "--profile", "openclaw-2026.4.26", "--engine", &engine, "--out", out.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("1 recorded trace(s) end in a fault") && err.contains("heartbeat-ok · openclaw-2026.4.26: engine fault crash-mid-call"), "{err}");
+    assert!(std::fs::read_dir(&out).unwrap().next().is_some(), "the golden is written");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// An engine that refuses one release's `initialize` (protocol version)
 /// still starts under the others: the refusal names its profile, that
 /// profile's runs fail, the others run.

@@ -74,10 +74,13 @@ fn merges_are_complete_or_certify_nothing() {
     let d = tmp("merge");
     let (s1, s2, m) = (d.join("s1.json"), d.join("s2.json"), d.join("m.json"));
     assert_eq!(clawspec(&["certify", "--scenario", "heartbeat-*", "--shard", "1/2", "--report", s(&s1)]).0, 0);
-    let (code, stdout, _) = clawspec(&["merge", s(&s1), "-o", s(&m)]);
+    let j = d.join("m.xml");
+    let (code, stdout, _) = clawspec(&["merge", s(&s1), "-o", s(&m), "--junit", s(&j)]);
     assert_eq!(code, 1, "{stdout}");
     let merged = json(&m);
     assert_eq!(merged["merged"]["complete"], false);
+    let junit = std::fs::read_to_string(&j).unwrap();
+    assert!(junit.contains("classname=\"clawspec.run\"><failure message=\"incomplete merge: shard(s) 2/2 missing\""), "{junit}");
     assert!(merged["profiles"].as_array().unwrap().iter().all(|p| p["certified"] == false), "{}", merged["profiles"]);
     assert!(!stdout.lines().any(|l| l.ends_with("  CERTIFIED")), "{stdout}");
     assert_eq!(clawspec(&["certify", "--scenario", "heartbeat-*", "--shard", "2/2", "--call-timeout-ms", "7777", "--report", s(&s2)]).0, 0);

@@ -488,12 +488,20 @@ impl MockProvider {
 }
 
 /// `clawspec serve-provider`: serve until interrupted.
-pub async fn serve(provider: Provider, port: u16, rules: Rules, options: ServeOptions) -> std::io::Result<()> {
+/// Serve until SIGINT, SIGTERM or SIGHUP; returns which, so the command
+/// exits 128 + it for all three alike (a shell's convention).
+pub async fn serve(provider: Provider, port: u16, rules: Rules, options: ServeOptions) -> std::io::Result<i32> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (mut int, mut term, mut hup) = (signal(SignalKind::interrupt())?, signal(SignalKind::terminate())?, signal(SignalKind::hangup())?);
     let (_mock, addr, front) = start_served(provider, port, rules, options).await?;
     eprintln!("mock {} provider listening on http://{addr} (POST {}; GET {LOG_PATH} lists the last requests)", provider, provider.path());
-    tokio::signal::ctrl_c().await?;
+    let sig = tokio::select! {
+        _ = int.recv() => libc::SIGINT,
+        _ = term.recv() => libc::SIGTERM,
+        _ = hup.recv() => libc::SIGHUP,
+    };
     front.abort();
-    Ok(())
+    Ok(sig)
 }
 
 /// What `serve` runs: the mock on an internal port behind the

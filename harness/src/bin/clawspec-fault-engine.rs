@@ -91,7 +91,7 @@ fn main() {
         calls += 1;
         let params = req.get("params").cloned().unwrap_or(Value::Null);
         match mode.as_str() {
-            "echo" | "setsid-child" | "daemon-child" | "daemon-away" | "bad-version-under-2026.4.26" => send(json!({"jsonrpc":"2.0","id":id,"result":params})),
+            "echo" | "setsid-child" | "daemon-child" | "daemon-away" | "bad-version-under-2026.4.26" | "ignore-shutdown" => send(json!({"jsonrpc":"2.0","id":id,"result":params})),
             "hostile" => send(json!({"jsonrpc":"2.0","id":id,"result":hostile_probe()})),
             "throw" => send(json!({"jsonrpc":"2.0","id":id,"error":{"code":-32000,"message":"boom from the engine"}})),
             "crash-mid-call" => {

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 pub fn check_writable(outputs: &[(&str, &Option<PathBuf>)]) -> Result<(), String> {
     for (flag, path) in outputs {
         let Some(p) = path else { continue };
-        if p.is_dir() {
+        // `missing/` names a folder, existing or not: never a file.
+        if p.is_dir() || p.as_os_str().as_encoded_bytes().ends_with(b"/") {
             return Err(format!("{flag} {}: is a directory; give a file name", p.display()));
         }
         let folder = match p.parent() {
@@ -46,6 +47,8 @@ mod tests {
         let e = check_writable(&[("--report", &missing)]).unwrap_err();
         assert!(e.contains("--report") && e.contains("no/such") && e.contains("does not exist"), "{e}");
         assert!(check_writable(&[("--html", &dir)]).unwrap_err().contains("is a directory"));
+        let slash = Some(PathBuf::from(format!("{}/nodir/", d.display())));
+        assert!(check_writable(&[("--report", &slash)]).unwrap_err().contains("is a directory"), "a trailing slash names a folder");
         assert!(check_writable(&[("--report", &Some(PathBuf::from("r.json")))]).is_ok(), "a bare name is in the current folder");
         std::fs::remove_dir_all(&d).unwrap();
     }

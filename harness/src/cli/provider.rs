@@ -189,7 +189,7 @@ pub fn validate_main(a: ValidateArgs) -> u8 {
 pub async fn serve_main(a: ServeArgs) -> u8 {
     let options = clawspec_mock_providers::server::ServeOptions { keep_bodies: a.keep_bodies, log_capacity: a.log_capacity };
     match clawspec_mock_providers::server::serve(a.provider, a.port, Rules::default(), options).await {
-        Ok(()) => super::EXIT_OK,
+        Ok(sig) => (128 + sig) as u8,
         Err(e) => {
             eprintln!("clawspec serve-provider: {e}");
             super::EXIT_USAGE

@@ -1,6 +1,7 @@
 //! `clawspec record --engine … --out DIR`: write the engine's own golden traces
 //! per scenario × profile (`DIR/<engine>/<scenario>/<profile>.json`); later
-//! `certify --golden DIR` reports any drift as a regression.
+//! `certify --golden DIR` reports any drift as a regression. Exit 1 when a
+//! run ended in an engine fault (its golden is written, and named).
 
 use std::path::PathBuf;
 
@@ -51,6 +52,23 @@ pub async fn main(a: Args) -> u8 {
             crate::golden::check(&a.out, &dir, t, true)?;
         }
         println!("recorded {} traces under {}/{dir}", traces.len(), a.out.display());
+        // Written all the same (the fault is what they show), but a set of
+        // goldens with a crash in it is not a clean recording.
+        let faulted: Vec<String> = traces
+            .iter()
+            .filter_map(|t| match &t.outcome {
+                crate::trace::Outcome::Completed { .. } => None,
+                crate::trace::Outcome::EngineFault { kind, .. } => Some(format!("{} · {}: engine fault {kind}", t.scenario, t.profile)),
+                crate::trace::Outcome::HarnessError { message } => Some(format!("{} · {}: harness error: {message}", t.scenario, t.profile)),
+            })
+            .collect();
+        if !faulted.is_empty() {
+            eprintln!("error: {} recorded trace(s) end in a fault, and their goldens record it (re-record once the engine is fixed):", faulted.len());
+            for f in &faulted {
+                eprintln!("  {}", crate::report::render::printable(f));
+            }
+            return Ok(super::EXIT_FAILURES);
+        }
         Ok::<u8, String>(super::EXIT_OK)
     };
     match run.await {

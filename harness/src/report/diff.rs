@@ -47,6 +47,12 @@ pub fn diff(old: &Report, new: &Report) -> Diff {
     if let Some(m) = new.merged.as_ref().filter(|m| !m.complete) {
         d.partial.push(format!("the new report is an incomplete merge: shard(s) {} missing", m.missing.join(", ")));
     }
+    // A shard against anything but the same shard: the rest of the run is
+    // missing, not fixed.
+    let shard = |r: &Report| r.selection.as_ref().and_then(|s| s.shard);
+    if let Some(sh) = shard(new).filter(|sh| shard(old) != Some(*sh)) {
+        d.partial.push(format!("the new report is shard {sh} only; merge the shards first (`clawspec merge`), or diff it against the same shard"));
+    }
     let name = |k: &(String, String, String)| format!("{} {} {}", k.2, k.0, k.1);
     for (k, (ns, nd)) in &b {
         match a.get(k) {
@@ -151,6 +157,20 @@ mod tests {
         new.interrupted = true;
         let d = diff(&report("x"), &new);
         assert!(d.is_regression() && d.render().starts_with("NOT A WHOLE RUN: the new report was interrupted"), "{}", d.render());
+    }
+
+    #[test]
+    fn a_shard_is_a_whole_run_only_against_the_same_shard() {
+        let sharded = |k: u32| {
+            let mut r = report("x");
+            let shard = crate::report::selection::Shard::parse(&format!("{k}/2")).unwrap();
+            r.selection = Some(crate::report::selection::Selection::new(&[], &[], &[], &[], Some(shard), &[]));
+            r
+        };
+        let d = diff(&report("x"), &sharded(1));
+        assert!(d.is_regression() && d.render().contains("the new report is shard 1/2 only"), "{}", d.render());
+        assert!(!diff(&sharded(1), &sharded(1)).is_regression(), "the same shard of two runs compares");
+        assert!(diff(&sharded(2), &sharded(1)).is_regression());
     }
 
     #[test]

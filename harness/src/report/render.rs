@@ -76,7 +76,15 @@ fn coverage(r: &Report) -> Vec<String> {
         out.push(format!("shard {sh}: {} of {} selected scenarios", r.selection.as_ref().map_or(0, |s| s.scenarios.len()), r.selection.as_ref().map_or(0, |s| s.scenario_count)));
     }
     if !r.profiles_not_run.is_empty() {
-        out.push(format!("not run: no selected scenario{} runs under {}; not certified by this run, not counted against it", if r.selection.as_ref().is_some_and(|s| s.shard.is_some()) { " of this shard" } else { "" }, r.profiles_not_run.join(", ")));
+        let scope = if r.selection.as_ref().is_some_and(|s| s.shard.is_some()) {
+            " of this shard"
+        } else if r.merged.as_ref().is_some_and(|m| !m.complete) {
+            // The missing shards may hold its scenarios.
+            " of the merged shards"
+        } else {
+            ""
+        };
+        out.push(format!("not run: no selected scenario{scope} runs under {}; not certified by this run, not counted against it", r.profiles_not_run.join(", ")));
     }
     if let Some(b) = r.baseline.as_ref().filter(|b| !b.outside_selection.is_empty()) {
         out.push(format!("{} baseline entr{} outside this selection, not judged", b.outside_selection.len(), if b.outside_selection.len() == 1 { "y" } else { "ies" }));
