@@ -169,6 +169,20 @@ fn the_junit_agrees_with_the_exit_code(#[case] args: &[&str], #[case] baseline: 
     assert!(junit.contains(shows), "{junit}");
 }
 
+/// Shards whose `--scenarios` folder is spelled differently (runners with
+/// different checkout paths) are one run when the scenarios are the same.
+#[test]
+fn shards_merge_whatever_the_scenario_folder_is_called() {
+    let d = tmp("spelling");
+    let (s1, s2, m) = (d.join("s1.json"), d.join("s2.json"), d.join("m.json"));
+    let abs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+    assert_eq!(clawspec(&["certify", "--scenarios", "scenarios", "--scenario", "heartbeat-*", "--shard", "1/2", "--report", s(&s1)]).0, 0);
+    assert_eq!(clawspec(&["certify", "--scenarios", s(&abs), "--scenario", "heartbeat-*", "--shard", "2/2", "--report", s(&s2)]).0, 0);
+    let (code, stdout, stderr) = clawspec(&["merge", s(&s1), s(&s2), "-o", s(&m)]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_eq!(json(&m)["merged"]["complete"], true);
+}
+
 #[test]
 fn a_profile_given_twice_runs_once() {
     let d = tmp("twice");

@@ -42,7 +42,9 @@ pub fn merge(parts: Vec<Part>, baseline: Option<&Baseline>) -> Result<Report, St
         }
         let shard = sel.shard.ok_or_else(|| format!("{}: a full (unsharded) report, not a shard; only `certify --shard K/N` reports merge", p.name))?;
         let base = &first.report;
-        if p.report.engine != base.engine {
+        // A plugin is the same engine when its build is (`plugin` below),
+        // whatever path each runner's checkout put it at.
+        if p.report.engine != base.engine && !(base.plugin.is_some() && p.report.plugin.is_some()) {
             return Err(format!("{} and {}: different engines ({} vs {})", first.name, p.name, base.engine, p.report.engine));
         }
         if p.report.strict != base.strict {
@@ -54,13 +56,13 @@ pub fn merge(parts: Vec<Part>, baseline: Option<&Baseline>) -> Result<Report, St
         // What a run does besides its selection: shards run differently are
         // not one run, and the merge could keep only one set of reproduce
         // options and one plugin build.
-        if p.report.run_args != base.run_args {
+        if same_options(&p.report.run_args) != same_options(&base.run_args) {
             return Err(format!("{} and {}: ran with different options ({} vs {})", first.name, p.name, shown(&base.run_args), shown(&p.report.run_args)));
         }
         if p.report.no_sandbox != base.no_sandbox {
             return Err(format!("{} and {}: one ran with --no-sandbox, the other sandboxed", first.name, p.name));
         }
-        if p.report.plugin != base.plugin {
+        if p.report.plugin.as_ref().map(build) != base.plugin.as_ref().map(build) {
             let id = |r: &Report| r.plugin.as_ref().map(|pl| pl.line()).unwrap_or_else(|| "no plugin".into());
             return Err(format!("{} and {}: different plugin builds ({} vs {})", first.name, p.name, id(base), id(&p.report)));
         }
@@ -149,6 +151,26 @@ pub fn merge(parts: Vec<Part>, baseline: Option<&Baseline>) -> Result<Report, St
     Ok(out)
 }
 
+/// The options that make two shards one run: `--scenarios` names a folder,
+/// which runners with different checkouts spell differently; what it held is
+/// compared by the selection's scenario set digest.
+fn same_options(args: &[String]) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        out.push(a.as_str());
+        if a == "--scenarios" {
+            it.next();
+        }
+    }
+    out
+}
+
+/// A plugin build, wherever its entry file and Node were on disk.
+fn build(p: &super::PluginRun) -> (&str, Option<&str>, &str, Option<&str>) {
+    (&p.entry_sha256, p.package.as_deref(), &p.node_version, p.adapter.as_deref())
+}
+
 fn shown(args: &[String]) -> String {
     if args.is_empty() { "none".into() } else { args.join(" ") }
 }
@@ -165,4 +187,30 @@ fn shard_baseline(parts: &[Part]) -> Result<Option<Baseline>, String> {
         ));
     }
     Ok(first)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn options_compare_without_the_scenarios_folders_spelling() {
+        let a: Vec<String> = ["--scenarios", "scenarios", "--call-timeout-ms", "5"].map(String::from).to_vec();
+        let b: Vec<String> = ["--scenarios", "/ci/checkout/scenarios", "--call-timeout-ms", "5"].map(String::from).to_vec();
+        let c: Vec<String> = ["--scenarios", "scenarios", "--call-timeout-ms", "6"].map(String::from).to_vec();
+        assert_eq!(super::same_options(&a), super::same_options(&b));
+        assert_ne!(super::same_options(&a), super::same_options(&c));
+    }
+
+    #[test]
+    fn a_plugin_build_is_its_bytes_not_its_path() {
+        let p = |entry: &str, sha: &str, node: &str| super::super::PluginRun {
+            entry: entry.into(),
+            entry_sha256: sha.into(),
+            package: Some("p@1".into()),
+            node: node.into(),
+            node_version: "v24.1.0".into(),
+            adapter: Some("a@1".into()),
+        };
+        assert_eq!(super::build(&p("dist/index.js", "sha256:1", "node")), super::build(&p("/runner/x/dist/index.js", "sha256:1", "/usr/bin/node")));
+        assert_ne!(super::build(&p("dist/index.js", "sha256:1", "node")), super::build(&p("dist/index.js", "sha256:2", "node")));
+    }
 }
