@@ -217,6 +217,8 @@ fn a_baselined_warning_is_not_stale_without_strict() {
 #[case::pass_env_value(&["certify", "--pass-env", "A=B"], "", "is not a variable name")]
 #[case::transcript_duplicate_key(&["validate", "--provider", "anthropic", "@t.jsonl"], "{\"role\":\"user\",\"content\":\"hi\",\"timestamp\":1}\n{\"role\":\"user\",\"content\":\"a\",\"role\":\"assistant\"}\n", "t.jsonl:2:35: not an OpenClaw message: duplicate field `role`")]
 #[case::buffered_duplicate_key(&["validate", "--provider", "anthropic", "@t.jsonl"], "{\"role\":\"user\",\"content\":\"a\",\"timestamp\":1}\n{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"a\",\"text\":\"b\"}]}\n", "t.jsonl:2:58: not an OpenClaw message: duplicate field `text`")]
+#[case::zero_jobs(&["certify", "-j", "0", "--scenario", "heartbeat-ok"], "", "'0' for '--jobs <JOBS>': must be at least 1")]
+#[case::report_into_a_folder_name(&["certify", "--scenario", "heartbeat-ok", "--report", "@nodir/"], "", "is a directory; give a file name")]
 fn bad_input_is_refused_up_front(#[case] args: &[&str], #[case] file: &str, #[case] reason: &str) {
     let name: String = reason.chars().filter(char::is_ascii_alphanumeric).take(24).collect();
     let d = tmp(&format!("refused-{name}"));

@@ -55,7 +55,7 @@ pub struct Args {
     pub golden: Option<PathBuf>,
     /// Parallel engine processes (default: number of cores; with --host, one
     /// gateway at a time unless given).
-    #[arg(short = 'j', long)]
+    #[arg(short = 'j', long, value_parser = super::common::at_least_one)]
     pub jobs: Option<usize>,
     /// A fresh engine process for every run, even for engines that can be
     /// reset and reused (the Node adapter): each process then stays confined

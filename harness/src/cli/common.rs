@@ -301,3 +301,12 @@ mod tests {
         assert!(glob_match("a?c", "abc"));
     }
 }
+
+/// `--jobs N`: at least one (zero would run nothing, or everything at once).
+pub fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}

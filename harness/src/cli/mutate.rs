@@ -22,7 +22,7 @@ pub struct Args {
     #[arg(long)]
     pub list: bool,
     /// Parallel engine processes per mutant (default: number of cores).
-    #[arg(short = 'j', long)]
+    #[arg(short = 'j', long, value_parser = super::common::at_least_one)]
     pub jobs: Option<usize>,
     /// Reviewed equivalent mutants: JSON object operator id → reason
     /// (built-in engines have their own list).

@@ -23,10 +23,15 @@ use super::*;
 /// that escaped the group kill could hold the pipe open.
 const STDERR_DRAIN: Duration = Duration::from_millis(500);
 
-/// The same once the engine and all its descendants are killed: nothing can
-/// hold the pipe any more, so EOF is certain and a loaded machine gets time
-/// to deliver it (the bound only guards against an unkillable process).
+/// The same once the engine and all its descendants are killed: EOF is then
+/// certain unless a process that escaped them (a daemon that left the group
+/// and its state dir) still holds the pipe, so a loaded machine gets time to
+/// deliver it — but only while no other process holds the pipe
+/// ([`pipe_held_elsewhere`]): an escapee would make every run wait the bound.
 const STDERR_DRAIN_AFTER_KILL: Duration = Duration::from_secs(5);
+
+/// How long EOF may take before the pipe's holders are looked for.
+const STDERR_EOF_GRACE: Duration = Duration::from_millis(100);
 
 /// How often stderr growth is checked against the flood limit during a call.
 const FLOOD_CHECK: Duration = Duration::from_millis(50);
@@ -41,6 +46,8 @@ pub struct Engine {
     stderr: stderr::Shared,
     /// The stderr reader; awaited after an exit so the slice is complete.
     stderr_task: Option<tokio::task::JoinHandle<()>>,
+    /// The inode of the engine's stderr pipe (both ends share it).
+    stderr_pipe: Option<u64>,
     config: DriverConfig,
     next_id: u64,
     /// Ids of calls that timed out while the engine kept running: their late
@@ -222,6 +229,7 @@ impl Engine {
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().expect("piped stdout");
         let err = child.stderr.take().expect("piped stderr");
+        let stderr_pipe = pipe_inode(std::os::fd::AsRawFd::as_raw_fd(&err));
         let buf: stderr::Shared = Arc::new(Mutex::new(StderrBuf::new(config.stderr_keep_bytes)));
         let stderr_task = stderr::spawn_reader(err, buf.clone());
         let lines = lines::spawn_reader(stdout, config.max_line_bytes);
@@ -233,6 +241,7 @@ impl Engine {
             lines,
             stderr: buf,
             stderr_task: Some(stderr_task),
+            stderr_pipe,
             config: config.clone(),
             next_id: 0,
             given_up: BTreeSet::new(),
@@ -348,9 +357,14 @@ impl Engine {
         }
     }
 
-    /// [`Self::drain_stderr_within`] after [`Self::kill_now`].
+    /// [`Self::drain_stderr_within`] after [`Self::kill_now`]: the long bound
+    /// only while nothing but clawspec holds the pipe.
     async fn drain_stderr(&mut self) {
-        self.drain_stderr_within(STDERR_DRAIN_AFTER_KILL).await;
+        self.drain_stderr_within(STDERR_EOF_GRACE).await;
+        if self.stderr_task.is_none() || self.stderr_pipe.is_some_and(pipe_held_elsewhere) {
+            return;
+        }
+        self.drain_stderr_within(STDERR_DRAIN_AFTER_KILL - STDERR_EOF_GRACE).await;
     }
 
     /// One whole line per frame, in a single write: the engine never sees a
@@ -895,4 +909,41 @@ pub fn tail_chars(s: String, keep: usize) -> String {
         start += 1;
     }
     format!("[… {start} earlier bytes dropped …]\n{}", &s[start..])
+}
+
+/// The inode of the pipe behind `fd` (`None` when it is not a pipe).
+fn pipe_inode(fd: std::os::fd::RawFd) -> Option<u64> {
+    // SAFETY: fstat fills the struct it is given for a descriptor we own.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    (unsafe { libc::fstat(fd, &mut st) } == 0 && (st.st_mode & libc::S_IFMT) == libc::S_IFIFO).then_some(st.st_ino)
+}
+
+/// Whether a process other than this one has the pipe `inode` open (its
+/// `/proc/<pid>/fd` links read `pipe:[inode]`): after the engine and its
+/// descendants are killed, only a process that escaped them can.
+fn pipe_held_elsewhere(inode: u64) -> bool {
+    let me = std::process::id().to_string();
+    let want = format!("pipe:[{inode}]");
+    let Ok(procs) = std::fs::read_dir("/proc") else { return false };
+    procs.flatten().filter(|p| p.file_name().to_str().is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()) && n != me)).any(|p| {
+        std::fs::read_dir(p.path().join("fd")).into_iter().flatten().flatten().any(|fd| std::fs::read_link(fd.path()).is_ok_and(|l| l.as_os_str() == want.as_str()))
+    })
+}
+
+#[cfg(test)]
+mod pipe_tests {
+    use std::os::fd::AsRawFd;
+
+    /// A child given the write end holds the pipe; once it is gone, only
+    /// this process does.
+    #[test]
+    fn a_pipe_held_by_another_process_is_seen() {
+        let mut child = std::process::Command::new("sleep").arg("30").stdout(std::process::Stdio::piped()).spawn().expect("sleep runs");
+        let out = child.stdout.take().unwrap();
+        let inode = super::pipe_inode(out.as_raw_fd()).expect("a pipe");
+        assert!(super::pipe_held_elsewhere(inode), "the child holds the write end");
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(!super::pipe_held_elsewhere(inode), "only this process holds the read end");
+    }
 }
