@@ -183,6 +183,25 @@ fn shards_merge_whatever_the_scenario_folder_is_called() {
     assert_eq!(json(&m)["merged"]["complete"], true);
 }
 
+/// Every report names the commit clawspec was built from; shards of two
+/// builds (one version number, other clause code) are not one run.
+#[test]
+fn shards_of_two_builds_do_not_merge() {
+    let d = tmp("builds");
+    let (s1, s2, m) = (d.join("s1.json"), d.join("s2.json"), d.join("m.json"));
+    assert_eq!(clawspec(&["certify", "--scenario", "heartbeat-*", "--shard", "1/2", "--report", s(&s1)]).0, 0);
+    assert_eq!(clawspec(&["certify", "--scenario", "heartbeat-*", "--shard", "2/2", "--report", s(&s2)]).0, 0);
+    let mut other = json(&s2);
+    // Unknown (no checkout to read) is a build of its own too.
+    let build = other["clawspecBuild"].as_str().unwrap_or("").to_string();
+    assert!(build.is_empty() || build.len() == 40, "{build}");
+    other["clawspecBuild"] = Value::String("0".repeat(40));
+    std::fs::write(&s2, other.to_string()).unwrap();
+    let (code, _, stderr) = clawspec(&["merge", s(&s1), s(&s2), "-o", s(&m)]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("different clawspec builds") && stderr.contains(&build[..build.len().min(12)]), "{stderr}");
+}
+
 #[test]
 fn a_profile_given_twice_runs_once() {
     let d = tmp("twice");

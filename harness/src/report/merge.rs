@@ -50,8 +50,9 @@ pub fn merge(parts: Vec<Part>, baseline: Option<&Baseline>) -> Result<Report, St
         if p.report.strict != base.strict {
             return Err(format!("{} and {}: one ran with --strict, the other without", first.name, p.name));
         }
-        if p.report.clawspec_version != base.clawspec_version {
-            return Err(format!("{} and {}: different clawspec versions ({} vs {})", first.name, p.name, base.clawspec_version, p.report.clawspec_version));
+        if p.report.clawspec_version != base.clawspec_version || p.report.clawspec_build != base.clawspec_build {
+            let shown = |r: &Report| format!("{}{}", r.clawspec_version, r.clawspec_build.as_deref().map(|c| format!(" ({})", &c[..c.len().min(12)])).unwrap_or_default());
+            return Err(format!("{} and {}: different clawspec builds ({} vs {})", first.name, p.name, shown(base), shown(&p.report)));
         }
         // What a run does besides its selection: shards run differently are
         // not one run, and the merge could keep only one set of reproduce

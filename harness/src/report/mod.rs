@@ -27,6 +27,10 @@ pub const REPORT_VERSION: u32 = 2;
 pub struct Report {
     pub report_version: u32,
     pub clawspec_version: String,
+    /// The git commit clawspec was built from, when it was built from a
+    /// checkout: shards of two builds with one version number are not one run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clawspec_build: Option<String>,
     pub engine: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine_info: Option<serde_json::Value>,
@@ -276,6 +280,7 @@ pub fn build(engine: &str, traces: &[Trace], mut verdicts: Vec<Verdict>, profile
     Report {
         report_version: REPORT_VERSION,
         clawspec_version: env!("CARGO_PKG_VERSION").into(),
+        clawspec_build: option_env!("CLAWSPEC_BUILD_COMMIT").map(str::to_string),
         engine: engine.into(),
         engine_info,
         host: None,
