@@ -150,7 +150,7 @@ fn a_profile_nothing_runs_under_is_left_out_and_named() {
 #[case::baselined(&["--scenario", "prompt-abort-hint", "--engine", "builtin:window:reorder-messages", "--profile", "openclaw-2026.9.6"], Some(r#"{"entries":[{"scenario":"prompt-abort-hint","clause":"CE-ASM-004","reason":"known reorder"}]}"#), 0, "<skipped type=\"baselined\" message=\"known failure, in the baseline: known reorder\"")]
 #[case::proposal(&["--scenario", "prompt-abort-hint", "--engine", "builtin:window:throw-on-rfc-fields"], None, 0, "<skipped type=\"proposal\" message=\"would fail: rfc-82137 is a proposed contract")]
 fn the_junit_agrees_with_the_exit_code(#[case] args: &[&str], #[case] baseline: Option<&str>, #[case] exit: i32, #[case] shows: &str) {
-    let d = tmp(&format!("junit-{}", args[1]));
+    let d = tmp(&format!("junit-{}", args[3].replace(':', "-")));
     let x = d.join("r.xml");
     let mut all: Vec<String> = ["certify", "-j", "1", "--junit", s(&x)].iter().map(|a| a.to_string()).collect();
     all.extend(args.iter().map(|a| a.to_string()));

@@ -38,12 +38,8 @@ pub struct Args {
     /// Write the JSON report (schema: docs/schema/report.json).
     #[arg(long)]
     pub report: Option<PathBuf>,
-    #[arg(long)]
-    pub junit: Option<PathBuf>,
-    #[arg(long)]
-    pub markdown: Option<PathBuf>,
-    #[arg(long)]
-    pub html: Option<PathBuf>,
+    #[command(flatten)]
+    pub renderings: super::outputs::Renderings,
     /// Known failures that do not fail the run; stale entries do.
     #[arg(long)]
     pub baseline: Option<PathBuf>,
@@ -199,7 +195,8 @@ pub(super) fn check_outputs(a: &Args) -> Result<(), String> {
         return Err(format!("--golden {}: no such directory (record goldens with `clawspec record --out {}`)", g.display(), g.display()));
     }
     let rewritten_baseline = if a.update_baseline { a.baseline.clone() } else { None };
-    super::outputs::check_writable(&[("--report", &a.report), ("--junit", &a.junit), ("--markdown", &a.markdown), ("--html", &a.html), ("--baseline", &rewritten_baseline)])
+    let [j, m, h] = a.renderings.flags();
+    super::outputs::check_writable(&[("--report", &a.report), j, m, h, ("--baseline", &rewritten_baseline)])
 }
 
 pub(super) fn check_clauses(clauses: &[String]) -> Result<(), String> {
@@ -239,10 +236,8 @@ pub(super) fn conclude(a: &Args, mut r: Report, traces: &[Trace], baseline: Opti
         // Every output asked for says so: a green JUnit of an earlier run
         // left in place would be read as this run's.
         write_opt(&a.report, &r.to_json())?;
-        write_opt(&a.junit, &report::junit::junit(&r))?;
-        write_opt(&a.markdown, &render::markdown(&r))?;
-        write_opt(&a.html, &render::html(&r))?;
-        let written = a.report.is_some() || a.junit.is_some() || a.markdown.is_some() || a.html.is_some();
+        a.renderings.write(&r)?;
+        let written = a.report.is_some() || a.renderings.any();
         eprintln!("clawspec: interrupted by {}: {} run(s) finished; engines killed, state removed{}", signal_name(sig), traces.len(), if written { "; partial reports written (marked interrupted)" } else { "" });
         return Ok((128 + sig) as u8);
     }
@@ -270,9 +265,7 @@ pub(super) fn conclude(a: &Args, mut r: Report, traces: &[Trace], baseline: Opti
     print!("{}", render::terminal(&r));
     print!("{}", faults::terminal(traces));
     write_opt(&a.report, &with_timing.to_json())?;
-    write_opt(&a.junit, &report::junit::junit(&r))?;
-    write_opt(&a.markdown, &render::markdown(&r))?;
-    write_opt(&a.html, &render::html(&r))?;
+    a.renderings.write(&r)?;
     if traces.iter().any(|t| matches!(t.outcome, Outcome::HarnessError { .. })) {
         return Ok(super::EXIT_USAGE);
     }

@@ -20,16 +20,9 @@ pub struct MergeArgs {
     /// Apply this baseline to the merged verdicts (default: the one the shards ran with).
     #[arg(long)]
     pub baseline: Option<PathBuf>,
-    /// Also write the merged report as JUnit XML (what a sharded CI reads:
-    /// an incomplete merge fails it).
-    #[arg(long)]
-    pub junit: Option<PathBuf>,
-    /// Also write the merged report as Markdown.
-    #[arg(long)]
-    pub markdown: Option<PathBuf>,
-    /// Also write the merged report as HTML.
-    #[arg(long)]
-    pub html: Option<PathBuf>,
+    /// The merged report's renderings (an incomplete merge fails its JUnit).
+    #[command(flatten)]
+    pub renderings: super::outputs::Renderings,
 }
 
 pub fn load(p: &PathBuf) -> Result<Report, String> {
@@ -53,17 +46,14 @@ pub fn diff_main(a: DiffArgs) -> u8 {
 
 pub fn merge_main(a: MergeArgs) -> u8 {
     let run = || -> Result<Report, String> {
-        super::outputs::check_writable(&[("-o", &Some(a.output.clone())), ("--junit", &a.junit), ("--markdown", &a.markdown), ("--html", &a.html)])?;
+        let output = Some(a.output.clone());
+        let [j, m, h] = a.renderings.flags();
+        super::outputs::check_writable(&[("-o", &output), j, m, h])?;
         let baseline = a.baseline.as_deref().map(crate::report::baseline::Baseline::load).transpose()?;
         let parts = a.reports.iter().map(|p| Ok(merge::Part { name: p.display().to_string(), report: load(p)? })).collect::<Result<Vec<_>, String>>()?;
         let r = merge::merge(parts, baseline.as_ref())?;
-        let write = |p: &PathBuf, text: String| std::fs::write(p, text).map_err(|e| format!("{}: {e}", p.display()));
-        write(&a.output, r.to_json())?;
-        for (path, render) in [(&a.junit, crate::report::junit::junit as fn(&Report) -> String), (&a.markdown, crate::report::render::markdown), (&a.html, crate::report::render::html)] {
-            if let Some(p) = path {
-                write(p, render(&r))?;
-            }
-        }
+        std::fs::write(&a.output, r.to_json()).map_err(|e| format!("{}: {e}", a.output.display()))?;
+        a.renderings.write(&r)?;
         Ok(r)
     };
     match run() {

@@ -3,6 +3,45 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::report::Report;
+
+/// The renderings of a report that `certify` and `merge` write besides its
+/// JSON: one flag group, one writer.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct Renderings {
+    /// Write the report as JUnit XML (what CI reads: a failing case exactly
+    /// where the run is not green).
+    #[arg(long)]
+    pub junit: Option<PathBuf>,
+    /// Write the report as Markdown.
+    #[arg(long)]
+    pub markdown: Option<PathBuf>,
+    /// Write the report as HTML.
+    #[arg(long)]
+    pub html: Option<PathBuf>,
+}
+
+impl Renderings {
+    pub fn flags(&self) -> [(&'static str, &Option<PathBuf>); 3] {
+        [("--junit", &self.junit), ("--markdown", &self.markdown), ("--html", &self.html)]
+    }
+
+    pub fn any(&self) -> bool {
+        self.flags().iter().any(|(_, p)| p.is_some())
+    }
+
+    /// Every rendering asked for, of `r`.
+    pub fn write(&self, r: &Report) -> Result<(), String> {
+        let render: [fn(&Report) -> String; 3] = [crate::report::junit::junit, crate::report::render::markdown, crate::report::render::html];
+        for ((_, path), render) in self.flags().into_iter().zip(render) {
+            if let Some(p) = path {
+                std::fs::write(p, render(r)).map_err(|e| format!("{}: {e}", p.display()))?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Every given path must name a file in an existing, writable folder.
 pub fn check_writable(outputs: &[(&str, &Option<PathBuf>)]) -> Result<(), String> {
     for (flag, path) in outputs {
