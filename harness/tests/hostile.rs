@@ -180,6 +180,28 @@ fn certify_shows_the_evidence_of_a_fault(#[case] mode: &str, #[case] heading: &s
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A fault that ends a run leaves every other clause unjudged: the terminal
+/// says so once per run (with the clause ids), not in an ERROR block per
+/// clause; the JSON keeps a verdict per clause.
+#[test]
+fn a_broken_off_run_is_one_block_not_one_per_clause() {
+    let dir = scratch("broke-off");
+    let scen = scenarios();
+    let engine = format!("{FAULT} non-json");
+    let report = dir.join("r.json");
+    let o = run(&dir, &["certify", "--scenarios", &scen, "--scenario", SCENARIO, "--profile", PROFILE, "--engine", &engine, "--report", report.to_str().unwrap()]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert_eq!(out.matches("clause(s) not judged × admitted-mixed × openclaw-2026.9.6: the run broke off").count(), 1, "{out}");
+    assert!(!out.contains("ERROR (uncaught) CE-"), "{out}");
+    assert!(out.contains("FAIL CE-LIFE-002"), "the fault itself is still a verdict of its own: {out}");
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let errors = r["verdicts"].as_array().unwrap().iter().filter(|v| v["status"] == "error").count();
+    assert!(errors > 10, "every unjudged clause keeps its verdict in the JSON: {errors}");
+    assert!(out.contains(&format!("{errors} clause(s) not judged")), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `record` of an engine that crashes writes its goldens (the crash is
 /// what they show) but exits 1 and names every faulted run.
 #[test]

@@ -9,8 +9,36 @@ fn blocking<'a>(r: &'a Report) -> Vec<&'a Verdict> {
     r.verdicts.iter().filter(|v| super::blocks(v, r.strict) && !forgiven(v)).collect()
 }
 
+/// Failures, warnings and errors, with the clauses a broken-off run left
+/// unjudged shown once per run ([`unjudged`]): one engine fault would
+/// otherwise bury the report under an ERROR block per clause.
 fn notable<'a>(r: &'a Report) -> Vec<&'a Verdict> {
-    r.verdicts.iter().filter(|v| matches!(v.status, Status::Fail | Status::Warn | Status::Error)).collect()
+    let mut seen: Vec<(&str, &str)> = Vec::new();
+    r.verdicts
+        .iter()
+        .filter(|v| matches!(v.status, Status::Fail | Status::Warn | Status::Error))
+        .filter(|v| {
+            if !broke_off(v) {
+                return true;
+            }
+            let run = (v.scenario.as_str(), v.profile.as_str());
+            let first = !seen.contains(&run);
+            seen.push(run);
+            first
+        })
+        .collect()
+}
+
+/// A clause not judged because the engine's fault ended the run (`check`:
+/// `engine fault …`, uncaught); the fault itself is CE-LIFE-001/002's verdict.
+fn broke_off(v: &Verdict) -> bool {
+    v.status == Status::Error && v.error_kind == Some(check::ErrorKind::Uncaught) && v.details.first().is_some_and(|d| d.starts_with("engine fault "))
+}
+
+/// For the verdict [`notable`] keeps of a broken-off run: every clause that
+/// run left unjudged.
+fn unjudged<'a>(r: &'a Report, v: &Verdict) -> Option<Vec<&'a str>> {
+    broke_off(v).then(|| r.verdicts.iter().filter(|w| w.scenario == v.scenario && w.profile == v.profile && broke_off(w)).map(|w| w.clause.as_str()).collect())
 }
 
 /// One-line reproduction of a scenario × profile run, quoted for a POSIX
@@ -119,6 +147,11 @@ fn terminal_text(r: &Report) -> String {
         };
         let forgiven = super::blocks(v, r.strict) && !block.contains(&v);
         let mark = if forgiven { format!("{kind}, baselined") } else { kind };
+        if let Some(clauses) = unjudged(r, v) {
+            s.push_str(&format!("\n{mark} {} clause(s) not judged × {} × {}: the run broke off\n", clauses.len(), v.scenario, v.profile));
+            s.push_str(&format!("  - {}\n  clauses: {}\n  reproduce: {}\n", v.details[0].replace('\n', "\n      "), clauses.join(", "), repro_in(r, v)));
+            continue;
+        }
         s.push_str(&format!("\n{mark} {} [{:?}] {} × {}\n", v.clause, v.level, v.scenario, v.profile));
         if let Some(c) = c {
             s.push_str(&format!("  clause: {}\n  source: {}\n", c.text, c.source));
@@ -279,7 +312,8 @@ fn markdown_text(r: &Report) -> String {
     if !n.is_empty() {
         s.push_str("\n<details><summary>Failures and warnings</summary>\n\n| clause | level | scenario | profile | detail |\n|---|---|---|---|---|\n");
         for v in n {
-            s.push_str(&format!("| `{}` | {:?} | `{}` | `{}` | {} |\n", v.clause, v.level, v.scenario, v.profile, v.details.first().map(|d| d.replace('|', "\\|")).unwrap_or_default()));
+            let clause = unjudged(r, v).map_or_else(|| format!("`{}`", v.clause), |c| format!("{} clause(s) not judged (the run broke off)", c.len()));
+            s.push_str(&format!("| {clause} | {:?} | `{}` | `{}` | {} |\n", v.level, v.scenario, v.profile, v.details.first().map(|d| d.replace('|', "\\|")).unwrap_or_default()));
         }
         s.push_str("\n</details>\n");
         let said: Vec<&Verdict> = notable(r).into_iter().filter(|v| !v.engine_output.is_empty()).collect();
@@ -335,6 +369,13 @@ fn html_text(r: &Report) -> String {
     let cov: String = r.coverage.iter().map(|c| format!("<li><code>{}</code>: {}</li>", esc(&c.profile), esc(&super::coverage::line(c)))).collect();
     let mut fails = String::new();
     for v in notable(r) {
+        if let Some(c) = unjudged(r, v) {
+            fails.push_str(&format!(
+                "<details><summary>{} clause(s) not judged — {} × {}: the run broke off</summary><ul><li>{}</li><li>clauses: {}</li></ul><pre>{}</pre></details>\n",
+                c.len(), esc(&v.scenario), esc(&v.profile), esc(&v.details[0]), esc(&c.join(", ")), esc(&repro_in(r, v))
+            ));
+            continue;
+        }
         let text = check::clause(&v.clause).map(|c| c.text).unwrap_or("");
         fails.push_str(&format!(
             "<details><summary><code>{}</code> {:?} — {} × {}</summary><p>{}</p><ul>{}</ul>{}<pre>{}</pre></details>\n",
