@@ -101,6 +101,12 @@ pub fn cmp_keeps_tail(c: &Ctx<'_>) -> Outcome {
     let mut out = Vec::new();
     let mut turns_judged = std::collections::BTreeSet::new();
     for (compact, next) in pairs {
+        // The runtime's own compaction (the engine delegated it) is not the
+        // engine's to keep a tail in: an assemble that then drops the newest
+        // message is an assemble defect, the ASM clauses' to name.
+        if compact.callbacks.iter().any(|cb| cb.method == "host/delegateCompaction") {
+            continue;
+        }
         // Only the first compaction of a turn: when the host forces another
         // one in the same turn it is escalating overflow recovery, and
         // folding the tail is then what it asked for.
@@ -120,6 +126,9 @@ pub fn cmp_keeps_tail(c: &Ctx<'_>) -> Outcome {
                 head(last)
             ));
         }
+    }
+    if turns_judged.is_empty() {
+        return Err(Skip::NotApplicable("every compaction followed by an assemble was the runtime's own (delegated)".into()));
     }
     Ok(out)
 }

@@ -14,6 +14,12 @@ fn merged_users(texts: &[&str]) -> Value {
     json!({"role": "user", "content": texts.iter().map(|t| json!({"type": "text", "text": t})).collect::<Vec<_>>(), "timestamp": 2})
 }
 
+/// A compaction the engine delegated to the runtime (`host/delegateCompaction`).
+fn delegated(mut c: CallRecord) -> CallRecord {
+    c.callbacks.push(crate::trace::CallbackRecord { method: "host/delegateCompaction".into(), params: json!({}), result: json!({"ok": true, "compacted": true}) });
+    c
+}
+
 fn with_session(mut c: CallRecord, session: &str) -> CallRecord {
     c.params["sessionId"] = json!(session);
     c
@@ -61,5 +67,6 @@ pub(super) const ROWS: &[Row] = &[
     // store returns them apart — the tail is kept.
     ("host-merged users come back apart", "CE-CMP-007", || trace(vec![compact(compacted(900, 100)), asm(vec![merged_users(&["a", "b"])], vec![user("a", 1), user("b", 2)])]), Status::Pass),
     ("only part of a host-merged user", "CE-CMP-007", || trace(vec![compact(compacted(900, 100)), asm(vec![merged_users(&["a", "b"])], vec![user("a", 1)])]), Status::Fail),
+    ("the runtime's own compaction (delegated)", "CE-CMP-007", || trace(vec![delegated(compact(compacted(900, 100))), asm(vec![user("a", 1), user("b", 2)], vec![summary()])]), Status::NotApplicable),
     ("declined compaction", "CE-CMP-007", || trace(vec![compact(json!({"ok": true, "compacted": false, "reason": "small"})), asm(vec![user("a", 1)], vec![])]), Status::NotApplicable),
 ];
