@@ -174,3 +174,17 @@ fn serve_provider_exits_128_plus_the_signal(#[case] sig: i32, #[case] code: i32)
     unsafe { libc::kill(child.id() as i32, sig) };
     assert_eq!(child.wait().unwrap().code(), Some(code));
 }
+
+/// `run` is what every `reproduce:` line runs: it numbers the calls the
+/// verdicts cite, shows messages by role, prints the run's verdicts and
+/// exits 1 when one stops certification, as certify does.
+#[test]
+fn run_reproduces_the_verdict() {
+    let o = clawspec(&["run", "--scenario", "prompt-abort-hint", "--profile", "openclaw-2026.9.6", "--engine", "builtin:window:reorder-messages"]);
+    assert_eq!(o.code, 1, "{}{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains("  #3 t1.a1 → assemble (attempt) {") && o.stdout.contains("messages:[2: user assistant]"), "{}", o.stdout);
+    assert!(o.stdout.contains("verdicts: 18 judged, 1 not met\n  Fail CE-ASM-004 [Must]\n    - turn 1 attempt 1 assemble (call #3)"), "{}", o.stdout);
+    let o = clawspec(&["run", "--scenario", "prompt-abort-hint", "--profile", "openclaw-2026.9.6"]);
+    assert_eq!(o.code, 0, "{}", o.stdout);
+    assert!(o.stdout.contains("verdicts: 18 judged, 0 not met"), "{}", o.stdout);
+}

@@ -49,7 +49,8 @@ fn probe(dir: &Path, extra: &[&str]) -> Value {
     let mut args = vec!["run", "--scenarios", &scen, "--scenario", SCENARIO, "--profile", PROFILE, "--engine", &engine, "--json"];
     args.extend(extra);
     let out = run(dir, &args);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // 1: the probe's replies fail clauses; the trace is printed all the same.
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
     let trace: Value = serde_json::from_slice(&out.stdout).expect("trace JSON");
     let call = trace["events"].as_array().unwrap().iter().find(|e| e["event"] == "call").expect("a call").clone();
     call["reply"]["ok"].clone()
@@ -397,7 +398,7 @@ fn name_value_words_of_engine_become_its_environment() {
     let engine = format!("GIVEN_TO_ENGINE=yes-this {FAULT} hostile {}", outside.display());
     let scen = scenarios();
     let out = run(&dir, &["run", "--scenarios", &scen, "--scenario", SCENARIO, "--profile", PROFILE, "--engine", &engine, "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).contains("yes-this"), "the engine did not see GIVEN_TO_ENGINE");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -58,6 +58,7 @@ async fn run(a: Args) -> Result<u8, String> {
                     println!();
                 }
                 print!("{}", crate::report::render::printable(&human(t)));
+                print!("{}", crate::report::render::printable(&verdicts(t)));
             }
         }
     }
@@ -72,8 +73,33 @@ async fn run(a: Args) -> Result<u8, String> {
         }
         return Ok(super::EXIT_USAGE);
     }
+    // A reproduce line reproduces the verdict too: exit 1 when one of the
+    // run's verdicts stops certification, as certify would.
     let completed = traces.iter().all(|t| matches!(t.outcome, Outcome::Completed { .. }));
-    Ok(if completed { super::EXIT_OK } else { super::EXIT_FAILURES })
+    let blocked = traces.iter().any(|t| crate::check::evaluate(t, None, &[]).iter().any(|v| crate::report::blocks(v, false)));
+    Ok(if completed && !blocked { super::EXIT_OK } else { super::EXIT_FAILURES })
+}
+
+/// The run's verdicts that are not passes, as certify judges them
+/// (not-applicable ones omitted), after its trace.
+fn verdicts(t: &Trace) -> String {
+    use crate::check::Status;
+    let vs = crate::check::evaluate(t, None, &[]);
+    // Clauses a fault left unjudged: one line, not one each.
+    let unjudged = |v: &&crate::check::Verdict| v.status == Status::Error && v.details.first().is_some_and(|d| d.starts_with("engine fault "));
+    let skipped = vs.iter().filter(unjudged).count();
+    let bad: Vec<_> = vs.iter().filter(|v| matches!(v.status, Status::Fail | Status::Warn | Status::Error) && !unjudged(v)).collect();
+    let mut out = format!("verdicts: {} judged, {} not met\n", vs.iter().filter(|v| v.status != Status::NotApplicable).count() - skipped, bad.len());
+    if skipped > 0 {
+        out.push_str(&format!("  {skipped} clause(s) not judged: the engine fault ended the run\n"));
+    }
+    for v in bad {
+        out.push_str(&format!("  {:?} {} [{:?}]\n", v.status, v.clause, v.level));
+        for d in v.details.iter().take(3) {
+            out.push_str(&format!("    - {}\n", d.replace('\n', "\n      ")));
+        }
+    }
+    out
 }
 
 /// A readable rendering of a trace: one line per call, model call and note.
@@ -89,7 +115,8 @@ pub fn human(t: &Trace) -> String {
                     ReplyRecord::Skipped => "skipped".into(),
                 };
                 let why = c.meta.reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default();
-                out.push_str(&format!("  t{}.a{} → {}{why} {}\n      ← {reply}\n", c.turn, c.attempt, c.method, summarize(&t.params(c))));
+                // `#seq` is the call number verdicts cite ("call #13").
+                out.push_str(&format!("  #{} t{}.a{} → {}{why} {}\n      ← {reply}\n", c.seq, c.turn, c.attempt, c.method, summarize(&t.params(c))));
                 for cb in &c.callbacks {
                     out.push_str(&format!("      ↺ {} → {}\n", cb.method, summarize(&cb.result)));
                 }
@@ -114,12 +141,25 @@ pub fn human(t: &Trace) -> String {
     out
 }
 
+/// `user assistant toolResult …`, the middle elided past 16.
+fn roles(a: &[serde_json::Value]) -> String {
+    let role = |m: &serde_json::Value| m.get("role").and_then(|r| r.as_str()).unwrap_or("?").to_string();
+    if a.len() <= 16 {
+        return a.iter().map(role).collect::<Vec<_>>().join(" ");
+    }
+    let head: Vec<String> = a[..6].iter().map(role).collect();
+    let tail: Vec<String> = a[a.len() - 6..].iter().map(role).collect();
+    format!("{} … {}", head.join(" "), tail.join(" "))
+}
+
 fn summarize(v: &serde_json::Value) -> String {
     match v {
         serde_json::Value::Object(o) => {
             let parts: Vec<String> = o
                 .iter()
                 .map(|(k, v)| match v {
+                    // Messages by role, so a dropped or reordered one shows.
+                    serde_json::Value::Array(a) if k == "messages" && !a.is_empty() => format!("{k}:[{}: {}]", a.len(), roles(a)),
                     serde_json::Value::Array(a) => format!("{k}:[{}]", a.len()),
                     serde_json::Value::Object(_) => format!("{k}:{{…}}"),
                     serde_json::Value::String(s) if s.len() > 40 => format!("{k}:\"{}…\"", s.chars().take(40).collect::<String>()),
