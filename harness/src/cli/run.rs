@@ -46,6 +46,7 @@ async fn run(a: Args) -> Result<u8, String> {
     }
     let order = |p: &str| crate::runtime::profile::PROFILE_IDS.iter().position(|x| *x == p).unwrap_or(usize::MAX);
     traces.sort_by(|x, y| (&x.scenario, order(&x.profile), &x.profile).cmp(&(&y.scenario, order(&y.profile), &y.profile)));
+    let judged: Vec<Vec<crate::check::Verdict>> = traces.iter().map(|t| crate::check::evaluate(t, None, &[])).collect();
     match (a.json, traces.as_slice()) {
         (true, [one]) => print!("{}", one.to_pretty_json()),
         (true, many) => {
@@ -58,7 +59,7 @@ async fn run(a: Args) -> Result<u8, String> {
                     println!();
                 }
                 print!("{}", crate::report::render::printable(&human(t)));
-                print!("{}", crate::report::render::printable(&verdicts(t)));
+                print!("{}", crate::report::render::printable(&verdicts(&judged[i])));
             }
         }
     }
@@ -76,15 +77,14 @@ async fn run(a: Args) -> Result<u8, String> {
     // A reproduce line reproduces the verdict too: exit 1 when one of the
     // run's verdicts stops certification, as certify would.
     let completed = traces.iter().all(|t| matches!(t.outcome, Outcome::Completed { .. }));
-    let blocked = traces.iter().any(|t| crate::check::evaluate(t, None, &[]).iter().any(|v| crate::report::blocks(v, false)));
+    let blocked = judged.iter().flatten().any(|v| crate::report::blocks(v, false));
     Ok(if completed && !blocked { super::EXIT_OK } else { super::EXIT_FAILURES })
 }
 
 /// The run's verdicts that are not passes, as certify judges them
 /// (not-applicable ones omitted), after its trace.
-fn verdicts(t: &Trace) -> String {
+fn verdicts(vs: &[crate::check::Verdict]) -> String {
     use crate::check::Status;
-    let vs = crate::check::evaluate(t, None, &[]);
     // Clauses a fault left unjudged: one line, not one each.
     let unjudged = |v: &&crate::check::Verdict| v.status == Status::Error && v.details.first().is_some_and(|d| d.starts_with("engine fault "));
     let skipped = vs.iter().filter(unjudged).count();
