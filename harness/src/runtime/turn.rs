@@ -1478,7 +1478,7 @@ fn report_finalize(sim: &mut Sim<'_>, what: &str, out: CallOutcome) -> bool {
     true
 }
 
-/// Classic or durable finalize (contract §4.2, §4.4), then maintain(turn).
+/// Classic or durable finalize, then maintain(turn) — skipped when the finalize threw (2026.9.6 dist/context-engine-lifecycle-*.mjs `finalizeHarnessContextEngineTurn`).
 async fn finalize(
     sim: &mut Sim<'_>,
     inp: &TurnInput,
