@@ -14,6 +14,7 @@ pub mod provenance;
 pub mod results;
 pub mod schema;
 pub mod settings;
+pub mod shared;
 pub mod tokens;
 
 pub use events::*;
@@ -23,6 +24,7 @@ pub use params::*;
 pub use provenance::*;
 pub use results::*;
 pub use settings::*;
+pub use shared::Msg;
 
 /// Unknown fields preserved across a round trip.
 pub type Extra = serde_json::Map<String, serde_json::Value>;

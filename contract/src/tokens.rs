@@ -128,8 +128,39 @@ impl Estimator {
         chars.div_ceil(4)
     }
 
-    pub fn messages<M: std::borrow::Borrow<AgentMessage>>(self, ms: &[M]) -> u64 {
-        ms.iter().map(|m| self.message(m.borrow())).sum()
+    pub fn messages<M: Estimable>(self, ms: &[M]) -> u64 {
+        ms.iter().map(|m| m.tokens(self)).sum()
+    }
+}
+
+/// A message whose token estimate can be asked for: computed for a plain
+/// message, cached for a shared one ([`crate::Msg`], whose estimate a long
+/// session would otherwise recompute on every call).
+pub trait Estimable {
+    fn tokens(&self, e: Estimator) -> u64;
+}
+
+impl Estimable for AgentMessage {
+    fn tokens(&self, e: Estimator) -> u64 {
+        e.message(self)
+    }
+}
+
+impl Estimable for crate::Msg {
+    fn tokens(&self, e: Estimator) -> u64 {
+        crate::Msg::tokens(self, e)
+    }
+}
+
+impl Estimable for std::sync::Arc<AgentMessage> {
+    fn tokens(&self, e: Estimator) -> u64 {
+        e.message(self)
+    }
+}
+
+impl<T: Estimable + ?Sized> Estimable for &T {
+    fn tokens(&self, e: Estimator) -> u64 {
+        (**self).tokens(e)
     }
 }
 
@@ -146,7 +177,7 @@ pub fn estimate_message(m: &AgentMessage) -> u64 {
     Estimator::OpenClaw.message(m)
 }
 
-pub fn estimate_messages<M: std::borrow::Borrow<AgentMessage>>(ms: &[M]) -> u64 {
+pub fn estimate_messages<M: Estimable>(ms: &[M]) -> u64 {
     Estimator::OpenClaw.messages(ms)
 }
 

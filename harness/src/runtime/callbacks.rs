@@ -249,7 +249,7 @@ impl HostHandler for Callbacks<'_> {
             }
             method::HOST_DELEGATE_COMPACTION => {
                 let budget = params.get("tokenBudget").and_then(Value::as_u64).unwrap_or(u64::MAX / 4);
-                let transcript: Vec<AgentMessage> = self.entries.iter().filter(|e| !e.abandoned).map(|e| e.message.clone()).collect();
+                let transcript: Vec<AgentMessage> = self.entries.iter().filter(|e| !e.abandoned).map(|e| (*e.message).clone()).collect();
                 match plan_compaction(&transcript, budget) {
                     Some(p) => {
                         let r = json!({"ok": true, "compacted": true, "result": {

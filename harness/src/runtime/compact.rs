@@ -70,7 +70,7 @@ impl Builtin2026_4 {
     /// them (the history first, then a split turn's prefix: `Promise.all`
     /// starts them in that order).
     pub fn compact(&self, live: &[&Entry], params: &Value, ask: &mut dyn FnMut() -> SummaryReply) -> (Value, Option<CompactionPlan>) {
-        let ms: Vec<&AgentMessage> = live.iter().map(|e| &e.message).collect();
+        let ms: Vec<&AgentMessage> = live.iter().map(|e| &*e.message).collect();
         if !ms.iter().any(|m| is_real_conversation(m)) {
             return (json!({"ok": true, "compacted": false, "reason": "no real conversation messages"}), None);
         }
@@ -295,7 +295,7 @@ mod tests {
 
     fn entries(ms: Value) -> Vec<Entry> {
         let ms: Vec<AgentMessage> = serde_json::from_value(ms).unwrap();
-        ms.into_iter().enumerate().map(|(i, message)| Entry { id: format!("e{}", i + 1), parent_id: None, timestamp: 1, message, abandoned: false }).collect()
+        ms.into_iter().enumerate().map(|(i, message)| Entry { id: format!("e{}", i + 1), parent_id: None, timestamp: 1, message: message.into(), abandoned: false }).collect()
     }
 
     fn manual(es: &[Entry], params: Value) -> (Value, Option<CompactionPlan>) {

@@ -77,7 +77,7 @@ impl Builtin2026_9 {
     /// `ask` answers each summarisation model call in the order the safeguard
     /// sends them (history, then the split turn's prefix, per attempt).
     pub fn compact(&self, live: &[&Entry], params: &Value, ask: &mut dyn FnMut() -> SummaryReply) -> (Value, Option<CompactionPlan>) {
-        let ms: Vec<&AgentMessage> = live.iter().map(|e| &e.message).collect();
+        let ms: Vec<&AgentMessage> = live.iter().map(|e| &*e.message).collect();
         if !ms.iter().any(|m| is_real_conversation(m)) {
             return (json!({"ok": true, "compacted": false, "reason": "no real conversation messages"}), None);
         }
@@ -661,7 +661,7 @@ mod tests {
 
     fn entries(ms: Value) -> Vec<Entry> {
         let ms: Vec<AgentMessage> = serde_json::from_value(ms).unwrap();
-        ms.into_iter().enumerate().map(|(i, message)| Entry { id: format!("e{}", i + 1), parent_id: None, timestamp: 1, message, abandoned: false }).collect()
+        ms.into_iter().enumerate().map(|(i, message)| Entry { id: format!("e{}", i + 1), parent_id: None, timestamp: 1, message: message.into(), abandoned: false }).collect()
     }
 
     fn manual(es: &[Entry], replies: &mut dyn FnMut() -> SummaryReply) -> (Value, Option<CompactionPlan>) {

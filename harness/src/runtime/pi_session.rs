@@ -136,11 +136,11 @@ fn summarise(script: &mut VecDeque<ModelReply>, history_empty: bool, split: bool
 pub fn overflow_compaction(sim: &mut Sim<'_>, all: &mut Vec<AgentMessage>, script: &mut VecDeque<ModelReply>) -> bool {
     let from = sim.transcript.context_start();
     // The previous compaction's summary leads the context; what it keeps follows.
-    let boundary = sim.transcript.entries[from..].iter().rposition(|e| matches!(e.message, AgentMessage::CompactionSummary(_))).map_or(from, |i| from + i + 1);
-    let context: Vec<AgentMessage> = sim.transcript.entries[from..].iter().filter(|e| !e.abandoned).map(|e| e.message.clone()).collect();
+    let boundary = sim.transcript.entries[from..].iter().rposition(|e| matches!(*e.message, AgentMessage::CompactionSummary(_))).map_or(from, |i| from + i + 1);
+    let context: Vec<AgentMessage> = sim.transcript.entries[from..].iter().filter(|e| !e.abandoned).map(|e| (*e.message).clone()).collect();
     let tokens_before = estimate_context_tokens(&context);
     let live: Vec<usize> = (boundary..sim.transcript.entries.len()).filter(|&i| !sim.transcript.entries[i].abandoned).collect();
-    let compactable: Vec<AgentMessage> = live.iter().map(|&i| sim.transcript.entries[i].message.clone()).collect();
+    let compactable: Vec<AgentMessage> = live.iter().map(|&i| (*sim.transcript.entries[i].message).clone()).collect();
     // The same `findCutPoint` as a delegated compaction (runtime::pi_compaction).
     let point = super::pi_compaction::find_cut_point(&compactable, 0, KEEP_RECENT_TOKENS);
     let (cut, split) = (point.first_kept, point.splits());
@@ -175,7 +175,7 @@ pub fn overflow_compaction(sim: &mut Sim<'_>, all: &mut Vec<AgentMessage>, scrip
     sim.flush();
     sim.note("pi-overflow-compaction", format!("pi auto-compaction after a context overflow: {tokens_before} tokens before; retrying"));
     // The agent continues from the session context, without the error.
-    let mut messages: Vec<AgentMessage> = sim.transcript.entries[from..].iter().filter(|e| !e.abandoned).map(|e| e.message.clone()).collect();
+    let mut messages: Vec<AgentMessage> = sim.transcript.entries[from..].iter().filter(|e| !e.abandoned).map(|e| (*e.message).clone()).collect();
     if matches!(messages.last(), Some(AgentMessage::Assistant(a)) if a.stop_reason.as_deref() == Some("error")) {
         messages.pop();
     }

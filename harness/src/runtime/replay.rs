@@ -68,6 +68,12 @@ pub fn recovers_rejected_thinking(profile: &Profile, setup: &Setup) -> bool {
 /// tool-result-truncation-*.mjs): every assistant on the active branch loses
 /// its thinking blocks, one left with nothing reads `[assistant reasoning
 /// omitted]`. Returns how many messages changed (the `repaired=N` it logs).
+/// Whether [`strip_thinking_for_rejected_replay`] would change `m` (only
+/// those are copied out of the shared transcript to be changed).
+pub fn has_thinking(m: &AgentMessage) -> bool {
+    matches!(m, AgentMessage::Assistant(a) if a.content.iter().any(|b| matches!(b, ContentBlock::Thinking(_))))
+}
+
 pub fn strip_thinking_for_rejected_replay<'a>(ms: impl Iterator<Item = &'a mut AgentMessage>) -> usize {
     let mut changed = 0;
     for m in ms {

@@ -409,7 +409,7 @@ fn insert_marker(c: &Connection, session_id: &str, seq: i64, m: &Marker) -> rusq
 }
 
 fn insert_entry(c: &Connection, session_id: &str, seq: i64, e: &Entry) -> rusqlite::Result<()> {
-    let event = match &e.message {
+    let event = match &*e.message {
         // 2026.9.6 stores the interrupted-turn guidance as a `custom_message`
         // event, not a message event (real store, `clawspec twin timeout-recovery`),
         // and a runtime-context carrier too (`appendCustomMessageEntry`, dist
@@ -551,7 +551,7 @@ mod tests {
             id: format!("e{n}"),
             parent_id: parent.map(|p| format!("e{p}")),
             timestamp: 1_795_000_000_000 + n,
-            message: AgentMessage::user_text(text),
+            message: AgentMessage::user_text(text).into(),
             abandoned: false,
         }
     }

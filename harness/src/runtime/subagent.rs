@@ -84,7 +84,7 @@ impl ForkedLog {
         for (i, e) in t.entries.iter().enumerate() {
             events.extend(t.markers.iter().filter(|m| m.before == i).map(|m| (ForkedEvent::Host(m.event.clone()), m.timestamp)));
             if !e.abandoned {
-                events.push((ForkedEvent::Message(e.message.clone()), e.timestamp));
+                events.push((ForkedEvent::Message((*e.message).clone()), e.timestamp));
             }
         }
         events.extend(t.markers.iter().filter(|m| m.before >= t.entries.len()).map(|m| (ForkedEvent::Host(m.event.clone()), m.timestamp)));
@@ -406,10 +406,10 @@ async fn child_attempt_2026_4(sim: &mut Sim<'_>, child: &LiveChild, result: &str
     }
     // Classic finalize (afterTurn, else ingestBatch / ingest) over the run's
     // messages — its history as replayed, then what it added — then maintain(turn).
-    let added: Vec<AgentMessage> = sim.transcript.entries.iter().filter(|e| !e.abandoned).map(|e| e.message.clone()).collect();
+    let added: Vec<AgentMessage> = sim.transcript.messages();
     let added = added.len().saturating_sub(2);
     let mut messages = history;
-    messages.extend(sim.transcript.entries.iter().filter(|e| !e.abandoned).skip(added).map(|e| e.message.clone()));
+    messages.extend(sim.transcript.entries.iter().filter(|e| !e.abandoned).skip(added).map(|e| (*e.message).clone()));
     if super::turn::ingest_delta(sim, false, &messages, pre, "finalize").await? {
         super::turn::maintain_turn(sim).await?;
     }
@@ -717,7 +717,7 @@ async fn forked_history(sim: &mut Sim<'_>, engine: bool) -> Result<Vec<AgentMess
         let p = sim.maintain_params(false, "bootstrap");
         sim.call("maintain", p, CallMeta::reason("bootstrap"), CallOptions::default()).await?;
     }
-    let source: Vec<AgentMessage> = sim.transcript.entries.iter().filter(|e| !e.abandoned).map(|e| e.message.clone()).collect();
+    let source: Vec<AgentMessage> = sim.transcript.messages();
     let piped = super::pipeline::run(sim.profile, &source, true);
     Ok(super::replay::sanitize_history(sim.profile, &sim.setup, piped.messages))
 }

@@ -98,7 +98,7 @@ pub fn truncate_in_place(messages: &mut [&mut AgentMessage], context_window: u64
 pub fn truncate_session(sim: &mut Sim<'_>) -> usize {
     let window = sim.budget();
     let from = sim.transcript.context_start();
-    let mut live: Vec<&mut AgentMessage> = sim.transcript.entries[from..].iter_mut().filter(|e| !e.abandoned).map(|e| &mut e.message).collect();
+    let mut live: Vec<&mut AgentMessage> = sim.transcript.entries[from..].iter_mut().filter(|e| !e.abandoned).map(|e| e.message.make_mut()).collect();
     let n = truncate_in_place(&mut live, window);
     if n > 0 {
         sim.rewrites += n as u64;

@@ -18,7 +18,8 @@ pub struct Entry {
     pub id: String,
     pub parent_id: Option<String>,
     pub timestamp: u64,
-    pub message: AgentMessage,
+    /// Shared: every call's history holds the transcript's messages, not copies.
+    pub message: Msg,
     /// Left on a dead branch (the session manager branched to its parent):
     /// still in the file, not in the active history.
     pub abandoned: bool,
@@ -98,11 +99,11 @@ impl Transcript {
         }
     }
 
-    pub fn append(&mut self, message: AgentMessage, timestamp: u64) -> String {
+    pub fn append(&mut self, message: impl Into<Msg>, timestamp: u64) -> String {
         self.next_entry += 1;
         let id = format!("e{}", self.next_entry);
         let parent_id = self.leaf();
-        self.entries.push(Entry { id: id.clone(), parent_id, timestamp, message, abandoned: false });
+        self.entries.push(Entry { id: id.clone(), parent_id, timestamp, message: message.into(), abandoned: false });
         id
     }
 
@@ -168,22 +169,27 @@ impl Transcript {
         self.markers.iter().rev().find(|m| m.event["type"] == "reset").map_or(0, |m| m.before)
     }
 
-    /// The active branch.
+    /// The active branch, owned copies (for code that changes them).
     pub fn messages(&self) -> Vec<AgentMessage> {
         self.active().cloned().collect()
+    }
+
+    /// The active branch, shared (pointer copies).
+    pub fn shared(&self) -> Vec<Msg> {
+        self.entries.iter().filter(|e| !e.abandoned).map(|e| e.message.clone()).collect()
     }
 
     /// The active branch, borrowed: for a question about it (is it empty, does
     /// it hold X, how many tokens) a copy of the whole history is not needed.
     pub fn active(&self) -> impl DoubleEndedIterator<Item = &AgentMessage> + Clone {
-        self.entries.iter().filter(|e| !e.abandoned).map(|e| &e.message)
+        self.entries.iter().filter(|e| !e.abandoned).map(|e| &*e.message)
     }
 
     /// Branch away from a trailing user message that got no reply (the next
     /// entry's parent is its parent).
     pub fn abandon_trailing_user(&mut self) {
         if let Some(e) = self.entries.iter_mut().rev().find(|e| !e.abandoned) {
-            if matches!(e.message, AgentMessage::User(_)) {
+            if matches!(*e.message, AgentMessage::User(_)) {
                 e.abandoned = true;
             }
         }

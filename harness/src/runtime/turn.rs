@@ -284,8 +284,8 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         let from = sim.transcript.context_start();
         // Borrowed: the pipeline copies what it keeps.
         let mut source: Vec<&AgentMessage> = match admission {
-            Some((idx, _)) if !continuation => sim.transcript.entries[from.min(idx)..idx].iter().map(|e| &e.message).collect(),
-            _ => sim.transcript.entries[from..].iter().filter(|e| !e.abandoned).map(|e| &e.message).collect(),
+            Some((idx, _)) if !continuation => sim.transcript.entries[from.min(idx)..idx].iter().map(|e| &*e.message).collect(),
+            _ => sim.transcript.entries[from..].iter().filter(|e| !e.abandoned).map(|e| &*e.message).collect(),
         };
         if orphan.is_some() {
             if let Some(at) = source.iter().rposition(|m| !m.is_runtime_context_carrier()) {
@@ -479,7 +479,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         // Did the failed attempt persist assistant/tool messages after the prompt?
         let mid_turn = sim.transcript.entries.len() > loop_start;
         // Read before a compaction rewrites the transcript.
-        let tool_failed = sim.transcript.entries.get(loop_start..).unwrap_or_default().iter().any(|e| matches!(&e.message, AgentMessage::ToolResult(r) if r.is_error == Some(true)));
+        let tool_failed = sim.transcript.entries.get(loop_start..).unwrap_or_default().iter().any(|e| matches!(&*e.message, AgentMessage::ToolResult(r) if r.is_error == Some(true)));
         let recovered = match mf.kind {
             ModelErrorKind::Overflow => {
                 if compactions >= MAX_OVERFLOW_COMPACTIONS {
@@ -506,7 +506,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                     let mut params = sim.compact_params(budget, current, "budget", "overflow", compactions);
                     if sim.profile.attempt_runtime_context_v2026_9 {
                         // The failed attempt's prompt-cache record (runtime::compact).
-                        let last_call = sim.transcript.entries.get(loop_start..).unwrap_or_default().iter().rev().map(|e| &e.message).find(|m| matches!(m, AgentMessage::Assistant(_)));
+                        let last_call = sim.transcript.entries.get(loop_start..).unwrap_or_default().iter().rev().map(|e| &*e.message).find(|m| matches!(m, AgentMessage::Assistant(_)));
                         if let Some(pc) = super::compact::prompt_cache(&sim.setup.provider, last_call) {
                             params["runtimeContext"]["promptCache"] = pc;
                         }
@@ -1235,7 +1235,7 @@ async fn model_loop(
                     // admitted prompt included, so the run's durable turn no
                     // longer reads as one closed range (finalize: durable-blocked).
                     thinking_retry = Some(true);
-                    let n = super::replay::strip_thinking_for_rejected_replay(sim.transcript.entries.iter_mut().filter(|e| !e.abandoned).map(|e| &mut e.message));
+                    let n = super::replay::strip_thinking_for_rejected_replay(sim.transcript.entries.iter_mut().filter(|e| !e.abandoned && super::replay::has_thinking(&e.message)).map(|e| e.message.make_mut()));
                     if n > 0 {
                         sim.transcript.rewritten();
                         sim.thinking_replay_rewritten = true;
@@ -1723,7 +1723,7 @@ fn active_position(sim: &Sim<'_>, i: usize) -> usize {
 fn admission_receipt(sim: &Sim<'_>, entry_id: &str) -> Option<Value> {
     let idx = sim.transcript.entries.iter().position(|e| e.id == entry_id)?;
     let mut admission = anchor(sim, idx);
-    if let AgentMessage::User(UserMessage { idempotency_key: Some(k), .. }) = &sim.transcript.entries[idx].message {
+    if let AgentMessage::User(UserMessage { idempotency_key: Some(k), .. }) = &*sim.transcript.entries[idx].message {
         admission["idempotencyKey"] = json!(k);
     }
     admission["logicalTurnId"] = json!(format!("turn-{}-{entry_id}", sim.transcript.session_id));
@@ -1737,11 +1737,11 @@ pub(super) fn commit_params(sim: &Sim<'_>, idx: usize, entry_id: &str, heartbeat
     let entries = &sim.transcript.entries;
     // The closed range holds positioned `message` events only (dist/session-accessor-*.mjs
     // readClosedTranscriptTurn): no `custom_message` entry.
-    let range: Vec<&AgentMessage> = entries[idx..].iter().map(|e| &e.message).filter(|m| !super::sqlite_store::is_custom_message_entry(m)).collect();
+    let range: Vec<&AgentMessage> = entries[idx..].iter().map(|e| &*e.message).filter(|m| !super::sqlite_store::is_custom_message_entry(m)).collect();
     let anchor = |i: usize| anchor(sim, i);
     let logical = format!("turn-{}-{entry_id}", sim.transcript.session_id);
     let mut admission = anchor(idx);
-    if let AgentMessage::User(UserMessage { idempotency_key: Some(k), .. }) = &entries[idx].message {
+    if let AgentMessage::User(UserMessage { idempotency_key: Some(k), .. }) = &*entries[idx].message {
         admission["idempotencyKey"] = json!(k);
     }
     admission["logicalTurnId"] = json!(logical);
@@ -1875,7 +1875,10 @@ fn runtime_compaction(sim: &mut Sim<'_>, params: &Value) -> CompactVerdict {
 fn truncate_tool_results(sim: &mut Sim<'_>) -> bool {
     let mut changed = 0;
     for e in &mut sim.transcript.entries {
-        if let AgentMessage::ToolResult(r) = &mut e.message {
+        if !matches!(*e.message, AgentMessage::ToolResult(_)) {
+            continue;
+        }
+        if let AgentMessage::ToolResult(r) = e.message.make_mut() {
             for b in &mut r.content {
                 if let ContentBlock::Text(t) = b {
                     if t.text.chars().count() > TRUNCATE_TOOL_RESULT_CHARS {
