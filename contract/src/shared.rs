@@ -86,6 +86,12 @@ impl Msg {
         self.0.json.get_or_init(|| serde_json::value::to_raw_value(&self.0.message).expect("an AgentMessage serialises"))
     }
 
+    /// How many handles hold this message (a cache holding one can tell
+    /// whether anyone else still does).
+    pub fn holders(&self) -> usize {
+        Arc::strong_count(&self.0)
+    }
+
     /// Its token estimate under `e`, computed once.
     pub fn tokens(&self, e: Estimator) -> u64 {
         *self.0.tokens[e as usize].get_or_init(|| e.message(&self.0.message))

@@ -27,6 +27,8 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use clawspec_contract::Msg;
+
 use crate::trace::json_eq::json_eq;
 
 /// The `initialize` field naming the encoding: the host offers it in
@@ -62,7 +64,239 @@ pub enum Plan {
 /// longest prefix with the new one, and remembers what it sent.
 #[derive(Debug, Default)]
 pub struct Encoder {
-    slots: BTreeMap<String, Slot<u64>>,
+    slots: BTreeMap<String, HostSlot>,
+}
+
+/// A `messages` array the host sent, as it holds it: the runtime's shared
+/// messages ([`Msg`], compared by pointer before by value), or JSON values
+/// from a caller that built its params as JSON.
+#[derive(Clone, Copy, Debug)]
+pub enum Outgoing<'a> {
+    Msgs(&'a [Msg]),
+    Values(&'a [Value]),
+}
+
+impl Outgoing<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Outgoing::Msgs(m) => m.len(),
+            Outgoing::Values(v) => v.len(),
+        }
+    }
+}
+
+/// One remembered message of a request.
+#[derive(Clone, Debug)]
+enum Sent {
+    Msg(Msg),
+    Value(Arc<Value>),
+}
+
+impl Sent {
+    /// Equal to the `i`-th message of `new`: the same allocation, else equal
+    /// by value (a message and a JSON value are never taken as equal: that
+    /// only costs a longer `append`).
+    fn same(&self, new: Outgoing<'_>, i: usize) -> bool {
+        match (self, new) {
+            (Sent::Msg(a), Outgoing::Msgs(b)) => a == &b[i],
+            (Sent::Value(a), Outgoing::Values(b)) => json_eq(a, &b[i]),
+            _ => false,
+        }
+    }
+
+    fn ptr_eq(&self, other: &Sent) -> bool {
+        match (self, other) {
+            (Sent::Msg(a), Sent::Msg(b)) => Msg::ptr_eq(a, b),
+            (Sent::Value(a), Sent::Value(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct HostSlot {
+    id: u64,
+    messages: Vec<Sent>,
+}
+
+/// How many leading messages of `slot` equal those of `new`, given that the
+/// first `known` messages of `new` equal those of `best` (another slot):
+/// where `slot` shares `best`'s message no value is compared.
+fn sent_prefix(slot: &[Sent], new: Outgoing<'_>, best: Option<(&[Sent], usize)>) -> usize {
+    let (best, known) = best.unwrap_or((&[], 0));
+    let n = slot.len().min(new.len());
+    (0..n).take_while(|&i| (i < known && best.get(i).is_some_and(|b| b.ptr_eq(&slot[i]))) || slot[i].same(new, i)).count()
+}
+
+/// `new` as slot messages: the first `keep` shared with `base`, the rest taken.
+fn remember(base: &[Sent], keep: usize, new: Outgoing<'_>) -> Vec<Sent> {
+    let mut out = Vec::with_capacity(new.len());
+    out.extend_from_slice(&base[..keep]);
+    match new {
+        Outgoing::Msgs(m) => out.extend(m[keep..].iter().cloned().map(Sent::Msg)),
+        Outgoing::Values(v) => out.extend(v[keep..].iter().cloned().map(|v| Sent::Value(Arc::new(v)))),
+    }
+    out
+}
+
+impl Encoder {
+    /// Plan request `id` of `method` whose params carry `messages`, and
+    /// remember the array as that method's latest. Call it only for a
+    /// request that will be written (the engine decodes every request it
+    /// reads, in order).
+    pub fn plan(&mut self, id: u64, method: &str, messages: &[Value]) -> Plan {
+        self.plan_outgoing(id, method, Outgoing::Values(messages))
+    }
+
+    /// [`Self::plan`] of shared messages: those the remembered arrays hold
+    /// are found by pointer, so a call that appends k messages to the
+    /// history compares O(k) messages by value, not the whole history.
+    pub fn plan_msgs(&mut self, id: u64, method: &str, messages: &[Msg]) -> Plan {
+        self.plan_outgoing(id, method, Outgoing::Msgs(messages))
+    }
+
+    fn plan_outgoing(&mut self, id: u64, method: &str, messages: Outgoing<'_>) -> Plan {
+        // Longest shared prefix; among equals the most recent request (the
+        // slots are visited newest first, and a later one must be longer).
+        let mut order: Vec<&HostSlot> = self.slots.values().collect();
+        order.sort_by(|a, b| b.id.cmp(&a.id));
+        let mut best: Option<(&HostSlot, usize)> = None;
+        for s in order {
+            if best.is_some_and(|(_, n)| s.messages.len() <= n) {
+                continue;
+            }
+            let n = sent_prefix(&s.messages, messages, best.map(|(b, n)| (b.messages.as_slice(), n)));
+            if n > 0 && best.is_none_or(|(_, bn)| n > bn) {
+                best = Some((s, n));
+            }
+        }
+        let plan = match best {
+            Some((s, keep)) => Plan::Delta { base: s.id, keep },
+            None => Plan::Full,
+        };
+        let remembered = match best {
+            Some((s, keep)) => remember(&s.messages, keep, messages),
+            None => remember(&[], 0, messages),
+        };
+        match self.slots.get_mut(method) {
+            Some(s) => *s = HostSlot { id, messages: remembered },
+            None => {
+                self.slots.insert(method.to_string(), HostSlot { id, messages: remembered });
+            }
+        }
+        plan
+    }
+}
+
+/// A message of a result the engine sent as a delta: one of the request's
+/// own messages it kept (the host's [`Msg`], by pointer), or one it wrote
+/// out (as JSON, exactly as it came).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    Sent(Msg),
+    Raw(Value),
+}
+
+impl Item {
+    /// The message as JSON (a copy).
+    pub fn to_value(&self) -> Value {
+        match self {
+            Item::Sent(m) => serde_json::to_value(m).expect("an AgentMessage serialises"),
+            Item::Raw(v) => v.clone(),
+        }
+    }
+}
+
+impl Encoder {
+    /// The delta-encoded `messages` of a result answering request `id`, when
+    /// it decodes: the kept messages of that request, then the appended.
+    /// The result's `messages` is then left `null` (its place kept); anything
+    /// else, an undecodable delta included, is left as the engine sent it
+    /// (the checks then judge it as the invalid result it is).
+    pub fn decode_result_items(&self, id: u64, method: &str, result: &mut Value) -> Option<Vec<Item>> {
+        let slot = self.slots.get(method).filter(|s| s.id == id)?;
+        let Some(Value::Object(enc)) = result.get_mut("messages") else { return None };
+        let Some(Value::Object(d)) = enc.get(KEY).filter(|_| enc.len() == 1) else { return None };
+        let (Some(base), Some(keep), Some(Value::Array(_))) = (d.get("base").and_then(Value::as_u64), d.get("keep").and_then(Value::as_u64), d.get("append")) else { return None };
+        let keep = keep as usize;
+        if base != id || keep > slot.messages.len() {
+            return None;
+        }
+        let Some(Value::Object(mut d)) = enc.remove(KEY) else { return None };
+        let Some(Value::Array(append)) = d.remove("append") else { return None };
+        let mut items = Vec::with_capacity(keep + append.len());
+        items.extend(slot.messages[..keep].iter().map(|m| match m {
+            Sent::Msg(m) => Item::Sent(m.clone()),
+            Sent::Value(v) => Item::Raw(Value::clone(v)),
+        }));
+        items.extend(append.into_iter().map(Item::Raw));
+        result["messages"] = Value::Null;
+        Some(items)
+    }
+
+    /// Rebuild a result's `messages` that the engine sent as a delta on the
+    /// request it answers, in place, as a JSON array (see
+    /// [`Self::decode_result_items`]).
+    pub fn decode_result(&self, id: u64, method: &str, result: &mut Value) {
+        if let Some(items) = self.decode_result_items(id, method, result) {
+            result["messages"] = Value::Array(items.iter().map(Item::to_value).collect());
+        }
+    }
+}
+
+/// `params` serialised with `messages` written as `plan` says, without
+/// copying the params: what the driver puts on the wire. With `shared`, the
+/// params' `messages` is a placeholder and these are its messages, each
+/// written from its cached JSON.
+pub struct Encoded<'a> {
+    pub params: &'a Value,
+    pub plan: Plan,
+    pub shared: Option<&'a [Msg]>,
+}
+
+#[derive(Serialize)]
+struct DeltaBody<T: Serialize> {
+    base: u64,
+    keep: usize,
+    append: T,
+}
+
+#[derive(Serialize)]
+struct DeltaValue<T: Serialize> {
+    #[serde(rename = "$delta")]
+    delta: DeltaBody<T>,
+}
+
+/// Shared messages written from their cached JSON.
+struct Raw<'a>(&'a [Msg]);
+
+impl Serialize for Raw<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for m in self.0 {
+            seq.serialize_element(m.json())?;
+        }
+        seq.end()
+    }
+}
+
+impl Serialize for Encoded<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let Some(obj) = self.params.as_object().filter(|_| self.shared.is_some() || matches!(self.plan, Plan::Delta { .. })) else {
+            return self.params.serialize(s);
+        };
+        let mut map = s.serialize_map(Some(obj.len()))?;
+        for (k, v) in obj {
+            match (k.as_str(), v, self.shared, self.plan) {
+                ("messages", _, Some(ms), Plan::Delta { base, keep }) => map.serialize_entry(k, &DeltaValue { delta: DeltaBody { base, keep, append: Raw(&ms[keep.min(ms.len())..]) } })?,
+                ("messages", _, Some(ms), Plan::Full) => map.serialize_entry(k, &Raw(ms))?,
+                ("messages", Value::Array(a), None, Plan::Delta { base, keep }) => map.serialize_entry(k, &DeltaValue { delta: DeltaBody { base, keep, append: &a[keep.min(a.len())..] } })?,
+                _ => map.serialize_entry(k, v)?,
+            }
+        }
+        map.end()
+    }
 }
 
 /// How many leading messages of `slot` equal those of `new`, given that the
@@ -85,103 +319,6 @@ fn share(base: &[Arc<Value>], keep: usize, new: &[Value]) -> Vec<Arc<Value>> {
     out.extend_from_slice(&base[..keep]);
     out.extend(new[keep..].iter().cloned().map(Arc::new));
     out
-}
-
-impl Encoder {
-    /// Plan request `id` of `method` whose params carry `messages`, and
-    /// remember the array as that method's latest. Call it only for a
-    /// request that will be written (the engine decodes every request it
-    /// reads, in order).
-    pub fn plan(&mut self, id: u64, method: &str, messages: &[Value]) -> Plan {
-        // Longest shared prefix; among equals the most recent request (the
-        // slots are visited newest first, and a later one must be longer).
-        let mut order: Vec<&Slot<u64>> = self.slots.values().collect();
-        order.sort_by(|a, b| b.id.cmp(&a.id));
-        let mut best: Option<(&Slot<u64>, usize)> = None;
-        for s in order {
-            if best.is_some_and(|(_, n)| s.messages.len() <= n) {
-                continue;
-            }
-            let n = shared_prefix(&s.messages, messages, best.map(|(b, n)| (b.messages.as_slice(), n)));
-            if n > 0 && best.is_none_or(|(_, bn)| n > bn) {
-                best = Some((s, n));
-            }
-        }
-        let plan = match best {
-            Some((s, keep)) => Plan::Delta { base: s.id, keep },
-            None => Plan::Full,
-        };
-        let remembered = match best {
-            Some((s, keep)) => share(&s.messages, keep, messages),
-            None => share(&[], 0, messages),
-        };
-        match self.slots.get_mut(method) {
-            Some(s) => *s = Slot { id, messages: remembered },
-            None => {
-                self.slots.insert(method.to_string(), Slot { id, messages: remembered });
-            }
-        }
-        plan
-    }
-}
-
-impl Encoder {
-    /// Rebuild a result's `messages` that the engine sent as a delta on the
-    /// request it answers (`base` = that request's id), in place. Anything
-    /// else, an undecodable delta included, is left as the engine sent it
-    /// (the checks then judge it as the invalid result it is).
-    pub fn decode_result(&self, id: u64, method: &str, result: &mut Value) {
-        let Some(slot) = self.slots.get(method).filter(|s| s.id == id) else { return };
-        let Some(Value::Object(enc)) = result.get_mut("messages") else { return };
-        let Some(Value::Object(d)) = enc.get(KEY).filter(|_| enc.len() == 1) else { return };
-        let (Some(base), Some(keep), Some(Value::Array(_))) = (d.get("base").and_then(Value::as_u64), d.get("keep").and_then(Value::as_u64), d.get("append")) else { return };
-        let keep = keep as usize;
-        if base != id || keep > slot.messages.len() {
-            return;
-        }
-        let Some(Value::Object(mut d)) = enc.remove(KEY) else { return };
-        let Some(Value::Array(append)) = d.remove("append") else { return };
-        let mut full = Vec::with_capacity(keep + append.len());
-        full.extend(slot.messages[..keep].iter().map(|m| Value::clone(m)));
-        full.extend(append);
-        result["messages"] = Value::Array(full);
-    }
-}
-
-/// `params` serialised with `messages` written as `plan` says, without
-/// copying the params: what the driver puts on the wire.
-pub struct Encoded<'a> {
-    pub params: &'a Value,
-    pub plan: Plan,
-}
-
-#[derive(Serialize)]
-struct DeltaBody<'a> {
-    base: u64,
-    keep: usize,
-    append: &'a [Value],
-}
-
-#[derive(Serialize)]
-struct DeltaValue<'a> {
-    #[serde(rename = "$delta")]
-    delta: DeltaBody<'a>,
-}
-
-impl Serialize for Encoded<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let (Plan::Delta { base, keep }, Some(obj)) = (self.plan, self.params.as_object()) else {
-            return self.params.serialize(s);
-        };
-        let mut map = s.serialize_map(Some(obj.len()))?;
-        for (k, v) in obj {
-            match (k.as_str(), v) {
-                ("messages", Value::Array(a)) => map.serialize_entry(k, &DeltaValue { delta: DeltaBody { base, keep, append: &a[keep.min(a.len())..] } })?,
-                _ => map.serialize_entry(k, v)?,
-            }
-        }
-        map.end()
-    }
 }
 
 /// The engine's half: rebuilds full arrays and remembers them per method.
@@ -301,7 +438,7 @@ mod tests {
                     Some(a) => enc.plan(id, method, a),
                     None => Plan::Full,
                 };
-                let wire = serde_json::to_string(&Encoded { params: &params, plan }).unwrap();
+                let wire = serde_json::to_string(&Encoded { params: &params, plan, shared: None }).unwrap();
                 let mut got: Value = serde_json::from_str(&wire).unwrap();
                 if let Plan::Delta { keep, .. } = plan {
                     prop_assert!(keep > 0);
@@ -333,7 +470,7 @@ mod tests {
         for n in 1..=200u32 {
             let params = json!({"messages": (0..n).map(msg).collect::<Vec<_>>()});
             let plan = enc.plan(n as u64, "assemble", params["messages"].as_array().unwrap());
-            let wire = serde_json::to_string(&Encoded { params: &params, plan }).unwrap();
+            let wire = serde_json::to_string(&Encoded { params: &params, plan, shared: None }).unwrap();
             wire_bytes += wire.len();
             let mut got: Value = serde_json::from_str(&wire).unwrap();
             dec.decode(&json!(n), "assemble", &mut got).unwrap();
@@ -354,12 +491,12 @@ mod tests {
         for (id, method, n) in [(1u64, "assemble", 3u32), (2, "afterTurn", 4), (3, "assemble", 5), (4, "afterTurn", 6)] {
             let params = json!({"messages": history(n)});
             let plan = enc.plan(id, method, params["messages"].as_array().unwrap());
-            let mut got: Value = serde_json::from_str(&serde_json::to_string(&Encoded { params: &params, plan }).unwrap()).unwrap();
+            let mut got: Value = serde_json::from_str(&serde_json::to_string(&Encoded { params: &params, plan, shared: None }).unwrap()).unwrap();
             dec.decode(&json!(id), method, &mut got).unwrap();
             assert_eq!(got, params);
         }
         let (a, t) = (&enc.slots["assemble"].messages, &enc.slots["afterTurn"].messages);
-        assert!((0..5).all(|i| Arc::ptr_eq(&a[i], &t[i])), "host: the afterTurn array shares the assemble array's messages");
+        assert!((0..5).all(|i| a[i].ptr_eq(&t[i])), "host: the afterTurn array shares the assemble array's messages");
         let (a, t) = (&dec.slots["assemble"].messages, &dec.slots["afterTurn"].messages);
         assert!((0..5).all(|i| Arc::ptr_eq(&a[i], &t[i])), "engine: likewise");
     }

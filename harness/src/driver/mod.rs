@@ -208,6 +208,41 @@ pub enum Reply {
     Threw(RpcError),
 }
 
+/// A call's params with its history held out of band: when `messages` is
+/// set, `value` holds `"messages": null` where the array goes (so its place
+/// among the keys is kept) and `messages` is the array, shared rather than
+/// written into the JSON (see [`Engine::call_shared`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallParams {
+    pub value: Value,
+    pub messages: Option<Vec<clawspec_contract::Msg>>,
+}
+
+impl From<Value> for CallParams {
+    fn from(value: Value) -> Self {
+        CallParams { value, messages: None }
+    }
+}
+
+impl CallParams {
+    /// `value` with `messages` placed under its `messages` key.
+    pub fn with_messages(mut value: Value, messages: Vec<clawspec_contract::Msg>) -> Self {
+        value["messages"] = Value::Null;
+        CallParams { value, messages: Some(messages) }
+    }
+
+    /// The params as one JSON value, the messages written in (a copy).
+    pub fn to_value(&self) -> Value {
+        let mut v = self.value.clone();
+        if let (Some(ms), Some(o)) = (&self.messages, v.as_object_mut()) {
+            if let Some(slot) = o.get_mut("messages") {
+                *slot = serde_json::to_value(ms).expect("messages serialise");
+            }
+        }
+        v
+    }
+}
+
 /// Answers engine → host requests (`host/llm.complete`, …) while a call is in
 /// flight, and receives engine notifications (`$/log`). Must be deterministic.
 pub trait HostHandler: Send {

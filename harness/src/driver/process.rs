@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use clawspec_contract::protocol::{code, method, Frame, Id, InitializeResult, Notification, Response};
+use clawspec_contract::Msg;
 use serde_json::{json, Value};
 use tokio::io::AsyncWriteExt;
 use tokio::process::{Child, ChildStdin};
@@ -414,11 +415,25 @@ impl Engine {
     /// [`Self::call`] on borrowed params: a caller that records them (the
     /// runtime's trace) needs no copy of a whole history per call.
     pub async fn call_ref(&mut self, m: &str, params: &Value, opts: CallOptions, host: &mut dyn HostHandler) -> Result<Reply, EngineFault> {
+        self.call_with(m, params, None, opts, host).await.map(|(r, _)| r)
+    }
+
+    /// A call whose history is held out of band ([`CallParams`]): the
+    /// messages go on the wire from their cached JSON, the delta planner
+    /// finds what the engine already has by pointer, and a result that
+    /// answers with a delta comes back as [`delta::Item`]s (the request's
+    /// own messages by pointer) with its `messages` left `null` — nothing
+    /// is copied per message of the history.
+    pub async fn call_shared(&mut self, m: &str, params: &CallParams, opts: CallOptions, host: &mut dyn HostHandler) -> Result<(Reply, Option<Vec<delta::Item>>), EngineFault> {
+        self.call_with(m, &params.value, params.messages.as_deref(), opts, host).await
+    }
+
+    async fn call_with(&mut self, m: &str, params: &Value, shared: Option<&[Msg]>, opts: CallOptions, host: &mut dyn HostHandler) -> Result<(Reply, Option<Vec<delta::Item>>), EngineFault> {
         if let Some(f) = &self.dead {
             return Err(f.clone());
         }
         let mark = self.stderr_mark();
-        let r = self.exchange(m, params, &opts, host, mark).await;
+        let r = self.exchange(m, params, shared, &opts, host, mark).await;
         self.last_stderr = tail_chars(self.stderr_since(mark), CALL_STDERR_KEEP);
         match r {
             Ok(r) => Ok(r),
@@ -433,7 +448,7 @@ impl Engine {
         }
     }
 
-    async fn exchange(&mut self, m: &str, params: &Value, opts: &CallOptions, host: &mut dyn HostHandler, mark: u64) -> Result<Reply, (EngineFault, Fate)> {
+    async fn exchange(&mut self, m: &str, params: &Value, shared: Option<&[Msg]>, opts: &CallOptions, host: &mut dyn HostHandler, mark: u64) -> Result<(Reply, Option<Vec<delta::Item>>), (EngineFault, Fate)> {
         let timeout = opts.timeout.unwrap_or(if m == method::COMPACT { self.config.compact_timeout } else { self.config.call_timeout });
         let timed_out = |s: &Self| EngineFault::Timeout { method: m.into(), timeout_ms: timeout.as_millis() as u64, stderr: s.stderr_since(mark) };
         if self.exit_status.is_some() {
@@ -445,7 +460,7 @@ impl Engine {
         let id = self.next_id;
         // A hung engine that stops reading stdin must not hang the write
         // either (a large request does not fit in the pipe buffer).
-        let frame = self.request_line(id, m, params);
+        let frame = self.request_line(id, m, params, shared);
         match timeout_at(deadline, self.write_bytes(&frame)).await {
             Ok(Ok(())) => {}
             Ok(Err(_)) => return Err((self.ended(m, mark, None).await, Fate::Kill)),
@@ -492,13 +507,18 @@ impl Engine {
                                     return Err((f, Fate::Kill));
                                 }
                                 return Ok(match r.error {
-                                    Some(e) => Reply::Threw(e),
+                                    Some(e) => (Reply::Threw(e), None),
                                     None => {
                                         let mut result = r.result.unwrap_or(Value::Null);
-                                        if let Some(enc) = &self.delta {
-                                            enc.decode_result(id, m, &mut result);
-                                        }
-                                        Reply::Ok(result)
+                                        let items = match (&self.delta, shared) {
+                                            (Some(enc), Some(_)) => enc.decode_result_items(id, m, &mut result),
+                                            (Some(enc), None) => {
+                                                enc.decode_result(id, m, &mut result);
+                                                None
+                                            }
+                                            (None, _) => None,
+                                        };
+                                        (Reply::Ok(result), items)
                                     }
                                 });
                             }
@@ -590,9 +610,10 @@ impl Engine {
 
     /// The request as one line, `messages` delta-encoded when the engine
     /// accepted it (the plan is made here, for a request that is written).
-    fn request_line(&mut self, id: u64, m: &str, params: &Value) -> Vec<u8> {
-        let plan = match (&mut self.delta, params.get("messages").and_then(Value::as_array)) {
-            (Some(enc), Some(ms)) => enc.plan(id, m, ms),
+    fn request_line(&mut self, id: u64, m: &str, params: &Value, shared: Option<&[Msg]>) -> Vec<u8> {
+        let plan = match (&mut self.delta, shared, params.get("messages").and_then(Value::as_array)) {
+            (Some(enc), Some(ms), _) => enc.plan_msgs(id, m, ms),
+            (Some(enc), None, Some(ms)) => enc.plan(id, m, ms),
             _ => delta::Plan::Full,
         };
         #[derive(serde::Serialize)]
@@ -602,7 +623,7 @@ impl Engine {
             method: &'a str,
             params: delta::Encoded<'a>,
         }
-        let mut bytes = serde_json::to_vec(&Out { jsonrpc: "2.0", id, method: m, params: delta::Encoded { params, plan } }).expect("frame serialises");
+        let mut bytes = serde_json::to_vec(&Out { jsonrpc: "2.0", id, method: m, params: delta::Encoded { params, plan, shared } }).expect("frame serialises");
         bytes.push(b'\n');
         bytes
     }

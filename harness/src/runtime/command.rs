@@ -320,7 +320,7 @@ impl Sim<'_> {
                            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}});
         let m = json!({"role": "assistant", "content": [{"type": "text", "text": reply}], "timestamp": ts, "stopReason": "stop",
                        "usage": usage, "api": "openai-responses", "provider": "openclaw", "model": "gateway-injected"});
-        match serde_json::from_value(m) {
+        match serde_json::from_value::<clawspec_contract::AgentMessage>(m) {
             Ok(m) => {
                 self.persist(m);
             }
@@ -340,7 +340,7 @@ impl Sim<'_> {
         let assistant = json!({"role": "assistant", "content": content, "openclawDisplayContent": content, "timestamp": ts, "stopReason": "stop",
                                "usage": usage, "api": "openai-responses", "provider": "openclaw", "model": "gateway-injected", "idempotencyKey": format!("cmd-{n:04}")});
         for m in [user, assistant] {
-            match serde_json::from_value(m) {
+            match serde_json::from_value::<clawspec_contract::AgentMessage>(m) {
                 Ok(m) => {
                     self.persist(m);
                 }

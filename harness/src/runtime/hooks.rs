@@ -6,7 +6,7 @@ use clawspec_contract::*;
 use serde_json::{json, Map, Value};
 
 use super::settings::{self, SettingsInput};
-use super::Sim;
+use super::{CallParams, Sim};
 
 /// The system prompt the simulated agent sends (its size counts against the budget).
 pub const SYSTEM_PROMPT: &str = "You are a personal assistant running inside OpenClaw.";
@@ -227,11 +227,12 @@ impl Sim<'_> {
         tools
     }
 
-    pub fn assemble_params(&self, messages: &[AgentMessage], token_budget: u64, prompt: Option<&str>, attempt_call: bool, boundary: usize) -> Value {
+    pub fn assemble_params(&self, messages: &[Msg], token_budget: u64, prompt: Option<&str>, attempt_call: bool, boundary: usize) -> CallParams {
         let mut p = Map::new();
         p.insert("sessionId".into(), json!(self.transcript.session_id));
         p.insert("sessionKey".into(), json!(self.setup.session_key));
-        p.insert("messages".into(), serde_json::to_value(messages).expect("messages"));
+        // The history goes out of band (shared, not copied: `CallParams`).
+        p.insert("messages".into(), Value::Null);
         p.insert("tokenBudget".into(), json!(token_budget));
         if attempt_call {
             p.insert("availableTools".into(), json!(self.available_tools()));
@@ -251,15 +252,15 @@ impl Sim<'_> {
                 .collect();
             let evs: Vec<Value> = messages
                 .iter()
-                .map(|m| match self.events_by_text.get(&m.text()) {
-                    Some(e) if matches!(m, AgentMessage::User(_)) => serde_json::to_value(e).unwrap(),
+                .map(|m| match &**m {
+                    AgentMessage::User(_) => self.events_by_text.get(&m.text()).map(|e| serde_json::to_value(e).unwrap()).unwrap_or(Value::Null),
                     _ => Value::Null,
                 })
                 .collect();
             p.insert("inputProvenance".into(), Value::Array(prov));
             p.insert("internalEvents".into(), Value::Array(evs));
         }
-        Value::Object(p)
+        CallParams::with_messages(Value::Object(p), messages.to_vec())
     }
 
     /// Overflow/budget/manual compaction params (contract §4.6; ≤2026.7.x shape

@@ -41,6 +41,8 @@ use clawspec_contract::protocol::{method, HostOffers, Implementation, Initialize
 use clawspec_contract::*;
 use serde_json::Value;
 
+pub use crate::driver::delta::Item;
+pub use crate::driver::CallParams;
 use crate::driver::{CallOptions, DriverConfig, Engine, EngineFault, EngineSpec, Reply};
 use crate::scenario::model::{Scenario, Setup};
 use crate::trace::*;
@@ -79,7 +81,10 @@ impl From<EngineFault> for Abort {
 /// What a lifecycle call produced, as the runtime reacts to it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum CallOutcome {
-    Returned(Value),
+    /// The result; with the messages of a result the engine sent as a delta
+    /// on the request (`messages` is then `null` in the value): the
+    /// request's own messages by pointer, then what the engine added.
+    Returned(Value, Option<Vec<Item>>),
     Threw(String),
     /// The engine does not implement the method (or the turn runs on legacy).
     Absent,
@@ -200,7 +205,7 @@ fn session_path(state_dir: &Path, session_id: &str) -> PathBuf {
 /// `$STATE` stands for the run's state dir in traces (paths differ per run).
 pub const STATE_PLACEHOLDER: &str = "$STATE";
 
-fn normalise(v: &mut Value, state: &str) {
+pub(crate) fn normalise(v: &mut Value, state: &str) {
     match v {
         Value::String(s) if s.contains(state) => *s = s.replace(state, STATE_PLACEHOLDER),
         Value::Array(a) => a.iter_mut().for_each(|x| normalise(x, state)),
@@ -209,8 +214,13 @@ fn normalise(v: &mut Value, state: &str) {
     }
 }
 
+/// A trace's reference to a stored message list.
+fn list_ref(id: String) -> Value {
+    serde_json::json!({ crate::trace::store::LIST_REF: id })
+}
+
 /// Would [`normalise`] change `v`?
-fn mentions(v: &Value, state: &str) -> bool {
+pub(crate) fn mentions(v: &Value, state: &str) -> bool {
     match v {
         Value::String(s) => s.contains(state),
         Value::Array(a) => a.iter().any(|x| mentions(x, state)),
@@ -328,7 +338,7 @@ impl<'a> Sim<'a> {
     /// prependSystemContext, base, appendSystemContext joined by blank lines;
     /// `systemPrompt` replaces the base). A throwing hook is logged and ignored
     /// there, and here (noted).
-    pub async fn before_prompt_build(&mut self, prompt: &str, messages: &[clawspec_contract::AgentMessage]) -> Result<(), Abort> {
+    pub async fn before_prompt_build(&mut self, prompt: &str, messages: &[Msg]) -> Result<(), Abort> {
         self.hook_system_prompt = None;
         if !self.hooks.iter().any(|h| h == "before_prompt_build") {
             return Ok(());
@@ -345,7 +355,7 @@ impl<'a> Sim<'a> {
         self.methods.pop();
         self.on_legacy = on_legacy;
         let out = match r? {
-            CallOutcome::Returned(v) => v.get("result").cloned().unwrap_or(Value::Null),
+            CallOutcome::Returned(v, _) => v.get("result").cloned().unwrap_or(Value::Null),
             CallOutcome::Threw(m) => {
                 self.note("hook-failed", format!("before_prompt_build hook failed: {m}"));
                 return Ok(());
@@ -373,13 +383,14 @@ impl<'a> Sim<'a> {
     /// Send one lifecycle call and record it. Host-param projection happens
     /// here (2026.8.2+ `registry-contract.ts`), so the trace shows exactly what
     /// the engine received.
-    pub async fn call(&mut self, m: &str, mut params: Value, meta: CallMeta, opts: CallOptions) -> Result<CallOutcome, Abort> {
+    pub async fn call(&mut self, m: &str, params: impl Into<CallParams>, meta: CallMeta, opts: CallOptions) -> Result<CallOutcome, Abort> {
         if self.on_legacy || !self.has(m) {
             return Ok(CallOutcome::Absent);
         }
+        let mut params: CallParams = params.into();
         if self.profile.host_param_projection {
             if let Some(accepted) = &self.info.accepted_host_params {
-                project_host_params(m, &mut params, accepted);
+                project_host_params(m, &mut params.value, accepted);
             }
         }
         let llm = self.profile.runtime_llm_v2026_9.then(|| callbacks::RuntimeLlm { api: self.setup.api.clone(), provider: self.setup.provider.clone(), model: self.setup.model.clone() });
@@ -387,8 +398,9 @@ impl<'a> Sim<'a> {
         let builtin_9 = self.profile.builtin_compaction_v2026_9.then(|| compact_2026_9::Builtin2026_9 { estimator: self.profile.estimator, compaction_is_last: self.transcript.compaction_is_last() });
         let mut cb = Callbacks::new(&self.transcript.entries).with_runtime_llm(llm).with_builtin_2026_4(builtin).with_builtin_2026_9(builtin_9).with_llm_script(self.llm_script.take());
         let engine = self.engine.as_mut().ok_or_else(|| Abort::Harness("engine not running".into()))?;
-        let res = engine.call_ref(m, &params, opts, &mut cb).await;
+        let res = engine.call_shared(m, &params, opts, &mut cb).await;
         let state = self.state_str();
+        let CallParams { value: mut params, messages } = params;
         normalise(&mut params, &state);
         self.seq += 1;
         self.llm_script = cb.llm_script.take();
@@ -401,26 +413,33 @@ impl<'a> Sim<'a> {
         }
         // Message arrays go to the trace's content-addressed store (a trace
         // would otherwise grow with the square of the session length).
-        self.store.intern_field(&mut params);
+        match messages {
+            // Shared messages are normalised as the store first sees each.
+            Some(ms) => params["messages"] = list_ref(self.store.intern_msgs(&ms, &state)),
+            None => self.store.intern_field(&mut params),
+        }
         for r in &mut callbacks {
             self.store.intern_field(&mut r.params);
         }
         let (reply, out) = match res {
-            Ok(Reply::Ok(v)) => {
+            Ok((Reply::Ok(v), items)) => {
                 // A reply may echo a path under the state dir (a 2026.4.26 exec
                 // result's `cwd`); the trace records it as `$STATE` like params.
                 // Copied only when there is something to normalise: the
                 // result of an assemble carries the whole history.
-                let recorded = if mentions(&v, &state) {
+                let mut recorded = if mentions(&v, &state) {
                     let mut shown = v.clone();
                     normalise(&mut shown, &state);
                     self.store.interned(&shown)
                 } else {
                     self.store.interned(&v)
                 };
-                (ReplyRecord::Ok(recorded), Ok(CallOutcome::Returned(v)))
+                if let Some(items) = &items {
+                    recorded["messages"] = list_ref(self.store.intern_items(items, &state));
+                }
+                (ReplyRecord::Ok(recorded), Ok(CallOutcome::Returned(v, items)))
             }
-            Ok(Reply::Threw(e)) => (ReplyRecord::Threw { code: e.code, message: e.message.clone() }, Ok(CallOutcome::Threw(e.message))),
+            Ok((Reply::Threw(e), _)) => (ReplyRecord::Threw { code: e.code, message: e.message.clone() }, Ok(CallOutcome::Threw(e.message))),
             Err(f) => (ReplyRecord::Fault { kind: f.kind().into(), message: f.to_string() }, Err(Abort::Fault(f))),
         };
         let mut log = cb.take_log();
@@ -478,7 +497,7 @@ impl<'a> Sim<'a> {
         let _ = self.transcript.flush(self.created_at);
     }
 
-    pub fn persist(&mut self, m: AgentMessage) -> String {
+    pub fn persist(&mut self, m: impl Into<Msg>) -> String {
         let ts = self.clock.now();
         let id = self.transcript.append(m, ts);
         self.flush();

@@ -12,7 +12,7 @@ pub struct ModelRequest<'a> {
     pub provider: &'a str,
     pub model: &'a str,
     pub system_prompt: &'a str,
-    pub messages: &'a [AgentMessage],
+    pub messages: &'a [Msg],
     pub context_window: u64,
     pub prompt_tokens: u64,
     /// The request goes out as openclaw@2026.9.6's transport sends it
@@ -145,7 +145,7 @@ impl ModelClient for HttpModel {
         let mut scripted = ScriptedModel;
         let reply = scripted.complete(req, step, reply)?;
         let policy = repair::Policy::for_provider(self.provider);
-        let repaired = repair::repair(&policy, req.messages.to_vec());
+        let repaired = repair::repair(&policy, clawspec_contract::shared::unshare(req.messages.iter().cloned()));
         let options = wire::RequestOptions { model: req.model.into(), system: Some(req.system_prompt.into()), thinking: false };
         let body = if req.transport_2026_9 { wire::to_wire_openclaw_2026_9(self.provider, &repaired, &options) } else { wire::to_wire(self.provider, &repaired, &options) };
         let calls: Vec<serde_json::Value> = step.tool_calls.iter().map(|c| serde_json::json!({"id": c.id, "name": c.name, "arguments": c.arguments})).collect();

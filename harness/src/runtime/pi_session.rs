@@ -33,6 +33,7 @@
 
 use std::collections::VecDeque;
 
+use clawspec_contract::Msg;
 use clawspec_contract::{AgentMessage, CompactionSummaryMessage, Extra};
 use serde_json::json;
 
@@ -99,9 +100,9 @@ pub fn error_assistant(sim: &Sim<'_>, error: &str, ts: u64) -> AgentMessage {
 /// usage-*.js `makeZeroUsageSnapshot`); the attempt's afterTurn sees them so
 /// (twin of overflow-three-compactions on builtin:window: the assembled
 /// 870-token usages come back as zeros).
-pub fn clear_stale_assistant_usage(all: &mut [AgentMessage]) {
-    for m in all {
-        if let AgentMessage::Assistant(a) = m {
+pub fn clear_stale_assistant_usage(all: &mut [Msg]) {
+    for m in all.iter_mut().filter(|m| matches!(***m, AgentMessage::Assistant(_))) {
+        if let AgentMessage::Assistant(a) = m.make_mut() {
             a.usage = Some(json!({"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0,
                 "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}));
         }
@@ -133,7 +134,7 @@ fn summarise(script: &mut VecDeque<ModelReply>, history_empty: bool, split: bool
 /// and `all` is the agent's new message list; `false` when the compaction
 /// failed ("Context overflow recovery failed: …"), which leaves the error
 /// for OpenClaw's run loop.
-pub fn overflow_compaction(sim: &mut Sim<'_>, all: &mut Vec<AgentMessage>, script: &mut VecDeque<ModelReply>) -> bool {
+pub fn overflow_compaction(sim: &mut Sim<'_>, all: &mut Vec<Msg>, script: &mut VecDeque<ModelReply>) -> bool {
     let from = sim.transcript.context_start();
     // The previous compaction's summary leads the context; what it keeps follows.
     let boundary = sim.transcript.entries[from..].iter().rposition(|e| matches!(*e.message, AgentMessage::CompactionSummary(_))).map_or(from, |i| from + i + 1);
@@ -175,8 +176,8 @@ pub fn overflow_compaction(sim: &mut Sim<'_>, all: &mut Vec<AgentMessage>, scrip
     sim.flush();
     sim.note("pi-overflow-compaction", format!("pi auto-compaction after a context overflow: {tokens_before} tokens before; retrying"));
     // The agent continues from the session context, without the error.
-    let mut messages: Vec<AgentMessage> = sim.transcript.entries[from..].iter().filter(|e| !e.abandoned).map(|e| (*e.message).clone()).collect();
-    if matches!(messages.last(), Some(AgentMessage::Assistant(a)) if a.stop_reason.as_deref() == Some("error")) {
+    let mut messages: Vec<Msg> = sim.transcript.entries[from..].iter().filter(|e| !e.abandoned).map(|e| e.message.clone()).collect();
+    if matches!(messages.last().map(|m| &**m), Some(AgentMessage::Assistant(a)) if a.stop_reason.as_deref() == Some("error")) {
         messages.pop();
     }
     *all = messages;
@@ -209,15 +210,15 @@ mod tests {
 
     #[test]
     fn a_compaction_without_retry_zeroes_every_assistant_usage() {
-        let mut ms: Vec<AgentMessage> = vec![
+        let mut ms: Vec<Msg> = vec![
             serde_json::from_value(json!({"role": "user", "content": "q"})).unwrap(),
             serde_json::from_value(json!({"role": "assistant", "content": [], "stopReason": "stop", "usage": {"input": 3, "output": 870, "totalTokens": 873}})).unwrap(),
         ];
         clear_stale_assistant_usage(&mut ms);
-        let AgentMessage::Assistant(a) = &ms[1] else { unreachable!() };
+        let AgentMessage::Assistant(a) = &*ms[1] else { unreachable!() };
         assert_eq!(a.usage.as_ref().unwrap()["totalTokens"], 0);
         assert_eq!(a.usage.as_ref().unwrap()["cost"]["total"], 0);
-        assert!(matches!(ms[0], AgentMessage::User(_)));
+        assert!(matches!(*ms[0], AgentMessage::User(_)));
     }
 
     #[test]

@@ -19,8 +19,8 @@ pub const MISSING_TOOL_RESULT: &str =
     "[openclaw] missing tool result in session history; inserted synthetic error result for transcript repair.";
 
 #[derive(Debug, Default)]
-pub struct PipelineOut {
-    pub messages: Vec<AgentMessage>,
+pub struct PipelineOut<M = AgentMessage> {
+    pub messages: Vec<M>,
     /// Notes for the trace (code, text).
     pub notes: Vec<(&'static str, String)>,
 }
@@ -33,7 +33,13 @@ pub fn run(profile: &Profile, transcript: &[AgentMessage], hide_orphan_user: boo
 /// (`replay::merges_consecutive_users`: off for prefix-binding Claude ids on
 /// anthropic-messages).
 pub fn run_with(profile: &Profile, transcript: &[AgentMessage], hide_orphan_user: bool, merge_users: bool) -> PipelineOut {
-    run_with_policy(profile, transcript, hide_orphan_user, merge_users, false)
+    run_owned(profile, transcript, hide_orphan_user, merge_users, false)
+}
+
+/// [`run_owned`] of the session's shared messages.
+pub fn run_with_policy(profile: &Profile, transcript: &[Msg], hide_orphan_user: bool, merge_users: bool, append_only_runtime_context: bool) -> PipelineOut<Msg> {
+    let out = run_owned(profile, transcript, hide_orphan_user, merge_users, append_only_runtime_context);
+    PipelineOut { messages: clawspec_contract::shared::share(out.messages), notes: out.notes }
 }
 
 /// [`run_with`]; `append_only_runtime_context` keeps the session's carriers in
@@ -41,7 +47,7 @@ pub fn run_with(profile: &Profile, transcript: &[AgentMessage], hide_orphan_user
 /// ? messages : stripRuntimeContextCustomMessages(messages)`; audit item 9).
 /// `transcript` may be borrowed messages: the caller need not copy the
 /// session to hand it over (the pipeline copies what it keeps, once).
-pub fn run_with_policy<M: std::borrow::Borrow<AgentMessage>>(profile: &Profile, transcript: &[M], hide_orphan_user: bool, merge_users: bool, append_only_runtime_context: bool) -> PipelineOut {
+pub fn run_owned<M: std::borrow::Borrow<AgentMessage>>(profile: &Profile, transcript: &[M], hide_orphan_user: bool, merge_users: bool, append_only_runtime_context: bool) -> PipelineOut {
     let mut notes = Vec::new();
     let v2026_9 = profile.prompt_texts == PromptTexts::V2026_9_6;
     let mut ms: Vec<AgentMessage> = transcript
@@ -265,16 +271,16 @@ fn is_ack(p: &Profile, m: &AgentMessage) -> bool {
 
 /// Tool-use/result pairing repair: orphan results dropped, missing results
 /// get the synthetic error result right after their assistant turn.
-pub fn repair_pairing(ms: Vec<AgentMessage>) -> (Vec<AgentMessage>, bool) {
-    let mut out: Vec<AgentMessage> = Vec::with_capacity(ms.len());
+pub fn repair_pairing<M: std::borrow::Borrow<AgentMessage> + From<AgentMessage>>(ms: Vec<M>) -> (Vec<M>, bool) {
+    let mut out: Vec<M> = Vec::with_capacity(ms.len());
     let mut changed = false;
     let mut open: Vec<(String, String)> = Vec::new();
     let mut answered: BTreeSet<String> = BTreeSet::new();
-    let close = |out: &mut Vec<AgentMessage>, open: &mut Vec<(String, String)>, answered: &BTreeSet<String>, changed: &mut bool| {
+    let close = |out: &mut Vec<M>, open: &mut Vec<(String, String)>, answered: &BTreeSet<String>, changed: &mut bool| {
         for (id, name) in open.drain(..) {
             if !answered.contains(&id) {
                 *changed = true;
-                out.push(AgentMessage::ToolResult(ToolResultMessage {
+                out.push(M::from(AgentMessage::ToolResult(ToolResultMessage {
                     tool_call_id: id,
                     tool_name: Some(name),
                     content: vec![text_block(MISSING_TOOL_RESULT)],
@@ -282,12 +288,12 @@ pub fn repair_pairing(ms: Vec<AgentMessage>) -> (Vec<AgentMessage>, bool) {
                     details: None,
                     timestamp: None,
                     extra: Extra::new(),
-                }));
+                })));
             }
         }
     };
     for m in ms {
-        match &m {
+        match m.borrow() {
             AgentMessage::ToolResult(r) => {
                 if open.iter().any(|(id, _)| *id == r.tool_call_id) && answered.insert(r.tool_call_id.clone()) {
                     out.push(m);

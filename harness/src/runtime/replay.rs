@@ -11,7 +11,9 @@
 //! openai-completions and Google; Anthropic strict, keeping native `toolu_`
 //! ids), and the transports' readers in `@openclaw/ai` dist.
 
-use clawspec_contract::{AgentMessage, ContentBlock};
+use std::borrow::Borrow;
+
+use clawspec_contract::{AgentMessage, ContentBlock, Msg};
 use clawspec_mock_providers::repair::{self, Policy};
 use clawspec_mock_providers::Provider;
 
@@ -89,6 +91,11 @@ pub fn strip_thinking_for_rejected_replay<'a>(ms: impl Iterator<Item = &'a mut A
         }
     }
     changed
+}
+
+/// [`sanitize_history`] of shared messages.
+pub fn sanitize_shared(profile: &Profile, setup: &Setup, ms: Vec<Msg>) -> Vec<Msg> {
+    clawspec_contract::shared::share(sanitize_history(profile, setup, clawspec_contract::shared::unshare(ms)))
 }
 
 pub fn sanitize_history(profile: &Profile, setup: &Setup, ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
@@ -294,12 +301,13 @@ pub fn append_only_runtime_context(profile: &Profile, setup: &Setup) -> bool {
 /// message. Mid tool loop that is after the tool results, so a provider that
 /// refuses a user turn after a tool turn (Mistral: "Unexpected role 'user'
 /// after role 'tool'") rejects the request (twin of http-mistral).
-pub fn relocate_carriers_to_tail(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
-    let is_user = |m: &AgentMessage| matches!(m, AgentMessage::User(_));
-    let Some(carrier) = ms.iter().position(AgentMessage::is_runtime_context_carrier) else { return ms };
+pub fn relocate_carriers_to_tail<M: Borrow<AgentMessage>>(ms: Vec<M>) -> Vec<M> {
+    let is_user = |m: &M| matches!(m.borrow(), AgentMessage::User(_));
+    let carrier_at = |m: &M| m.borrow().is_runtime_context_carrier();
+    let Some(carrier) = ms.iter().position(carrier_at) else { return ms };
     let Some(user) = ms.iter().enumerate().position(|(i, m)| i > carrier && is_user(m)) else { return ms };
     let boundary = ms.iter().enumerate().position(|(i, m)| i > user && is_user(m)).unwrap_or(ms.len());
-    let (carriers, rest): (Vec<(usize, AgentMessage)>, Vec<(usize, AgentMessage)>) = ms.into_iter().enumerate().partition(|(_, m)| m.is_runtime_context_carrier());
+    let (carriers, rest): (Vec<(usize, M)>, Vec<(usize, M)>) = ms.into_iter().enumerate().partition(|(_, m)| carrier_at(m));
     let (prefix, suffix): (Vec<_>, Vec<_>) = rest.into_iter().partition(|(i, _)| *i < boundary);
     prefix.into_iter().chain(carriers).chain(suffix).map(|(_, m)| m).collect()
 }

@@ -656,7 +656,7 @@ async fn spawn(sim: &mut Sim<'_>, s: &SpawnSpec) -> Result<(), Abort> {
             sim.note("spawn-failed", format!("Context engine subagent preparation failed: {m}"));
             standalone_throw(sim, "prepareSubagentSpawn", &out);
         }
-        CallOutcome::Returned(v) => {
+        CallOutcome::Returned(v, _) => {
             let handle = v.get("rollback").and_then(|r| r.get("$handle")).and_then(Value::as_str).map(str::to_string);
             if s.launch_fails {
                 sim.note("spawn-launch-failed", format!("launch of {} failed after preparation; rolling back", s.child));

@@ -196,7 +196,7 @@ pub async fn spawn_tool_call(sim: &mut Sim<'_>, call: &ToolCallSpec) -> Result<(
             params["ttlMs"] = json!((secs.floor() as u64) * 1000);
         }
         let out = sim.call("prepareSubagentSpawn", params, CallMeta::reason("isolated"), CallOptions::default()).await?;
-        if let CallOutcome::Returned(v) = &out {
+        if let CallOutcome::Returned(v, _) = &out {
             if let Some(h) = v.get("rollback").and_then(|r| r.get("$handle")).and_then(Value::as_str) {
                 sim.rollbacks.insert(child.clone(), h.to_string());
             }
@@ -231,7 +231,7 @@ async fn spawn_tool_call_2026_4(sim: &mut Sim<'_>, call: &ToolCallSpec, child: &
             params["ttlMs"] = json!((secs.floor() as u64) * 1000);
         }
         let out = sim.call("prepareSubagentSpawn", params, CallMeta::reason("isolated"), CallOptions::default()).await?;
-        if let CallOutcome::Returned(v) = &out {
+        if let CallOutcome::Returned(v, _) = &out {
             if let Some(h) = v.get("rollback").and_then(|r| r.get("$handle")).and_then(Value::as_str) {
                 sim.rollbacks.insert(child.to_string(), h.to_string());
             }
@@ -385,7 +385,7 @@ async fn child_attempt_2026_4(sim: &mut Sim<'_>, child: &LiveChild, result: &str
     // A forked child's session has history: bootstrap and maintain(bootstrap)
     // as on any existing session, then assemble over it (twin of spawn-fork on
     // 2026.4.26: importedMessages 4, prePromptMessageCount 4).
-    let history = if child.fork.is_some() { forked_history(sim, engine).await? } else { Vec::new() };
+    let history = clawspec_contract::shared::share(if child.fork.is_some() { forked_history(sim, engine).await? } else { Vec::new() });
     let pre = history.len();
     let user = AgentMessage::User(UserMessage { content: MessageContent::Blocks(vec![super::transcript::text_block(&prompt)]), timestamp: Some(ts.into()), provenance: None, idempotency_key: None, extra: Extra::new() });
     sim.persist(user);
@@ -409,7 +409,7 @@ async fn child_attempt_2026_4(sim: &mut Sim<'_>, child: &LiveChild, result: &str
     let added: Vec<AgentMessage> = sim.transcript.messages();
     let added = added.len().saturating_sub(2);
     let mut messages = history;
-    messages.extend(sim.transcript.entries.iter().filter(|e| !e.abandoned).skip(added).map(|e| (*e.message).clone()));
+    messages.extend(sim.transcript.entries.iter().filter(|e| !e.abandoned).skip(added).map(|e| e.message.clone()));
     if super::turn::ingest_delta(sim, false, &messages, pre, "finalize").await? {
         super::turn::maintain_turn(sim).await?;
     }
@@ -558,7 +558,7 @@ async fn child_attempt(sim: &mut Sim<'_>, child: &LiveChild, result: &str) -> Re
     // parent's (the fork ends in the unanswered sessions_spawn call: a
     // synthetic error result).
     let user_at = sim.transcript.entries.len();
-    let history = if child.fork.is_some() { forked_history(sim, engine).await? } else { Vec::new() };
+    let history = clawspec_contract::shared::share(if child.fork.is_some() { forked_history(sim, engine).await? } else { Vec::new() });
     let mut extra = Extra::new();
     extra.insert("__openclaw".into(), json!({"senderIsOwner": false}));
     let user = AgentMessage::User(UserMessage {

@@ -282,10 +282,10 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         // 2. history pipeline
         // The model's history starts at the last reset boundary (`Transcript::context_start`).
         let from = sim.transcript.context_start();
-        // Borrowed: the pipeline copies what it keeps.
-        let mut source: Vec<&AgentMessage> = match admission {
-            Some((idx, _)) if !continuation => sim.transcript.entries[from.min(idx)..idx].iter().map(|e| &*e.message).collect(),
-            _ => sim.transcript.entries[from..].iter().filter(|e| !e.abandoned).map(|e| &*e.message).collect(),
+        // Shared: the transcript's own messages, not copies.
+        let mut source: Vec<Msg> = match admission {
+            Some((idx, _)) if !continuation => sim.transcript.entries[from.min(idx)..idx].iter().map(|e| e.message.clone()).collect(),
+            _ => sim.transcript.entries[from..].iter().filter(|e| !e.abandoned).map(|e| e.message.clone()).collect(),
         };
         if orphan.is_some() {
             if let Some(at) = source.iter().rposition(|m| !m.is_runtime_context_carrier()) {
@@ -309,7 +309,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         // = sessionContext.messages`): the engine assembles with it, the attempt
         // goes on with the session without it (twin of orphan-trailing-user).
         let orphan_after_assemble = (sim.profile.id == "openclaw-2026.4.26" && piped.notes.iter().any(|(c, _)| *c == "orphan-user-hidden"))
-            .then(|| source.iter().rev().find(|m| !m.is_runtime_context_carrier()).map(|m| (*m).clone()))
+            .then(|| source.iter().rev().find(|m| !m.is_runtime_context_carrier()).cloned())
             .flatten();
         for (code, text) in piped.notes {
             sim.note(code, text);
@@ -324,20 +324,20 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             let ctx = inp.next_turn_context.as_ref()?;
             (!text.is_empty() && !prompt_includes_queued(&prompt, text)).then(|| super::replay_2026_4::with_queued_user_message(ctx, text))
         });
-        let assemble_history = orphan_after_assemble.map(|o| super::replay::sanitize_history(sim.profile, &sim.setup, piped.messages.iter().cloned().chain([o]).collect()));
+        let assemble_history = orphan_after_assemble.map(|o| super::replay::sanitize_shared(sim.profile, &sim.setup, piped.messages.iter().cloned().chain([o]).collect()));
         // 2026.4.26 replaces the session's messages with the sanitized ones
         // only when some are left (selection-*.js `if (limited.length > 0)
         // activeSession.agent.state.messages = limited`): a session holding
         // only the reset notice assembles with it (twin of durable-overflow-retry).
         let keep_unsanitized = sim.profile.pi_session_recovery.then(|| piped.messages.clone());
-        let history = match (super::replay::sanitize_history(sim.profile, &sim.setup, piped.messages), keep_unsanitized) {
+        let history = match (super::replay::sanitize_shared(sim.profile, &sim.setup, piped.messages), keep_unsanitized) {
             (h, Some(raw)) if h.is_empty() => raw,
             (h, _) => h,
         };
         // 3. assemble
-        let pending: Vec<AgentMessage> = match (mode, continuation) {
-            (Mode::Durable, false) => vec![inp.message.clone()],
-            (Mode::Durable, true) => vec![AgentMessage::user_text(engine_prompt.clone())],
+        let pending: Vec<Msg> = match (mode, continuation) {
+            (Mode::Durable, false) => vec![inp.message.clone().into()],
+            (Mode::Durable, true) => vec![AgentMessage::user_text(engine_prompt.clone()).into()],
             _ => vec![],
         };
         let assemble_prompt = if orphan.is_some() { engine_prompt.as_str() } else { inp.assemble_prompt.as_deref().unwrap_or(&prompt) };
@@ -371,7 +371,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         let mut route = match &precheck {
             Some(f) if sim.profile.pi_session_recovery => {
                 let over = f.observed_tokens.unwrap_or(0).saturating_sub(sim.budget().saturating_sub(sim.reserve()));
-                tool_result_truncation::route(over, &history, sim.budget())
+                tool_result_truncation::route(over, &shared::unshare(history.iter().cloned()), sim.budget())
             }
             Some(_) => Route::CompactOnly,
             None => Route::Fits,
@@ -402,7 +402,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                 // taken (twin of durable-overflow-retry: the reset notice is
                 // assembled, then neither sent nor ingested).
                 if sim.profile.pi_session_recovery {
-                    session = super::replay_2026_4::normalize_assistant_replay_content(std::mem::take(&mut session));
+                    session = shared::share(super::replay_2026_4::normalize_assistant_replay_content(shared::unshare(std::mem::take(&mut session))));
                 }
                 if mode != Mode::Durable {
                     persist_carriers(sim, inp, &mut carriers_persisted);
@@ -431,10 +431,10 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                             u.provenance = None;
                         }
                     }
-                    session.push(msg);
+                    session.push(msg.into());
                     if let (true, Some(ctx)) = (fresh, queued_context.as_ref().or(inp.next_turn_context.as_ref())) {
                         sim.persist(super::entry::as_persisted_custom_entry(ctx));
-                        session.push(ctx.clone());
+                        session.push(ctx.clone().into());
                     }
                     loop_start = sim.transcript.entries.len();
                 } else {
@@ -689,7 +689,7 @@ fn reset_after_compaction_failure_2026_4(sim: &mut Sim<'_>) {
     let m = json!({"role": "assistant", "content": [{"type": "text", "text": CONTEXT_LIMIT_RESET_REPLY}], "timestamp": ts, "stopReason": "stop",
         "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0, "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
         "api": "openai-responses", "provider": "openclaw", "model": "gateway-injected"});
-    match serde_json::from_value(m) {
+    match serde_json::from_value::<AgentMessage>(m) {
         Ok(m) => {
             sim.persist(m);
         }
@@ -803,11 +803,11 @@ fn fail_turn(sim: &mut Sim<'_>, msg: &str) {
     sim.note("turn-failed", msg.to_string());
 }
 
-type Assembled = (Vec<AgentMessage>, Option<String>, Option<String>);
+type Assembled = (Vec<Msg>, Option<String>, Option<String>);
 
 /// The attempt's assemble (contract §4.3 step 3). Throw or invalid result ⇒
 /// pipeline messages (2026.5+); 2026.4.26 crashed on a result without `messages`.
-async fn assemble_attempt(sim: &mut Sim<'_>, history: &[AgentMessage], prompt: &str, pending: &[AgentMessage]) -> Result<Result<Assembled, String>, Abort> {
+async fn assemble_attempt(sim: &mut Sim<'_>, history: &[Msg], prompt: &str, pending: &[Msg]) -> Result<Result<Assembled, String>, Abort> {
     // The attempt's message budget, the pending (admitted) user message not
     // subtracted: 2026.9.6 passes `messageBudget = promptBudget − rendered
     // prompt` as is (dist builtin-openclaw-*.mjs `prepareEmbeddedAttemptHistory`,
@@ -830,7 +830,7 @@ async fn assemble_attempt(sim: &mut Sim<'_>, history: &[AgentMessage], prompt: &
             sim.note("assemble-fallback", format!("context engine assemble failed, using pipeline messages: {m}"));
             (history.to_vec(), None, None)
         }
-        CallOutcome::Returned(v) => match parse_assemble(&v) {
+        CallOutcome::Returned(v, items) => match parse_assemble(&v, items) {
             Ok(r) => r,
             Err(got) => {
                 if !sim.profile.assemble_result_validation {
@@ -851,7 +851,10 @@ async fn assemble_attempt(sim: &mut Sim<'_>, history: &[AgentMessage], prompt: &
     Ok(Ok(result))
 }
 
-fn parse_assemble(v: &Value) -> Result<Assembled, String> {
+/// The assemble result as the host reads it. `items`: the messages of a
+/// result the engine sent as a delta on the request (those it kept are the
+/// request's own, shared: nothing is parsed or copied for them).
+fn parse_assemble(v: &Value, items: Option<Vec<super::Item>>) -> Result<Assembled, String> {
     let got = |v: &Value| match v {
         Value::Null => "null".to_string(),
         Value::Object(o) => format!("object with keys [{}]", o.keys().cloned().collect::<Vec<_>>().join(", ")),
@@ -859,23 +862,25 @@ fn parse_assemble(v: &Value) -> Result<Assembled, String> {
         other => format!("{other}"),
     };
     let obj = v.as_object().ok_or_else(|| got(v))?;
-    let arr = obj.get("messages").and_then(Value::as_array).ok_or_else(|| got(v))?;
-    let mut ms = Vec::with_capacity(arr.len());
-    for m in arr {
-        // Messages the model transport cannot read are skipped by the host.
-        // (deserialised from the borrowed value: the result carries the whole
-        // history, a copy per call would make a session quadratic)
-        if let Ok(m) = <AgentMessage as serde::Deserialize>::deserialize(m) {
-            ms.push(m);
-        }
-    }
+    // Messages the model transport cannot read are skipped by the host.
+    let read = |m: &Value| <AgentMessage as serde::Deserialize>::deserialize(m).ok().map(Msg::new);
+    let ms: Vec<Msg> = match items {
+        Some(items) => items
+            .into_iter()
+            .filter_map(|i| match i {
+                super::Item::Sent(m) => Some(m),
+                super::Item::Raw(v) => read(&v),
+            })
+            .collect(),
+        None => obj.get("messages").and_then(Value::as_array).ok_or_else(|| got(v))?.iter().filter_map(read).collect(),
+    };
     let spa = obj.get("systemPromptAddition").and_then(Value::as_str).map(str::to_string);
     let auth = obj.get("promptAuthority").and_then(Value::as_str).map(str::to_string);
     Ok((ms, spa, auth))
 }
 
 /// `shouldPreemptivelyCompactBeforePrompt` (openclaw `run/attempt-prompt-preflight.ts`).
-fn precheck(sim: &mut Sim<'_>, history: &[AgentMessage], session: &[AgentMessage], prompt: &str, authority: Option<&str>) -> Option<ModelFailure> {
+fn precheck(sim: &mut Sim<'_>, history: &[Msg], session: &[Msg], prompt: &str, authority: Option<&str>) -> Option<ModelFailure> {
     let may_overflow = authority == Some("preassembly_may_overflow");
     if sim.profile.precheck_skip_for_owners && sim.info.owns_compaction() && !sim.on_legacy && !may_overflow {
         let id = sim.info.id.clone();
@@ -966,7 +971,7 @@ pub(super) fn provider_reply_fields(sim: &mut Sim<'_>, m: &mut AgentMessage, ste
 async fn model_loop(
     sim: &mut Sim<'_>,
     inp: &TurnInput,
-    all: &mut Vec<AgentMessage>,
+    all: &mut Vec<Msg>,
     fence: usize,
     spa: Option<&str>,
     script: &mut VecDeque<ModelReply>,
@@ -982,7 +987,7 @@ async fn model_loop(
     // script then gets the mock's unscripted answer, as on the real host.
     let mut unscripted = false;
     let mut hook_fence = fence;
-    let mut hook_view: Option<Vec<AgentMessage>> = None;
+    let mut hook_view: Option<Vec<Msg>> = None;
     let mut call_index = 0usize;
     // 2026.9.6's thinking recovery: once per request, the rejected call is
     // made again without thinking blocks (`Some(false)`), and once answered
@@ -993,7 +998,7 @@ async fn model_loop(
         if sim.attempt == 1 {
             for st in inp.steer.iter().filter(|s| s.at == call_index) {
                 let m = steer_message(sim, st);
-                all.push(m);
+                all.push(m.into());
             }
         }
         // Owning engines: afterTurn + assemble before every model call
@@ -1020,13 +1025,13 @@ async fn model_loop(
                     None => sim.budget(),
                 };
                 let mut params = sim.assemble_params(history, budget, deferred_prompt, deferred.is_some(), fence);
-                if let Some(p) = params.as_object_mut() {
+                if let Some(p) = params.value.as_object_mut() {
                     // deferredTurn spreads only `prompt` and `availableTools`.
                     p.remove("citationsMode");
                 }
                 let meta = assemble_meta(sim, history, fence, "loop-hook", budget);
                 hook_view = match sim.call("assemble", params, meta, CallOptions::default()).await? {
-                    CallOutcome::Returned(v) => parse_assemble(&v).ok().map(|r| r.0).map(|mut view| {
+                    CallOutcome::Returned(v, items) => parse_assemble(&v, items).ok().map(|r| r.0).map(|mut view| {
                         view.extend(pending.iter().cloned());
                         view
                     }),
@@ -1040,7 +1045,7 @@ async fn model_loop(
         } else {
             all.clone()
         };
-        let carriers: Vec<AgentMessage> = inp.carriers.clone();
+        let carriers: Vec<Msg> = shared::share(inp.carriers.iter().cloned());
         let mut request = view;
         // 2026.9.6 installs the carrier just before the turn's user message
         // (builtin-openclaw-*.mjs `installRuntimeContextMessageForPrompt`) and
@@ -1069,19 +1074,19 @@ async fn model_loop(
         // those rejections are the host's doing, not the engine's (CE-WIRE-001
         // leaves them out).
         let host_failed_before = sim.host_order_rejected;
-        let host_order = (v2026_9 && !append_only && request.windows(2).any(|w| matches!(w[0], AgentMessage::ToolResult(_)) && w[1].is_runtime_context_carrier()))
+        let host_order = (v2026_9 && !append_only && request.windows(2).any(|w| matches!(*w[0], AgentMessage::ToolResult(_)) && w[1].is_runtime_context_carrier()))
             // (the failed run's empty error assistant is not sent, so the next
             // user message follows the unanswered tool result on the wire)
-            || (host_failed_before && request.iter().any(|m| matches!(m, AgentMessage::ToolResult(_))));
+            || (host_failed_before && request.iter().any(|m| matches!(**m, AgentMessage::ToolResult(_))));
         // Model-only prompt text replaces the persisted body in the request.
         if let Some(mm) = &inp.model_message {
             for r in request.iter_mut().filter(|r| **r == inp.message) {
-                *r = mm.clone();
+                *r = mm.clone().into();
             }
         }
         if strip_thinking || thinking_retry == Some(false) {
-            for r in request.iter_mut() {
-                if let AgentMessage::Assistant(a) = r {
+            for r in request.iter_mut().filter(|r| super::replay::has_thinking(r)) {
+                if let AgentMessage::Assistant(a) = r.make_mut() {
                     a.content.retain(|b| !matches!(b, ContentBlock::Thinking(_)));
                 }
             }
@@ -1184,7 +1189,7 @@ async fn model_loop(
                     if let Some(error) = super::replay_2026_4::provider_error_assistant(&sim.setup, &f, sim.clock.tick()) {
                         sim.run_cache_touch = Some(sim.clock.now());
                         sim.persist(error.clone());
-                        all.push(error);
+                        all.push(error.into());
                         fail_turn(sim, &f.message);
                         return Ok(Ok(owns.then_some(hook_fence)));
                     }
@@ -1219,7 +1224,7 @@ async fn model_loop(
                         // compact-and-retry attempt"): the error stays in the
                         // agent's messages and the attempt ends on it.
                         sim.note("pi-overflow-recovery-failed", "context overflow recovery failed after one compact-and-retry attempt");
-                        all.push(error);
+                        all.push(error.into());
                         super::pi_session::clear_stale_assistant_usage(all);
                     }
                 }
@@ -1245,6 +1250,7 @@ async fn model_loop(
                 provider_reply_fields(sim, &mut assistant, &step, prompt_tokens);
                 sim.last_prompt_tokens = prompt_tokens;
                 sim.run_cache_touch = Some(sim.clock.now());
+                let assistant = Msg::new(assistant);
                 sim.persist(assistant.clone());
                 all.push(assistant);
                 if step.tool_calls.is_empty() {
@@ -1284,6 +1290,7 @@ async fn model_loop(
                         timestamp: Some(sim.clock.tick().into()),
                         extra,
                     });
+                    let r = Msg::new(r);
                     sim.persist(r.clone());
                     all.push(r);
                 }
@@ -1301,7 +1308,7 @@ async fn model_loop(
 /// work dir under `twin`, the fixed `$STATE` otherwise — so token counts never
 /// depend on where a run's state lives (traces are byte-identical across
 /// state roots: tests/message_delta.rs, the golden suite).
-fn host_weighted<'r>(sim: &Sim<'_>, request: &'r [AgentMessage]) -> std::borrow::Cow<'r, [AgentMessage]> {
+fn host_weighted<'r>(sim: &Sim<'_>, request: &'r [Msg]) -> std::borrow::Cow<'r, [Msg]> {
     let state = sim.state_str();
     // Asked of every model call with the whole history: the answer is
     // streamed out of the serialiser instead of building the JSON text and a
@@ -1392,7 +1399,7 @@ fn is_volatile(sim: &Sim<'_>, m: &AgentMessage) -> bool {
         || markers.iter().any(|mk| text.contains(&sim.profile.marker(mk)))
 }
 
-fn assemble_meta(sim: &Sim<'_>, messages: &[AgentMessage], boundary: usize, reason: &str, budget: u64) -> CallMeta {
+fn assemble_meta(sim: &Sim<'_>, messages: &[Msg], boundary: usize, reason: &str, budget: u64) -> CallMeta {
     CallMeta {
         reason: Some(reason.into()),
         boundary: Some(boundary),
@@ -1404,8 +1411,8 @@ fn assemble_meta(sim: &Sim<'_>, messages: &[AgentMessage], boundary: usize, reas
 }
 
 /// afterTurn, else ingestBatch, else ingest per message (contract §4.4).
-pub(super) async fn ingest_delta(sim: &mut Sim<'_>, is_heartbeat: bool, all: &[AgentMessage], pre: usize, reason: &str) -> Result<bool, Abort> {
-    let snapshot: Vec<&AgentMessage> = all.iter().filter(|m| !(sim.profile.runtime_context_carriers && m.is_runtime_context_carrier())).collect();
+pub(super) async fn ingest_delta(sim: &mut Sim<'_>, is_heartbeat: bool, all: &[Msg], pre: usize, reason: &str) -> Result<bool, Abort> {
+    let snapshot: Vec<&Msg> = all.iter().filter(|m| !(sim.profile.runtime_context_carriers && m.is_runtime_context_carrier())).collect();
     // 2026.4.26 flags no finalize call (attempt.tool-run-context-*.js
     // `finalizeHarnessContextEngineTurn`: afterTurn, ingestBatch and ingest
     // without `isHeartbeat`; twin of heartbeat-ok on builtin:legacy).
@@ -1418,7 +1425,8 @@ pub(super) async fn ingest_delta(sim: &mut Sim<'_>, is_heartbeat: bool, all: &[A
             p.insert("sessionTarget".into(), t);
         }
         p.insert("sessionFile".into(), json!(sim.session_file()));
-        p.insert("messages".into(), serde_json::to_value(&snapshot).unwrap());
+        // The snapshot goes out of band (shared, not copied: `CallParams`).
+        p.insert("messages".into(), Value::Null);
         p.insert("prePromptMessageCount".into(), json!(pre));
         if sim.profile.heartbeat_flag_on_after_turn {
             // 2026.9.6 always sends the flag (false on ordinary turns).
@@ -1439,10 +1447,11 @@ pub(super) async fn ingest_delta(sim: &mut Sim<'_>, is_heartbeat: bool, all: &[A
         }
         p.insert("runtimeContext".into(), ctx);
         let meta = CallMeta { reason: Some(reason.into()), boundary: Some(pre), unpersisted: sim.unpersisted.clone(), ..Default::default() };
-        let out = sim.call("afterTurn", Value::Object(p), meta, CallOptions::default()).await?;
+        let params = super::CallParams::with_messages(Value::Object(p), snapshot.into_iter().cloned().collect());
+        let out = sim.call("afterTurn", params, meta, CallOptions::default()).await?;
         return Ok(report_finalize(sim, "afterTurn", out));
     }
-    let new: Vec<&AgentMessage> = snapshot.iter().skip(pre).copied().collect();
+    let new: Vec<&Msg> = snapshot.iter().skip(pre).copied().collect();
     if new.is_empty() {
         return Ok(true);
     }
@@ -1483,7 +1492,7 @@ async fn finalize(
     sim: &mut Sim<'_>,
     inp: &TurnInput,
     mode: Mode,
-    session: Option<(Vec<AgentMessage>, usize)>,
+    session: Option<(Vec<Msg>, usize)>,
     errored: bool,
     admission: Option<&(usize, String)>,
 ) -> Result<(), Abort> {
@@ -1646,14 +1655,14 @@ pub(super) fn host_events_before_model(sim: &mut Sim<'_>) {
 /// are written before a session's first model call (real store, `clawspec
 /// twin http-anthropic`). The result hashes are the host's own (`sourceHash`);
 /// the store keeps only the keys here.
-pub(super) fn host_event_before_stream(sim: &mut Sim<'_>, request: &[AgentMessage]) {
+pub(super) fn host_event_before_stream(sim: &mut Sim<'_>, request: &[Msg]) {
     if !sim.transcript.is_sqlite() {
         return;
     }
     let last = sim.transcript.markers.iter().rev().find(|m| m.event["customType"] == "openclaw.cache-ttl").map(|m| m.event["data"]["frozenToolResults"].clone());
     let keys: Vec<Value> = request
         .iter()
-        .filter_map(|m| match m {
+        .filter_map(|m| match &**m {
             AgentMessage::ToolResult(r) => Some(json!({"key": format!("tool:{}:{}", r.tool_call_id, r.timestamp.as_ref().map(|t| t.to_string()).unwrap_or_default())})),
             _ => None,
         })
@@ -1801,7 +1810,7 @@ pub async fn compact(sim: &mut Sim<'_>, params: Value, reason: &str) -> Result<C
     let no_maintain = sim.profile.pi_session_recovery && params["runtimeContext"]["trigger"] == "timeout_recovery";
     let maintain = (recovery || manual || manual_4x || overflow_4x).then(|| params.clone());
     let verdict = match sim.call("compact", params, meta, opts).await? {
-        CallOutcome::Returned(v) => {
+        CallOutcome::Returned(v, _) => {
             let ok = v.get("ok").and_then(Value::as_bool) == Some(true) && v.get("compacted").and_then(Value::as_bool) == Some(true);
             if !ok {
                 let r = v.get("reason").and_then(Value::as_str).unwrap_or("no reason");

@@ -15,7 +15,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, OnceLock};
 
-use clawspec_contract::AgentMessage;
+use clawspec_contract::{AgentMessage, Msg};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -75,6 +75,21 @@ pub struct MessageStore {
     #[serde(skip)]
     #[schemars(skip)]
     recent: std::collections::VecDeque<Recent>,
+    /// Every stored list by the digest of its whole array (see `prefixes`).
+    #[serde(skip)]
+    #[schemars(skip)]
+    wholes: HashMap<[u8; 32], String>,
+    /// Shared messages already stored, by allocation ([`Msg::addr`]): their
+    /// key and digest, so interning a history the store has seen costs a
+    /// lookup per message instead of serialising and hashing it again. Each
+    /// entry holds its message, so an address is never reused while it is
+    /// here; entries nobody else holds are dropped as the map grows.
+    #[serde(skip)]
+    #[schemars(skip)]
+    by_ptr: HashMap<usize, (Msg, Arc<str>, [u8; 32])>,
+    #[serde(skip)]
+    #[schemars(skip)]
+    by_ptr_swept: usize,
 }
 
 /// How many recent arrays [`MessageStore::intern_list`] compares against
@@ -84,7 +99,7 @@ const RECENT: usize = 6;
 
 #[derive(Clone, Debug, Default)]
 struct Recent {
-    keys: Vec<String>,
+    keys: Vec<Arc<str>>,
     /// `chains[i]`: the digest of the first `i + 1` messages.
     chains: Vec<[u8; 32]>,
 }
@@ -204,9 +219,14 @@ impl MessageStore {
 
     /// Store one message, returning its key. Same JSON, same key; a (64-bit
     /// prefix) digest collision between different messages gets a longer key.
-    fn intern_message(&mut self, m: &Value) -> (String, [u8; 32]) {
+    fn intern_message(&mut self, m: &Value) -> (Arc<str>, [u8; 32]) {
         let bytes = serde_json::to_vec(m).expect("json serialises");
-        let d = digest(&bytes);
+        self.intern_message_bytes(m, &bytes)
+    }
+
+    /// [`Self::intern_message`] of a message whose JSON bytes are known.
+    fn intern_message_bytes(&mut self, m: &Value, bytes: &[u8]) -> (Arc<str>, [u8; 32]) {
+        let d = digest(bytes);
         let mut k = key('m', &d);
         match self.messages.get(&k) {
             Some(existing) if existing != m => {
@@ -222,6 +242,32 @@ impl MessageStore {
                 self.index = OnceLock::new();
             }
         }
+        (k.into(), d)
+    }
+
+    /// The key and digest of a shared message as the trace records it (the
+    /// run's state dir written `$STATE`): by allocation when stored before,
+    /// else stored now.
+    fn msg_key(&mut self, m: &Msg, state: &str) -> (Arc<str>, [u8; 32]) {
+        if let Some((_, k, d)) = self.by_ptr.get(&m.addr()) {
+            return (k.clone(), *d);
+        }
+        let json = m.json().get();
+        let (k, d) = if !state.is_empty() && json.contains(state) {
+            let mut v: Value = serde_json::from_str(json).expect("a message's JSON parses");
+            crate::runtime::normalise(&mut v, state);
+            self.intern_message(&v)
+        } else {
+            let v: Value = serde_json::from_str(json).expect("a message's JSON parses");
+            self.intern_message_bytes(&v, json.as_bytes())
+        };
+        if self.by_ptr.len() >= 2 * self.by_ptr_swept.max(1024) {
+            // Drop what only this map still holds (a copy the runtime made
+            // and let go); what is left bounds the next sweep.
+            self.by_ptr.retain(|_, (m, _, _)| m.holders() > 1);
+            self.by_ptr_swept = self.by_ptr.len();
+        }
+        self.by_ptr.insert(m.addr(), (m.clone(), k.clone(), d));
         (k, d)
     }
 
@@ -242,6 +288,7 @@ impl MessageStore {
                 h = chain(&h, d);
                 self.prefixes.entry(h).or_insert((id.clone(), i + 1));
             }
+            self.wholes.entry(h).or_insert(id);
         }
     }
 
@@ -252,7 +299,7 @@ impl MessageStore {
     /// equal messages, so another candidate is compared by key up to the
     /// best length so far, and by value only beyond it.
     fn recent_prefix(&self, arr: &[Value]) -> Option<(usize, usize)> {
-        let same = |k: &String, v: &Value| self.messages.get(k).is_some_and(|m| super::json_eq::json_eq(m, v));
+        let same = |k: &Arc<str>, v: &Value| self.messages.get(&**k).is_some_and(|m| super::json_eq::json_eq(m, v));
         let mut best: Option<(usize, usize)> = None;
         for (r, rec) in self.recent.iter().enumerate().rev() {
             let n = match best {
@@ -275,7 +322,7 @@ impl MessageStore {
     /// recent, moved rather than copied (two copies of a whole history's
     /// keys per interned array before: every `assemble` interns its params
     /// and its result).
-    fn remember(&mut self, keys: Vec<String>, chains: Vec<[u8; 32]>) {
+    fn remember(&mut self, keys: Vec<Arc<str>>, chains: Vec<[u8; 32]>) {
         if self.recent.len() == RECENT {
             self.recent.pop_front();
         }
@@ -310,13 +357,78 @@ impl MessageStore {
             keys.push(k);
             hashes.push(h);
         }
-        let whole = key('l', &h);
-        for id in [Some(whole.clone()), self.prefixes.get(&h).map(|(id, _)| id.clone())].into_iter().flatten() {
-            if self.lists.get(&id).is_some_and(|n| n.base_len + n.items.len() == keys.len()) && self.list_items(&id, usize::MAX).into_iter().eq(keys.iter().map(String::as_str)) {
-                self.remember(keys, hashes);
-                return id;
+        self.store_list(keys, hashes)
+    }
+
+    /// Store a shared message array (the run's state dir written `$STATE`),
+    /// returning its list key: each message found by allocation when the
+    /// store has it, the longest recent array sharing its start reused by
+    /// key, so a history the store has seen costs a lookup per message.
+    pub fn intern_msgs(&mut self, ms: &[Msg], state: &str) -> String {
+        let entries: Vec<(Arc<str>, [u8; 32])> = ms.iter().map(|m| self.msg_key(m, state)).collect();
+        self.intern_entries(entries)
+    }
+
+    /// Store a result's messages: the request's own by allocation, those
+    /// the engine wrote as JSON (normalised like params).
+    pub fn intern_items(&mut self, items: &[crate::driver::delta::Item], state: &str) -> String {
+        use crate::driver::delta::Item;
+        let entries: Vec<(Arc<str>, [u8; 32])> = items
+            .iter()
+            .map(|i| match i {
+                Item::Sent(m) => self.msg_key(m, state),
+                Item::Raw(v) if !state.is_empty() && crate::runtime::mentions(v, state) => {
+                    let mut v = v.clone();
+                    crate::runtime::normalise(&mut v, state);
+                    self.intern_message(&v)
+                }
+                Item::Raw(v) => self.intern_message(v),
+            })
+            .collect();
+        self.intern_entries(entries)
+    }
+
+    fn intern_entries(&mut self, entries: Vec<(Arc<str>, [u8; 32])>) -> String {
+        self.rebuild_prefixes();
+        // The most recent array sharing the longest start by key.
+        let mut best: Option<(usize, usize)> = None;
+        for (r, rec) in self.recent.iter().enumerate().rev() {
+            let n = rec.keys.iter().zip(&entries).take_while(|(a, (b, _))| Arc::ptr_eq(a, b) || a[..] == b[..]).count();
+            if n > 0 && best.is_none_or(|(_, bn)| n > bn) {
+                best = Some((r, n));
             }
         }
+        let mut keys = Vec::with_capacity(entries.len());
+        let mut hashes = Vec::with_capacity(entries.len());
+        let mut h = [0u8; 32];
+        let reused = match best {
+            Some((r, n)) => {
+                let rec = &self.recent[r];
+                keys.extend_from_slice(&rec.keys[..n]);
+                hashes.extend_from_slice(&rec.chains[..n]);
+                h = rec.chains[n - 1];
+                n
+            }
+            None => 0,
+        };
+        for (k, d) in entries.into_iter().skip(reused) {
+            h = chain(&h, &d);
+            keys.push(k);
+            hashes.push(h);
+        }
+        self.store_list(keys, hashes)
+    }
+
+    /// Store an array given by its message keys and prefix digests: an
+    /// equal stored list is returned as is; else a new list sharing the
+    /// longest stored prefix.
+    fn store_list(&mut self, keys: Vec<Arc<str>>, hashes: Vec<[u8; 32]>) -> String {
+        let h = hashes.last().copied().unwrap_or([0u8; 32]);
+        if let Some(id) = self.wholes.get(&h).filter(|id| self.lists.get(*id).is_some_and(|n| n.base_len + n.items.len() == keys.len())).cloned() {
+            self.remember(keys, hashes);
+            return id;
+        }
+        let whole = key('l', &h);
         // Longest already-stored prefix.
         let shared = (0..keys.len()).rev().find_map(|i| self.prefixes.get(&hashes[i]).map(|(id, len)| (id.clone(), *len)));
         let (base, base_len) = match shared {
@@ -328,13 +440,14 @@ impl MessageStore {
             // Digest-prefix collision with a different array: use the full digest.
             id = format!("l-{}", h.iter().map(|b| format!("{b:02x}")).collect::<String>());
         }
-        let node = ListNode { base, base_len, items: keys[base_len..].to_vec() };
+        let node = ListNode { base, base_len, items: keys[base_len..].iter().map(|k| k.to_string()).collect() };
         self.lists.insert(id.clone(), node);
         self.index = OnceLock::new();
         for (i, hh) in hashes.iter().enumerate().skip(base_len) {
             self.prefixes.entry(*hh).or_insert((id.clone(), i + 1));
         }
         self.prefixes.entry(h).or_insert((id.clone(), keys.len()));
+        self.wholes.entry(h).or_insert(id.clone());
         self.remember(keys, hashes);
         id
     }
