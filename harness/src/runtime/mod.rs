@@ -14,6 +14,7 @@ pub mod command;
 pub mod compact;
 pub mod compact_2026_9;
 pub mod entry;
+pub mod history;
 pub mod hooks;
 pub mod inject;
 mod mentions;
@@ -195,6 +196,8 @@ pub struct Sim<'a> {
     /// The session's model override (`switch_model`: sessions.patch {model}),
     /// which becomes the requested model (runtimeSettings.model.requested).
     pub session_model: Option<String>,
+    /// The attempt history computed so far (`history`: once per message).
+    pub history_memo: Option<history::Memo>,
 }
 
 /// The transcript path of a session inside the run's state dir.
@@ -660,6 +663,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         hooks: hooks_of(&engine_rec),
         hook_system_prompt: None,
         session_model: None,
+        history_memo: None,
     };
     sim.new_session();
     let result = steps::run_script(&mut sim).await;

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 use super::callbacks::plan_compaction;
 use super::model::{ModelFailure, ModelRequest};
-use super::pipeline::{self, repair_pairing};
+use super::pipeline::repair_pairing;
 use super::profile::{OverflowRetry, PromptTexts};
 use clawspec_contract::markers;
 use super::transcript::{assistant_message, set_usage, text_block};
@@ -302,16 +302,19 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         // prepareEmbeddedAttemptSessionBoundary → resolveOrphanRepairPlan;
         // twin of orphan-trailing-user). Only a turn not yet in the store repairs it.
         let admitted_leaf = sim.profile.prompt_texts == PromptTexts::V2026_9_6 && admission.is_some();
-        let piped = pipeline::run_with_policy(sim.profile, &source, !continuation && !admitted_leaf, merge_users, append_only);
+        // The pipeline and the sanitiser, per message rather than per attempt
+        // (`runtime::history`: what an earlier attempt computed is kept).
+        let flags = super::history::Flags { hide_orphan_user: !continuation && !admitted_leaf, merge_users, append_only };
+        let prepared = super::history::prepare(&mut sim.history_memo, sim.profile, &sim.setup, &source, flags);
         // 2026.4.26 removes an orphaned trailing user at prompt time, after
         // assemble (selection-*.js: `mergeOrphanedTrailingUserPrompt`, then
         // `sessionManager.branch(parentId)` and `activeSession.agent.state.messages
         // = sessionContext.messages`): the engine assembles with it, the attempt
         // goes on with the session without it (twin of orphan-trailing-user).
-        let orphan_after_assemble = (sim.profile.id == "openclaw-2026.4.26" && piped.notes.iter().any(|(c, _)| *c == "orphan-user-hidden"))
+        let orphan_after_assemble = (sim.profile.id == "openclaw-2026.4.26" && prepared.piped.notes.iter().any(|(c, _)| *c == "orphan-user-hidden"))
             .then(|| source.iter().rev().find(|m| !m.is_runtime_context_carrier()).cloned())
             .flatten();
-        for (code, text) in piped.notes {
+        for (code, text) in prepared.piped.notes.iter().cloned() {
             sim.note(code, text);
         }
         // …merging its text into the effective prompt first unless the prompt
@@ -324,13 +327,13 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             let ctx = inp.next_turn_context.as_ref()?;
             (!text.is_empty() && !prompt_includes_queued(&prompt, text)).then(|| super::replay_2026_4::with_queued_user_message(ctx, text))
         });
-        let assemble_history = orphan_after_assemble.map(|o| super::replay::sanitize_shared(sim.profile, &sim.setup, piped.messages.iter().cloned().chain([o]).collect()));
+        let assemble_history = orphan_after_assemble.map(|o| prepared.sanitized_with(sim.profile, &sim.setup, o));
         // 2026.4.26 replaces the session's messages with the sanitized ones
         // only when some are left (selection-*.js `if (limited.length > 0)
         // activeSession.agent.state.messages = limited`): a session holding
         // only the reset notice assembles with it (twin of durable-overflow-retry).
-        let keep_unsanitized = sim.profile.pi_session_recovery.then(|| piped.messages.clone());
-        let history = match (super::replay::sanitize_shared(sim.profile, &sim.setup, piped.messages), keep_unsanitized) {
+        let keep_unsanitized = sim.profile.pi_session_recovery.then(|| prepared.piped.messages.clone());
+        let history = match (prepared.sanitized, keep_unsanitized) {
             (h, Some(raw)) if h.is_empty() => raw,
             (h, _) => h,
         };
