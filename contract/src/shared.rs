@@ -33,6 +33,8 @@ struct Inner {
     json: OnceLock<Box<RawValue>>,
     /// Token estimates, by [`Estimator`] (`Estimator as usize`).
     tokens: [OnceLock<u64>; 2],
+    /// The last [`Msg::json_contains`] answer and what it was asked.
+    contains: OnceLock<(Box<str>, bool)>,
 }
 
 impl Clone for Inner {
@@ -44,7 +46,7 @@ impl Clone for Inner {
 
 impl Inner {
     fn new(message: AgentMessage) -> Self {
-        Inner { message, json: OnceLock::new(), tokens: [OnceLock::new(), OnceLock::new()] }
+        Inner { message, json: OnceLock::new(), tokens: [OnceLock::new(), OnceLock::new()], contains: OnceLock::new() }
     }
 }
 
@@ -59,6 +61,7 @@ impl Msg {
         // Not shared, but derived data may be cached from before the change.
         inner.json = OnceLock::new();
         inner.tokens = [OnceLock::new(), OnceLock::new()];
+        inner.contains = OnceLock::new();
         &mut inner.message
     }
 
@@ -90,6 +93,21 @@ impl Msg {
     /// whether anyone else still does).
     pub fn holders(&self) -> usize {
         Arc::strong_count(&self.0)
+    }
+
+    /// Whether its JSON contains `needle`; the answer for the first needle
+    /// asked is kept (a run asks every message the same question — does it
+    /// name the run's state dir — once per call).
+    pub fn json_contains(&self, needle: &str) -> bool {
+        match self.0.contains.get() {
+            Some((n, yes)) if **n == *needle => *yes,
+            Some(_) => self.json().get().contains(needle),
+            None => {
+                let yes = self.json().get().contains(needle);
+                let _ = self.0.contains.set((needle.into(), yes));
+                yes
+            }
+        }
     }
 
     /// Its token estimate under `e`, computed once.
@@ -203,6 +221,20 @@ mod tests {
         assert!(b.json().get().contains("much longer"));
         assert_ne!(a, b);
         assert_eq!(a, user("hello there"), "equal by value when not the same allocation");
+    }
+
+    #[test]
+    fn json_contains_answers_for_any_needle_and_keeps_the_first() {
+        let m = user("see /tmp/state-1/a.png");
+        assert!(m.json_contains("/tmp/state-1"));
+        assert!(m.json_contains("/tmp/state-1"));
+        assert!(!m.json_contains("/tmp/state-2"));
+        assert!(m.json_contains("a.png"));
+        let mut m = m;
+        if let AgentMessage::User(u) = m.make_mut() {
+            u.content = crate::MessageContent::Text("nothing".into());
+        }
+        assert!(!m.json_contains("/tmp/state-1"), "a change forgets the answer");
     }
 
     #[test]

@@ -128,15 +128,19 @@ fn sent_prefix(slot: &[Sent], new: Outgoing<'_>, best: Option<(&[Sent], usize)>)
     (0..n).take_while(|&i| (i < known && best.get(i).is_some_and(|b| b.ptr_eq(&slot[i]))) || slot[i].same(new, i)).count()
 }
 
-/// `new` as slot messages: the first `keep` shared with `base`, the rest taken.
+/// `new` as slot messages. Shared messages are remembered as the runtime
+/// holds them now (the next call's history is found by pointer in them);
+/// JSON values share the first `keep` with `base` and copy the rest.
 fn remember(base: &[Sent], keep: usize, new: Outgoing<'_>) -> Vec<Sent> {
-    let mut out = Vec::with_capacity(new.len());
-    out.extend_from_slice(&base[..keep]);
     match new {
-        Outgoing::Msgs(m) => out.extend(m[keep..].iter().cloned().map(Sent::Msg)),
-        Outgoing::Values(v) => out.extend(v[keep..].iter().cloned().map(|v| Sent::Value(Arc::new(v)))),
+        Outgoing::Msgs(m) => m.iter().cloned().map(Sent::Msg).collect(),
+        Outgoing::Values(v) => {
+            let mut out = Vec::with_capacity(v.len());
+            out.extend_from_slice(&base[..keep]);
+            out.extend(v[keep..].iter().cloned().map(|v| Sent::Value(Arc::new(v))));
+            out
+        }
     }
-    out
 }
 
 impl Encoder {

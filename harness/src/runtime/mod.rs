@@ -17,7 +17,6 @@ pub mod entry;
 pub mod history;
 pub mod hooks;
 pub mod inject;
-mod mentions;
 pub mod model;
 pub mod pi_compaction;
 pub mod pi_session;

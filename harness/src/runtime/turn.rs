@@ -1313,10 +1313,10 @@ async fn model_loop(
 /// state roots: tests/message_delta.rs, the golden suite).
 fn host_weighted<'r>(sim: &Sim<'_>, request: &'r [Msg]) -> std::borrow::Cow<'r, [Msg]> {
     let state = sim.state_str();
-    // Asked of every model call with the whole history: the answer is
-    // streamed out of the serialiser instead of building the JSON text and a
-    // copy of the request (a long session would pay both per call).
-    if !super::mentions::serialises_with(request, state.as_bytes()) {
+    // Asked of every model call with the whole history: each message's
+    // answer is kept with it (`Msg::json_contains`), so a long session pays
+    // a lookup per message, not a scan of its text.
+    if !request.iter().any(|m| m.json_contains(&state)) {
         return std::borrow::Cow::Borrowed(request);
     }
     let json = serde_json::to_string(request).expect("messages serialise");
