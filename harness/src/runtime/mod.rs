@@ -483,7 +483,7 @@ impl<'a> Sim<'a> {
         let kept: Vec<_> = self.transcript.entries.drain(plan.first_kept..).collect();
         self.transcript.entries.clear();
         // Not modelled: where the host's own events land in a rewritten log.
-        self.transcript.markers.clear();
+        self.transcript.clear_markers();
         self.transcript.append(summary, ts);
         for e in kept {
             self.transcript.append(e.message, e.timestamp);

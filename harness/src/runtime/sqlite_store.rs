@@ -86,12 +86,26 @@ pub struct SqliteSession {
     conn: RefCell<Option<Connection>>,
 }
 
-/// What the last flush left in the database (entries written, entries then
+/// What the last flush left in the database (rows written, entries then
 /// abandoned): the next flush appends only what is new.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Flushed {
+    /// Rows (entries and host events) written.
     pub entries: usize,
     pub abandoned: usize,
+    /// Of those rows, how many were entries and how many host events, and
+    /// the latest timestamp among them: a flush that only appends reads
+    /// none of the rows before (a long session flushes several times a
+    /// turn; walking every row each time made it quadratic).
+    pub tail: Tail,
+}
+
+/// See [`Flushed::tail`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tail {
+    pub entries: usize,
+    pub markers: usize,
+    pub latest: u64,
 }
 
 /// Open (creating when new) an agent database in the release's schema.
@@ -193,31 +207,57 @@ impl SqliteSession {
         markers: &[Marker],
         from: Option<Flushed>,
     ) -> Result<Flushed, StoreError> {
-        let rows = interleave(entries, markers);
-        let now = rows
-            .iter()
-            .map(|r| r.timestamp())
-            .max()
-            .map_or(created_at, |t| t.max(created_at));
+        let total = entries.len() + markers.len();
         let abandoned = entries.iter().filter(|e| e.abandoned).count();
+        // Rows past the last flush, read alone when the log only grew since
+        // (entries and host events appended, each event after every entry
+        // before it); otherwise every row, as a rewrite needs.
+        let appended = from.filter(|f| {
+            let t = f.tail;
+            t.entries + t.markers == f.entries && t.entries <= entries.len() && t.markers <= markers.len() && markers[t.markers..].iter().all(|m| m.before >= t.entries)
+        });
+        let (offset, rows, tail) = match appended {
+            Some(f) => {
+                let rows = interleave_from(entries, markers, f.tail.entries, f.tail.markers);
+                (f.entries, rows, f.tail)
+            }
+            None => (0, interleave(entries, markers), Tail::default()),
+        };
+        let latest = rows.iter().map(|r| r.timestamp()).fold(tail.latest, u64::max);
+        let now = latest.max(created_at);
+        let done = Flushed { entries: total, abandoned, tail: Tail { entries: entries.len(), markers: markers.len(), latest } };
         self.with_conn(created_at, |c| {
             let tx = c.unchecked_transaction().map_err(|e| self.err(e))?;
-            let start = match from {
-                Some(f) if f.entries <= rows.len() && self.window_exists(&tx, session_id)? => f.entries,
+            let mut start = match from {
+                Some(f) if f.entries <= total && self.window_exists(&tx, session_id)? => f.entries,
                 _ => {
                     self.create_session(&tx, session_id, created_at)?;
                     0
                 }
             };
-            for (i, r) in rows.iter().enumerate().skip(start) {
+            let active_changed = from.is_none_or(|f| f.abandoned != abandoned) || start == 0;
+            // Anything but an append of rows read above reads every row.
+            let all;
+            let (rows, offset) = if start != offset || active_changed {
+                all = interleave(entries, markers);
+                start = start.min(all.len());
+                (&all[..], 0)
+            } else {
+                (&rows[..], offset)
+            };
+            for (i, r) in rows.iter().enumerate().skip(start - offset) {
+                let i = i + offset;
                 match r {
                     Row::Message(e) => insert_entry(&tx, session_id, i as i64 + 1, e),
                     Row::Marker(m) => insert_marker(&tx, session_id, i as i64 + 1, m),
                 }
                 .map_err(|e| self.err(e))?;
             }
-            let active_changed = from.is_none_or(|f| f.abandoned != abandoned) || start == 0;
-            self.index(&tx, session_id, &rows, if active_changed { 0 } else { start }, now).map_err(|e| self.err(e))?;
+            // The last row not abandoned: in the rows read, else (an append
+            // of abandoned rows only) among all of them.
+            let last_kept = |rows: &[Row<'_>]| rows.iter().rev().find(|r| !r.abandoned()).map(|r| r.id().to_string());
+            let leaf = last_kept(rows).or_else(|| if offset > 0 { last_kept(&interleave(entries, markers)) } else { None });
+            self.index(&tx, session_id, rows, offset, if active_changed { 0 } else { start }, total, leaf, now).map_err(|e| self.err(e))?;
             tx.execute(
                 "INSERT INTO transcript_rewrite_watermarks (session_id, generation, updated_at) VALUES (?1, ?2, ?3)
                  ON CONFLICT(session_id) DO UPDATE SET generation = excluded.generation, updated_at = excluded.updated_at",
@@ -230,7 +270,7 @@ impl SqliteSession {
             )
             .map_err(|e| self.err(e))?;
             tx.commit().map_err(|e| self.err(e))?;
-            Ok(Flushed { entries: rows.len(), abandoned })
+            Ok(done)
         })
     }
 
@@ -297,13 +337,19 @@ impl SqliteSession {
         Ok(())
     }
 
-    /// The visible branch (entries not abandoned), from entry `start` on.
+    /// The visible branch (entries not abandoned), from row `start` on;
+    /// `entries` holds the rows from row `offset` on, `total` rows in all,
+    /// `leaf` the last one not abandoned.
+    #[allow(clippy::too_many_arguments)]
     fn index(
         &self,
         c: &Connection,
         session_id: &str,
         entries: &[Row<'_>],
+        offset: usize,
         start: usize,
+        total: usize,
+        leaf: Option<String>,
         now: u64,
     ) -> rusqlite::Result<()> {
         let (mut position, mut messages) = if start == 0 {
@@ -322,7 +368,8 @@ impl SqliteSession {
         for (i, r) in entries
             .iter()
             .enumerate()
-            .skip(start)
+            .map(|(i, r)| (i + offset, r))
+            .skip(start - offset)
             .filter(|(_, r)| !r.abandoned())
         {
             // Host events hold an active position but no message position
@@ -340,17 +387,12 @@ impl SqliteSession {
                 messages += 1;
             }
         }
-        let leaf = entries
-            .iter()
-            .rev()
-            .find(|r| !r.abandoned())
-            .map(|r| r.id().to_string());
         c.execute(
             "INSERT INTO session_transcript_index_state (session_id, indexed_seq, leaf_event_id, needs_rebuild, active_event_count, active_message_count, updated_at)
              VALUES (?1, ?2, ?3, 0, ?4, ?5, ?6)
              ON CONFLICT(session_id) DO UPDATE SET indexed_seq = excluded.indexed_seq, leaf_event_id = excluded.leaf_event_id,
                active_event_count = excluded.active_event_count, active_message_count = excluded.active_message_count, updated_at = excluded.updated_at",
-            params![session_id, entries.len() as i64, leaf, position, messages, now as i64],
+            params![session_id, total as i64, leaf, position, messages, now as i64],
         )?;
         Ok(())
     }
@@ -381,9 +423,15 @@ impl Row<'_> {
 }
 
 fn interleave<'a>(entries: &'a [Entry], markers: &'a [Marker]) -> Vec<Row<'a>> {
-    let mut rows = Vec::with_capacity(entries.len() + markers.len());
-    let mut ms = markers.iter().peekable();
-    for (i, e) in entries.iter().enumerate() {
+    interleave_from(entries, markers, 0, 0)
+}
+
+/// The rows of [`interleave`] after its first `e0` entries and `m0` host
+/// events (those rows being exactly these).
+fn interleave_from<'a>(entries: &'a [Entry], markers: &'a [Marker], e0: usize, m0: usize) -> Vec<Row<'a>> {
+    let mut rows = Vec::with_capacity(entries.len() - e0 + markers.len() - m0);
+    let mut ms = markers[m0..].iter().peekable();
+    for (i, e) in entries.iter().enumerate().skip(e0) {
         while let Some(m) = ms.next_if(|m| m.before <= i) {
             rows.push(Row::Marker(m));
         }
@@ -392,6 +440,7 @@ fn interleave<'a>(entries: &'a [Entry], markers: &'a [Marker]) -> Vec<Row<'a>> {
     rows.extend(ms.map(Row::Marker));
     rows
 }
+
 
 fn insert_marker(c: &Connection, session_id: &str, seq: i64, m: &Marker) -> rusqlite::Result<()> {
     let mut event = m.event.clone();
@@ -704,7 +753,8 @@ mod tests {
             f,
             Flushed {
                 entries: 3,
-                abandoned: 0
+                abandoned: 0,
+                tail: Tail { entries: 3, markers: 0, latest: f.tail.latest }
             }
         );
         let texts = |ms: Vec<Value>| {

@@ -41,6 +41,20 @@ pub struct Marker {
     pub event: Value,
 }
 
+/// What is asked of the host events on every call (the last `reset`, the
+/// last event of a kind), kept as they are appended: they are many in a
+/// long session, and scanning them per call made it quadratic. Markers are
+/// only ever appended or all cleared ([`Transcript::clear_markers`]).
+#[derive(Debug, Default)]
+struct MarkerIndex {
+    /// Markers indexed so far.
+    seen: usize,
+    /// `before` of the last `reset`.
+    reset_before: Option<usize>,
+    /// The last marker of each (`type`, `customType`).
+    last: std::collections::HashMap<(String, Option<String>), usize>,
+}
+
 #[derive(Debug)]
 pub struct Transcript {
     pub session_id: String,
@@ -59,6 +73,8 @@ pub struct Transcript {
     /// appends only write the new lines, so a long session costs linear, not
     /// quadratic, I/O. `None` forces a full rewrite (history was rewritten).
     flushed: std::cell::Cell<Option<(usize, u64)>>,
+    /// Lookups over `markers` (see [`MarkerIndex`]).
+    marker_index: std::cell::RefCell<MarkerIndex>,
     /// Where the session lives: `path` as JSONL, or this SQLite session.
     sqlite: Option<SqliteSession>,
     sqlite_flushed: std::cell::Cell<Option<Flushed>>,
@@ -75,6 +91,7 @@ impl Transcript {
             compacted_at: None,
             generation: 1,
             flushed: std::cell::Cell::new(None),
+            marker_index: Default::default(),
             sqlite: None,
             sqlite_flushed: std::cell::Cell::new(None),
         }
@@ -154,7 +171,38 @@ impl Transcript {
 
     /// Whether a host event of this `type` (and `customType`, for `custom`) was written.
     pub fn has_marker(&self, kind: &str, custom_type: Option<&str>) -> bool {
-        self.markers.iter().any(|m| m.event["type"] == kind && custom_type.is_none_or(|c| m.event["customType"] == c))
+        self.markers_indexed().last.keys().any(|(t, c)| t == kind && custom_type.is_none_or(|want| c.as_deref() == Some(want)))
+    }
+
+    /// The last host event with this `customType`.
+    pub fn last_marker(&self, custom_type: &str) -> Option<&Marker> {
+        let at = self.markers_indexed().last.iter().filter(|((_, c), _)| c.as_deref() == Some(custom_type)).map(|(_, &i)| i).max();
+        at.map(|i| &self.markers[i])
+    }
+
+    /// Drop every host event (a rewritten log).
+    pub fn clear_markers(&mut self) {
+        self.markers.clear();
+        *self.marker_index.borrow_mut() = MarkerIndex::default();
+    }
+
+    /// The index, brought up to date with the markers appended since.
+    fn markers_indexed(&self) -> std::cell::Ref<'_, MarkerIndex> {
+        {
+            let mut ix = self.marker_index.borrow_mut();
+            if ix.seen > self.markers.len() {
+                *ix = MarkerIndex::default();
+            }
+            for (i, m) in self.markers.iter().enumerate().skip(ix.seen) {
+                let kind = m.event["type"].as_str().unwrap_or_default().to_string();
+                if kind == "reset" {
+                    ix.reset_before = Some(m.before);
+                }
+                ix.last.insert((kind, m.event["customType"].as_str().map(str::to_string)), i);
+            }
+            ix.seen = self.markers.len();
+        }
+        self.marker_index.borrow()
     }
 
     /// The raw sequence number of `entries[i]` (1-based; the header is 0),
@@ -166,7 +214,7 @@ impl Transcript {
     /// The entry index the model's history starts at: after the last `reset`
     /// boundary (2026.9.6 bare `/new` / `/reset`, `runtime::command`), else 0.
     pub fn context_start(&self) -> usize {
-        self.markers.iter().rev().find(|m| m.event["type"] == "reset").map_or(0, |m| m.before)
+        self.markers_indexed().reset_before.unwrap_or(0)
     }
 
     /// The active branch, owned copies (for code that changes them).

@@ -1641,7 +1641,7 @@ pub(super) fn host_events_before_model(sim: &mut Sim<'_>) {
         sim.transcript.append_marker(json!({"type": "thinking_level_change", "thinkingLevel": "off"}), ts);
     }
     let (provider, api, model) = (sim.setup.provider.clone(), sim.setup.api.clone(), sim.setup.model.clone());
-    let last = sim.transcript.markers.iter().rev().find(|m| m.event["customType"] == "model-snapshot");
+    let last = sim.transcript.last_marker("model-snapshot");
     if last.is_none_or(|m| m.event["data"]["provider"] != provider.as_str() || m.event["data"]["modelId"] != model.as_str()) {
         sim.transcript.append_marker(json!({"type": "custom", "customType": "model-snapshot", "data": {"timestamp": ts, "provider": provider, "modelApi": api, "modelId": model}}), ts);
     }
@@ -1662,7 +1662,7 @@ pub(super) fn host_event_before_stream(sim: &mut Sim<'_>, request: &[Msg]) {
     if !sim.transcript.is_sqlite() {
         return;
     }
-    let last = sim.transcript.markers.iter().rev().find(|m| m.event["customType"] == "openclaw.cache-ttl").map(|m| m.event["data"]["frozenToolResults"].clone());
+    let last = sim.transcript.last_marker("openclaw.cache-ttl").map(|m| m.event["data"]["frozenToolResults"].clone());
     let keys: Vec<Value> = request
         .iter()
         .filter_map(|m| match &**m {

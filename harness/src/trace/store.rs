@@ -99,9 +99,19 @@ const RECENT: usize = 6;
 
 #[derive(Clone, Debug, Default)]
 struct Recent {
+    /// The array's shared messages (`None` where it held JSON): a new array
+    /// starting with the same allocations reuses keys and digests without a
+    /// lookup per message.
+    msgs: Vec<Option<Msg>>,
     keys: Vec<Arc<str>>,
     /// `chains[i]`: the digest of the first `i + 1` messages.
     chains: Vec<[u8; 32]>,
+}
+
+/// A message to intern: shared (found by allocation) or JSON.
+enum Elem<'a> {
+    Shared(&'a Msg),
+    Json(&'a Value),
 }
 
 /// One message of a resolved array: shared when it came from the store.
@@ -322,11 +332,11 @@ impl MessageStore {
     /// recent, moved rather than copied (two copies of a whole history's
     /// keys per interned array before: every `assemble` interns its params
     /// and its result).
-    fn remember(&mut self, keys: Vec<Arc<str>>, chains: Vec<[u8; 32]>) {
+    fn remember(&mut self, msgs: Vec<Option<Msg>>, keys: Vec<Arc<str>>, chains: Vec<[u8; 32]>) {
         if self.recent.len() == RECENT {
             self.recent.pop_front();
         }
-        self.recent.push_back(Recent { keys, chains });
+        self.recent.push_back(Recent { msgs, keys, chains });
     }
 
     /// Store a message array, returning its list key.
@@ -357,7 +367,7 @@ impl MessageStore {
             keys.push(k);
             hashes.push(h);
         }
-        self.store_list(keys, hashes)
+        self.store_list(vec![None; keys.len()], keys, hashes)
     }
 
     /// Store a shared message array (the run's state dir written `$STATE`),
@@ -365,67 +375,72 @@ impl MessageStore {
     /// store has it, the longest recent array sharing its start reused by
     /// key, so a history the store has seen costs a lookup per message.
     pub fn intern_msgs(&mut self, ms: &[Msg], state: &str) -> String {
-        let entries: Vec<(Arc<str>, [u8; 32])> = ms.iter().map(|m| self.msg_key(m, state)).collect();
-        self.intern_entries(entries)
+        let elems: Vec<Elem<'_>> = ms.iter().map(Elem::Shared).collect();
+        self.intern_elems(&elems, state)
     }
 
     /// Store a result's messages: the request's own by allocation, those
     /// the engine wrote as JSON (normalised like params).
     pub fn intern_items(&mut self, items: &[crate::driver::delta::Item], state: &str) -> String {
         use crate::driver::delta::Item;
-        let entries: Vec<(Arc<str>, [u8; 32])> = items
+        let elems: Vec<Elem<'_>> = items
             .iter()
             .map(|i| match i {
-                Item::Sent(m) => self.msg_key(m, state),
-                Item::Raw(v) if !state.is_empty() && crate::runtime::mentions(v, state) => {
-                    let mut v = v.clone();
-                    crate::runtime::normalise(&mut v, state);
-                    self.intern_message(&v)
-                }
-                Item::Raw(v) => self.intern_message(v),
+                Item::Sent(m) => Elem::Shared(m),
+                Item::Raw(v) => Elem::Json(v),
             })
             .collect();
-        self.intern_entries(entries)
+        self.intern_elems(&elems, state)
     }
 
-    fn intern_entries(&mut self, entries: Vec<(Arc<str>, [u8; 32])>) -> String {
+    fn intern_elems(&mut self, elems: &[Elem<'_>], state: &str) -> String {
         self.rebuild_prefixes();
-        // The most recent array sharing the longest start by key.
+        // The most recent array starting with the longest run of the same
+        // allocations: its keys and digests are these messages'.
         let mut best: Option<(usize, usize)> = None;
         for (r, rec) in self.recent.iter().enumerate().rev() {
-            let n = rec.keys.iter().zip(&entries).take_while(|(a, (b, _))| Arc::ptr_eq(a, b) || a[..] == b[..]).count();
+            let n = rec.msgs.iter().zip(elems).take_while(|(a, b)| matches!((a, b), (Some(a), Elem::Shared(b)) if Msg::ptr_eq(a, b))).count();
             if n > 0 && best.is_none_or(|(_, bn)| n > bn) {
                 best = Some((r, n));
             }
         }
-        let mut keys = Vec::with_capacity(entries.len());
-        let mut hashes = Vec::with_capacity(entries.len());
+        let (mut msgs, mut keys, mut hashes) = (Vec::with_capacity(elems.len()), Vec::with_capacity(elems.len()), Vec::with_capacity(elems.len()));
         let mut h = [0u8; 32];
-        let reused = match best {
-            Some((r, n)) => {
-                let rec = &self.recent[r];
-                keys.extend_from_slice(&rec.keys[..n]);
-                hashes.extend_from_slice(&rec.chains[..n]);
-                h = rec.chains[n - 1];
-                n
-            }
-            None => 0,
-        };
-        for (k, d) in entries.into_iter().skip(reused) {
+        if let Some((r, n)) = best {
+            let rec = &self.recent[r];
+            msgs.extend_from_slice(&rec.msgs[..n]);
+            keys.extend_from_slice(&rec.keys[..n]);
+            hashes.extend_from_slice(&rec.chains[..n]);
+            h = rec.chains[n - 1];
+        }
+        for e in &elems[msgs.len()..] {
+            let (k, d) = match e {
+                Elem::Shared(m) => self.msg_key(m, state),
+                Elem::Json(v) if !state.is_empty() && crate::runtime::mentions(v, state) => {
+                    let mut v = (*v).clone();
+                    crate::runtime::normalise(&mut v, state);
+                    self.intern_message(&v)
+                }
+                Elem::Json(v) => self.intern_message(v),
+            };
+            msgs.push(match e {
+                Elem::Shared(m) => Some((*m).clone()),
+                Elem::Json(_) => None,
+            });
             h = chain(&h, &d);
             keys.push(k);
             hashes.push(h);
         }
-        self.store_list(keys, hashes)
+        self.store_list(msgs, keys, hashes)
     }
 
     /// Store an array given by its message keys and prefix digests: an
     /// equal stored list is returned as is; else a new list sharing the
     /// longest stored prefix.
-    fn store_list(&mut self, keys: Vec<Arc<str>>, hashes: Vec<[u8; 32]>) -> String {
+    fn store_list(&mut self, msgs: Vec<Option<Msg>>, keys: Vec<Arc<str>>, hashes: Vec<[u8; 32]>) -> String {
         let h = hashes.last().copied().unwrap_or([0u8; 32]);
         if let Some(id) = self.wholes.get(&h).filter(|id| self.lists.get(*id).is_some_and(|n| n.base_len + n.items.len() == keys.len())).cloned() {
-            self.remember(keys, hashes);
+            self.remember(msgs, keys, hashes);
             return id;
         }
         let whole = key('l', &h);
@@ -448,7 +463,7 @@ impl MessageStore {
         }
         self.prefixes.entry(h).or_insert((id.clone(), keys.len()));
         self.wholes.entry(h).or_insert(id.clone());
-        self.remember(keys, hashes);
+        self.remember(msgs, keys, hashes);
         id
     }
 
