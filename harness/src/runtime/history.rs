@@ -23,6 +23,7 @@ use clawspec_contract::markers;
 use clawspec_contract::*;
 
 use super::pipeline::{self, PipelineOut};
+
 use super::profile::Profile;
 use super::replay;
 use crate::scenario::model::Setup;
@@ -35,7 +36,9 @@ pub struct Memo {
     key: String,
     /// The prefix of the session, by allocation.
     source: Vec<Msg>,
-    piped: Vec<Msg>,
+    /// Shared with the attempts that read it (most never do: only
+    /// 2026.4.26 reads the pipeline's output besides the sanitised one).
+    piped: std::sync::Arc<Vec<Msg>>,
     sanitized: Vec<Msg>,
     /// The pipeline repaired tool pairing inside the prefix.
     pairing_repaired: bool,
@@ -102,13 +105,15 @@ impl Facts {
 /// One attempt's history.
 #[derive(Debug)]
 pub struct Prepared {
-    /// The pipeline's output (with its notes).
-    pub piped: PipelineOut<Msg>,
-    /// `piped.messages` after the replay sanitiser.
+    /// The pipeline's notes.
+    pub notes: Vec<(&'static str, String)>,
+    /// The pipeline's output: the memo's prefix, then the rest.
+    piped_prefix: std::sync::Arc<Vec<Msg>>,
+    piped_rest: Vec<Msg>,
+    /// The pipeline's output after the replay sanitiser.
     pub sanitized: Vec<Msg>,
-    /// How many leading messages of `piped.messages` and of `sanitized` are
-    /// the memo's prefix.
-    prefix: (usize, usize),
+    /// How many leading messages of `sanitized` are the memo's prefix.
+    sanitized_prefix: usize,
 }
 
 /// The flags of one attempt's pipeline run.
@@ -148,53 +153,53 @@ pub fn prepare(memo: &mut Option<Memo>, profile: &Profile, setup: &Setup, source
         let segment = Facts::of(&source[start..c]);
         Facts::kept_by(&[&m.facts, &segment], &source[c..]).then_some((c, segment))
     });
-    let mut piped = PipelineOut { messages: m.piped.clone(), notes: Vec::new() };
-    let mut sanitized = m.sanitized.clone();
     let mut pairing = m.pairing_repaired;
     let mut from = start;
     if let Some((c, segment)) = cut {
         let (p, s) = run(profile, setup, &source[start..c], false, f);
         pairing |= p.notes.iter().any(|(code, _)| *code == PAIRING);
         m.source.extend_from_slice(&source[start..c]);
-        m.piped.extend_from_slice(&p.messages);
-        m.sanitized.extend_from_slice(&s);
+        std::sync::Arc::make_mut(&mut m.piped).extend(p.messages);
+        m.sanitized.extend(s);
         m.pairing_repaired = pairing;
         m.facts.ids.extend(segment.ids);
         m.facts.compaction_ts = [m.facts.compaction_ts, segment.compaction_ts].into_iter().flatten().reduce(f64::max);
-        piped.messages.extend(p.messages);
-        sanitized.extend(s);
         from = c;
     }
-    let prefix = (piped.messages.len(), sanitized.len());
     let (rest, rest_sanitized) = run(profile, setup, &source[from..], f.hide_orphan_user, f);
-    piped.messages.extend(rest.messages);
+    let mut sanitized = Vec::with_capacity(m.sanitized.len() + rest_sanitized.len());
+    sanitized.extend_from_slice(&m.sanitized);
     sanitized.extend(rest_sanitized);
-    piped.notes = rest.notes;
-    if pairing && !piped.notes.iter().any(|(code, _)| *code == PAIRING) {
-        piped.notes.push((PAIRING, "tool-use/result pairing repaired in history".into()));
+    let mut notes = rest.notes;
+    if pairing && !notes.iter().any(|(code, _)| *code == PAIRING) {
+        notes.push((PAIRING, "tool-use/result pairing repaired in history".into()));
     }
-    let out = Prepared { piped, sanitized, prefix };
+    let out = Prepared { notes, piped_prefix: m.piped.clone(), piped_rest: rest.messages, sanitized, sanitized_prefix: m.sanitized.len() };
     #[cfg(debug_assertions)]
     {
         let (whole, whole_sanitized) = run(profile, setup, source, f.hide_orphan_user, f);
-        assert_eq!(out.piped.messages, whole.messages, "history memo: the pipeline's output differs from the whole computation");
-        assert_eq!(out.piped.notes, whole.notes, "history memo: the pipeline's notes differ from the whole computation");
+        assert_eq!(out.piped(), whole.messages, "history memo: the pipeline's output differs from the whole computation");
+        assert_eq!(out.notes, whole.notes, "history memo: the pipeline's notes differ from the whole computation");
         assert_eq!(out.sanitized, whole_sanitized, "history memo: the sanitised history differs from the whole computation");
     }
     out
 }
 
 impl Prepared {
+    /// The pipeline's output (a copy).
+    pub fn piped(&self) -> Vec<Msg> {
+        self.piped_prefix.iter().chain(&self.piped_rest).cloned().collect()
+    }
+
     /// The sanitiser over the pipeline's output with `extra` appended
     /// (2026.4.26's orphaned user, assembled with the history).
     pub fn sanitized_with(&self, profile: &Profile, setup: &Setup, extra: Msg) -> Vec<Msg> {
-        let (piped_prefix, sanitized_prefix) = self.prefix;
-        let tail: Vec<Msg> = self.piped.messages[piped_prefix..].iter().cloned().chain([extra.clone()]).collect();
-        let mut out = self.sanitized[..sanitized_prefix].to_vec();
+        let tail: Vec<Msg> = self.piped_rest.iter().cloned().chain([extra.clone()]).collect();
+        let mut out = self.sanitized[..self.sanitized_prefix].to_vec();
         out.extend(replay::sanitize_shared(profile, setup, tail));
         #[cfg(debug_assertions)]
         {
-            let whole = replay::sanitize_shared(profile, setup, self.piped.messages.iter().cloned().chain([extra]).collect());
+            let whole = replay::sanitize_shared(profile, setup, self.piped().into_iter().chain([extra]).collect());
             assert_eq!(out, whole, "history memo: the sanitised history with the orphan differs from the whole computation");
         }
         out

@@ -272,6 +272,16 @@ fn is_ack(p: &Profile, m: &AgentMessage) -> bool {
 /// Tool-use/result pairing repair: orphan results dropped, missing results
 /// get the synthetic error result right after their assistant turn.
 pub fn repair_pairing<M: std::borrow::Borrow<AgentMessage> + From<AgentMessage>>(ms: Vec<M>) -> (Vec<M>, bool) {
+    // Nothing to pair: the array as it is (an assembled history is checked
+    // on every attempt; most hold no tool turn at all).
+    let tool_turn = |m: &M| match m.borrow() {
+        AgentMessage::ToolResult(_) => true,
+        AgentMessage::Assistant(a) => a.content.iter().any(|b| matches!(b, ContentBlock::ToolCall(_))),
+        _ => false,
+    };
+    if !ms.iter().any(tool_turn) {
+        return (ms, false);
+    }
     let mut out: Vec<M> = Vec::with_capacity(ms.len());
     let mut changed = false;
     let mut open: Vec<(String, String)> = Vec::new();

@@ -311,10 +311,10 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         // `sessionManager.branch(parentId)` and `activeSession.agent.state.messages
         // = sessionContext.messages`): the engine assembles with it, the attempt
         // goes on with the session without it (twin of orphan-trailing-user).
-        let orphan_after_assemble = (sim.profile.id == "openclaw-2026.4.26" && prepared.piped.notes.iter().any(|(c, _)| *c == "orphan-user-hidden"))
+        let orphan_after_assemble = (sim.profile.id == "openclaw-2026.4.26" && prepared.notes.iter().any(|(c, _)| *c == "orphan-user-hidden"))
             .then(|| source.iter().rev().find(|m| !m.is_runtime_context_carrier()).cloned())
             .flatten();
-        for (code, text) in prepared.piped.notes.iter().cloned() {
+        for (code, text) in prepared.notes.iter().cloned() {
             sim.note(code, text);
         }
         // …merging its text into the effective prompt first unless the prompt
@@ -332,11 +332,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
         // only when some are left (selection-*.js `if (limited.length > 0)
         // activeSession.agent.state.messages = limited`): a session holding
         // only the reset notice assembles with it (twin of durable-overflow-retry).
-        let keep_unsanitized = sim.profile.pi_session_recovery.then(|| prepared.piped.messages.clone());
-        let history = match (prepared.sanitized, keep_unsanitized) {
-            (h, Some(raw)) if h.is_empty() => raw,
-            (h, _) => h,
-        };
+        let history = if sim.profile.pi_session_recovery && prepared.sanitized.is_empty() { prepared.piped() } else { prepared.sanitized };
         // 3. assemble
         let pending: Vec<Msg> = match (mode, continuation) {
             (Mode::Durable, false) => vec![inp.message.clone().into()],
