@@ -177,6 +177,25 @@ impl<'de> Deserialize<'de> for Msg {
     }
 }
 
+/// A message a pass reads and, only where it has to, changes: owned (changed
+/// in place) or shared (copied first, [`Msg::make_mut`]) — so a pass over a
+/// shared history copies the messages it changes, not the history.
+pub trait MessageMut: Borrow<AgentMessage> {
+    fn make_mut(&mut self) -> &mut AgentMessage;
+}
+
+impl MessageMut for AgentMessage {
+    fn make_mut(&mut self) -> &mut AgentMessage {
+        self
+    }
+}
+
+impl MessageMut for Msg {
+    fn make_mut(&mut self) -> &mut AgentMessage {
+        Msg::make_mut(self)
+    }
+}
+
 /// Messages as the shared kind, for code that holds owned ones.
 pub fn share(ms: impl IntoIterator<Item = AgentMessage>) -> Vec<Msg> {
     ms.into_iter().map(Msg::new).collect()

@@ -233,9 +233,11 @@ pub fn cut_at(source: &[Msg], c: usize) -> bool {
     source[..c - 1].iter().rev().find(|m| matches!(***m, AgentMessage::User(_))).is_some_and(plain_user)
 }
 
+/// Text no pass treats specially: not blank, no heartbeat prompt or ack
+/// (any mention of a heartbeat is taken for one), no silent reply.
 fn plain_text(t: &str) -> bool {
     let t = t.trim();
-    !t.is_empty() && !t.starts_with('[') && !t.to_ascii_lowercase().contains("heartbeat") && !t.contains(markers::NO_REPLY) && !t.contains(markers::HEARTBEAT_OK)
+    !t.is_empty() && !t.to_ascii_lowercase().contains("heartbeat") && !t.contains(markers::NO_REPLY) && !t.contains(markers::HEARTBEAT_OK)
 }
 
 fn plain_user(m: &Msg) -> bool {

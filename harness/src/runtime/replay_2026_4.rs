@@ -123,18 +123,20 @@ fn validate_replay_turns(policy: &Policy, ms: Vec<AgentMessage>) -> Vec<AgentMes
 /// `delivery-mirror`, `gateway-injected`) go; an assistant with no content
 /// that errored, or stopped with zero usage, is kept with
 /// [`STREAM_ERROR_FALLBACK_TEXT`] (2026.9.6 drops it instead).
-pub(super) fn normalize_assistant_replay_content(ms: Vec<AgentMessage>) -> Vec<AgentMessage> {
+pub(super) fn normalize_assistant_replay_content<M: clawspec_contract::shared::MessageMut>(ms: Vec<M>) -> Vec<M> {
     use clawspec_contract::MessageContent;
     let blank = |b: &ContentBlock| matches!(b, ContentBlock::Text(t) if t.text.trim().is_empty());
+    // Read first, changed only where needed (a shared message is copied
+    // only then: this runs over the whole session every attempt).
     ms.into_iter()
         .filter_map(|mut m| {
-            match &mut m {
-                AgentMessage::User(u) => match &mut u.content {
+            match m.borrow() {
+                AgentMessage::User(u) => match &u.content {
                     MessageContent::Text(t) if t.trim().is_empty() => return None,
-                    MessageContent::Blocks(b) => {
-                        b.retain(|x| !blank(x));
-                        if b.is_empty() {
-                            return None;
+                    MessageContent::Blocks(b) if b.iter().all(blank) => return None,
+                    MessageContent::Blocks(b) if b.iter().any(blank) => {
+                        if let AgentMessage::User(clawspec_contract::UserMessage { content: MessageContent::Blocks(b), .. }) = m.make_mut() {
+                            b.retain(|x| !blank(x));
                         }
                     }
                     _ => {}
@@ -144,7 +146,9 @@ pub(super) fn normalize_assistant_replay_content(ms: Vec<AgentMessage>) -> Vec<A
                         return None;
                     }
                     if a.content.is_empty() && (a.stop_reason.as_deref() == Some("error") || (a.stop_reason.as_deref() == Some("stop") && zero_token_usage(a))) {
-                        a.content.push(ContentBlock::Text(clawspec_contract::TextBlock { text: STREAM_ERROR_FALLBACK_TEXT.into(), text_signature: None, extra: Default::default() }));
+                        if let AgentMessage::Assistant(a) = m.make_mut() {
+                            a.content.push(ContentBlock::Text(clawspec_contract::TextBlock { text: STREAM_ERROR_FALLBACK_TEXT.into(), text_signature: None, extra: Default::default() }));
+                        }
                     }
                 }
                 _ => {}

@@ -401,7 +401,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
                 // taken (twin of durable-overflow-retry: the reset notice is
                 // assembled, then neither sent nor ingested).
                 if sim.profile.pi_session_recovery {
-                    session = shared::share(super::replay_2026_4::normalize_assistant_replay_content(shared::unshare(std::mem::take(&mut session))));
+                    session = super::replay_2026_4::normalize_assistant_replay_content(std::mem::take(&mut session));
                 }
                 if mode != Mode::Durable {
                     persist_carriers(sim, inp, &mut carriers_persisted);
