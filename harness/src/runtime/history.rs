@@ -258,3 +258,86 @@ fn plain_reply(m: &Msg) -> bool {
         && a.timestamp.is_some()
         && a.provider.as_deref() != Some("openclaw")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    /// A message from a small alphabet of what sessions hold: plain turns,
+    /// heartbeats and their acks, silent replies, tool calls (ids from a
+    /// small set, so repeats happen) and results, thinking, a compaction
+    /// summary, blank and inter-session users, runtime-context carriers.
+    fn message(kind: u8, n: u64) -> Msg {
+        let ts = 1_000 + n;
+        let id = format!("call_{}", n % 3);
+        let v = match kind % 19 {
+            0 | 1 => json!({"role": "user", "content": format!("question {n}"), "timestamp": ts}),
+            2 | 3 => json!({"role": "assistant", "content": [{"type": "text", "text": format!("answer {n}")}], "stopReason": "stop", "timestamp": ts, "provider": "anthropic"}),
+            4 => json!({"role": "user", "content": markers::HEARTBEAT_PROMPT, "timestamp": ts}),
+            5 => json!({"role": "assistant", "content": [{"type": "text", "text": if n % 2 == 0 { markers::HEARTBEAT_OK } else { markers::NO_REPLY }}], "stopReason": "stop", "timestamp": ts}),
+            6 => json!({"role": "assistant", "content": [{"type": "toolCall", "id": id, "name": "read", "arguments": {}}], "stopReason": "toolUse", "timestamp": ts}),
+            7 => json!({"role": "toolResult", "toolCallId": id, "toolName": "read", "content": [{"type": "text", "text": "ok"}], "isError": false, "timestamp": ts}),
+            8 => json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "hmm", "thinkingSignature": "sig"}, {"type": "text", "text": "x"}], "stopReason": "stop", "timestamp": ts}),
+            9 => json!({"role": "compactionSummary", "summary": "so far", "tokensBefore": 10, "timestamp": ts}),
+            10 => json!({"role": "user", "content": "  ", "timestamp": ts}),
+            11 => json!({"role": "user", "content": "from another session", "provenance": {"kind": "inter_session", "sourceSessionKey": "agent:main:other"}, "timestamp": ts}),
+            12 => json!({"role": "custom", "customType": RUNTIME_CONTEXT_CUSTOM_TYPE, "content": "ctx", "display": false, "timestamp": ts}),
+            14 => json!({"role": "assistant", "content": [], "stopReason": "error", "errorMessage": "boom", "timestamp": ts}),
+            15 => json!({"role": "assistant", "content": [{"type": "text", "text": "✅ New session started."}], "stopReason": "stop", "provider": "openclaw", "model": "gateway-injected", "timestamp": ts}),
+            16 => json!({"role": "user", "content": [{"type": "text", "text": "see"}, {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}], "timestamp": ts}),
+            17 => json!({"role": "toolResult", "toolCallId": format!(" {id} "), "toolName": "", "content": [{"type": "text", "text": ""}], "isError": true, "timestamp": ts}),
+            _ => json!({"role": "assistant", "content": [{"type": "text", "text": format!("answer {}", n / 2)}], "stopReason": "stop", "timestamp": ts, "usage": {"input": 0, "output": 0, "totalTokens": 0}}),
+        };
+        Msg::new(serde_json::from_value(v).expect("an AgentMessage"))
+    }
+
+    fn setups() -> Vec<Setup> {
+        [("anthropic", "anthropic-messages"), ("openai", "openai-completions"), ("google", "google-generative-ai"), ("openai", "openai-responses"), ("mistral", "openai-completions")]
+            .into_iter()
+            .map(|(provider, api)| Setup { provider: provider.into(), api: api.into(), tools: vec!["read".into()], ..Setup::default() })
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// A session grown a few messages at a time, an attempt after each
+        /// growth: every attempt's history through the memo is the whole
+        /// computation's (the debug assertion in `prepare` compares the
+        /// two; this drives it over histories the scenario library lacks).
+        #[test]
+        fn the_memo_agrees_with_the_whole_computation(kinds in proptest::collection::vec(0u8..19, 1..60), steps in proptest::collection::vec(1usize..6, 1..20), setup in 0usize..5, profile in 0usize..3, flags in 0u8..8) {
+            let profile = Profile::all().swap_remove(profile);
+            let setup = setups().swap_remove(setup);
+            let f = Flags { hide_orphan_user: flags & 1 != 0, merge_users: flags & 2 != 0, append_only: flags & 4 != 0 };
+            let session: Vec<Msg> = kinds.iter().enumerate().map(|(i, k)| message(*k, i as u64)).collect();
+            let mut memo = None;
+            let mut len = 0;
+            for s in steps.iter().cycle().take(session.len()) {
+                len = (len + s).min(session.len());
+                let out = prepare(&mut memo, &profile, &setup, &session[..len], f);
+                let (whole, sanitized) = run(&profile, &setup, &session[..len], f.hide_orphan_user, f);
+                prop_assert_eq!(out.piped(), whole.messages);
+                prop_assert_eq!(out.sanitized, sanitized);
+                if len == session.len() {
+                    break;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_plain_session_is_memoised_up_to_its_last_turn() {
+        let session: Vec<Msg> = (0..40).map(|i| message((i % 2 * 2) as u8, i)).collect();
+        let (profile, setup) = (Profile::current_2026_9_6(), Setup::default());
+        let f = Flags { hide_orphan_user: true, merge_users: true, append_only: false };
+        let mut memo = None;
+        for len in (2..=40).step_by(2) {
+            prepare(&mut memo, &profile, &setup, &session[..len], f);
+        }
+        let m = memo.expect("a memo");
+        assert_eq!(m.source.len(), 38, "cut before the last user message");
+        assert!(m.source.iter().zip(&session).all(|(a, b)| Msg::ptr_eq(a, b)));
+    }
+}
