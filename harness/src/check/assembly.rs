@@ -37,6 +37,23 @@ impl Deref for Shared {
 }
 
 impl Shared {
+    /// The very same messages (one spine, one length): an engine that
+    /// passed its input through returned this of it.
+    pub fn same(&self, other: &Shared) -> bool {
+        super::matching::shortcuts() && Arc::ptr_eq(&self.spine, &other.spine) && self.len == other.len
+    }
+
+    /// The spine's address: lists sharing one share what is worked out over
+    /// it ([`super::text_keys::TextKeys::spine`]).
+    pub fn spine_key(&self) -> usize {
+        self.spine.as_ptr() as usize
+    }
+
+    /// The whole spine this list is a prefix of.
+    pub fn spine_all(&self) -> &[Arc<AgentMessage>] {
+        &self.spine
+    }
+
     /// The spine's address and whole length (tests: how much is shared).
     #[cfg(test)]
     pub(crate) fn spine(&self) -> (usize, usize) {

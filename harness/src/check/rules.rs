@@ -152,6 +152,11 @@ pub fn asm_messages_valid(c: &Ctx<'_>) -> Outcome {
     let mut out = Vec::new();
     for call in cs {
         let Some(v) = returned(call) else { continue };
+        // The very list the host sent (a stored list of its own messages).
+        let list = |x: &Value| x.get("messages").and_then(|m| m.get(crate::trace::store::LIST_REF)).cloned();
+        if super::matching::shortcuts() && list(v).is_some() && list(v) == list(&call.params) {
+            continue;
+        }
         let (Some(raw), Some(parsed)) = (c.trace.store.messages_ref(v), c.trace.parsed(v)) else { continue };
         for (i, (m, p)) in raw.iter().zip(&parsed).enumerate() {
             if p.is_some() {
@@ -283,7 +288,8 @@ pub fn asm_budget(c: &Ctx<'_>) -> Outcome {
             continue;
         }
         let Some(budget) = call.params.get("tokenBudget").and_then(Value::as_u64) else { continue };
-        let est = estimate_messages(output);
+        // The spine's prefix sums when shortcuts are on (the same sum).
+        let est = if super::matching::shortcuts() { c.text_keys.spine(output).tokens[output.len()] } else { estimate_messages(output) };
         if est as f64 > budget as f64 * 1.10 {
             out.push(format!("{}: ~{est} tokens assembled for a tokenBudget of {budget}", at(call)));
         }
@@ -396,6 +402,9 @@ pub fn per_no_invention(c: &Ctx<'_>) -> Outcome {
         while fed < all.len() && all[fed].seq <= call.seq {
             received.feed_call(c.trace, all[fed]);
             fed += 1;
+        }
+        if input.same(output) {
+            continue; // every message is one the host sent
         }
         let matched = super::matching::match_output(input, output);
         for (m, from) in output.iter().zip(&matched) {
@@ -678,7 +687,10 @@ pub fn host_unknown_params(c: &Ctx<'_>) -> Outcome {
 pub fn host_fields_kept(c: &Ctx<'_>) -> Outcome {
     let a = assembled_or_skip(c)?;
     let mut out = Vec::new();
-    for (call, input, _) in a {
+    for (call, input, output) in a {
+        if input.same(output) {
+            continue; // the very messages it was sent: nothing lost
+        }
         let raw_in = c.trace.store.messages_ref(&call.params).unwrap_or_default();
         let result = returned(call).unwrap_or(&Value::Null);
         let raw_out = c.trace.store.messages_ref(result).unwrap_or_default();
@@ -777,6 +789,9 @@ pub fn prov_not_laundered(c: &Ctx<'_>) -> Outcome {
     let mut relevant = 0;
     let mut out = Vec::new();
     for (call, input, _) in a {
+        if super::matching::shortcuts() && c.text_keys.spine(input).first_untrusted.is_none_or(|f| f > input.len()) {
+            continue; // no untrusted input in this history (the spine says)
+        }
         let untrusted: Vec<String> = input
             .iter()
             .filter(|m| m.provenance().is_some_and(|p| p.kind == ProvenanceKind::InterSession) || m.text().contains("(untrusted"))

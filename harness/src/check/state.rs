@@ -174,6 +174,12 @@ pub fn asm_repeats_kept(c: &Ctx<'_>) -> Outcome {
     let mut out = Vec::new();
     for call in calls {
         let Some((input, output)) = parsed(c, call) else { continue };
+        if input.same(output) {
+            // Everything came back as often as sent; relevant when the input
+            // holds a user text twice (the spine says).
+            relevant += usize::from(c.text_keys.spine(input).first_repeat.is_some_and(|f| f <= input.len()));
+            continue;
+        }
         // By key id ([`super::text_keys`]): equal ids, equal `role|text`.
         let keyed_in: Vec<_> = input.iter().map(|m| c.text_keys.of(m)).collect();
         let mut count_in: HashMap<u32, usize> = HashMap::new();
@@ -229,7 +235,11 @@ pub fn asm_nothing_lost_with_room(c: &Ctx<'_>) -> Outcome {
     // (session, message key id): see [`super::text_keys`].
     let mut sessions: HashMap<String, u32> = HashMap::new();
     let mut sent_before: HashSet<(u32, u32)> = HashSet::new();
-    let mut pending: Vec<(u32, u32)> = Vec::new();
+    // The previous assemble's input, added to `sent_before` at the next one;
+    // per (session, spine) the length added so far (inputs share spines,
+    // so each message is added once, not once per call).
+    let mut pending: Option<(u32, &super::assembly::Shared)> = None;
+    let mut added: HashMap<(u32, usize), usize> = HashMap::new();
     for call in c.trace.calls() {
         let session = call.params.get("sessionId").map(Value::to_string).unwrap_or_default();
         if call.method == "compact" && ok(call).is_some_and(compacted) {
@@ -242,17 +252,23 @@ pub fn asm_nothing_lost_with_room(c: &Ctx<'_>) -> Outcome {
         let Some((input, output)) = parsed(c, call) else { continue };
         let next = sessions.len() as u32;
         let sid = *sessions.entry(session.clone()).or_insert(next);
-        let keyed_in: Vec<_> = input.iter().map(|m| c.text_keys.of(m)).collect();
-        sent_before.extend(std::mem::take(&mut pending));
-        pending = keyed_in.iter().map(|k| (sid, k.id)).collect();
+        if let Some((psid, prev)) = pending.take() {
+            let done = added.entry((psid, prev.spine_key())).or_default();
+            if prev.len() > *done {
+                sent_before.extend(prev[*done..].iter().map(|m| (psid, c.text_keys.of(m).id)));
+                *done = prev.len();
+            }
+        }
+        pending = Some((sid, input));
         let Some(budget) = call.params.get("tokenBudget").and_then(Value::as_u64) else { continue };
-        // `estimate_messages` is the sum of the messages' estimates.
-        let estimate: u64 = keyed_in.iter().map(|k| k.tokens).sum();
+        // `estimate_messages` is the sum of the messages' estimates (the
+        // spine's prefix sums when shortcuts are on).
+        let estimate: u64 = if super::matching::shortcuts() { c.text_keys.spine(input).tokens[input.len()] } else { input.iter().map(|m| c.text_keys.of(m).tokens).sum() };
         if input.is_empty() || estimate * 2 > budget {
             continue;
         }
         relevant += 1;
-        if output.len() == input.len() && super::matching::passes_through(input, output) {
+        if input.same(output) || (output.len() == input.len() && super::matching::passes_through(input, output)) {
             continue; // everything came back, nothing was made up
         }
         let mut left: BTreeMap<String, usize> = BTreeMap::new();

@@ -25,6 +25,22 @@ pub struct Keyed {
     pub user_text: bool,
     /// Its token estimate (`estimate_message`; a list's estimate is the sum).
     pub tokens: u64,
+    /// Inter-session or untrusted input (CE-PROV-001).
+    pub untrusted: bool,
+}
+
+/// What is worked out once over a spine of assembled messages
+/// ([`super::assembly::Shared`]) for every list that is a prefix of it:
+/// summed and counted per call, a session's checks cost the square of its
+/// length.
+#[derive(Debug, Default)]
+pub struct SpineFacts {
+    /// `tokens[i]`: the estimate of the first `i` messages.
+    pub tokens: Vec<u64>,
+    /// The shortest prefix holding a user text twice (CE-ASM-009), if any.
+    pub first_repeat: Option<usize>,
+    /// The shortest prefix holding untrusted input (CE-PROV-001), if any.
+    pub first_untrusted: Option<usize>,
 }
 
 #[derive(Default)]
@@ -36,6 +52,8 @@ pub struct TextKeys {
 struct Inner {
     /// By address; the `Arc` keeps the address from being reused.
     by_ptr: HashMap<usize, (Arc<AgentMessage>, Keyed)>,
+    /// By spine address (the spine outlives the evaluation's context).
+    spines: HashMap<usize, std::rc::Rc<SpineFacts>>,
     ids: HashMap<String, u32>,
     keys: Vec<String>,
 }
@@ -57,9 +75,33 @@ impl TextKeys {
         if id == next {
             inner.keys.push(key);
         }
-        let k = Keyed { id, user_text: matches!(**m, AgentMessage::User(_)) && !m.text().trim().is_empty(), tokens: estimate_message(m) };
+        let text = m.text();
+        let untrusted = m.provenance().is_some_and(|p| p.kind == clawspec_contract::ProvenanceKind::InterSession) || text.contains("(untrusted");
+        let k = Keyed { id, user_text: matches!(**m, AgentMessage::User(_)) && !text.trim().is_empty(), tokens: estimate_message(m), untrusted };
         inner.by_ptr.insert(ptr, (m.clone(), k));
         k
+    }
+
+    /// The facts of the spine `list` is a prefix of, worked out on first ask.
+    pub fn spine(&self, list: &super::assembly::Shared) -> std::rc::Rc<SpineFacts> {
+        if let Some(f) = self.inner.borrow().spines.get(&list.spine_key()) {
+            return f.clone();
+        }
+        let mut f = SpineFacts { tokens: vec![0], ..Default::default() };
+        let mut users = std::collections::HashSet::new();
+        for (i, m) in list.spine_all().iter().enumerate() {
+            let k = self.of(m);
+            f.tokens.push(f.tokens[i] + k.tokens);
+            if k.user_text && !users.insert(k.id) && f.first_repeat.is_none() {
+                f.first_repeat = Some(i + 1);
+            }
+            if k.untrusted && f.first_untrusted.is_none() {
+                f.first_untrusted = Some(i + 1);
+            }
+        }
+        let f = std::rc::Rc::new(f);
+        self.inner.borrow_mut().spines.insert(list.spine_key(), f.clone());
+        f
     }
 
     /// The `role|text` key of an id.
