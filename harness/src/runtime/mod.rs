@@ -420,6 +420,7 @@ impl<'a> Sim<'a> {
             Some(ms) => params["messages"] = list_ref(self.store.intern_msgs(&ms, &state)),
             None => self.store.intern_field(&mut params),
         }
+        self.store.intern_aligned(&mut params);
         for r in &mut callbacks {
             self.store.intern_field(&mut r.params);
         }

@@ -28,6 +28,13 @@ pub const LIST_REF: &str = "$messages";
 /// Wraps an engine value that would otherwise read as a reference.
 pub const LITERAL: &str = "$literal";
 
+/// Params arrays aligned with `messages` that a trace stores by reference
+/// ([`MessageStore::intern_aligned`]).
+pub const ALIGNED_FIELDS: [&str; 2] = ["inputProvenance", "internalEvents"];
+
+/// Up to this many entries an aligned array stays inline.
+pub const ALIGNED_INLINE: usize = 64;
+
 fn one(k: &str, v: Value) -> Value {
     Value::Object(Map::from_iter([(k.to_string(), v)]))
 }
@@ -578,19 +585,38 @@ impl MessageStore {
         }
     }
 
-    /// `v` with its `messages` reference expanded (borrowed when there is none).
+    /// Replace the host's per-message arrays of params (RFC #82137
+    /// `inputProvenance`, `internalEvents`: one entry per message of the
+    /// history, so a session's trace would grow with its square) by
+    /// references, when longer than [`ALIGNED_INLINE`] (a short scenario's
+    /// trace keeps them readable inline).
+    pub fn intern_aligned(&mut self, params: &mut Value) {
+        for key in ALIGNED_FIELDS {
+            if let Some(arr @ Value::Array(_)) = params.get_mut(key) {
+                if arr.as_array().is_some_and(|a| a.len() > ALIGNED_INLINE) {
+                    let id = self.intern_slice(arr.as_array().expect("an array"));
+                    *arr = one(LIST_REF, Value::String(id));
+                }
+            }
+        }
+    }
+
+    /// `v` with its `messages` reference (and those of the fields
+    /// [`Self::intern_aligned`] stores) expanded (borrowed when there is none).
     pub fn resolve<'a>(&self, v: &'a Value) -> Cow<'a, Value> {
-        let Some(m) = v.get("messages") else { return Cow::Borrowed(v) };
-        let resolved = if let Some(id) = m.get(LIST_REF).and_then(Value::as_str) {
-            Value::Array(self.list(id))
-        } else if let Some(lit) = m.get(LITERAL) {
-            lit.clone()
-        } else {
-            return Cow::Borrowed(v);
-        };
-        let mut owned = v.clone();
-        owned["messages"] = resolved;
-        Cow::Owned(owned)
+        let mut owned: Option<Value> = None;
+        for key in std::iter::once("messages").chain(ALIGNED_FIELDS) {
+            let Some(m) = v.get(key) else { continue };
+            let resolved = if let Some(id) = m.get(LIST_REF).and_then(Value::as_str) {
+                Value::Array(self.list(id))
+            } else if let Some(lit) = m.get(LITERAL).filter(|_| key == "messages") {
+                lit.clone()
+            } else {
+                continue;
+            };
+            owned.get_or_insert_with(|| v.clone())[key] = resolved;
+        }
+        owned.map_or(Cow::Borrowed(v), Cow::Owned)
     }
 
     /// The `messages` array of an object, resolved (None when it has none or
@@ -611,6 +637,26 @@ mod tests {
 
     fn msgs(n: usize) -> Vec<Value> {
         (0..n).map(|i| json!({"role": "user", "content": format!("message {i}")})).collect()
+    }
+
+    /// RFC #82137's arrays aligned with a long history go by reference and
+    /// read back as they were; a short one stays inline.
+    #[test]
+    fn aligned_arrays_of_a_long_history_are_stored_once() {
+        let mut s = MessageStore::default();
+        let long: Vec<Value> = (0..100).map(|i| if i % 10 == 0 { json!({"kind": "inter_session"}) } else { Value::Null }).collect();
+        let params = json!({"messages": [], "inputProvenance": long, "internalEvents": [null, null], "other": vec![Value::Null; 100]});
+        let mut stored = params.clone();
+        s.intern_aligned(&mut stored);
+        assert!(stored["inputProvenance"].get(LIST_REF).is_some());
+        assert_eq!(stored["internalEvents"], json!([null, null]), "short: inline");
+        assert!(stored["other"].is_array(), "only the aligned fields");
+        assert_eq!(s.resolve(&stored).into_owned(), params);
+        let mut longer = params.clone();
+        longer["inputProvenance"].as_array_mut().unwrap().push(Value::Null);
+        s.intern_aligned(&mut longer);
+        let node = &s.lists[longer["inputProvenance"][LIST_REF].as_str().unwrap()];
+        assert_eq!(node.items.len(), 1, "a grown array stores only what it added");
     }
 
     #[test]
