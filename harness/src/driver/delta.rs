@@ -196,17 +196,17 @@ impl Encoder {
 /// own messages it kept (the host's [`Msg`], by pointer), or one it wrote
 /// out (as JSON, exactly as it came).
 #[derive(Clone, Debug, PartialEq)]
-pub enum Item {
+pub enum ResultMessage {
     Sent(Msg),
     Raw(Value),
 }
 
-impl Item {
+impl ResultMessage {
     /// The message as JSON (a copy).
     pub fn to_value(&self) -> Value {
         match self {
-            Item::Sent(m) => serde_json::to_value(m).expect("an AgentMessage serialises"),
-            Item::Raw(v) => v.clone(),
+            ResultMessage::Sent(m) => serde_json::to_value(m).expect("an AgentMessage serialises"),
+            ResultMessage::Raw(v) => v.clone(),
         }
     }
 }
@@ -217,7 +217,7 @@ impl Encoder {
     /// The result's `messages` is then left `null` (its place kept); anything
     /// else, an undecodable delta included, is left as the engine sent it
     /// (the checks then judge it as the invalid result it is).
-    pub fn decode_result_items(&self, id: u64, method: &str, result: &mut Value) -> Option<Vec<Item>> {
+    pub fn decode_result_items(&self, id: u64, method: &str, result: &mut Value) -> Option<Vec<ResultMessage>> {
         let slot = self.slots.get(method).filter(|s| s.id == id)?;
         let Some(Value::Object(enc)) = result.get_mut("messages") else { return None };
         let Some(Value::Object(d)) = enc.get(KEY).filter(|_| enc.len() == 1) else { return None };
@@ -230,10 +230,10 @@ impl Encoder {
         let Some(Value::Array(append)) = d.remove("append") else { return None };
         let mut items = Vec::with_capacity(keep + append.len());
         items.extend(slot.messages[..keep].iter().map(|m| match m {
-            Sent::Msg(m) => Item::Sent(m.clone()),
-            Sent::Value(v) => Item::Raw(Value::clone(v)),
+            Sent::Msg(m) => ResultMessage::Sent(m.clone()),
+            Sent::Value(v) => ResultMessage::Raw(Value::clone(v)),
         }));
-        items.extend(append.into_iter().map(Item::Raw));
+        items.extend(append.into_iter().map(ResultMessage::Raw));
         result["messages"] = Value::Null;
         Some(items)
     }
@@ -243,7 +243,7 @@ impl Encoder {
     /// [`Self::decode_result_items`]).
     pub fn decode_result(&self, id: u64, method: &str, result: &mut Value) {
         if let Some(items) = self.decode_result_items(id, method, result) {
-            result["messages"] = Value::Array(items.iter().map(Item::to_value).collect());
+            result["messages"] = Value::Array(items.iter().map(ResultMessage::to_value).collect());
         }
     }
 }

@@ -421,14 +421,14 @@ impl Engine {
     /// A call whose history is held out of band ([`CallParams`]): the
     /// messages go on the wire from their cached JSON, the delta planner
     /// finds what the engine already has by pointer, and a result that
-    /// answers with a delta comes back as [`delta::Item`]s (the request's
+    /// answers with a delta comes back as [`delta::ResultMessage`]s (the request's
     /// own messages by pointer) with its `messages` left `null` — nothing
     /// is copied per message of the history.
-    pub async fn call_shared(&mut self, m: &str, params: &CallParams, opts: CallOptions, host: &mut dyn HostHandler) -> Result<(Reply, Option<Vec<delta::Item>>), EngineFault> {
+    pub async fn call_shared(&mut self, m: &str, params: &CallParams, opts: CallOptions, host: &mut dyn HostHandler) -> Result<(Reply, Option<Vec<delta::ResultMessage>>), EngineFault> {
         self.call_with(m, &params.value, params.messages.as_deref(), opts, host).await
     }
 
-    async fn call_with(&mut self, m: &str, params: &Value, shared: Option<&[Msg]>, opts: CallOptions, host: &mut dyn HostHandler) -> Result<(Reply, Option<Vec<delta::Item>>), EngineFault> {
+    async fn call_with(&mut self, m: &str, params: &Value, shared: Option<&[Msg]>, opts: CallOptions, host: &mut dyn HostHandler) -> Result<(Reply, Option<Vec<delta::ResultMessage>>), EngineFault> {
         if let Some(f) = &self.dead {
             return Err(f.clone());
         }
@@ -448,7 +448,7 @@ impl Engine {
         }
     }
 
-    async fn exchange(&mut self, m: &str, params: &Value, shared: Option<&[Msg]>, opts: &CallOptions, host: &mut dyn HostHandler, mark: u64) -> Result<(Reply, Option<Vec<delta::Item>>), (EngineFault, Fate)> {
+    async fn exchange(&mut self, m: &str, params: &Value, shared: Option<&[Msg]>, opts: &CallOptions, host: &mut dyn HostHandler, mark: u64) -> Result<(Reply, Option<Vec<delta::ResultMessage>>), (EngineFault, Fate)> {
         let timeout = opts.timeout.unwrap_or(if m == method::COMPACT { self.config.compact_timeout } else { self.config.call_timeout });
         let timed_out = |s: &Self| EngineFault::Timeout { method: m.into(), timeout_ms: timeout.as_millis() as u64, stderr: s.stderr_since(mark) };
         if self.exit_status.is_some() {

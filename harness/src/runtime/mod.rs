@@ -41,7 +41,7 @@ use clawspec_contract::protocol::{method, HostOffers, Implementation, Initialize
 use clawspec_contract::*;
 use serde_json::Value;
 
-pub use crate::driver::delta::Item;
+pub use crate::driver::delta::ResultMessage;
 pub use crate::driver::CallParams;
 use crate::driver::{CallOptions, DriverConfig, Engine, EngineFault, EngineSpec, Reply};
 use crate::scenario::model::{Scenario, Setup};
@@ -84,7 +84,7 @@ pub enum CallOutcome {
     /// The result; with the messages of a result the engine sent as a delta
     /// on the request (`messages` is then `null` in the value): the
     /// request's own messages by pointer, then what the engine added.
-    Returned(Value, Option<Vec<Item>>),
+    Returned(Value, Option<Vec<ResultMessage>>),
     Threw(String),
     /// The engine does not implement the method (or the turn runs on legacy).
     Absent,

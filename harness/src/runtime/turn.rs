@@ -853,7 +853,7 @@ async fn assemble_attempt(sim: &mut Sim<'_>, history: &[Msg], prompt: &str, pend
 /// The assemble result as the host reads it. `items`: the messages of a
 /// result the engine sent as a delta on the request (those it kept are the
 /// request's own, shared: nothing is parsed or copied for them).
-fn parse_assemble(v: &Value, items: Option<Vec<super::Item>>) -> Result<Assembled, String> {
+fn parse_assemble(v: &Value, items: Option<Vec<super::ResultMessage>>) -> Result<Assembled, String> {
     let got = |v: &Value| match v {
         Value::Null => "null".to_string(),
         Value::Object(o) => format!("object with keys [{}]", o.keys().cloned().collect::<Vec<_>>().join(", ")),
@@ -867,8 +867,8 @@ fn parse_assemble(v: &Value, items: Option<Vec<super::Item>>) -> Result<Assemble
         Some(items) => items
             .into_iter()
             .filter_map(|i| match i {
-                super::Item::Sent(m) => Some(m),
-                super::Item::Raw(v) => read(&v),
+                super::ResultMessage::Sent(m) => Some(m),
+                super::ResultMessage::Raw(v) => read(&v),
             })
             .collect(),
         None => obj.get("messages").and_then(Value::as_array).ok_or_else(|| got(v))?.iter().filter_map(read).collect(),

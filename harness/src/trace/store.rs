@@ -388,13 +388,13 @@ impl MessageStore {
 
     /// Store a result's messages: the request's own by allocation, those
     /// the engine wrote as JSON (normalised like params).
-    pub fn intern_items(&mut self, items: &[crate::driver::delta::Item], state: &str) -> String {
-        use crate::driver::delta::Item;
+    pub fn intern_items(&mut self, items: &[crate::driver::delta::ResultMessage], state: &str) -> String {
+        use crate::driver::delta::ResultMessage;
         let elems: Vec<Elem<'_>> = items
             .iter()
             .map(|i| match i {
-                Item::Sent(m) => Elem::Shared(m),
-                Item::Raw(v) => Elem::Json(v),
+                ResultMessage::Sent(m) => Elem::Shared(m),
+                ResultMessage::Raw(v) => Elem::Json(v),
             })
             .collect();
         self.intern_elems(&elems, state)
