@@ -21,10 +21,11 @@
 //! their own ports of it).
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
+use clawspec_contract::{AgentMessage, Msg};
 use serde::ser::{SerializeMap, Serializer};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::trace::json_eq::json_eq;
@@ -184,11 +185,126 @@ impl Serialize for Encoded<'_> {
     }
 }
 
+/// One message of an array the engine decoded: the value the host sent,
+/// shared (`Arc<Item>`) by every remembered array and every request that
+/// holds it, with its parse as an [`AgentMessage`] worked out at most once
+/// per process. A history that grows by a turn per call is then parsed once
+/// in all, not once per call.
+#[derive(Debug)]
+pub struct Item {
+    value: Value,
+    /// `Some(None)`: the value is not an `AgentMessage`.
+    parsed: OnceLock<Option<Msg>>,
+    /// Whether `parsed`, written back as JSON, equals `value`: an engine
+    /// answering with the parse then answers the message it was given.
+    exact: OnceLock<bool>,
+}
+
+impl Item {
+    fn new(value: Value) -> Self {
+        Item { value, parsed: OnceLock::new(), exact: OnceLock::new() }
+    }
+
+    /// The message as the host sent it.
+    pub fn value(&self) -> &Value {
+        &self.value
+    }
+
+    /// The message parsed, once; `None` when it is not an `AgentMessage`.
+    pub fn msg(&self) -> Option<&Msg> {
+        self.parsed.get_or_init(|| AgentMessage::deserialize(&self.value).ok().map(Msg::new)).as_ref()
+    }
+
+    /// Does `m`, written where this item stands in a result, equal this
+    /// item as JSON? For the item's own parse (the same allocation) the
+    /// answer is worked out once; any other message is compared by value,
+    /// as [`Decoder::encode_result`] compares.
+    fn equals_msg(&self, m: &Msg) -> bool {
+        match self.parsed.get() {
+            Some(Some(own)) if Msg::ptr_eq(own, m) => *self.exact.get_or_init(|| json_eq(&self.value, &msg_value(m))),
+            _ => json_eq(&self.value, &msg_value(m)),
+        }
+    }
+}
+
+/// A message as the JSON value serde writes for it (what an engine that
+/// builds its answer with `json!` puts in it).
+fn msg_value(m: &Msg) -> Value {
+    serde_json::to_value(&**m).expect("an AgentMessage serialises")
+}
+
+/// A request's decoded `messages`, shared with the decoder's slot: cloning
+/// it copies a pointer, and its items are the slot's items.
+#[derive(Clone, Debug)]
+pub struct Messages(Arc<Vec<Arc<Item>>>);
+
+impl Messages {
+    pub fn items(&self) -> &[Arc<Item>] {
+        &self.0
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The array as the host sent it (a copy of every message).
+    pub fn to_value(&self) -> Value {
+        Value::Array(self.0.iter().map(|i| i.value.clone()).collect())
+    }
+
+    /// Put the array back at `params.messages` (where
+    /// [`Decoder::decode_shared`] left `null`): the params as the host sent
+    /// them, decoded.
+    pub fn put_into(&self, params: &mut Value) {
+        if let Some(obj) = params.as_object_mut() {
+            obj.insert("messages".into(), self.to_value());
+        }
+    }
+
+    /// The messages of `range` parsed (each once per process, shared), or
+    /// `None` when one of them is not an `AgentMessage`.
+    pub fn msgs(&self, range: impl std::slice::SliceIndex<[Arc<Item>], Output = [Arc<Item>]>) -> Option<Vec<Msg>> {
+        self.0[range].iter().map(|i| i.msg().cloned()).collect()
+    }
+}
+
+/// A message of a result whose `messages` the server writes (see
+/// [`Decoder::result_keep`]): one the host sent, passed through as sent, or
+/// one the engine built or parsed, written as serde writes it.
+#[derive(Clone, Debug)]
+pub enum Out {
+    Sent(Arc<Item>),
+    Msg(Msg),
+}
+
+impl Serialize for Out {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Out::Sent(item) => item.value.serialize(s),
+            // Exactly what serialising the message (or its JSON value) writes.
+            Out::Msg(m) => m.json().serialize(s),
+        }
+    }
+}
+
+/// One remembered array on the engine's side.
+#[derive(Debug)]
+struct Remembered {
+    id: Value,
+    messages: Messages,
+}
+
 /// The engine's half: rebuilds full arrays and remembers them per method.
-/// Ids are kept as the JSON values the host sent.
+/// Ids are kept as the JSON values the host sent. The remembered arrays
+/// share their messages ([`Item`]), and so do the arrays handed to the
+/// engine ([`Messages`]).
 #[derive(Debug, Default)]
 pub struct Decoder {
-    slots: BTreeMap<String, Slot<Value>>,
+    slots: BTreeMap<String, Remembered>,
 }
 
 impl Decoder {
@@ -196,27 +312,37 @@ impl Decoder {
     /// the array for later requests. An error is the host's protocol
     /// violation (answer it `-32602`).
     pub fn decode(&mut self, id: &Value, method: &str, params: &mut Value) -> Result<(), String> {
-        let Some(obj) = params.as_object_mut() else { return Ok(()) };
-        // A decoded array is remembered sharing its base's messages: no
-        // comparison, and the next request's base is found by pointer.
-        let mut shared = None;
-        if let Some(Value::Object(enc)) = obj.get_mut("messages") {
-            if enc.len() == 1 && enc.contains_key(KEY) {
-                let full = self.rebuild(enc)?;
-                obj.insert("messages".into(), Value::Array(full.iter().map(|m| Value::clone(m)).collect()));
-                shared = Some(full);
-            }
-        }
-        if let Some(Value::Array(a)) = obj.get("messages") {
-            let messages = shared.unwrap_or_else(|| share(&[], 0, a));
-            match self.slots.get_mut(method) {
-                Some(s) => *s = Slot { id: id.clone(), messages },
-                None => {
-                    self.slots.insert(method.to_string(), Slot { id: id.clone(), messages });
-                }
-            }
+        if let Some(messages) = self.decode_shared(id, method, params)? {
+            messages.put_into(params);
         }
         Ok(())
+    }
+
+    /// [`Self::decode`] without building the array: `params.messages` (an
+    /// array, or an encoding of one) is taken out, `null` left at its place,
+    /// and the decoded array returned shared with the slot that remembers
+    /// it. A delta's kept messages are its base's items (no copy, no
+    /// comparison); appended messages are moved in. `None`: the params carry
+    /// no `messages` array, and nothing was remembered.
+    pub fn decode_shared(&mut self, id: &Value, method: &str, params: &mut Value) -> Result<Option<Messages>, String> {
+        let Some(obj) = params.as_object_mut() else { return Ok(None) };
+        let items = match obj.get_mut("messages") {
+            Some(Value::Object(enc)) if enc.len() == 1 && enc.contains_key(KEY) => self.rebuild(enc)?,
+            Some(Value::Array(a)) => std::mem::take(a).into_iter().map(|v| Arc::new(Item::new(v))).collect(),
+            _ => return Ok(None),
+        };
+        // An existing key keeps its place (preserve_order): materialising
+        // the array later gives the params exactly as sent.
+        obj.insert("messages".into(), Value::Null);
+        let messages = Messages(Arc::new(items));
+        let remembered = Remembered { id: id.clone(), messages: messages.clone() };
+        match self.slots.get_mut(method) {
+            Some(s) => *s = remembered,
+            None => {
+                self.slots.insert(method.to_string(), remembered);
+            }
+        }
+        Ok(Some(messages))
     }
 
     /// Encode a result's `messages` as a delta on the request `id` being
@@ -226,7 +352,7 @@ impl Decoder {
     pub fn encode_result(&self, id: &Value, method: &str, result: &mut Value) {
         let Some(slot) = self.slots.get(method).filter(|s| s.id == *id) else { return };
         let Some(Value::Array(out)) = result.get_mut("messages") else { return };
-        let keep = shared_prefix(&slot.messages, out, None);
+        let keep = slot.messages.items().iter().zip(out.iter()).take_while(|(s, v)| json_eq(&s.value, v)).count();
         if keep == 0 {
             return;
         }
@@ -234,7 +360,25 @@ impl Decoder {
         result["messages"] = serde_json::json!({KEY: {"base": id, "keep": keep, "append": append}});
     }
 
-    fn rebuild(&self, enc: &mut Map<String, Value>) -> Result<Vec<Arc<Value>>, String> {
+    /// [`Self::encode_result`] of a result whose `messages` are `out`: how
+    /// many of them to send as kept (0: send them all). The same count
+    /// `encode_result` finds on the same messages as JSON values, but a
+    /// message passed through (the slot's own item, or its own parse) is
+    /// matched by pointer, so a pass-through costs a pointer per message.
+    pub fn result_keep(&self, id: &Value, method: &str, out: &[Out]) -> usize {
+        let Some(slot) = self.slots.get(method).filter(|s| s.id == *id) else { return 0 };
+        slot.messages
+            .items()
+            .iter()
+            .zip(out)
+            .take_while(|(s, o)| match o {
+                Out::Sent(item) => Arc::ptr_eq(s, item) || json_eq(&s.value, &item.value),
+                Out::Msg(m) => s.equals_msg(m),
+            })
+            .count()
+    }
+
+    fn rebuild(&self, enc: &mut Map<String, Value>) -> Result<Vec<Arc<Item>>, String> {
         let Some(Value::Object(d)) = enc.get_mut(KEY) else { return Err(format!("{KEY} must be an object")) };
         let base = d.get("base").cloned().unwrap_or(Value::Null);
         let keep = d.get("keep").and_then(Value::as_u64).ok_or_else(|| format!("{KEY}.keep must be a non-negative integer"))? as usize;
@@ -244,8 +388,8 @@ impl Decoder {
             return Err(format!("{KEY}.keep {keep} exceeds the {} messages of request {base}", slot.messages.len()));
         }
         let mut full = Vec::with_capacity(keep + append.len());
-        full.extend_from_slice(&slot.messages[..keep]);
-        full.extend(append.into_iter().map(Arc::new));
+        full.extend_from_slice(&slot.messages.items()[..keep]);
+        full.extend(append.into_iter().map(|v| Arc::new(Item::new(v))));
         Ok(full)
     }
 }
@@ -360,7 +504,7 @@ mod tests {
         }
         let (a, t) = (&enc.slots["assemble"].messages, &enc.slots["afterTurn"].messages);
         assert!((0..5).all(|i| Arc::ptr_eq(&a[i], &t[i])), "host: the afterTurn array shares the assemble array's messages");
-        let (a, t) = (&dec.slots["assemble"].messages, &dec.slots["afterTurn"].messages);
+        let (a, t) = (dec.slots["assemble"].messages.items(), dec.slots["afterTurn"].messages.items());
         assert!((0..5).all(|i| Arc::ptr_eq(&a[i], &t[i])), "engine: likewise");
     }
 

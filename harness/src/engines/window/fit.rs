@@ -5,7 +5,9 @@
 //! OpenClaw only re-runs the pairing repair, not turn validation, so such a
 //! start reaches the provider (shared/reference/provider-rules.md, lossless-claw #1193).
 
-use clawspec_contract::tokens::estimate_message;
+use std::borrow::Borrow;
+
+use clawspec_contract::tokens::{Estimable, Estimator};
 use clawspec_contract::*;
 
 fn is_tool_call_turn(m: &AgentMessage) -> bool {
@@ -14,13 +16,14 @@ fn is_tool_call_turn(m: &AgentMessage) -> bool {
 
 /// Indices of whole groups, in order: an assistant with tool calls plus the
 /// toolResults directly after it that answer one of its calls; every other
-/// message alone.
-pub fn groups(ms: &[AgentMessage]) -> Vec<Vec<usize>> {
+/// message alone. Messages owned or shared ([`Msg`]).
+pub fn groups<M: Borrow<AgentMessage>>(ms: &[M]) -> Vec<Vec<usize>> {
     let mut out: Vec<Vec<usize>> = Vec::new();
     for (i, m) in ms.iter().enumerate() {
-        let joins = match m {
+        let joins = match m.borrow() {
             AgentMessage::ToolResult(r) => out.last().is_some_and(|g| {
-                is_tool_call_turn(&ms[g[0]]) && ms[g[0]].tool_call_ids().contains(&r.tool_call_id.as_str())
+                let call = ms[g[0]].borrow();
+                is_tool_call_turn(call) && call.tool_call_ids().contains(&r.tool_call_id.as_str())
             }),
             _ => false,
         };
@@ -33,15 +36,17 @@ pub fn groups(ms: &[AgentMessage]) -> Vec<Vec<usize>> {
 }
 
 /// A group that is a toolResult without its call: never sent to a provider.
-fn is_orphan(ms: &[AgentMessage], g: &[usize]) -> bool {
-    matches!(ms[g[0]], AgentMessage::ToolResult(_))
+fn is_orphan<M: Borrow<AgentMessage>>(ms: &[M], g: &[usize]) -> bool {
+    matches!(ms[g[0]].borrow(), AgentMessage::ToolResult(_))
 }
 
 /// Choose which messages to keep within `budget` tokens. Returns kept indices
 /// in order. With `split_pairs` (a mutation) messages are fitted one by one.
-pub fn fit(ms: &[AgentMessage], budget: u64, must_keep: &[bool], split_pairs: bool) -> Vec<usize> {
+/// Costs are the 2026.9.6 estimate of each message (cached on a shared
+/// message, so a history passed every call is not re-estimated).
+pub fn fit<M: Borrow<AgentMessage> + Estimable>(ms: &[M], budget: u64, must_keep: &[bool], split_pairs: bool) -> Vec<usize> {
     let gs: Vec<Vec<usize>> = if split_pairs { (0..ms.len()).map(|i| vec![i]).collect() } else { groups(ms) };
-    let cost: Vec<u64> = ms.iter().map(estimate_message).collect();
+    let cost: Vec<u64> = ms.iter().map(|m| m.tokens(Estimator::OpenClaw)).collect();
     let mut keep = vec![false; ms.len()];
     let mut used: u64 = 0;
     let orphan = |g: &[usize]| !split_pairs && is_orphan(ms, g);
@@ -74,7 +79,7 @@ pub fn fit(ms: &[AgentMessage], budget: u64, must_keep: &[bool], split_pairs: bo
     }
     let mut kept: Vec<usize> = (0..ms.len()).filter(|&i| keep[i]).collect();
     while let Some(&first) = kept.first() {
-        let bad = matches!(ms[first], AgentMessage::ToolResult(_)) || is_tool_call_turn(&ms[first]);
+        let bad = matches!(ms[first].borrow(), AgentMessage::ToolResult(_)) || is_tool_call_turn(ms[first].borrow());
         let g = gs.iter().find(|g| g.contains(&first)).cloned().unwrap_or_default();
         if bad && !g.iter().any(|&i| must_keep[i]) {
             kept.retain(|i| !g.contains(i));
