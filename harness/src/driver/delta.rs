@@ -327,7 +327,7 @@ impl Decoder {
     pub fn decode_shared(&mut self, id: &Value, method: &str, params: &mut Value) -> Result<Option<Messages>, String> {
         let Some(obj) = params.as_object_mut() else { return Ok(None) };
         let items = match obj.get_mut("messages") {
-            Some(Value::Object(enc)) if enc.len() == 1 && enc.contains_key(KEY) => self.rebuild(enc)?,
+            Some(Value::Object(enc)) if enc.len() == 1 && enc.contains_key(KEY) => self.rebuild(method, enc)?,
             Some(Value::Array(a)) => std::mem::take(a).into_iter().map(|v| Arc::new(Item::new(v))).collect(),
             _ => return Ok(None),
         };
@@ -378,7 +378,7 @@ impl Decoder {
             .count()
     }
 
-    fn rebuild(&self, enc: &mut Map<String, Value>) -> Result<Vec<Arc<Item>>, String> {
+    fn rebuild(&mut self, method: &str, enc: &mut Map<String, Value>) -> Result<Vec<Arc<Item>>, String> {
         let Some(Value::Object(d)) = enc.get_mut(KEY) else { return Err(format!("{KEY} must be an object")) };
         let base = d.get("base").cloned().unwrap_or(Value::Null);
         let keep = d.get("keep").and_then(Value::as_u64).ok_or_else(|| format!("{KEY}.keep must be a non-negative integer"))? as usize;
@@ -387,6 +387,18 @@ impl Decoder {
         if keep > slot.messages.len() {
             return Err(format!("{KEY}.keep {keep} exceeds the {} messages of request {base}", slot.messages.len()));
         }
+        // A request based on its own method's last array (each `assemble`
+        // extends the previous one's history), which nothing holds any more
+        // (the engine dropped it when that call ended): the array is grown
+        // in place, so a delta appending k messages costs k, not a pointer
+        // per message of the history. The slot is replaced by the result.
+        if let Some(items) = self.slots.get_mut(method).filter(|s| s.id == base).and_then(|s| Arc::get_mut(&mut s.messages.0)) {
+            let mut full = std::mem::take(items);
+            full.truncate(keep);
+            full.extend(append.into_iter().map(|v| Arc::new(Item::new(v))));
+            return Ok(full);
+        }
+        let slot = self.slots.values().find(|s| s.id == base).expect("found above");
         let mut full = Vec::with_capacity(keep + append.len());
         full.extend_from_slice(&slot.messages.items()[..keep]);
         full.extend(append.into_iter().map(|v| Arc::new(Item::new(v))));
@@ -506,6 +518,29 @@ mod tests {
         assert!((0..5).all(|i| Arc::ptr_eq(&a[i], &t[i])), "host: the afterTurn array shares the assemble array's messages");
         let (a, t) = (dec.slots["assemble"].messages.items(), dec.slots["afterTurn"].messages.items());
         assert!((0..5).all(|i| Arc::ptr_eq(&a[i], &t[i])), "engine: likewise");
+    }
+
+    /// A delta on its own method's last array grows that array in place
+    /// when nothing else holds it, and copies its prefix when something
+    /// does (an engine that kept the array it was handed sees it unchanged).
+    #[test]
+    fn an_array_still_held_is_not_grown_in_place() {
+        let (mut enc, mut dec) = (Encoder::default(), Decoder::default());
+        let mut held = Vec::new();
+        for (id, n, keep_it) in [(1u64, 3u32, false), (2, 5, true), (3, 6, false), (4, 4, false), (5, 7, true), (6, 9, false)] {
+            let params = json!({"messages": (0..n).map(msg).collect::<Vec<_>>()});
+            let plan = enc.plan(id, "assemble", params["messages"].as_array().unwrap());
+            let mut got: Value = serde_json::from_str(&serde_json::to_string(&Encoded { params: &params, plan }).unwrap()).unwrap();
+            let shared = dec.decode_shared(&json!(id), "assemble", &mut got).unwrap().unwrap();
+            assert_eq!(shared.to_value(), params["messages"], "request {id}");
+            assert_eq!(dec.slots["assemble"].messages.items().len(), n as usize);
+            if keep_it {
+                held.push((shared, params["messages"].clone()));
+            }
+        }
+        for (shared, sent) in &held {
+            assert_eq!(&shared.to_value(), sent, "what the engine kept is unchanged");
+        }
     }
 
     #[test]

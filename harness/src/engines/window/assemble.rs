@@ -119,11 +119,19 @@ pub fn assemble_msgs(sent: Vec<Msg>, params: &Value, session: &Session, mutation
         let mut seen = BTreeSet::new();
         kept.retain(|&i| seen.insert(format!("{}|{}", ms[i].role(), ms[i].text())));
     }
-    // The kept messages in order: shared, so keeping one copies a pointer.
-    let mut out: Vec<Msg> = kept.iter().map(|&i| ms[i].clone()).collect();
+    // What the mutant below compares with, before the kept messages move out.
+    let sent: BTreeSet<String> = if mutation == Mutation::ReingestSuppressed { ms.iter().map(|m| fingerprint(m)).collect() } else { BTreeSet::new() };
+    // The kept messages in order, moved rather than cloned (a pointer each
+    // either way, but a clone is also a drop) when each is kept once in
+    // ascending order (what `fit` returns).
+    let mut out: Vec<Msg> = if kept.windows(2).all(|w| w[0] < w[1]) {
+        let mut want = kept.iter().copied().peekable();
+        ms.into_iter().enumerate().filter_map(|(i, m)| want.next_if_eq(&i).map(|_| m)).collect()
+    } else {
+        kept.iter().map(|&i| ms[i].clone()).collect()
+    };
     if mutation == Mutation::ReingestSuppressed {
         // The defect: stored announce triggers come back as history.
-        let sent: BTreeSet<String> = ms.iter().map(|m| fingerprint(m)).collect();
         out.extend(session.store.iter().filter(|m| volatile::is_unpersisted_announce(m) && !sent.contains(&fingerprint(m))).map(Msg::from));
     }
     if mutation == Mutation::ReorderMessages && out.len() >= 2 {
@@ -143,11 +151,16 @@ pub fn assemble_msgs(sent: Vec<Msg>, params: &Value, session: &Session, mutation
 /// place the first of them was. `origin[i]` is the index in `params.messages`
 /// (`None` for the summary), which the RFC's per-message arrays align with.
 fn with_summary(sent: Vec<Msg>, session: &Session) -> (Vec<Msg>, Vec<Option<usize>>) {
+    if session.covered.is_empty() {
+        // Nothing compacted: the history as sent (no message read).
+        let origin = (0..sent.len()).map(Some).collect();
+        return (sent, origin);
+    }
     let mut ms = Vec::with_capacity(sent.len() + 1);
     let mut origin = Vec::with_capacity(sent.len() + 1);
     let mut summary_placed = false;
     for (i, m) in sent.into_iter().enumerate() {
-        if !session.covered.is_empty() && session.covered.contains(&fingerprint(&m)) {
+        if session.covered.contains(&fingerprint(&m)) {
             if !summary_placed {
                 if let Some(s) = &session.summary {
                     ms.push(Msg::new(summary_message(s)));
