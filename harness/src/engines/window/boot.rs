@@ -66,25 +66,37 @@ fn parse_row(text: &str) -> Option<Row> {
     Some(Row { id: s("id"), parent: s("parentId"), header: v["type"] == "session", visible })
 }
 
-/// How an event is stored: its `event_json` text, or (the real host, for
-/// long events) its `event_zstd` frame. Equal bytes, equal event.
-#[derive(Debug, PartialEq, Eq, Hash)]
-enum Stored {
-    Json(Box<[u8]>),
-    Zstd(Box<[u8]>),
+/// Where a row's stored bytes are in [`Seen::bytes`]: its `event_json`
+/// text, or (the real host, for long events) its `event_zstd` frame. Equal
+/// bytes, equal event.
+#[derive(Clone, Copy, Debug)]
+struct Span {
+    zstd: bool,
+    start: usize,
+    end: usize,
 }
 
 /// One session's events as the last read found them, in `seq` order.
 #[derive(Default)]
 struct Seen {
-    /// Every row with a payload: its stored bytes and its parse (`None`:
-    /// not JSON, left out of the events).
-    rows: Vec<(Stored, Option<Arc<Row>>)>,
+    /// The stored bytes of every row with a payload, end to end: the next
+    /// read compares every row with them, and one buffer is read as one
+    /// stream (a buffer per row was most of that comparison's cost).
+    bytes: Vec<u8>,
+    /// Every row with a payload: where its bytes are, and its parse
+    /// (`None`: not JSON, left out of the events).
+    rows: Vec<(Span, Option<Arc<Row>>)>,
     /// The parsed events (rows that are JSON), and their visible path.
     events: Vec<Arc<Row>>,
     by_id: HashMap<String, usize>,
     /// `None`: a `parentId` cycle.
     path: Option<Vec<Arc<Row>>>,
+}
+
+impl Seen {
+    fn stored(&self, span: Span) -> (bool, &[u8]) {
+        (span.zstd, &self.bytes[span.start..span.end])
+    }
 }
 
 /// An open read-only connection, and the file it opened (device, inode;
@@ -177,12 +189,13 @@ impl Reader {
     fn events(&mut self, db: &Path, session_id: &str, prev: Seen) -> Result<Seen, String> {
         let at = |e: rusqlite::Error| format!("{}: {e}", db.display());
         /// Where each row's payload comes from: the previous read's row at
-        /// that index, or these bytes.
+        /// that index, or these bytes (in `fresh_bytes`).
         enum Fresh {
             Same(usize),
-            New(Stored),
+            New(Span),
         }
         let mut fresh: Vec<Fresh> = Vec::with_capacity(prev.rows.len() + 16);
+        let mut fresh_bytes: Vec<u8> = Vec::new();
         {
             let conn = self.conn(db)?;
             let mut stmt = conn.prepare_cached("SELECT event_json, event_zstd FROM transcript_events WHERE session_id = ?1 ORDER BY seq").map_err(at)?;
@@ -199,52 +212,67 @@ impl Reader {
                         unreachable!("the borrowed and owned conversions disagree")
                     }
                 };
-                let (is_json, bytes) = match (json, zstd) {
-                    (Some(j), _) => (true, j.as_bytes()),
-                    (None, Some(z)) => (false, z),
+                let (zstd, bytes) = match (json, zstd) {
+                    (Some(j), _) => (false, j.as_bytes()),
+                    (None, Some(z)) => (true, z),
                     (None, None) => continue,
                 };
                 let i = fresh.len();
-                let same = prev.rows.get(i).is_some_and(|(s, _)| match s {
-                    Stored::Json(b) => is_json && **b == *bytes,
-                    Stored::Zstd(b) => !is_json && **b == *bytes,
-                });
-                fresh.push(match (same, is_json) {
-                    (true, _) => Fresh::Same(i),
-                    (false, true) => Fresh::New(Stored::Json(bytes.into())),
-                    (false, false) => Fresh::New(Stored::Zstd(bytes.into())),
-                });
+                if prev.rows.get(i).is_some_and(|&(span, _)| prev.stored(span) == (zstd, bytes)) {
+                    fresh.push(Fresh::Same(i));
+                } else {
+                    let start = fresh_bytes.len();
+                    fresh_bytes.extend_from_slice(bytes);
+                    fresh.push(Fresh::New(Span { zstd, start, end: fresh_bytes.len() }));
+                }
             }
         }
+        let new_bytes = |span: Span| (span.zstd, &fresh_bytes[span.start..span.end]);
         // Rows that differ where the previous read had one: the session was
         // rewritten. Rows it moved are found by their bytes among the
         // previous read's (each parsed once) before being parsed again.
         let rewritten = fresh.iter().take(prev.rows.len()).any(|f| matches!(f, Fresh::New(_)));
-        let moved: HashMap<&Stored, &Option<Arc<Row>>> = if rewritten { prev.rows.iter().map(|(s, r)| (s, r)).collect() } else { HashMap::new() };
+        let moved: HashMap<(bool, &[u8]), &Option<Arc<Row>>> = if rewritten { prev.rows.iter().map(|(span, r)| (prev.stored(*span), r)).collect() } else { HashMap::new() };
         let mut parsed = Vec::with_capacity(fresh.len());
-        for f in fresh {
-            parsed.push(match f {
-                Fresh::Same(j) => (Err(j), prev.rows[j].1.clone()),
-                Fresh::New(stored) => {
-                    let row = match moved.get(&stored) {
-                        Some(row) => Option::clone(row),
-                        None => {
-                            let text = match &stored {
-                                Stored::Json(b) => std::str::from_utf8(b).expect("read as text").to_string(),
-                                Stored::Zstd(frame) => crate::runtime::sqlite_store::decompress_event(frame).map_err(|e| format!("{}: a compressed transcript event: {e}", db.display()))?,
-                            };
-                            parse_row(&text).map(Arc::new)
-                        }
-                    };
-                    (Ok(stored), row)
-                }
+        for f in &fresh {
+            parsed.push(match *f {
+                Fresh::Same(j) => prev.rows[j].1.clone(),
+                Fresh::New(span) => match moved.get(&new_bytes(span)) {
+                    Some(row) => Option::clone(row),
+                    None => {
+                        let text = match new_bytes(span) {
+                            (false, b) => std::str::from_utf8(b).expect("read as text").to_string(),
+                            (true, frame) => crate::runtime::sqlite_store::decompress_event(frame).map_err(|e| format!("{}: a compressed transcript event: {e}", db.display()))?,
+                        };
+                        parse_row(&text).map(Arc::new)
+                    }
+                },
             });
         }
         drop(moved);
-        // The bytes of unchanged rows are the previous read's, moved over.
-        let grew = !rewritten && parsed.len() >= prev.rows.len();
-        let mut old: Vec<Option<Stored>> = prev.rows.into_iter().map(|(s, _)| Some(s)).collect();
-        let rows: Vec<(Stored, Option<Arc<Row>>)> = parsed.into_iter().map(|(stored, row)| (stored.unwrap_or_else(|j| old[j].take().expect("each row is kept once")), row)).collect();
+        // The session grew (every row the previous read saw is still there,
+        // unchanged): its buffer is kept and the new rows' bytes appended.
+        // Otherwise the buffer is rebuilt, once per rewrite.
+        let grew = !rewritten && fresh.len() >= prev.rows.len();
+        let (mut bytes, old) = if grew { (prev.bytes, Vec::new()) } else { (Vec::with_capacity(prev.bytes.len() + fresh_bytes.len()), prev.bytes) };
+        let mut rows = Vec::with_capacity(fresh.len());
+        for (f, row) in fresh.into_iter().zip(parsed) {
+            let span = match f {
+                Fresh::Same(j) if grew => prev.rows[j].0,
+                Fresh::Same(j) => {
+                    let Span { zstd, start, end } = prev.rows[j].0;
+                    let from = bytes.len();
+                    bytes.extend_from_slice(&old[start..end]);
+                    Span { zstd, start: from, end: bytes.len() }
+                }
+                Fresh::New(Span { zstd, start, end }) => {
+                    let from = bytes.len();
+                    bytes.extend_from_slice(&fresh_bytes[start..end]);
+                    Span { zstd, start: from, end: bytes.len() }
+                }
+            };
+            rows.push((span, row));
+        }
         let events: Vec<Arc<Row>> = rows.iter().filter_map(|(_, r)| r.clone()).collect();
         let (by_id, path) = if grew {
             // The previous events lead the new ones unchanged (the session
@@ -265,7 +293,7 @@ impl Reader {
             let path = visible_path(&events, &by_id, None);
             (by_id, path)
         };
-        Ok(Seen { rows, events, by_id, path })
+        Ok(Seen { bytes, rows, events, by_id, path })
     }
 }
 
