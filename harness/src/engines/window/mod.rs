@@ -183,11 +183,12 @@ impl Engine for Window {
         Ok(self.mutation.after(method, out))
     }
 
-    /// The methods that read a whole history (`assemble`; `afterTurn` and
-    /// `ingestBatch` before 2026.9.6) work on the shared messages; each
-    /// answers exactly what the JSON path would. Everything else, every
-    /// mutant (they read and corrupt params and results as JSON) and any
-    /// history with a message that does not parse take the JSON path.
+    /// The methods that may be given a whole history (`assemble`,
+    /// `afterTurn`, `ingestBatch`) work on the shared messages; each answers
+    /// exactly what the JSON path would (`shared_path` tests). Everything
+    /// else, every mutant (they read and corrupt params and results as
+    /// JSON) and any history with a message that does not parse take the
+    /// JSON path.
     fn call_shared(&mut self, m: &str, mut params: Value, messages: Messages, host: &mut HostLink<'_>) -> Result<Reply, Fail> {
         if self.mutation == Mutation::None {
             let shared = match m {
