@@ -378,6 +378,15 @@ impl Decoder {
             .count()
     }
 
+    /// [`Self::result_keep`] of a result whose `messages` are `messages`
+    /// as sent: all of them, when they are the very array request `id`
+    /// carried (`None` otherwise: match them one by one). A pass-through
+    /// then costs nothing per message.
+    pub fn result_keeps_all(&self, id: &Value, method: &str, messages: &Messages) -> Option<usize> {
+        let slot = self.slots.get(method).filter(|s| s.id == *id)?;
+        Arc::ptr_eq(&slot.messages.0, &messages.0).then(|| messages.len())
+    }
+
     fn rebuild(&mut self, method: &str, enc: &mut Map<String, Value>) -> Result<Vec<Arc<Item>>, String> {
         let Some(Value::Object(d)) = enc.get_mut(KEY) else { return Err(format!("{KEY} must be an object")) };
         let base = d.get("base").cloned().unwrap_or(Value::Null);

@@ -10,7 +10,7 @@ use clawspec_contract::protocol::method;
 use serde_json::{json, Value};
 
 use super::serve::{Engine, Fail, HostLink, Outcome, Reply};
-use crate::driver::delta::{Messages, Out};
+use crate::driver::delta::Messages;
 
 #[derive(Default)]
 pub struct Legacy;
@@ -41,7 +41,7 @@ impl Engine for Legacy {
     fn call_shared(&mut self, m: &str, mut params: Value, messages: Messages, host: &mut HostLink<'_>) -> Result<Reply, Fail> {
         if m == method::ASSEMBLE {
             let result = json!({"messages": null, "estimatedTokens": 0});
-            return Ok(Reply::Messages { result, messages: messages.items().iter().cloned().map(Out::Sent).collect() });
+            return Ok(Reply::Sent { result, messages });
         }
         messages.put_into(&mut params);
         self.call(m, params, host).map(Reply::Value)

@@ -44,6 +44,9 @@ pub type Outcome = Result<Value, Fail>;
 pub enum Reply {
     Value(Value),
     Messages { result: Value, messages: Vec<Out> },
+    /// As `Messages`, the messages being all those the request carried, as
+    /// sent, in order (a pass-through): kept whole without looking at them.
+    Sent { result: Value, messages: Messages },
 }
 
 /// Engine→host request ids start here so they can never be mistaken for the
@@ -219,20 +222,21 @@ fn write_frame(out: &mut dyn Write, v: &Value) -> std::io::Result<()> {
     out.flush()
 }
 
-/// A result ready to write: as JSON, or with shared `messages`, the first
-/// `keep` of which are sent as kept from request `id` (a result delta).
+/// A result ready to write: as JSON, or with shared `messages`: `keep` of
+/// them sent as kept from request `id` (a result delta; 0: none), then
+/// `append`.
 enum Answer {
     Value(Value),
-    Messages { result: Value, messages: Vec<Out>, keep: usize },
+    Messages { result: Value, keep: usize, append: Vec<Out> },
 }
 
 /// [`Answer::Messages`] serialised: the result's entries in order, its
 /// `messages` written from the shared messages, as a delta when `keep > 0`.
 struct WithMessages<'a> {
     result: &'a Value,
-    messages: &'a [Out],
     base: &'a Value,
     keep: usize,
+    append: &'a [Out],
 }
 
 /// `{"$delta":{"base":…,"keep":…,"append":[…]}}`, key for key what
@@ -253,9 +257,9 @@ struct ResultDeltaBody<'a> {
 impl WithMessages<'_> {
     fn messages<S: SerializeMap>(&self, map: &mut S) -> Result<(), S::Error> {
         if self.keep > 0 {
-            map.serialize_entry("messages", &ResultDelta { delta: ResultDeltaBody { base: self.base, keep: self.keep, append: &self.messages[self.keep..] } })
+            map.serialize_entry("messages", &ResultDelta { delta: ResultDeltaBody { base: self.base, keep: self.keep, append: self.append } })
         } else {
-            map.serialize_entry("messages", self.messages)
+            map.serialize_entry("messages", self.append)
         }
     }
 }
@@ -289,9 +293,9 @@ fn write_response(out: &mut dyn Write, id: &Value, outcome: Result<&Answer, Valu
             out.write_all(br#","result":"#)?;
             serde_json::to_writer(&mut *out, result)?;
         }
-        Ok(Answer::Messages { result, messages, keep }) => {
+        Ok(Answer::Messages { result, keep, append }) => {
             out.write_all(br#","result":"#)?;
-            serde_json::to_writer(&mut *out, &WithMessages { result, messages, base: id, keep: *keep })?;
+            serde_json::to_writer(&mut *out, &WithMessages { result, base: id, keep: *keep, append })?;
         }
         Err(error) => {
             out.write_all(br#","error":"#)?;
@@ -457,10 +461,20 @@ pub fn serve_on<R: BufRead + Send + 'static>(engine: &mut dyn Engine, input: R, 
                         }
                         Ok(Answer::Value(v))
                     }
-                    Ok(Ok(Reply::Messages { result, messages })) => {
+                    Ok(Ok(Reply::Messages { result, mut messages })) => {
                         let keep = deltas.as_ref().map_or(0, |d| d.result_keep(&id, &m, &messages));
-                        Ok(Answer::Messages { result, messages, keep })
+                        let append = messages.split_off(keep);
+                        Ok(Answer::Messages { result, keep, append })
                     }
+                    Ok(Ok(Reply::Sent { result, messages })) => match deltas.as_ref().and_then(|d| d.result_keeps_all(&id, &m, &messages)) {
+                        Some(keep) => Ok(Answer::Messages { result, keep, append: Vec::new() }),
+                        None => {
+                            let mut messages: Vec<Out> = messages.items().iter().cloned().map(Out::Sent).collect();
+                            let keep = deltas.as_ref().map_or(0, |d| d.result_keep(&id, &m, &messages));
+                            let append = messages.split_off(keep);
+                            Ok(Answer::Messages { result, keep, append })
+                        }
+                    },
                     Ok(Err(Fail::Threw(msg))) => Err(error(code::ENGINE_THREW, msg)),
                     Ok(Err(Fail::Aborted)) => Err(error(code::ABORTED, "This operation was aborted")),
                     Ok(Err(Fail::NotImplemented)) => Err(error(code::METHOD_NOT_FOUND, format!("method not implemented: {m}"))),
