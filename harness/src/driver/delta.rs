@@ -21,13 +21,12 @@
 //! their own ports of it).
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
+use clawspec_contract::{AgentMessage, Msg};
 use serde::ser::{SerializeMap, Serializer};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-
-use clawspec_contract::Msg;
 
 use crate::trace::json_eq::json_eq;
 
@@ -39,17 +38,6 @@ pub const CAPABILITY: &str = "messageDelta";
 pub const VERSION: u64 = 1;
 /// The key of an encoded `messages` value.
 pub const KEY: &str = "$delta";
-
-/// One remembered `messages` array: the request that carried it. Messages
-/// are shared between slots (a turn's `afterTurn` array starts with its
-/// `assemble` array): a message two slots share is one allocation, so
-/// comparing slots with each other is comparing pointers, and only the part
-/// of a new array past what the slots share is compared value by value.
-#[derive(Clone, Debug)]
-struct Slot<I> {
-    id: I,
-    messages: Vec<Arc<Value>>,
-}
 
 /// How `messages` goes on the wire for one request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -303,33 +291,126 @@ impl Serialize for Encoded<'_> {
     }
 }
 
-/// How many leading messages of `slot` equal those of `new`, given that the
-/// first `known` messages of `new` equal those of `best` (another slot):
-/// where `slot` shares `best`'s message (same allocation) no value is
-/// compared.
-fn shared_prefix(slot: &[Arc<Value>], new: &[Value], best: Option<(&[Arc<Value>], usize)>) -> usize {
-    let (best, known) = best.unwrap_or((&[], 0));
-    slot.iter()
-        .zip(new)
-        .enumerate()
-        .take_while(|&(i, (s, v))| (i < known && best.get(i).is_some_and(|b| Arc::ptr_eq(b, s))) || json_eq(s, v))
-        .count()
+/// One message of an array the engine decoded: the value the host sent,
+/// shared (`Arc<Item>`) by every remembered array and every request that
+/// holds it, with its parse as an [`AgentMessage`] worked out at most once
+/// per process. A history that grows by a turn per call is then parsed once
+/// in all, not once per call.
+#[derive(Debug)]
+pub struct Item {
+    value: Value,
+    /// `Some(None)`: the value is not an `AgentMessage`.
+    parsed: OnceLock<Option<Msg>>,
+    /// Whether `parsed`, written back as JSON, equals `value`: an engine
+    /// answering with the parse then answers the message it was given.
+    exact: OnceLock<bool>,
 }
 
-/// `new` as slot messages: the first `keep` shared with `base` (equal by
-/// the caller's comparison), the rest copied.
-fn share(base: &[Arc<Value>], keep: usize, new: &[Value]) -> Vec<Arc<Value>> {
-    let mut out = Vec::with_capacity(new.len());
-    out.extend_from_slice(&base[..keep]);
-    out.extend(new[keep..].iter().cloned().map(Arc::new));
-    out
+impl Item {
+    fn new(value: Value) -> Self {
+        Item { value, parsed: OnceLock::new(), exact: OnceLock::new() }
+    }
+
+    /// The message as the host sent it.
+    pub fn value(&self) -> &Value {
+        &self.value
+    }
+
+    /// The message parsed, once; `None` when it is not an `AgentMessage`.
+    pub fn msg(&self) -> Option<&Msg> {
+        self.parsed.get_or_init(|| AgentMessage::deserialize(&self.value).ok().map(Msg::new)).as_ref()
+    }
+
+    /// Does `m`, written where this item stands in a result, equal this
+    /// item as JSON? For the item's own parse (the same allocation) the
+    /// answer is worked out once; any other message is compared by value,
+    /// as [`Decoder::encode_result`] compares.
+    fn equals_msg(&self, m: &Msg) -> bool {
+        match self.parsed.get() {
+            Some(Some(own)) if Msg::ptr_eq(own, m) => *self.exact.get_or_init(|| json_eq(&self.value, &msg_value(m))),
+            _ => json_eq(&self.value, &msg_value(m)),
+        }
+    }
+}
+
+/// A message as the JSON value serde writes for it (what an engine that
+/// builds its answer with `json!` puts in it).
+fn msg_value(m: &Msg) -> Value {
+    serde_json::to_value(&**m).expect("an AgentMessage serialises")
+}
+
+/// A request's decoded `messages`, shared with the decoder's slot: cloning
+/// it copies a pointer, and its items are the slot's items.
+#[derive(Clone, Debug)]
+pub struct Messages(Arc<Vec<Arc<Item>>>);
+
+impl Messages {
+    pub fn items(&self) -> &[Arc<Item>] {
+        &self.0
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The array as the host sent it (a copy of every message).
+    pub fn to_value(&self) -> Value {
+        Value::Array(self.0.iter().map(|i| i.value.clone()).collect())
+    }
+
+    /// Put the array back at `params.messages` (where
+    /// [`Decoder::decode_shared`] left `null`): the params as the host sent
+    /// them, decoded.
+    pub fn put_into(&self, params: &mut Value) {
+        if let Some(obj) = params.as_object_mut() {
+            obj.insert("messages".into(), self.to_value());
+        }
+    }
+
+    /// The messages of `range` parsed (each once per process, shared), or
+    /// `None` when one of them is not an `AgentMessage`.
+    pub fn msgs(&self, range: impl std::slice::SliceIndex<[Arc<Item>], Output = [Arc<Item>]>) -> Option<Vec<Msg>> {
+        self.0[range].iter().map(|i| i.msg().cloned()).collect()
+    }
+}
+
+/// A message of a result whose `messages` the server writes (see
+/// [`Decoder::result_keep`]): one the host sent, passed through as sent, or
+/// one the engine built or parsed, written as serde writes it.
+#[derive(Clone, Debug)]
+pub enum Out {
+    Sent(Arc<Item>),
+    Msg(Msg),
+}
+
+impl Serialize for Out {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Out::Sent(item) => item.value.serialize(s),
+            // Exactly what serialising the message (or its JSON value) writes.
+            Out::Msg(m) => m.json().serialize(s),
+        }
+    }
+}
+
+/// One remembered array on the engine's side.
+#[derive(Debug)]
+struct Remembered {
+    id: Value,
+    messages: Messages,
 }
 
 /// The engine's half: rebuilds full arrays and remembers them per method.
-/// Ids are kept as the JSON values the host sent.
+/// Ids are kept as the JSON values the host sent. The remembered arrays
+/// share their messages ([`Item`]), and so do the arrays handed to the
+/// engine ([`Messages`]).
 #[derive(Debug, Default)]
 pub struct Decoder {
-    slots: BTreeMap<String, Slot<Value>>,
+    slots: BTreeMap<String, Remembered>,
 }
 
 impl Decoder {
@@ -337,27 +418,37 @@ impl Decoder {
     /// the array for later requests. An error is the host's protocol
     /// violation (answer it `-32602`).
     pub fn decode(&mut self, id: &Value, method: &str, params: &mut Value) -> Result<(), String> {
-        let Some(obj) = params.as_object_mut() else { return Ok(()) };
-        // A decoded array is remembered sharing its base's messages: no
-        // comparison, and the next request's base is found by pointer.
-        let mut shared = None;
-        if let Some(Value::Object(enc)) = obj.get_mut("messages") {
-            if enc.len() == 1 && enc.contains_key(KEY) {
-                let full = self.rebuild(enc)?;
-                obj.insert("messages".into(), Value::Array(full.iter().map(|m| Value::clone(m)).collect()));
-                shared = Some(full);
-            }
-        }
-        if let Some(Value::Array(a)) = obj.get("messages") {
-            let messages = shared.unwrap_or_else(|| share(&[], 0, a));
-            match self.slots.get_mut(method) {
-                Some(s) => *s = Slot { id: id.clone(), messages },
-                None => {
-                    self.slots.insert(method.to_string(), Slot { id: id.clone(), messages });
-                }
-            }
+        if let Some(messages) = self.decode_shared(id, method, params)? {
+            messages.put_into(params);
         }
         Ok(())
+    }
+
+    /// [`Self::decode`] without building the array: `params.messages` (an
+    /// array, or an encoding of one) is taken out, `null` left at its place,
+    /// and the decoded array returned shared with the slot that remembers
+    /// it. A delta's kept messages are its base's items (no copy, no
+    /// comparison); appended messages are moved in. `None`: the params carry
+    /// no `messages` array, and nothing was remembered.
+    pub fn decode_shared(&mut self, id: &Value, method: &str, params: &mut Value) -> Result<Option<Messages>, String> {
+        let Some(obj) = params.as_object_mut() else { return Ok(None) };
+        let items = match obj.get_mut("messages") {
+            Some(Value::Object(enc)) if enc.len() == 1 && enc.contains_key(KEY) => self.rebuild(method, enc)?,
+            Some(Value::Array(a)) => std::mem::take(a).into_iter().map(|v| Arc::new(Item::new(v))).collect(),
+            _ => return Ok(None),
+        };
+        // An existing key keeps its place (preserve_order): materialising
+        // the array later gives the params exactly as sent.
+        obj.insert("messages".into(), Value::Null);
+        let messages = Messages(Arc::new(items));
+        let remembered = Remembered { id: id.clone(), messages: messages.clone() };
+        match self.slots.get_mut(method) {
+            Some(s) => *s = remembered,
+            None => {
+                self.slots.insert(method.to_string(), remembered);
+            }
+        }
+        Ok(Some(messages))
     }
 
     /// Encode a result's `messages` as a delta on the request `id` being
@@ -367,7 +458,7 @@ impl Decoder {
     pub fn encode_result(&self, id: &Value, method: &str, result: &mut Value) {
         let Some(slot) = self.slots.get(method).filter(|s| s.id == *id) else { return };
         let Some(Value::Array(out)) = result.get_mut("messages") else { return };
-        let keep = shared_prefix(&slot.messages, out, None);
+        let keep = slot.messages.items().iter().zip(out.iter()).take_while(|(s, v)| json_eq(&s.value, v)).count();
         if keep == 0 {
             return;
         }
@@ -375,7 +466,34 @@ impl Decoder {
         result["messages"] = serde_json::json!({KEY: {"base": id, "keep": keep, "append": append}});
     }
 
-    fn rebuild(&self, enc: &mut Map<String, Value>) -> Result<Vec<Arc<Value>>, String> {
+    /// [`Self::encode_result`] of a result whose `messages` are `out`: how
+    /// many of them to send as kept (0: send them all). The same count
+    /// `encode_result` finds on the same messages as JSON values, but a
+    /// message passed through (the slot's own item, or its own parse) is
+    /// matched by pointer, so a pass-through costs a pointer per message.
+    pub fn result_keep(&self, id: &Value, method: &str, out: &[Out]) -> usize {
+        let Some(slot) = self.slots.get(method).filter(|s| s.id == *id) else { return 0 };
+        slot.messages
+            .items()
+            .iter()
+            .zip(out)
+            .take_while(|(s, o)| match o {
+                Out::Sent(item) => Arc::ptr_eq(s, item) || json_eq(&s.value, &item.value),
+                Out::Msg(m) => s.equals_msg(m),
+            })
+            .count()
+    }
+
+    /// [`Self::result_keep`] of a result whose `messages` are `messages`
+    /// as sent: all of them, when they are the very array request `id`
+    /// carried (`None` otherwise: match them one by one). A pass-through
+    /// then costs nothing per message.
+    pub fn result_keeps_all(&self, id: &Value, method: &str, messages: &Messages) -> Option<usize> {
+        let slot = self.slots.get(method).filter(|s| s.id == *id)?;
+        Arc::ptr_eq(&slot.messages.0, &messages.0).then(|| messages.len())
+    }
+
+    fn rebuild(&mut self, method: &str, enc: &mut Map<String, Value>) -> Result<Vec<Arc<Item>>, String> {
         let Some(Value::Object(d)) = enc.get_mut(KEY) else { return Err(format!("{KEY} must be an object")) };
         let base = d.get("base").cloned().unwrap_or(Value::Null);
         let keep = d.get("keep").and_then(Value::as_u64).ok_or_else(|| format!("{KEY}.keep must be a non-negative integer"))? as usize;
@@ -384,9 +502,21 @@ impl Decoder {
         if keep > slot.messages.len() {
             return Err(format!("{KEY}.keep {keep} exceeds the {} messages of request {base}", slot.messages.len()));
         }
+        // A request based on its own method's last array (each `assemble`
+        // extends the previous one's history), which nothing holds any more
+        // (the engine dropped it when that call ended): the array is grown
+        // in place, so a delta appending k messages costs k, not a pointer
+        // per message of the history. The slot is replaced by the result.
+        if let Some(items) = self.slots.get_mut(method).filter(|s| s.id == base).and_then(|s| Arc::get_mut(&mut s.messages.0)) {
+            let mut full = std::mem::take(items);
+            full.truncate(keep);
+            full.extend(append.into_iter().map(|v| Arc::new(Item::new(v))));
+            return Ok(full);
+        }
+        let slot = self.slots.values().find(|s| s.id == base).expect("found above");
         let mut full = Vec::with_capacity(keep + append.len());
-        full.extend_from_slice(&slot.messages[..keep]);
-        full.extend(append.into_iter().map(Arc::new));
+        full.extend_from_slice(&slot.messages.items()[..keep]);
+        full.extend(append.into_iter().map(|v| Arc::new(Item::new(v))));
         Ok(full)
     }
 }
@@ -501,8 +631,31 @@ mod tests {
         }
         let (a, t) = (&enc.slots["assemble"].messages, &enc.slots["afterTurn"].messages);
         assert!((0..5).all(|i| a[i].ptr_eq(&t[i])), "host: the afterTurn array shares the assemble array's messages");
-        let (a, t) = (&dec.slots["assemble"].messages, &dec.slots["afterTurn"].messages);
+        let (a, t) = (dec.slots["assemble"].messages.items(), dec.slots["afterTurn"].messages.items());
         assert!((0..5).all(|i| Arc::ptr_eq(&a[i], &t[i])), "engine: likewise");
+    }
+
+    /// A delta on its own method's last array grows that array in place
+    /// when nothing else holds it, and copies its prefix when something
+    /// does (an engine that kept the array it was handed sees it unchanged).
+    #[test]
+    fn an_array_still_held_is_not_grown_in_place() {
+        let (mut enc, mut dec) = (Encoder::default(), Decoder::default());
+        let mut held = Vec::new();
+        for (id, n, keep_it) in [(1u64, 3u32, false), (2, 5, true), (3, 6, false), (4, 4, false), (5, 7, true), (6, 9, false)] {
+            let params = json!({"messages": (0..n).map(msg).collect::<Vec<_>>()});
+            let plan = enc.plan(id, "assemble", params["messages"].as_array().unwrap());
+            let mut got: Value = serde_json::from_str(&serde_json::to_string(&Encoded { params: &params, plan, shared: None }).unwrap()).unwrap();
+            let shared = dec.decode_shared(&json!(id), "assemble", &mut got).unwrap().unwrap();
+            assert_eq!(shared.to_value(), params["messages"], "request {id}");
+            assert_eq!(dec.slots["assemble"].messages.items().len(), n as usize);
+            if keep_it {
+                held.push((shared, params["messages"].clone()));
+            }
+        }
+        for (shared, sent) in &held {
+            assert_eq!(&shared.to_value(), sent, "what the engine kept is unchanged");
+        }
     }
 
     #[test]

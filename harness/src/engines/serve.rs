@@ -17,7 +17,9 @@ use std::sync::{Arc, Mutex};
 
 use clawspec_contract::protocol::{code, method, PROTOCOL_VERSION};
 
-use crate::driver::delta;
+use crate::driver::delta::{self, Messages, Out};
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
 use serde_json::{json, Value};
 
 /// How a handler fails: a JS-style throw (`-32000`), a method the engine does
@@ -30,6 +32,22 @@ pub enum Fail {
 }
 
 pub type Outcome = Result<Value, Fail>;
+
+/// What [`Engine::call_shared`] answers: a result as JSON, or a result
+/// whose `messages` are shared messages that the server writes itself, at
+/// the place of the result's `messages` key (which holds `null` until
+/// then; appended last when absent). The bytes are those of the same
+/// result with `messages` as a JSON array, delta-encoded as
+/// [`delta::Decoder::encode_result`] would encode it, but a message passed
+/// through is matched by pointer and never compared or written.
+#[derive(Debug)]
+pub enum Reply {
+    Value(Value),
+    Messages { result: Value, messages: Vec<Out> },
+    /// As `Messages`, the messages being all those the request carried, as
+    /// sent, in order (a pass-through): kept whole without looking at them.
+    Sent { result: Value, messages: Messages },
+}
 
 /// Engine→host request ids start here so they can never be mistaken for the
 /// host's own small integer ids in a trace.
@@ -88,6 +106,20 @@ pub trait Engine {
     /// [`dispatch`] for the per-method behaviour.
     fn call(&mut self, method: &str, params: Value, host: &mut HostLink<'_>) -> Outcome {
         dispatch(self, method, params, host)
+    }
+
+    /// Entry point instead of [`Engine::call`] for a request whose
+    /// top-level `messages` the server decoded (`messageDelta` accepted):
+    /// `messages` is the decoded array, shared with the decoder, and
+    /// `params.messages` is `null` at its place. OpenClaw sends the whole
+    /// history with every `assemble`, so an engine that reads it as shared
+    /// messages (each parsed once per process) and answers with them
+    /// ([`Reply::Messages`]) costs a pointer per kept message, not a copy.
+    /// The default puts the array back and calls [`Engine::call`]: exactly
+    /// the params the engine would see without the capability.
+    fn call_shared(&mut self, method: &str, mut params: Value, messages: Messages, host: &mut HostLink<'_>) -> Result<Reply, Fail> {
+        messages.put_into(&mut params);
+        self.call(method, params, host).map(Reply::Value)
     }
 }
 
@@ -190,15 +222,80 @@ fn write_frame(out: &mut dyn Write, v: &Value) -> std::io::Result<()> {
     out.flush()
 }
 
+/// A result ready to write: as JSON, or with shared `messages`: `keep` of
+/// them sent as kept from request `id` (a result delta; 0: none), then
+/// `append`.
+enum Answer {
+    Value(Value),
+    Messages { result: Value, keep: usize, append: Vec<Out> },
+}
+
+/// [`Answer::Messages`] serialised: the result's entries in order, its
+/// `messages` written from the shared messages, as a delta when `keep > 0`.
+struct WithMessages<'a> {
+    result: &'a Value,
+    base: &'a Value,
+    keep: usize,
+    append: &'a [Out],
+}
+
+/// `{"$delta":{"base":…,"keep":…,"append":[…]}}`, key for key what
+/// [`delta::Decoder::encode_result`] puts in a JSON result.
+#[derive(Serialize)]
+struct ResultDelta<'a> {
+    #[serde(rename = "$delta")]
+    delta: ResultDeltaBody<'a>,
+}
+
+#[derive(Serialize)]
+struct ResultDeltaBody<'a> {
+    base: &'a Value,
+    keep: usize,
+    append: &'a [Out],
+}
+
+impl WithMessages<'_> {
+    fn messages<S: SerializeMap>(&self, map: &mut S) -> Result<(), S::Error> {
+        if self.keep > 0 {
+            map.serialize_entry("messages", &ResultDelta { delta: ResultDeltaBody { base: self.base, keep: self.keep, append: self.append } })
+        } else {
+            map.serialize_entry("messages", self.append)
+        }
+    }
+}
+
+impl Serialize for WithMessages<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let empty = serde_json::Map::new();
+        let obj = self.result.as_object().unwrap_or(&empty);
+        let mut map = s.serialize_map(None)?;
+        for (k, v) in obj {
+            if k == "messages" {
+                self.messages(&mut map)?;
+            } else {
+                map.serialize_entry(k, v)?;
+            }
+        }
+        if !obj.contains_key("messages") {
+            self.messages(&mut map)?;
+        }
+        map.end()
+    }
+}
+
 /// Write a response without building a frame object around a possibly large
 /// result (an assemble of 10 000 messages is serialised once, straight out).
-fn write_response(out: &mut dyn Write, id: &Value, outcome: Result<&Value, Value>) -> std::io::Result<()> {
+fn write_response(out: &mut dyn Write, id: &Value, outcome: Result<&Answer, Value>) -> std::io::Result<()> {
     out.write_all(br#"{"jsonrpc":"2.0","id":"#)?;
     serde_json::to_writer(&mut *out, id)?;
     match outcome {
-        Ok(result) => {
+        Ok(Answer::Value(result)) => {
             out.write_all(br#","result":"#)?;
             serde_json::to_writer(&mut *out, result)?;
+        }
+        Ok(Answer::Messages { result, keep, append }) => {
+            out.write_all(br#","result":"#)?;
+            serde_json::to_writer(&mut *out, &WithMessages { result, base: id, keep: *keep, append })?;
         }
         Err(error) => {
             out.write_all(br#","error":"#)?;
@@ -306,16 +403,27 @@ pub fn serve_on<R: BufRead + Send + 'static>(engine: &mut dyn Engine, input: R, 
             continue;
         };
         let mut params = req.get_mut("params").map(Value::take).unwrap_or(Value::Null);
+        // The decoded array, shared with the decoder, for the engine's
+        // `call_shared`; the handshake's own methods get it back in params.
+        let mut shared: Option<Messages> = None;
         if let Some(d) = deltas.as_mut() {
-            if let Err(e) = d.decode(&id, &m, &mut params) {
-                eprintln!("engine: {m}: bad message delta: {e}");
-                if write_response(out, &id, Err(error(code::INVALID_PARAMS, format!("bad message delta: {e}")))).is_err() {
-                    return 1;
+            match d.decode_shared(&id, &m, &mut params) {
+                Ok(s) => shared = s,
+                Err(e) => {
+                    eprintln!("engine: {m}: bad message delta: {e}");
+                    if write_response(out, &id, Err(error(code::INVALID_PARAMS, format!("bad message delta: {e}")))).is_err() {
+                        return 1;
+                    }
+                    continue;
                 }
-                continue;
             }
         }
-        let outcome: Result<Value, Value> = match m.as_str() {
+        if matches!(m.as_str(), method::INITIALIZE | method::SHUTDOWN) {
+            if let Some(s) = shared.take() {
+                s.put_into(&mut params);
+            }
+        }
+        let outcome: Result<Answer, Value> = match m.as_str() {
             method::INITIALIZE => {
                 let v = params.get("protocolVersion");
                 if v.and_then(Value::as_u64) != Some(u64::from(PROTOCOL_VERSION)) {
@@ -331,25 +439,42 @@ pub fn serve_on<R: BufRead + Send + 'static>(engine: &mut dyn Engine, input: R, 
                         r[delta::CAPABILITY] = json!(delta::VERSION);
                         deltas = Some(delta::Decoder::default());
                     }
-                    Ok(r)
+                    Ok(Answer::Value(r))
                 }
             }
             method::SHUTDOWN => {
-                let _ = write_response(out, &id, Ok(&json!({})));
+                let _ = write_response(out, &id, Ok(&Answer::Value(json!({}))));
                 return 0;
             }
             _ => {
                 let mut link = HostLink { lines: &lines, out: &mut *out, next_id: &mut next_id, aborted: &aborted, current_call: id.clone() };
                 // A Rust panic in a handler is the engine's bug; answer it as
                 // a throw (as OpenClaw would see a JS exception) and go on.
-                let called = catch_unwind(AssertUnwindSafe(|| engine.call(&m, params, &mut link)));
+                let called = catch_unwind(AssertUnwindSafe(|| match shared {
+                    Some(messages) => engine.call_shared(&m, params, messages, &mut link),
+                    None => engine.call(&m, params, &mut link).map(Reply::Value),
+                }));
                 match called {
-                    Ok(Ok(mut v)) => {
+                    Ok(Ok(Reply::Value(mut v))) => {
                         if let Some(d) = &deltas {
                             d.encode_result(&id, &m, &mut v);
                         }
-                        Ok(v)
+                        Ok(Answer::Value(v))
                     }
+                    Ok(Ok(Reply::Messages { result, mut messages })) => {
+                        let keep = deltas.as_ref().map_or(0, |d| d.result_keep(&id, &m, &messages));
+                        let append = messages.split_off(keep);
+                        Ok(Answer::Messages { result, keep, append })
+                    }
+                    Ok(Ok(Reply::Sent { result, messages })) => match deltas.as_ref().and_then(|d| d.result_keeps_all(&id, &m, &messages)) {
+                        Some(keep) => Ok(Answer::Messages { result, keep, append: Vec::new() }),
+                        None => {
+                            let mut messages: Vec<Out> = messages.items().iter().cloned().map(Out::Sent).collect();
+                            let keep = deltas.as_ref().map_or(0, |d| d.result_keep(&id, &m, &messages));
+                            let append = messages.split_off(keep);
+                            Ok(Answer::Messages { result, keep, append })
+                        }
+                    },
                     Ok(Err(Fail::Threw(msg))) => Err(error(code::ENGINE_THREW, msg)),
                     Ok(Err(Fail::Aborted)) => Err(error(code::ABORTED, "This operation was aborted")),
                     Ok(Err(Fail::NotImplemented)) => Err(error(code::METHOD_NOT_FOUND, format!("method not implemented: {m}"))),
@@ -381,6 +506,64 @@ pub(crate) fn script(engine: &mut dyn Engine, lines: &[Value]) -> (i32, Vec<Valu
     let code = serve_on(engine, std::io::Cursor::new(text.into_bytes()), &mut out);
     let frames = String::from_utf8(out).expect("utf-8").lines().map(|l| serde_json::from_str(l).expect("a JSON frame")).collect();
     (code, frames)
+}
+
+/// `engine` without its shared path: every request reaches [`Engine::call`]
+/// with its params as JSON, as for an engine that does not override
+/// [`Engine::call_shared`]. Tests compare the bytes of both paths.
+#[cfg(test)]
+pub(crate) struct JsonOnly<E>(pub E);
+
+#[cfg(test)]
+impl<E: Engine> Engine for JsonOnly<E> {
+    fn initialize(&mut self, params: &Value) -> Value {
+        self.0.initialize(params)
+    }
+    fn ingest(&mut self, params: Value, host: &mut HostLink<'_>) -> Outcome {
+        self.0.ingest(params, host)
+    }
+    fn assemble(&mut self, params: Value, host: &mut HostLink<'_>) -> Outcome {
+        self.0.assemble(params, host)
+    }
+    fn compact(&mut self, params: Value, host: &mut HostLink<'_>) -> Outcome {
+        self.0.compact(params, host)
+    }
+    fn call(&mut self, method: &str, params: Value, host: &mut HostLink<'_>) -> Outcome {
+        self.0.call(method, params, host)
+    }
+}
+
+/// The host's side of a session as lines: `initialize` (offering
+/// `messageDelta` when `delta`), then each `(method, params)` as request
+/// `1, 2, …`, `messages` encoded as the driver encodes them. A method `""`
+/// is a frame written as given (a scripted answer to an engine request).
+#[cfg(test)]
+pub(crate) fn host_text(calls: &[(&str, Value)], delta: bool) -> String {
+    let mut enc = delta::Encoder::default();
+    let offers = if delta { json!({delta::CAPABILITY: delta::VERSION}) } else { json!({}) };
+    let mut text = format!("{}\n", json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": PROTOCOL_VERSION, "offers": offers}}));
+    for (i, (m, params)) in calls.iter().enumerate() {
+        if m.is_empty() {
+            text += &format!("{params}\n");
+            continue;
+        }
+        let id = i as u64 + 1;
+        let plan = match (delta, params.get("messages").and_then(Value::as_array)) {
+            (true, Some(ms)) => enc.plan(id, m, ms),
+            _ => delta::Plan::Full,
+        };
+        let params = serde_json::to_string(&delta::Encoded { params, plan, shared: None }).expect("params serialise");
+        text += &format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":{},\"params\":{params}}}\n", json!(m));
+    }
+    text
+}
+
+/// Serve `engine` on `text` and return what it wrote, byte for byte.
+#[cfg(test)]
+pub(crate) fn serve_text(engine: &mut dyn Engine, text: String) -> Vec<u8> {
+    let mut out = Vec::new();
+    serve_on(engine, std::io::Cursor::new(text.into_bytes()), &mut out);
+    out
 }
 
 #[cfg(test)]

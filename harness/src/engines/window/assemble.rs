@@ -15,10 +15,18 @@ use super::mutation::Mutation;
 use super::store::{fingerprint, Session};
 use super::volatile;
 
+/// What one assemble chose: the messages, in order, and their estimate.
+/// Messages are shared ([`Msg`]): one passed through is the very message
+/// the engine was given, so the server answers it by pointer.
+pub struct Assembled {
+    pub messages: Vec<Msg>,
+    pub estimated_tokens: u64,
+}
+
 /// The result of one assemble: `{messages, estimatedTokens}`.
 pub fn assemble(params: &Value, session: &Session, mutation: Mutation) -> Result<Value, String> {
-    let sent = <Vec<AgentMessage> as serde::Deserialize>::deserialize(&params["messages"]).map_err(|e| format!("window: cannot read messages: {e}"))?;
-    assemble_sent(sent, params, session, mutation)
+    let sent = <Vec<Msg> as serde::Deserialize>::deserialize(&params["messages"]).map_err(|e| format!("window: cannot read messages: {e}"))?;
+    Ok(result(assemble_msgs(sent, params, session, mutation), params, mutation))
 }
 
 /// [`assemble`] of params the engine owns: `messages` is taken out and
@@ -30,72 +38,13 @@ pub fn assemble_owned(mut params: Value, session: &Session, mutation: Mutation) 
         return assemble(&params, session, mutation);
     }
     let messages = params["messages"].take();
-    let sent = serde_json::from_value::<Vec<AgentMessage>>(messages).map_err(|e| format!("window: cannot read messages: {e}"))?;
-    assemble_sent(sent, &params, session, mutation)
+    let sent = serde_json::from_value::<Vec<Msg>>(messages).map_err(|e| format!("window: cannot read messages: {e}"))?;
+    Ok(result(assemble_msgs(sent, &params, session, mutation), &params, mutation))
 }
 
-fn assemble_sent(sent: Vec<AgentMessage>, params: &Value, session: &Session, mutation: Mutation) -> Result<Value, String> {
-    let budget = params.get("tokenBudget").and_then(Value::as_u64).unwrap_or(u64::MAX / 4);
-    let (ms, origin) = with_summary(sent, session);
-    let live = LiveTurn::find(&ms, &origin, params);
-    let is_vol = |i: usize| i >= live.tail_start && origin[i].is_some_and(|o| volatile::is_volatile(&ms[i], o, params));
-
-    let must: Vec<bool> = (0..ms.len())
-        .map(|i| match mutation {
-            // The defect: unrecognised live input is treated as droppable history.
-            Mutation::DropVolatileTail => i >= live.boundary && !is_vol(i),
-            Mutation::DropCurrentTurn => false,
-            _ => i >= live.boundary || is_vol(i),
-        })
-        .collect();
-    let fit_budget = if mutation == Mutation::ExceedBudget { u64::MAX / 4 } else { budget };
-    let mut kept = fit::fit(&ms, fit_budget, &must, mutation == Mutation::SplitToolPair);
-    match mutation {
-        Mutation::DropVolatileTail => kept.retain(|&i| !is_vol(i)),
-        Mutation::DropCurrentTurn => kept.retain(|&i| i < live.boundary),
-        Mutation::SplitToolPair => {
-            if let Some(pos) = kept.iter().position(|&i| matches!(ms[i], AgentMessage::ToolResult(_))) {
-                kept.remove(pos);
-            }
-        }
-        _ => {}
-    }
-    if mutation == Mutation::FixedWindow && kept.len() > 4 {
-        // The defect: "the last few messages are enough context" — a fixed
-        // message cap instead of the token budget.
-        kept.drain(..kept.len() - 4);
-    }
-    if mutation == Mutation::DedupeRepeats {
-        // The defect: "the host re-sends history, so skip what we already
-        // have" keyed on role + text — a user who says "yes" twice loses a turn.
-        let mut seen = BTreeSet::new();
-        kept.retain(|&i| seen.insert(format!("{}|{}", ms[i].role(), ms[i].text())));
-    }
-    // What the mutant below compares with, before the kept messages move out.
-    let sent: BTreeSet<String> = if mutation == Mutation::ReingestSuppressed { ms.iter().map(fingerprint).collect() } else { BTreeSet::new() };
-    // The kept messages in order, moved rather than copied when each is
-    // kept once in ascending order (what `fit` returns).
-    let mut out: Vec<AgentMessage> = if kept.windows(2).all(|w| w[0] < w[1]) {
-        let mut want = kept.iter().copied().peekable();
-        ms.into_iter().enumerate().filter_map(|(i, m)| want.next_if_eq(&i).map(|_| m)).collect()
-    } else {
-        kept.iter().map(|&i| ms[i].clone()).collect()
-    };
-    if mutation == Mutation::ReingestSuppressed {
-        // The defect: stored announce triggers come back as history.
-        out.extend(session.store.iter().filter(|m| volatile::is_unpersisted_announce(m) && !sent.contains(&fingerprint(m))).cloned());
-    }
-    if mutation == Mutation::ReorderMessages && out.len() >= 2 {
-        let last = out.len() - 1;
-        out.swap(0, last);
-    }
-    let total = estimate_messages(&out);
-    if total > budget && mutation == Mutation::None {
-        // The current turn is never dropped to meet a budget: the host's
-        // precheck/overflow recovery is the place to handle that.
-        eprintln!("window: the must-keep messages need {total} tokens, over the {budget} budget");
-    }
-    let mut result = json!({"messages": out, "estimatedTokens": total});
+/// The result as JSON, with the defects that corrupt it.
+fn result(a: Assembled, params: &Value, mutation: Mutation) -> Value {
+    let mut result = json!({"messages": a.messages, "estimatedTokens": a.estimated_tokens});
     match mutation {
         Mutation::NanTokens => result["estimatedTokens"] = Value::Null,
         Mutation::OmitMessages => {
@@ -125,21 +74,96 @@ fn assemble_sent(sent: Vec<AgentMessage>, params: &Value, session: &Session, mut
         }
         _ => {}
     }
-    Ok(result)
+    result
+}
+
+/// Choose the messages of one assemble from the history `sent` (the
+/// host's `params.messages`, parsed). Reads the other params, never
+/// `params.messages`: the server may hand the history over shared, with
+/// `null` there. Per message it costs a pointer and cached figures (the
+/// token estimate), so a history passed every call is not re-read.
+pub fn assemble_msgs(sent: Vec<Msg>, params: &Value, session: &Session, mutation: Mutation) -> Assembled {
+    let budget = params.get("tokenBudget").and_then(Value::as_u64).unwrap_or(u64::MAX / 4);
+    let (ms, origin) = with_summary(sent, session);
+    let live = LiveTurn::find(&ms, &origin, params);
+    let is_vol = |i: usize| i >= live.tail_start && origin[i].is_some_and(|o| volatile::is_volatile(&ms[i], o, params));
+
+    let must: Vec<bool> = (0..ms.len())
+        .map(|i| match mutation {
+            // The defect: unrecognised live input is treated as droppable history.
+            Mutation::DropVolatileTail => i >= live.boundary && !is_vol(i),
+            Mutation::DropCurrentTurn => false,
+            _ => i >= live.boundary || is_vol(i),
+        })
+        .collect();
+    let fit_budget = if mutation == Mutation::ExceedBudget { u64::MAX / 4 } else { budget };
+    let mut kept = fit::fit(&ms, fit_budget, &must, mutation == Mutation::SplitToolPair);
+    match mutation {
+        Mutation::DropVolatileTail => kept.retain(|&i| !is_vol(i)),
+        Mutation::DropCurrentTurn => kept.retain(|&i| i < live.boundary),
+        Mutation::SplitToolPair => {
+            if let Some(pos) = kept.iter().position(|&i| matches!(*ms[i], AgentMessage::ToolResult(_))) {
+                kept.remove(pos);
+            }
+        }
+        _ => {}
+    }
+    if mutation == Mutation::FixedWindow && kept.len() > 4 {
+        // The defect: "the last few messages are enough context" — a fixed
+        // message cap instead of the token budget.
+        kept.drain(..kept.len() - 4);
+    }
+    if mutation == Mutation::DedupeRepeats {
+        // The defect: "the host re-sends history, so skip what we already
+        // have" keyed on role + text — a user who says "yes" twice loses a turn.
+        let mut seen = BTreeSet::new();
+        kept.retain(|&i| seen.insert(format!("{}|{}", ms[i].role(), ms[i].text())));
+    }
+    // What the mutant below compares with, before the kept messages move out.
+    let sent: BTreeSet<String> = if mutation == Mutation::ReingestSuppressed { ms.iter().map(|m| fingerprint(m)).collect() } else { BTreeSet::new() };
+    // The kept messages in order, moved rather than cloned (a pointer each
+    // either way, but a clone is also a drop) when each is kept once in
+    // ascending order (what `fit` returns).
+    let mut out: Vec<Msg> = if kept.windows(2).all(|w| w[0] < w[1]) {
+        let mut want = kept.iter().copied().peekable();
+        ms.into_iter().enumerate().filter_map(|(i, m)| want.next_if_eq(&i).map(|_| m)).collect()
+    } else {
+        kept.iter().map(|&i| ms[i].clone()).collect()
+    };
+    if mutation == Mutation::ReingestSuppressed {
+        // The defect: stored announce triggers come back as history.
+        out.extend(session.store.iter().filter(|m| volatile::is_unpersisted_announce(m) && !sent.contains(&fingerprint(m))).map(Msg::from));
+    }
+    if mutation == Mutation::ReorderMessages && out.len() >= 2 {
+        let last = out.len() - 1;
+        out.swap(0, last);
+    }
+    let total = estimate_messages(&out);
+    if total > budget && mutation == Mutation::None {
+        // The current turn is never dropped to meet a budget: the host's
+        // precheck/overflow recovery is the place to handle that.
+        eprintln!("window: the must-keep messages need {total} tokens, over the {budget} budget");
+    }
+    Assembled { messages: out, estimated_tokens: total }
 }
 
 /// Replace the messages the last compaction covered by its summary, at the
 /// place the first of them was. `origin[i]` is the index in `params.messages`
 /// (`None` for the summary), which the RFC's per-message arrays align with.
-fn with_summary(sent: Vec<AgentMessage>, session: &Session) -> (Vec<AgentMessage>, Vec<Option<usize>>) {
+fn with_summary(sent: Vec<Msg>, session: &Session) -> (Vec<Msg>, Vec<Option<usize>>) {
+    if session.covered.is_empty() {
+        // Nothing compacted: the history as sent (no message read).
+        let origin = (0..sent.len()).map(Some).collect();
+        return (sent, origin);
+    }
     let mut ms = Vec::with_capacity(sent.len() + 1);
     let mut origin = Vec::with_capacity(sent.len() + 1);
     let mut summary_placed = false;
     for (i, m) in sent.into_iter().enumerate() {
-        if !session.covered.is_empty() && session.covered.contains(&fingerprint(&m)) {
+        if session.covered.contains(&fingerprint(&m)) {
             if !summary_placed {
                 if let Some(s) = &session.summary {
-                    ms.push(summary_message(s));
+                    ms.push(Msg::new(summary_message(s)));
                     origin.push(None);
                 }
                 summary_placed = true;
@@ -165,9 +189,9 @@ impl LiveTurn {
     /// separate `prompt` (openclaw PR #50848) nothing in `messages` is the
     /// current prompt; otherwise (the `ownsCompaction` loop hook, PR #63555)
     /// everything after the last final assistant answer is live.
-    fn find(ms: &[AgentMessage], origin: &[Option<usize>], params: &Value) -> LiveTurn {
+    fn find(ms: &[Msg], origin: &[Option<usize>], params: &Value) -> LiveTurn {
         let n = ms.len();
-        let last_final = ms.iter().rposition(|m| matches!(m, AgentMessage::Assistant(_)) && m.tool_call_ids().is_empty());
+        let last_final = ms.iter().rposition(|m| matches!(**m, AgentMessage::Assistant(_)) && m.tool_call_ids().is_empty());
         let after_final = last_final.map(|i| i + 1).unwrap_or(0);
         let boundary = match params.get("prePromptMessageCount").and_then(Value::as_u64) {
             Some(b) => origin.iter().position(|o| o.is_some_and(|i| i as u64 >= b)).unwrap_or(n),

@@ -45,19 +45,19 @@ pub fn plan(session: &Session, params: &Value, mutation: Mutation) -> Plan {
     // belongs to the message before it: kept apart, the current prompt would
     // be summarised while only its context stayed (mutants test, 4.26
     // overflow-three-compactions with ownsCompaction).
-    if gs.len() >= 2 && gs.last().is_some_and(|g| g.iter().all(|&i| matches!(live[i], AgentMessage::Custom(_)))) {
+    if gs.len() >= 2 && gs.last().is_some_and(|g| g.clone().all(|i| matches!(live[i], AgentMessage::Custom(_)))) {
         let last = gs.pop().expect("two groups");
-        gs.last_mut().expect("one group left").extend(last);
+        gs.last_mut().expect("one group left").end = last.end;
     }
     let mut kept_from = live.len();
     let mut used = 0;
     for g in gs.iter().rev() {
-        let c: u64 = g.iter().map(|&i| estimate_message(&live[i])).sum();
+        let c: u64 = live[g.clone()].iter().map(estimate_message).sum();
         if used + c > goal {
             break;
         }
         used += c;
-        kept_from = g[0];
+        kept_from = g.start;
     }
     // The `compact-everything` defect: "summarise the whole conversation",
     // current turn included, keeping no recent tail.
@@ -66,7 +66,7 @@ pub fn plan(session: &Session, params: &Value, mutation: Mutation) -> Plan {
     }
     // The newest group stays verbatim even if it alone exceeds the goal.
     if kept_from == live.len() {
-        kept_from = gs.last().map(|g| g[0]).unwrap_or(0);
+        kept_from = gs.last().map(|g| g.start).unwrap_or(0);
     }
     if kept_from == 0 {
         return Plan::Nothing { reason: "nothing to compact" };

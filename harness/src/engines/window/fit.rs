@@ -5,7 +5,10 @@
 //! OpenClaw only re-runs the pairing repair, not turn validation, so such a
 //! start reaches the provider (shared/reference/provider-rules.md, lossless-claw #1193).
 
-use clawspec_contract::tokens::estimate_message;
+use std::borrow::Borrow;
+use std::ops::Range;
+
+use clawspec_contract::tokens::{Estimable, Estimator};
 use clawspec_contract::*;
 
 fn is_tool_call_turn(m: &AgentMessage) -> bool {
@@ -14,44 +17,48 @@ fn is_tool_call_turn(m: &AgentMessage) -> bool {
 
 /// Indices of whole groups, in order: an assistant with tool calls plus the
 /// toolResults directly after it that answer one of its calls; every other
-/// message alone.
-pub fn groups(ms: &[AgentMessage]) -> Vec<Vec<usize>> {
-    let mut out: Vec<Vec<usize>> = Vec::new();
+/// message alone. Messages owned or shared ([`Msg`]). A group is a range:
+/// its messages are consecutive.
+pub fn groups<M: Borrow<AgentMessage>>(ms: &[M]) -> Vec<Range<usize>> {
+    let mut out: Vec<Range<usize>> = Vec::new();
     for (i, m) in ms.iter().enumerate() {
-        let joins = match m {
+        let joins = match m.borrow() {
             AgentMessage::ToolResult(r) => out.last().is_some_and(|g| {
-                is_tool_call_turn(&ms[g[0]]) && ms[g[0]].tool_call_ids().contains(&r.tool_call_id.as_str())
+                let call = ms[g.start].borrow();
+                is_tool_call_turn(call) && call.tool_call_ids().contains(&r.tool_call_id.as_str())
             }),
             _ => false,
         };
         match out.last_mut() {
-            Some(g) if joins => g.push(i),
-            _ => out.push(vec![i]),
+            Some(g) if joins => g.end = i + 1,
+            _ => out.push(i..i + 1),
         }
     }
     out
 }
 
 /// A group that is a toolResult without its call: never sent to a provider.
-fn is_orphan(ms: &[AgentMessage], g: &[usize]) -> bool {
-    matches!(ms[g[0]], AgentMessage::ToolResult(_))
+fn is_orphan<M: Borrow<AgentMessage>>(ms: &[M], g: &Range<usize>) -> bool {
+    matches!(ms[g.start].borrow(), AgentMessage::ToolResult(_))
 }
 
 /// Choose which messages to keep within `budget` tokens. Returns kept indices
 /// in order. With `split_pairs` (a mutation) messages are fitted one by one.
-pub fn fit(ms: &[AgentMessage], budget: u64, must_keep: &[bool], split_pairs: bool) -> Vec<usize> {
-    let gs: Vec<Vec<usize>> = if split_pairs { (0..ms.len()).map(|i| vec![i]).collect() } else { groups(ms) };
-    let cost: Vec<u64> = ms.iter().map(estimate_message).collect();
+/// Costs are the 2026.9.6 estimate of each message (cached on a shared
+/// message, so a history passed every call is not re-estimated).
+pub fn fit<M: Borrow<AgentMessage> + Estimable>(ms: &[M], budget: u64, must_keep: &[bool], split_pairs: bool) -> Vec<usize> {
+    let gs: Vec<Range<usize>> = if split_pairs { (0..ms.len()).map(|i| i..i + 1).collect() } else { groups(ms) };
+    let cost: Vec<u64> = ms.iter().map(|m| m.tokens(Estimator::OpenClaw)).collect();
     let mut keep = vec![false; ms.len()];
     let mut used: u64 = 0;
-    let orphan = |g: &[usize]| !split_pairs && is_orphan(ms, g);
+    let orphan = |g: &Range<usize>| !split_pairs && is_orphan(ms, g);
     for g in gs.iter().filter(|g| orphan(g)) {
-        eprintln!("window: dropping toolResult {} without its tool call", g[0]);
+        eprintln!("window: dropping toolResult {} without its tool call", g.start);
     }
     // Must-keep groups first: they are in whatever the budget.
     for g in gs.iter().filter(|g| !orphan(g)) {
-        if g.iter().any(|&i| must_keep[i]) {
-            for &i in g {
+        if g.clone().any(|i| must_keep[i]) {
+            for i in g.clone() {
                 keep[i] = true;
                 used += cost[i];
             }
@@ -60,23 +67,23 @@ pub fn fit(ms: &[AgentMessage], budget: u64, must_keep: &[bool], split_pairs: bo
     // Then newest-first while it fits; stop at the first group that does not
     // fit so the kept history stays contiguous.
     for g in gs.iter().rev().filter(|g| !orphan(g)) {
-        if g.iter().all(|&i| keep[i]) {
+        if g.clone().all(|i| keep[i]) {
             continue;
         }
-        let c: u64 = g.iter().map(|&i| cost[i]).sum();
+        let c: u64 = cost[g.clone()].iter().sum();
         if used + c > budget {
             break;
         }
-        for &i in g {
+        for i in g.clone() {
             keep[i] = true;
         }
         used += c;
     }
     let mut kept: Vec<usize> = (0..ms.len()).filter(|&i| keep[i]).collect();
     while let Some(&first) = kept.first() {
-        let bad = matches!(ms[first], AgentMessage::ToolResult(_)) || is_tool_call_turn(&ms[first]);
+        let bad = matches!(ms[first].borrow(), AgentMessage::ToolResult(_)) || is_tool_call_turn(ms[first].borrow());
         let g = gs.iter().find(|g| g.contains(&first)).cloned().unwrap_or_default();
-        if bad && !g.iter().any(|&i| must_keep[i]) {
+        if bad && !g.clone().any(|i| must_keep[i]) {
             kept.retain(|i| !g.contains(i));
         } else {
             break;
@@ -90,6 +97,11 @@ mod tests {
     use super::*;
     use rstest::rstest;
     use serde_json::json;
+
+    /// The groups' indices, listed.
+    fn groups_of(ms: &[AgentMessage]) -> Vec<Vec<usize>> {
+        groups(ms).into_iter().map(Iterator::collect).collect()
+    }
 
     /// user(10 tokens) · assistant call t1 (2+1) · result t1 (10) · assistant text (10) · user (1)
     fn conv() -> Vec<AgentMessage> {
@@ -151,7 +163,7 @@ mod tests {
             {"role":"user","content":"u"}
         ]))
         .unwrap();
-        assert_eq!(groups(&ms), vec![vec![0], vec![1], vec![2], vec![3], vec![4]]);
+        assert_eq!(groups_of(&ms), vec![vec![0], vec![1], vec![2], vec![3], vec![4]]);
         assert_eq!(fit(&ms, 1000, &[false, true, false, false, true], false), vec![0, 2, 4]);
     }
 
@@ -165,7 +177,7 @@ mod tests {
 
     #[test]
     fn groups_keep_pairs() {
-        assert_eq!(groups(&conv()), vec![vec![0], vec![1, 2], vec![3], vec![4]]);
-        assert_eq!(groups(&parallel()), vec![vec![0], vec![1, 2, 3], vec![4]]);
+        assert_eq!(groups_of(&conv()), vec![vec![0], vec![1, 2], vec![3], vec![4]]);
+        assert_eq!(groups_of(&parallel()), vec![vec![0], vec![1, 2, 3], vec![4]]);
     }
 }

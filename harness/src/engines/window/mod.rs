@@ -30,7 +30,9 @@ use serde_json::{json, Value};
 
 pub use mutation::{mutation, Mutation, MUTATIONS};
 
-use super::serve::{abort_signal, dispatch, Engine, Fail, HostLink, Outcome};
+use super::serve::{abort_signal, dispatch, Engine, Fail, HostLink, Outcome, Reply};
+use crate::driver::delta::{Messages, Out};
+use clawspec_contract::protocol::method;
 use store::{AddPolicy, Commit, Session};
 
 pub struct Window {
@@ -100,6 +102,31 @@ impl Window {
         Ok(self.session(params).add(ms, policy))
     }
 
+    /// `assemble` of the shared history: what [`Engine::assemble`] answers,
+    /// with the kept messages passed by pointer. `None` when a message is
+    /// not an `AgentMessage` (the JSON path then answers the error).
+    fn assemble_shared(&mut self, params: &Value, messages: &Messages) -> Option<Result<Reply, Fail>> {
+        let sent = messages.msgs(..)?;
+        let mutation = self.mutation;
+        let a = assemble::assemble_msgs(sent, params, self.session(params), mutation);
+        let result = json!({"messages": null, "estimatedTokens": a.estimated_tokens});
+        Some(Ok(Reply::Messages { result, messages: a.messages.into_iter().map(Out::Msg).collect() }))
+    }
+
+    /// `afterTurn` of the shared snapshot: only the new messages are read
+    /// (and each was parsed once, when it first arrived).
+    fn after_turn_shared(&mut self, params: &Value, messages: &Messages) -> Option<Result<Reply, Fail>> {
+        let pre = (params["prePromptMessageCount"].as_u64().unwrap_or(0) as usize).min(messages.len());
+        let ms = messages.msgs(pre..)?;
+        Some(self.add(params, ms.into_iter().map(Msg::into_message).collect()).map(|_| Reply::Value(Value::Null)))
+    }
+
+    /// `ingestBatch` of a shared batch.
+    fn ingest_batch_shared(&mut self, params: &Value, messages: &Messages) -> Option<Result<Reply, Fail>> {
+        let ms = messages.msgs(..)?;
+        Some(self.add(params, ms.into_iter().map(Msg::into_message).collect()).map(|n| Reply::Value(json!({"ingestedCount": n}))))
+    }
+
     /// The `crash-on-custom-role` defect: the process dies on a `custom` message.
     fn check_custom(&self, ms: &[AgentMessage]) -> Result<(), Fail> {
         if self.mutation == Mutation::CrashOnCustomRole && ms.iter().any(|m| matches!(m, AgentMessage::Custom(_))) {
@@ -154,6 +181,28 @@ impl Engine for Window {
         }
         let out = dispatch(self, method, params, host)?;
         Ok(self.mutation.after(method, out))
+    }
+
+    /// The methods that may be given a whole history (`assemble`,
+    /// `afterTurn`, `ingestBatch`) work on the shared messages; each answers
+    /// exactly what the JSON path would (`shared_path` tests). Everything
+    /// else, every mutant (they read and corrupt params and results as
+    /// JSON) and any history with a message that does not parse take the
+    /// JSON path.
+    fn call_shared(&mut self, m: &str, mut params: Value, messages: Messages, host: &mut HostLink<'_>) -> Result<Reply, Fail> {
+        if self.mutation == Mutation::None {
+            let shared = match m {
+                method::ASSEMBLE => self.assemble_shared(&params, &messages),
+                method::AFTER_TURN => self.after_turn_shared(&params, &messages),
+                method::INGEST_BATCH => self.ingest_batch_shared(&params, &messages),
+                _ => None,
+            };
+            if let Some(reply) = shared {
+                return reply;
+            }
+        }
+        messages.put_into(&mut params);
+        self.call(m, params, host).map(Reply::Value)
     }
 
     fn ingest(&mut self, params: Value, _host: &mut HostLink<'_>) -> Outcome {
@@ -578,5 +627,104 @@ mod tests {
     fn simple_methods(#[case] m: &str, #[case] expect: Value) {
         let r = drive(Mutation::None, &[req(1, m, json!({"sessionId": "s", "message": {"content": "x"}}))]);
         assert_eq!(r[&1], expect);
+    }
+
+    mod shared_path {
+        //! The shared path (`call_shared`) answers byte for byte what the
+        //! JSON path answers, with and without `messageDelta`.
+        use super::*;
+        use crate::engines::serve::{host_text, serve_text, JsonOnly};
+        use proptest::prelude::*;
+
+        /// The message(s) of one kind, numbered `n`: what a history holds,
+        /// including messages serde does not write back as sent (keys in
+        /// another order, a `null` optional field) and one that is not an
+        /// `AgentMessage` at all.
+        fn messages(kind: u8, n: u64) -> Vec<Value> {
+            let text = "0123456789".repeat(1 + (n % 4) as usize);
+            match kind {
+                0 => vec![json!({"role": "user", "content": format!("q{n} {text}"), "timestamp": n})],
+                1 => vec![json!({"role": "assistant", "content": [{"type": "text", "text": format!("a{n} {text}")}], "stopReason": "stop", "timestamp": n})],
+                2 => vec![
+                    json!({"role": "assistant", "content": [{"type": "toolCall", "id": format!("t{n}"), "name": "read", "arguments": {"path": text}}], "timestamp": n}),
+                    json!({"role": "toolResult", "toolCallId": format!("t{n}"), "toolName": "read", "content": [{"type": "text", "text": text}], "isError": false, "timestamp": n}),
+                ],
+                3 => vec![json!({"content": format!("r{n}"), "timestamp": n, "role": "user"})],
+                4 => vec![json!({"role": "assistant", "content": [{"type": "text", "text": format!("x{n}")}], "api": null, "timestamp": n})],
+                5 => vec![json!({"role": "user", "vendor": {"k": [1, 2.5]}, "content": format!("v{n}"), "timestamp": n})],
+                6 => vec![json!({"role": "user", "content": format!("f{n}"), "timestamp": n as f64 + 0.5})],
+                7 => vec![json!({"role": "custom", "customType": "note", "content": format!("c{n}"), "display": false, "timestamp": n})],
+                8 => vec![json!({"role": "user", "content": format!("{} from agent:main:subagent:1\n{text}", clawspec_contract::markers::INTER_SESSION_PREFIX), "timestamp": n})],
+                9 => vec![json!({"role": "user", "content": [{"type": "text", "text": "see"}, {"type": "image", "data": "AAAA", "mimeType": "image/png"}], "timestamp": n})],
+                _ => vec![json!({"role": "tool", "content": format!("not a message {n}")})],
+            }
+        }
+
+        /// A session: per step, a prompt (assemble with the history), then
+        /// the turn (afterTurn, sometimes ingestBatch of the new messages).
+        fn session(steps: &[(Vec<u8>, u64, u8)]) -> Vec<(&'static str, Value)> {
+            let mut history: Vec<Value> = Vec::new();
+            let mut calls = Vec::new();
+            for (i, (kinds, budget, style)) in steps.iter().enumerate() {
+                let n = 100 * i as u64;
+                let new: Vec<Value> = kinds.iter().enumerate().flat_map(|(j, &k)| messages(k, n + j as u64)).collect();
+                let sent: Vec<Value> = history.iter().chain(&new).cloned().collect();
+                let mut p = json!({"sessionId": "s", "messages": sent, "tokenBudget": budget});
+                match style % 3 {
+                    0 => p["prePromptMessageCount"] = json!(history.len()),
+                    1 => p["prompt"] = json!("go on"),
+                    _ => {}
+                }
+                calls.push(("assemble", p));
+                let mut after = sent.clone();
+                after.extend(messages(1, n + 99));
+                calls.push(("afterTurn", json!({"sessionId": "s", "messages": after, "prePromptMessageCount": history.len()})));
+                if style % 2 == 0 {
+                    calls.push(("ingestBatch", json!({"sessionId": "s", "messages": new})));
+                }
+                history = after;
+            }
+            calls
+        }
+
+        fn both_paths(calls: &[(&str, Value)], delta: bool) -> (String, String) {
+            let text = host_text(calls, delta);
+            let shared = serve_text(&mut Window::new(Mutation::None), text.clone());
+            let json = serve_text(&mut JsonOnly(Window::new(Mutation::None)), text);
+            (String::from_utf8(shared).unwrap(), String::from_utf8(json).unwrap())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(64))]
+            #[test]
+            fn same_bytes_as_the_json_path(steps in proptest::collection::vec((proptest::collection::vec(0u8..11, 1..4), 0u64..400, 0u8..6), 1..8)) {
+                for delta in [true, false] {
+                    let (shared, json) = both_paths(&session(&steps), delta);
+                    prop_assert_eq!(shared, json);
+                }
+            }
+        }
+
+        /// Passed through, the history is answered as kept messages (the
+        /// shared path is taken), and a compaction summary in front of it
+        /// is answered in full, as by the JSON path.
+        #[test]
+        fn a_pass_through_is_a_delta_and_a_summary_is_not() {
+            let steps: Vec<(Vec<u8>, u64, u8)> = (0..6).map(|i| (vec![0, 2], 100_000, i)).collect();
+            let mut calls = session(&steps);
+            let (shared, json) = both_paths(&calls, true);
+            assert_eq!(shared, json);
+            let last_assemble = shared.lines().filter(|l| l.contains("estimatedTokens")).last().unwrap().to_string();
+            assert!(last_assemble.contains(r#""messages":{"$delta":{"base":"#), "{last_assemble}");
+            // Compact what the engine stored, then assemble the same history.
+            let history = calls.iter().rev().find(|(m, _)| *m == "afterTurn").unwrap().1["messages"].clone();
+            calls.push(("compact", json!({"sessionId": "s", "tokenBudget": 100, "compactionTarget": "budget", "currentTokenCount": 5000})));
+            calls.push(("", json!({"jsonrpc": "2.0", "id": FIRST_HOST_REQUEST_ID, "result": {"text": "the summary"}})));
+            calls.push(("assemble", json!({"sessionId": "s", "messages": history, "tokenBudget": 100_000})));
+            let (shared, json) = both_paths(&calls, true);
+            assert_eq!(shared, json);
+            let last = shared.lines().last().unwrap();
+            assert!(last.contains(r#""messages":[{"role":"compactionSummary","summary":"the summary""#), "{last}");
+        }
     }
 }
