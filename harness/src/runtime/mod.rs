@@ -490,7 +490,6 @@ impl<'a> Sim<'a> {
             self.transcript.append(e.message, e.timestamp);
         }
         self.transcript.mark_compacted();
-        self.transcript.generation += 1;
         self.rewrites += 1;
         self.transcript.rewritten();
         self.flush();

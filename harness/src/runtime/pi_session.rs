@@ -170,7 +170,6 @@ pub fn overflow_compaction(sim: &mut Sim<'_>, all: &mut Vec<Msg>, script: &mut V
     for e in kept {
         sim.transcript.append(e.message, e.timestamp);
     }
-    sim.transcript.generation += 1;
     sim.rewrites += 1;
     sim.transcript.rewritten();
     sim.flush();

@@ -284,9 +284,18 @@ impl Transcript {
         Ok(())
     }
 
-    /// History was changed in place (compaction, truncation): the next flush
-    /// rewrites the whole file.
-    pub fn rewritten(&self) {
+    /// History was changed in place (compaction, truncation, thinking
+    /// stripped): the next flush rewrites the whole file, and the
+    /// generation rotates. The real 2026.9.6 store rotates its
+    /// `transcript_rewrite_watermarks.generation` in the transaction of every
+    /// destructive replacement and keeps it on pure appends (dist
+    /// session-accessor.sqlite-transcript-state-*.mjs
+    /// `rotateTranscriptGenerationInTransaction`, called by
+    /// session-accessor.sqlite-transcript-store-*.mjs for replaced, rewritten
+    /// and updated event rows): a reader that saw (generation, last seq)
+    /// knows the rows up to that seq unchanged while the generation holds.
+    pub fn rewritten(&mut self) {
+        self.generation += 1;
         self.flushed.set(None);
         self.sqlite_flushed.set(None);
     }

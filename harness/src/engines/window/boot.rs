@@ -15,13 +15,17 @@
 //! [`super::store::read_sqlite_session`] followed by adding every message
 //! (tested below against it).
 //!
-//! What is not incremental: every row is still read from SQLite and
-//! compared byte for byte, each bootstrap. The host may rewrite rows in
-//! place (tool-result truncation, thinking stripped on a rejected replay:
-//! same ids and seqs, new text, no new generation — `runtime/transcript.rs`
-//! `rewritten`), and nothing the store holds says that it did, so a read
-//! that skipped the rows it had seen could import a stale message. Reading
-//! only `seq` past the last one read needs a rewrite signal from the host.
+//! Reading only what is new: the store's rewrite watermark
+//! (`transcript_rewrite_watermarks.generation`) rotates with every
+//! destructive replacement of a session's rows and holds across pure
+//! appends (2026.9.6 dist session-accessor.sqlite-transcript-state-*.mjs
+//! `rotateTranscriptGenerationInTransaction`; the reference host does the
+//! same, `runtime/transcript.rs` `rewritten`), which is how the host itself
+//! versions a transcript (`readTranscriptContextVersionInTransaction`: the
+//! last `seq` and the generation). While the generation is the one the
+//! previous read saw and the last `seq` has not gone back, the rows up to
+//! it are unchanged: only the rows after it are read. Otherwise (a rewrite,
+//! no watermark) every row is read and compared as above.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -91,6 +95,9 @@ struct Seen {
     by_id: HashMap<String, usize>,
     /// `None`: a `parentId` cycle.
     path: Option<Vec<Arc<Row>>>,
+    /// The store's version of the session when read: (last `seq`, rewrite
+    /// generation); `None` when it has no watermark.
+    version: Option<(i64, String)>,
 }
 
 impl Seen {
@@ -196,10 +203,26 @@ impl Reader {
         }
         let mut fresh: Vec<Fresh> = Vec::with_capacity(prev.rows.len() + 16);
         let mut fresh_bytes: Vec<u8> = Vec::new();
+        let mut version;
         {
             let conn = self.conn(db)?;
-            let mut stmt = conn.prepare_cached("SELECT event_json, event_zstd FROM transcript_events WHERE session_id = ?1 ORDER BY seq").map_err(at)?;
-            let mut rows = stmt.query([session_id]).map_err(at)?;
+            let read_version = || {
+                conn.prepare_cached("SELECT (SELECT MAX(seq) FROM transcript_events WHERE session_id = ?1), (SELECT generation FROM transcript_rewrite_watermarks WHERE session_id = ?1)")
+                    .and_then(|mut s| s.query_row([session_id], |r| Ok((r.get::<_, Option<i64>>(0)?, r.get::<_, Option<String>>(1)?))))
+                    .ok()
+                    .and_then(|(seq, generation)| Some((seq?, generation?)))
+            };
+            version = read_version();
+            // Unchanged up to the last seq read: only what follows is read.
+            let after = match (&prev.version, &version) {
+                (Some((was, g0)), Some((now, g1))) if g0 == g1 && now >= was => {
+                    fresh.extend((0..prev.rows.len()).map(Fresh::Same));
+                    *was
+                }
+                _ => -1,
+            };
+            let mut stmt = conn.prepare_cached("SELECT event_json, event_zstd FROM transcript_events WHERE session_id = ?1 AND seq > ?2 ORDER BY seq").map_err(at)?;
+            let mut rows = stmt.query(rusqlite::params![session_id, after]).map_err(at)?;
             while let Some(r) = rows.next().map_err(at)? {
                 let (json, zstd) = (r.get_ref(0).map_err(at)?, r.get_ref(1).map_err(at)?);
                 // The columns as `Option<String>` and `Option<Vec<u8>>`
@@ -225,6 +248,12 @@ impl Reader {
                     fresh_bytes.extend_from_slice(bytes);
                     fresh.push(Fresh::New(Span { zstd, start, end: fresh_bytes.len() }));
                 }
+            }
+            drop(rows);
+            drop(stmt);
+            // A write between the two reads: not trusted next time.
+            if read_version() != version {
+                version = None;
             }
         }
         let new_bytes = |span: Span| (span.zstd, &fresh_bytes[span.start..span.end]);
@@ -293,7 +322,7 @@ impl Reader {
             let path = visible_path(&events, &by_id, None);
             (by_id, path)
         };
-        Ok(Seen { bytes, rows, events, by_id, path })
+        Ok(Seen { bytes, rows, events, by_id, path, version })
     }
 }
 
@@ -375,9 +404,12 @@ mod tests {
             // A branch off an older entry.
             [vec![entry(100, None, "summary")], chain(101, 104, Some(100)), chain(200, 202, Some(101))].concat(),
         ];
+        // The watermark as the host keeps it: rotated by every rewrite, held
+        // across appends (so the reads after an append read only new rows).
+        let generations = [1u64, 1, 1, 2, 2, 3, 3, 4, 4];
         let (mut reader, mut fast, mut full) = (Reader::default(), Session::default(), Session::default());
         for (i, entries) in steps.iter().enumerate() {
-            store.flush("s1", 1, i as u64, entries, None).unwrap();
+            store.flush("s1", 1, generations[i], entries, None).unwrap();
             let read = reader.read(&params, true).unwrap();
             let (all, skipped, source) = read_sqlite_session(&params).unwrap();
             assert_eq!((read.skipped, &read.source), (skipped, &source));
@@ -389,6 +421,31 @@ mod tests {
             let again = reader.read(&params, false).unwrap();
             assert_eq!(again.new, all, "step {i}");
         }
+        let _ = std::fs::remove_dir_all(&state);
+    }
+
+    /// While the watermark holds, rows up to the last `seq` read are not read
+    /// again: a row changed in place without rotating it (which no host
+    /// does) goes unseen, and the rotation that comes with every real
+    /// rewrite makes the next read see it.
+    #[test]
+    fn rows_read_before_are_trusted_while_the_generation_holds() {
+        let state = std::env::temp_dir().join(format!("clawspec-window-boot-gen-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&state);
+        let store = SqliteSession::new(agent_db_path(&state, "main"), "main".into(), "agent:main:main".into());
+        let target = json!({"agentId": "main", "sessionId": "s1", "sessionKey": "agent:main:main", "storePath": state.join("agents/main/sessions/sessions.json")});
+        let params = json!({"sessionId": "s1", "sessionKey": "agent:main:main", "sessionTarget": target});
+        let mut entries = vec![entry(1, None, "one"), entry(2, Some(1), "two")];
+        let texts = |r: &mut Reader| r.read(&params, false).unwrap().new.iter().map(|m| m.text()).collect::<Vec<_>>();
+        let mut reader = Reader::default();
+        store.flush("s1", 1, 7, &entries, None).unwrap();
+        assert_eq!(texts(&mut reader), ["one", "two"]);
+        entries[1] = entry(2, Some(1), "two, changed");
+        entries.push(entry(3, Some(2), "three"));
+        store.flush("s1", 1, 7, &entries, None).unwrap();
+        assert_eq!(texts(&mut reader), ["one", "two", "three"], "same generation: only the new row was read");
+        store.flush("s1", 1, 8, &entries, None).unwrap();
+        assert_eq!(texts(&mut reader), ["one", "two, changed", "three"], "rotated: every row read again");
         let _ = std::fs::remove_dir_all(&state);
     }
 
