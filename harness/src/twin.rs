@@ -82,6 +82,13 @@
 //!    dist/subagent-announce-output-*.mjs `buildCompactAnnounceStatsLine`
 //!    `formatDurationCompact`), so the budget moves by a token or two with
 //!    the machine's load. The prompt itself is still compared (rule 10).
+//!    So does a prompt carrying a current-time line (rule 11: the heartbeat
+//!    poll, the bare-reset prompt): its budget reads `<budget counting the
+//!    current time>`, since the line's length — and the host's estimate of
+//!    it, `chars / 4` — follows the wall clock (twin of heartbeat-ok on
+//!    2026.9.6: equal on 2026-11-24, "Tuesday, November 24th, 2026 - 9:34
+//!    AM" as long as the reference's fixed time; two tokens more budget on
+//!    Sunday the 29th at 4:30 AM, one character shorter).
 //! 17. **System event times**: the moment a queued system event was
 //!    enqueued, stamped on its `System: [YYYY-MM-DD HH:MM:SS UTC] …` line
 //!    (2026.4.26 dist/session-system-events-*.js `drainFormattedSystemEvents`:
@@ -383,18 +390,22 @@ impl Normaliser {
     }
 }
 
-/// Rule 16: the budgets of an assemble whose prompt counts a measured stats line.
+/// Rule 16: the budgets of an assemble whose prompt counts a measured stats
+/// line or a current-time line.
 fn erase_measured_budgets(o: &mut serde_json::Map<String, Value>) {
-    let measured = o.get("prompt").and_then(Value::as_str).is_some_and(|p| p.contains(STATS_LINE) && p.contains("[Internal task completion event]"));
-    if !measured {
+    let prompt = o.get("prompt").and_then(Value::as_str).unwrap_or_default();
+    let erased = if prompt.contains(STATS_LINE) && prompt.contains("[Internal task completion event]") {
+        "<budget counting measured stats>"
+    } else if prompt.contains("Current time: ") || prompt.contains("Reference UTC: ") {
+        "<budget counting the current time>"
+    } else {
         return;
-    }
-    const ERASED: &str = "<budget counting measured stats>";
+    };
     if let Some(b) = o.get_mut("tokenBudget").filter(|b| b.is_number()) {
-        *b = json!(ERASED);
+        *b = json!(erased);
     }
     if let Some(b) = o.get_mut("runtimeSettings").and_then(|r| r.get_mut("limits")).and_then(|l| l.get_mut("promptTokenBudget")).filter(|b| b.is_number()) {
-        *b = json!(ERASED);
+        *b = json!(erased);
     }
 }
 
@@ -940,6 +951,19 @@ mod tests {
         // Without a completion's stats line a budget is compared as is.
         let plain = |budget: u64| trace(vec![("assemble", json!({"prompt": "Stats: runtime 1s", "tokenBudget": budget}))]);
         assert!(diff(&plain(1), &plain(2)).is_some());
+    }
+
+    #[test]
+    fn a_budget_counting_a_current_time_line_is_erased_and_the_prompt_compared() {
+        // Twin of heartbeat-ok on 2026.9.6, run on 2026-11-29 at 4:30 AM: one
+        // character less of wall-clock time, two tokens more budget.
+        let poll = |time: &str| format!("Read HEARTBEAT.md if it exists.\nCurrent time: {time} (UTC)\nReference UTC: 2026-01-01 00:00 UTC");
+        let call = |prompt: String, budget: u64| ("assemble", json!({"prompt": prompt, "tokenBudget": budget, "runtimeSettings": {"limits": {"promptTokenBudget": budget}}}));
+        let reference = trace(vec![call(poll("Thursday, January 1st, 2026 - 12:00 AM"), 15982)]);
+        assert_eq!(diff(&reference, &trace(vec![call(poll("Sunday, November 29th, 2026 - 4:30 AM"), 15984)])), None);
+        assert!(diff(&reference, &trace(vec![call(poll("Thursday, January 1st, 2026 - 12:00 AM").replace("HEARTBEAT", "OTHER"), 15984)])).is_some(), "the prompt is compared");
+        let plain = |budget: u64| trace(vec![call("hello".into(), budget)]);
+        assert!(diff(&plain(15982), &plain(15984)).is_some(), "no time line: the budget is compared");
     }
 
     #[test]
