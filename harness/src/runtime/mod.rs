@@ -21,6 +21,7 @@ pub mod model;
 pub mod pi_compaction;
 pub mod pi_session;
 pub mod pipeline;
+pub mod prefix_facts;
 pub mod profile;
 pub mod prompt;
 pub mod replay;
@@ -197,6 +198,9 @@ pub struct Sim<'a> {
     pub session_model: Option<String>,
     /// The attempt history computed so far (`history`: once per message).
     pub history_memo: Option<history::Memo>,
+    /// The last model request's running token estimate and whether it
+    /// names the state dir ([`Sim::request_weight`]).
+    request_facts: std::cell::RefCell<prefix_facts::PrefixFacts<(u64, bool)>>,
 }
 
 /// The transcript path of a session inside the run's state dir.
@@ -380,6 +384,16 @@ impl<'a> Sim<'a> {
 
     pub fn state_str(&self) -> String {
         self.state_dir.to_string_lossy().into_owned()
+    }
+
+    /// A model request's token estimate and whether a message of it names
+    /// the state dir, reading only the messages the last request did not
+    /// hold (every model call weighs the whole history).
+    pub fn request_weight(&self, request: &[Msg]) -> (u64, bool) {
+        let (e, state) = (self.profile.estimator, self.state_str());
+        let mut memo = self.request_facts.borrow_mut();
+        let facts = memo.update(request, |(t, s), m| (t + m.tokens(e), s || m.json_contains(&state)));
+        facts.last().copied().unwrap_or((0, false))
     }
 
     /// Send one lifecycle call and record it. Host-param projection happens
@@ -663,6 +677,7 @@ pub async fn run(scenario: &Scenario, profile: &Profile, cfg: &RunConfig, model:
         hook_system_prompt: None,
         session_model: None,
         history_memo: None,
+        request_facts: std::cell::RefCell::new(prefix_facts::PrefixFacts::new((0, false))),
     };
     sim.new_session();
     let result = steps::run_script(&mut sim).await;

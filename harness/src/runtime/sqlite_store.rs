@@ -86,13 +86,14 @@ pub struct SqliteSession {
     conn: RefCell<Option<Connection>>,
 }
 
-/// What the last flush left in the database (rows written, entries then
-/// abandoned): the next flush appends only what is new.
+/// What the last flush left in the database (rows written, which entries
+/// were then abandoned): the next flush appends only what is new.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Flushed {
     /// Rows (entries and host events) written.
     pub entries: usize,
-    pub abandoned: usize,
+    /// The caller's abandon epoch then (see [`SqliteSession::flush_events`]).
+    pub abandon_epoch: u64,
     /// Of those rows, how many were entries and how many host events, and
     /// the latest timestamp among them: a flush that only appends reads
     /// none of the rows before (a long session flushes several times a
@@ -192,12 +193,19 @@ impl SqliteSession {
         entries: &[Entry],
         from: Option<Flushed>,
     ) -> Result<Flushed, StoreError> {
-        self.flush_events(session_id, created_at, generation, entries, &[], from)
+        // Without an epoch of its own, the count: it moves with each entry abandoned.
+        let epoch = entries.iter().filter(|e| e.abandoned).count() as u64;
+        self.flush_events(session_id, created_at, generation, entries, &[], epoch, from)
     }
 
     /// [`Self::flush`] with the host's non-message events (`markers`, each
     /// placed before the entry at its `before` index) interleaved: they take
     /// raw sequence numbers and sit on the parent chain, but are not messages.
+    /// `abandon_epoch` moves whenever an entry already written is abandoned
+    /// (the visible-branch index is then rebuilt): the transcript keeps it,
+    /// since counting the abandoned entries on every flush read every entry
+    /// of a long session several times a turn.
+    #[allow(clippy::too_many_arguments)]
     pub fn flush_events(
         &self,
         session_id: &str,
@@ -205,10 +213,10 @@ impl SqliteSession {
         generation: u64,
         entries: &[Entry],
         markers: &[Marker],
+        abandon_epoch: u64,
         from: Option<Flushed>,
     ) -> Result<Flushed, StoreError> {
         let total = entries.len() + markers.len();
-        let abandoned = entries.iter().filter(|e| e.abandoned).count();
         // Rows past the last flush, read alone when the log only grew since
         // (entries and host events appended, each event after every entry
         // before it); otherwise every row, as a rewrite needs.
@@ -225,7 +233,7 @@ impl SqliteSession {
         };
         let latest = rows.iter().map(|r| r.timestamp()).fold(tail.latest, u64::max);
         let now = latest.max(created_at);
-        let done = Flushed { entries: total, abandoned, tail: Tail { entries: entries.len(), markers: markers.len(), latest } };
+        let done = Flushed { entries: total, abandon_epoch, tail: Tail { entries: entries.len(), markers: markers.len(), latest } };
         self.with_conn(created_at, |c| {
             let tx = c.unchecked_transaction().map_err(|e| self.err(e))?;
             let mut start = match from {
@@ -235,7 +243,7 @@ impl SqliteSession {
                     0
                 }
             };
-            let active_changed = from.is_none_or(|f| f.abandoned != abandoned) || start == 0;
+            let active_changed = from.is_none_or(|f| f.abandon_epoch != abandon_epoch) || start == 0;
             // Anything but an append of rows read above reads every row.
             let all;
             let (rows, offset) = if start != offset || active_changed {
@@ -253,10 +261,9 @@ impl SqliteSession {
                 }
                 .map_err(|e| self.err(e))?;
             }
-            // The last row not abandoned: in the rows read, else (an append
-            // of abandoned rows only) among all of them.
-            let last_kept = |rows: &[Row<'_>]| rows.iter().rev().find(|r| !r.abandoned()).map(|r| r.id().to_string());
-            let leaf = last_kept(rows).or_else(|| if offset > 0 { last_kept(&interleave(entries, markers)) } else { None });
+            // The last row not abandoned, found from the end (a flush with
+            // nothing new used to interleave every row to find it).
+            let leaf = last_kept(entries, markers).map(str::to_string);
             self.index(&tx, session_id, rows, offset, if active_changed { 0 } else { start }, total, leaf, now).map_err(|e| self.err(e))?;
             tx.execute(
                 "INSERT INTO transcript_rewrite_watermarks (session_id, generation, updated_at) VALUES (?1, ?2, ?3)
@@ -414,11 +421,24 @@ impl Row<'_> {
     fn abandoned(&self) -> bool {
         matches!(self, Row::Message(e) if e.abandoned)
     }
+    #[cfg(test)]
     fn id(&self) -> &str {
         match self {
             Row::Message(e) => &e.id,
             Row::Marker(m) => &m.id,
         }
+    }
+}
+
+/// The id of the last row of [`interleave`] not abandoned, without building
+/// the rows: a host event follows entry `j` when its `before` is past `j`
+/// (markers are in `before` order, host events are never abandoned).
+fn last_kept<'a>(entries: &'a [Entry], markers: &'a [Marker]) -> Option<&'a str> {
+    let j = entries.iter().rposition(|e| !e.abandoned);
+    match (j, markers.last()) {
+        (Some(j), Some(m)) if m.before > j => Some(&m.id),
+        (Some(j), _) => Some(&entries[j].id),
+        (None, m) => m.map(|m| m.id.as_str()),
     }
 }
 
@@ -605,6 +625,28 @@ mod tests {
         }
     }
 
+    /// Every shape of up to 4 entries (each abandoned or not) and up to 3
+    /// host events placed anywhere: the leaf found from the end is the last
+    /// kept row of the interleaved log.
+    #[test]
+    fn last_kept_is_the_last_row_not_abandoned() {
+        for n in 0..=4usize {
+            for abandoned in 0..(1u32 << n) {
+                let entries: Vec<Entry> = (0..n).map(|i| Entry { abandoned: abandoned & (1 << i) != 0, ..entry(i as u64 + 1, None, "x") }).collect();
+                for befores in [vec![], vec![0], vec![n], vec![0, n], vec![n / 2, n / 2], vec![0, n / 2, n]] {
+                    let markers: Vec<Marker> = befores
+                        .iter()
+                        .enumerate()
+                        .map(|(k, &before)| Marker { id: format!("m{k}"), parent_id: None, before, timestamp: 1, event: json!({"type": "custom"}) })
+                        .collect();
+                    let rows = interleave(&entries, &markers);
+                    let want = rows.iter().rev().find(|r| !r.abandoned()).map(|r| r.id());
+                    assert_eq!(last_kept(&entries, &markers), want, "{n} entries, abandoned {abandoned:b}, markers before {befores:?}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn iso_timestamps_match_javascript() {
         assert_eq!(iso8601(0), "1970-01-01T00:00:00.000Z");
@@ -753,7 +795,7 @@ mod tests {
             f,
             Flushed {
                 entries: 3,
-                abandoned: 0,
+                abandon_epoch: 0,
                 tail: Tail { entries: 3, markers: 0, latest: f.tail.latest }
             }
         );

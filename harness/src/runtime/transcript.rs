@@ -10,7 +10,8 @@ use std::path::PathBuf;
 use clawspec_contract::*;
 use serde_json::{json, Value};
 
-use super::sqlite_store::{Flushed, SqliteSession};
+use super::prefix_facts::PrefixFacts;
+use super::sqlite_store::{is_custom_message_entry, Flushed, SqliteSession};
 use crate::scenario::model::{MessageSpec, ModelReply, ModelStep, Setup, ShortMessage};
 
 #[derive(Clone, Debug)]
@@ -78,6 +79,12 @@ pub struct Transcript {
     /// Where the session lives: `path` as JSONL, or this SQLite session.
     sqlite: Option<SqliteSession>,
     sqlite_flushed: std::cell::Cell<Option<Flushed>>,
+    /// Per entry, how many entries up to it are `custom_message` rows and
+    /// how many are runtime-context carriers (see [`Transcript::custom_before`]).
+    entry_facts: std::cell::RefCell<PrefixFacts<(u32, u32)>>,
+    /// Moves each time an entry is abandoned (the store rebuilds its
+    /// visible-branch index then; see `SqliteSession::flush_events`).
+    abandon_epoch: u64,
 }
 
 impl Transcript {
@@ -94,6 +101,8 @@ impl Transcript {
             marker_index: Default::default(),
             sqlite: None,
             sqlite_flushed: std::cell::Cell::new(None),
+            entry_facts: std::cell::RefCell::new(PrefixFacts::new((0, 0))),
+            abandon_epoch: 0,
         }
     }
 
@@ -211,6 +220,19 @@ impl Transcript {
         i + 1 + self.markers.iter().filter(|m| m.before <= i).count()
     }
 
+    /// How many of the first `i` entries are `custom_message` rows
+    /// ([`is_custom_message_entry`]; abandoned or not) and how many of all
+    /// entries are runtime-context carriers: asked per anchor and per
+    /// bootstrap, answered from the entries appended or replaced since.
+    pub fn custom_before(&self, i: usize) -> (usize, usize) {
+        let mut memo = self.entry_facts.borrow_mut();
+        let facts = memo.update(self.entries.iter().map(|e| &e.message), |(custom, carriers), m| {
+            (custom + is_custom_message_entry(m) as u32, carriers + m.is_runtime_context_carrier() as u32)
+        });
+        let carriers = facts.last().map_or(0, |f| f.1 as usize);
+        (memo.before(i).0 as usize, carriers)
+    }
+
     /// The entry index the model's history starts at: after the last `reset`
     /// boundary (2026.9.6 bare `/new` / `/reset`, `runtime::command`), else 0.
     pub fn context_start(&self) -> usize {
@@ -239,6 +261,7 @@ impl Transcript {
         if let Some(e) = self.entries.iter_mut().rev().find(|e| !e.abandoned) {
             if matches!(*e.message, AgentMessage::User(_)) {
                 e.abandoned = true;
+                self.abandon_epoch += 1;
             }
         }
     }
@@ -250,7 +273,7 @@ impl Transcript {
     /// gone): then the whole file is rewritten from the entries.
     pub fn flush(&self, created_at: u64) -> std::io::Result<()> {
         if let Some(store) = &self.sqlite {
-            let done = store.flush_events(&self.session_id, created_at, self.generation, &self.entries, &self.markers, self.sqlite_flushed.get());
+            let done = store.flush_events(&self.session_id, created_at, self.generation, &self.entries, &self.markers, self.abandon_epoch, self.sqlite_flushed.get());
             self.sqlite_flushed.set(done.as_ref().ok().copied());
             return done.map(|_| ()).map_err(std::io::Error::other);
         }

@@ -261,7 +261,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             }
             let p = sim.bootstrap_params();
             // Host-side entry count: lets checks tell a re-import from new entries.
-            let entries = sim.transcript.entries.iter().filter(|e| !e.message.is_runtime_context_carrier()).count();
+            let entries = sim.transcript.entries.len() - sim.transcript.custom_before(0).1;
             let facts = [("transcriptEntries".to_string(), json!(entries)), ("transcriptRewrites".to_string(), json!(sim.rewrites))];
             let meta = CallMeta { facts: facts.into_iter().collect(), ..Default::default() };
             sim.call("bootstrap", p, meta, CallOptions::default()).await?;
@@ -1091,7 +1091,7 @@ async fn model_loop(
             }
         }
         let system = format!("{}{}", sim.system_prompt(), spa.map(|s| format!("\n\n{s}")).unwrap_or_default());
-        let prompt_tokens = sim.profile.estimator.text(&system) + sim.profile.estimator.messages(&host_weighted(sim, &request));
+        let prompt_tokens = sim.profile.estimator.text(&system) + host_weighted(sim, &request);
         let reply = match script.pop_front() {
             Some(r) => r,
             None if unscripted || sim.lent_replies_taken => super::pi_session::next_reply(script),
@@ -1298,26 +1298,23 @@ async fn model_loop(
     }
 }
 
-/// The `details` of a scripted tool result as the engine receives it: `{}` as the
-/// 2026.9 host's tool-result middleware sets it; on 2026.4.26 the real tool's
-/// (`Profile::real_tool_result_details`; the reference takes no time, so
-/// `durationMs` is 0 — a measured value, erased by the twin's rule 12).
-/// `request` as the host weighs it: the reference's state dir (in a media
+/// The token estimate of `request` as the host weighs it: the reference's state dir (in a media
 /// note's staged path) counts as `assemble_budget` counts it — the real host's
 /// work dir under `twin`, the fixed `$STATE` otherwise — so token counts never
 /// depend on where a run's state lives (traces are byte-identical across
 /// state roots: tests/message_delta.rs, the golden suite).
-fn host_weighted<'r>(sim: &Sim<'_>, request: &'r [Msg]) -> std::borrow::Cow<'r, [Msg]> {
-    let state = sim.state_str();
-    // Asked of every model call with the whole history: each message's
-    // answer is kept with it (`Msg::json_contains`), so a long session pays
-    // a lookup per message, not a scan of its text.
-    if !request.iter().any(|m| m.json_contains(&state)) {
-        return std::borrow::Cow::Borrowed(request);
+fn host_weighted(sim: &Sim<'_>, request: &[Msg]) -> u64 {
+    // Asked of every model call with the whole history: the memo reads only
+    // the messages the last request did not hold (`Sim::request_weight`).
+    let (tokens, names_state) = sim.request_weight(request);
+    if !names_state {
+        return tokens;
     }
+    let state = sim.state_str();
     let json = serde_json::to_string(request).expect("messages serialise");
     let to = sim.setup.host_dir.as_deref().unwrap_or("$STATE");
-    std::borrow::Cow::Owned(serde_json::from_str(&json.replace(state.as_str(), to)).expect("messages deserialise"))
+    let weighted: Vec<AgentMessage> = serde_json::from_str(&json.replace(state.as_str(), to)).expect("messages deserialise");
+    sim.profile.estimator.messages(&weighted)
 }
 
 /// A failing tool on 2026.4.26: the tool adapter catches the thrown error and
@@ -1334,6 +1331,10 @@ pub fn tool_error_result_2026_4(tool: &str, message: &str) -> (String, serde_jso
     (text, json!({"status": "error", "tool": tool, "error": message}))
 }
 
+/// The `details` of a scripted tool result as the engine receives it: `{}` as the
+/// 2026.9 host's tool-result middleware sets it; on 2026.4.26 the real tool's
+/// (`Profile::real_tool_result_details`; the reference takes no time, so
+/// `durationMs` is 0 — a measured value, erased by the twin's rule 12).
 fn scripted_result_details(profile: &super::profile::Profile, tool: &str, text: &str, workspace: &str) -> Option<serde_json::Value> {
     match (profile.real_tool_result_details, tool) {
         // pi-coding-agent dist/core/tools/write.js resolves `details: undefined` too.
@@ -1527,7 +1528,7 @@ async fn finalize(
             // the advancement (dist session-accessor-*.mjs
             // readClosedTranscriptTurn; context-engine-turn-attempt-*.mjs
             // finalizeAcceptedContextEngineTurn).
-            let Some(idx) = sim.transcript.entries.iter().position(|e| e.id == entry_id) else {
+            let Some(idx) = sim.transcript.entries.iter().rposition(|e| e.id == entry_id) else {
                 sim.note("durable-stale", "the transcript was rewritten after admission (compaction): the accepted range is stale, commitTurn not called (skipped accepted turn advancement)");
                 return Ok(());
             };
@@ -1722,14 +1723,15 @@ fn anchor(sim: &Sim<'_>, i: usize) -> Value {
 /// http-openai-responses, whose Responses carrier is persisted, and of
 /// timeout-recovery).
 fn active_position(sim: &Sim<'_>, i: usize) -> usize {
-    sim.transcript.entries[..i].iter().filter(|e| !super::sqlite_store::is_custom_message_entry(&e.message)).count()
+    i - sim.transcript.custom_before(i).0
 }
 
 /// The admission receipt of the turn whose user entry is `entry_id`, as the
 /// store holds it now (the recorder's `getAdmissionReceipt()`; `None` once a
 /// rewrite removed the entry).
 fn admission_receipt(sim: &Sim<'_>, entry_id: &str) -> Option<Value> {
-    let idx = sim.transcript.entries.iter().position(|e| e.id == entry_id)?;
+    // The turn's own entry: near the end of a long session.
+    let idx = sim.transcript.entries.iter().rposition(|e| e.id == entry_id)?;
     let mut admission = anchor(sim, idx);
     if let AgentMessage::User(UserMessage { idempotency_key: Some(k), .. }) = &*sim.transcript.entries[idx].message {
         admission["idempotencyKey"] = json!(k);
