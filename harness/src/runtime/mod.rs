@@ -393,7 +393,10 @@ impl<'a> Sim<'a> {
         let (e, state) = (self.profile.estimator, self.state_str());
         let mut memo = self.request_facts.borrow_mut();
         let facts = memo.update(request, |(t, s), m| (t + m.tokens(e), s || m.json_contains(&state)));
-        facts.last().copied().unwrap_or((0, false))
+        let weight = facts.last().copied().unwrap_or((0, false));
+        // Debug builds (every golden run) check the memo against a scan.
+        debug_assert_eq!(weight, (e.messages(request), request.iter().any(|m| m.json_contains(&state))));
+        weight
     }
 
     /// Send one lifecycle call and record it. Host-param projection happens

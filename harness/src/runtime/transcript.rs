@@ -230,7 +230,11 @@ impl Transcript {
             (custom + is_custom_message_entry(m) as u32, carriers + m.is_runtime_context_carrier() as u32)
         });
         let carriers = facts.last().map_or(0, |f| f.1 as usize);
-        (memo.before(i).0 as usize, carriers)
+        let custom = memo.before(i).0 as usize;
+        // Debug builds (every golden run) check the memo against a count.
+        debug_assert_eq!(custom, self.entries[..i].iter().filter(|e| is_custom_message_entry(&e.message)).count());
+        debug_assert_eq!(carriers, self.entries.iter().filter(|e| e.message.is_runtime_context_carrier()).count());
+        (custom, carriers)
     }
 
     /// The entry index the model's history starts at: after the last `reset`
