@@ -449,18 +449,25 @@ mod tests {
         let _ = std::fs::remove_dir_all(&state);
     }
 
+    /// A fresh database holding only the real store's `transcript_events`
+    /// table, for rows the reference host never writes.
+    fn raw_events_db(name: &str) -> (std::path::PathBuf, std::path::PathBuf, rusqlite::Connection) {
+        let dir = std::env::temp_dir().join(format!("clawspec-window-boot-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = dir.join("openclaw-agent.sqlite");
+        let c = rusqlite::Connection::open(&db).unwrap();
+        c.execute_batch("CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL, event_zstd BLOB, event_utf8_bytes INTEGER, navigation_json TEXT, PRIMARY KEY (session_id, seq))").unwrap();
+        (dir, db, c)
+    }
+
     /// An appended event that reuses the id of one the previous path went
     /// through: the later event wins, so the walk cannot stop at the
     /// previous leaf (it would keep the earlier event). The reference host
     /// never writes such ids (its identity table is unique), hence raw rows.
     #[test]
     fn a_reused_id_is_walked_again() {
-        let dir = std::env::temp_dir().join(format!("clawspec-window-boot-ids-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let db = dir.join("openclaw-agent.sqlite");
-        let c = rusqlite::Connection::open(&db).unwrap();
-        c.execute_batch("CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL, event_zstd BLOB, event_utf8_bytes INTEGER, navigation_json TEXT, PRIMARY KEY (session_id, seq))").unwrap();
+        let (dir, db, c) = raw_events_db("ids");
         let event = |id: &str, parent: Option<&str>, text: &str, ts: u64| json!({"type": "message", "id": id, "parentId": parent, "message": {"role": "user", "content": text, "timestamp": ts}}).to_string();
         let insert = |seq: i64, e: String| c.execute("INSERT INTO transcript_events VALUES ('s1', ?1, ?2, 0, NULL, NULL, NULL)", rusqlite::params![seq, e]).unwrap();
         insert(1, event("a", None, "first", 1));
@@ -481,12 +488,7 @@ mod tests {
     /// `event_json` NULL; it is part of the chain and imported.
     #[test]
     fn compressed_events_are_imported() {
-        let dir = std::env::temp_dir().join(format!("clawspec-window-boot-zstd-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let db = dir.join("openclaw-agent.sqlite");
-        let c = rusqlite::Connection::open(&db).unwrap();
-        c.execute_batch("CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL, event_zstd BLOB, event_utf8_bytes INTEGER, navigation_json TEXT, PRIMARY KEY (session_id, seq))").unwrap();
+        let (dir, db, c) = raw_events_db("zstd");
         let big = "the nightly pipeline failed. ".repeat(80);
         let e1 = json!({"type": "message", "id": "a", "parentId": null, "message": {"role": "user", "content": big, "timestamp": 1}}).to_string();
         let e2 = json!({"type": "message", "id": "b", "parentId": "a", "message": {"role": "user", "content": "short", "timestamp": 2}}).to_string();
