@@ -367,16 +367,23 @@ mod tests {
         Entry { id: format!("e{n}"), parent_id: parent.map(|p| format!("e{p}")), timestamp: n, message, abandoned: false }
     }
 
+    /// The reference host's store for session `s1` in a fresh state dir,
+    /// and the bootstrap params that point at it.
+    fn reference_store(name: &str) -> (std::path::PathBuf, SqliteSession, serde_json::Value) {
+        let state = std::env::temp_dir().join(format!("clawspec-window-boot-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&state);
+        let store = SqliteSession::new(agent_db_path(&state, "main"), "main".into(), "agent:main:main".into());
+        let target = json!({"agentId": "main", "sessionId": "s1", "sessionKey": "agent:main:main", "storePath": state.join("agents/main/sessions/sessions.json")});
+        let params = json!({"sessionId": "s1", "sessionKey": "agent:main:main", "sessionTarget": target});
+        (state, store, params)
+    }
+
     /// A session that grows, is rewritten (a summary first, then the kept
     /// tail under new ids), branches back and grows again: each bootstrap
     /// imports what reading the whole session and adding it imports.
     #[test]
     fn imports_what_a_full_read_imports() {
-        let state = std::env::temp_dir().join(format!("clawspec-window-boot-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&state);
-        let store = SqliteSession::new(agent_db_path(&state, "main"), "main".into(), "agent:main:main".into());
-        let target = json!({"agentId": "main", "sessionId": "s1", "sessionKey": "agent:main:main", "storePath": state.join("agents/main/sessions/sessions.json")});
-        let params = json!({"sessionId": "s1", "sessionKey": "agent:main:main", "sessionTarget": target});
+        let (state, store, params) = reference_store("full");
         let chain = |from: u64, to: u64, root: Option<u64>| -> Vec<Entry> { (from..to).map(|n| entry(n, if n == from { root } else { Some(n - 1) }, &format!("m{n}"))).collect() };
         let mut grown = chain(1, 4, None);
         let steps: Vec<Vec<Entry>> = vec![
@@ -430,11 +437,7 @@ mod tests {
     /// rewrite makes the next read see it.
     #[test]
     fn rows_read_before_are_trusted_while_the_generation_holds() {
-        let state = std::env::temp_dir().join(format!("clawspec-window-boot-gen-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&state);
-        let store = SqliteSession::new(agent_db_path(&state, "main"), "main".into(), "agent:main:main".into());
-        let target = json!({"agentId": "main", "sessionId": "s1", "sessionKey": "agent:main:main", "storePath": state.join("agents/main/sessions/sessions.json")});
-        let params = json!({"sessionId": "s1", "sessionKey": "agent:main:main", "sessionTarget": target});
+        let (state, store, params) = reference_store("gen");
         let mut entries = vec![entry(1, None, "one"), entry(2, Some(1), "two")];
         let texts = |r: &mut Reader| r.read(&params, false).unwrap().new.iter().map(|m| m.text()).collect::<Vec<_>>();
         let mut reader = Reader::default();
