@@ -80,7 +80,7 @@ pub struct Transcript {
     sqlite: Option<SqliteSession>,
     sqlite_flushed: std::cell::Cell<Option<Flushed>>,
     /// Per entry, how many entries up to it are `custom_message` rows and
-    /// how many are runtime-context carriers (see [`Transcript::custom_before`]).
+    /// how many are runtime-context carriers (see [`Transcript::custom_before`], [`Transcript::carriers`]).
     entry_facts: std::cell::RefCell<PrefixFacts<(u32, u32)>>,
     /// Moves each time an entry is abandoned (the store rebuilds its
     /// visible-branch index then; see `SqliteSession::flush_events`).
@@ -221,20 +221,30 @@ impl Transcript {
     }
 
     /// How many of the first `i` entries are `custom_message` rows
-    /// ([`is_custom_message_entry`]; abandoned or not) and how many of all
-    /// entries are runtime-context carriers: asked per anchor and per
-    /// bootstrap, answered from the entries appended or replaced since.
-    pub fn custom_before(&self, i: usize) -> (usize, usize) {
-        let mut memo = self.entry_facts.borrow_mut();
-        let facts = memo.update(self.entries.iter().map(|e| &e.message), |(custom, carriers), m| {
-            (custom + is_custom_message_entry(m) as u32, carriers + m.is_runtime_context_carrier() as u32)
-        });
-        let carriers = facts.last().map_or(0, |f| f.1 as usize);
-        let custom = memo.before(i).0 as usize;
+    /// ([`is_custom_message_entry`]; abandoned or not): asked per anchor,
+    /// answered from the entries appended or replaced since the last ask.
+    pub fn custom_before(&self, i: usize) -> usize {
+        let custom = self.counted().before(i).0 as usize;
         // Debug builds (every golden run) check the memo against a count.
         debug_assert_eq!(custom, self.entries[..i].iter().filter(|e| is_custom_message_entry(&e.message)).count());
+        custom
+    }
+
+    /// How many entries are runtime-context carriers (asked per bootstrap).
+    pub fn carriers(&self) -> usize {
+        let memo = self.counted();
+        let carriers = memo.before(self.entries.len()).1 as usize;
         debug_assert_eq!(carriers, self.entries.iter().filter(|e| e.message.is_runtime_context_carrier()).count());
-        (custom, carriers)
+        carriers
+    }
+
+    /// The running (custom_message, carrier) counts, brought up to date.
+    fn counted(&self) -> std::cell::RefMut<'_, PrefixFacts<(u32, u32)>> {
+        let mut memo = self.entry_facts.borrow_mut();
+        memo.update(self.entries.iter().map(|e| &e.message), |(custom, carriers), m| {
+            (custom + is_custom_message_entry(m) as u32, carriers + m.is_runtime_context_carrier() as u32)
+        });
+        memo
     }
 
     /// The entry index the model's history starts at: after the last `reset`

@@ -261,7 +261,7 @@ async fn attempts(sim: &mut Sim<'_>, inp: &TurnInput, mode: Mode) -> Result<(), 
             }
             let p = sim.bootstrap_params();
             // Host-side entry count: lets checks tell a re-import from new entries.
-            let entries = sim.transcript.entries.len() - sim.transcript.custom_before(0).1;
+            let entries = sim.transcript.entries.len() - sim.transcript.carriers();
             let facts = [("transcriptEntries".to_string(), json!(entries)), ("transcriptRewrites".to_string(), json!(sim.rewrites))];
             let meta = CallMeta { facts: facts.into_iter().collect(), ..Default::default() };
             sim.call("bootstrap", p, meta, CallOptions::default()).await?;
@@ -1723,7 +1723,7 @@ fn anchor(sim: &Sim<'_>, i: usize) -> Value {
 /// http-openai-responses, whose Responses carrier is persisted, and of
 /// timeout-recovery).
 fn active_position(sim: &Sim<'_>, i: usize) -> usize {
-    i - sim.transcript.custom_before(i).0
+    i - sim.transcript.custom_before(i)
 }
 
 /// The admission receipt of the turn whose user entry is `entry_id`, as the
